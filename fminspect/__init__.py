@@ -1,0 +1,14 @@
+"""fminspect: inspect, explain and rank foreground maps.
+
+Importing the package loads nothing heavy (no Qt, OpenCV or SciPy); the measures live in
+:mod:`fminspect.metrics`, datasets on disk in :mod:`fminspect.io`, human-ranking studies in
+:mod:`fminspect.ranking` and the desktop application in :mod:`fminspect.gui`.
+"""
+
+__version__ = "0.1.0"
+
+#: Bumped whenever any measure's definition or default changes, so cached results computed
+#: under an older definition are never reused.
+MEASURE_DEFINITION_VERSION = 1
+
+__all__ = ["MEASURE_DEFINITION_VERSION", "__version__"]

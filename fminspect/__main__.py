@@ -1,0 +1,5 @@
+"""Allow ``python -m fminspect``."""
+
+from fminspect.cli import main
+
+raise SystemExit(main())

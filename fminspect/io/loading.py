@@ -1,0 +1,212 @@
+"""Reading maps and images robustly.
+
+* Files are read as bytes and decoded with OpenCV (``cv2.imdecode``), so non-ASCII paths work
+  on every platform (``cv2.imread`` fails on them on Windows).
+* The pixel count in the header is checked *before* decoding: a decompression bomb (a small
+  file that expands to gigabytes) is refused with a message. PNG, JPEG, BMP, GIF and WebP
+  headers are parsed here; other formats are decoded under OpenCV's own limit and checked
+  afterwards.
+* Maps (predictions and GTs) come back as 2-D uint8 or uint16 arrays: grey files as they
+  are; colour files whose channels are equal as one channel; other colour files converted to
+  luminance (as ``cv2.IMREAD_GRAYSCALE``, which PySODEvalToolkit uses); RGBA files whose
+  colour is constant but whose alpha varies (cut-out masks) use the alpha channel. Every
+  conversion is recorded in ``notes``.
+* Images come back as RGB uint8 (16-bit images are scaled to 8 bits).
+* Predictions whose size differs from their GT are resized to the GT size by
+  :func:`fit_to`, with the interpolation named in the note. Input files are never written.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from fminspect.io.validation import LoadError
+
+#: Refuse images with more pixels than this (an 8-bit 100 MP grey map is 100 MB).
+MAX_PIXELS = 100_000_000
+
+INTERPOLATIONS: dict[str, int] = {
+    "bilinear": cv2.INTER_LINEAR,
+    "bicubic": cv2.INTER_CUBIC,
+    "nearest": cv2.INTER_NEAREST,
+    "area": cv2.INTER_AREA,
+    "lanczos": cv2.INTER_LANCZOS4,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedMap:
+    """A decoded map and what was done to it."""
+
+    array: np.ndarray
+    notes: tuple[str, ...] = ()
+
+
+def header_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG, JPEG, BMP, GIF or WebP header, or None if unknown."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        return struct.unpack(">II", data[16:24])
+    if data[:2] in (b"BM",) and len(data) >= 26:
+        w, h = struct.unpack("<ii", data[18:26])
+        return abs(w), abs(h)
+    if data[:6] in (b"GIF87a", b"GIF89a") and len(data) >= 10:
+        return struct.unpack("<HH", data[6:10])
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP" and len(data) >= 30:
+        chunk = data[12:16]
+        if chunk == b"VP8X":
+            w = int.from_bytes(data[24:27], "little") + 1
+            h = int.from_bytes(data[27:30], "little") + 1
+            return w, h
+        if chunk == b"VP8 ":
+            w, h = struct.unpack("<HH", data[26:30])
+            return w & 0x3FFF, h & 0x3FFF
+        if chunk == b"VP8L":
+            b = int.from_bytes(data[21:25], "little")
+            return (b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1
+    if data[:2] == b"\xff\xd8":
+        return _jpeg_size(data)
+    return None
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    i = 2
+    while i + 9 < len(data):
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            i += 2
+            continue
+        length = struct.unpack(">H", data[i + 2 : i + 4])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            h, w = struct.unpack(">HH", data[i + 5 : i + 9])
+            return w, h
+        i += 2 + length
+    return None
+
+
+def read_bytes(path: Path | str) -> bytes:
+    """The file's bytes, or a LoadError naming it."""
+    path = Path(path)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise LoadError(path, "file not found") from None
+    except IsADirectoryError:
+        raise LoadError(path, "is a folder, not an image file") from None
+    except PermissionError:
+        raise LoadError(path, "permission denied") from None
+    except OSError as exc:
+        raise LoadError(path, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def decode(
+    path: Path | str, data: bytes | None = None, *, max_pixels: int = MAX_PIXELS
+) -> np.ndarray:
+    """Decode an image file as stored (grey, BGR or BGRA; 8 or 16 bit)."""
+    path = Path(path)
+    if data is None:
+        data = read_bytes(path)
+    if not data:
+        raise LoadError(path, "file is empty (0 bytes)")
+    size = header_size(data)
+    if size is not None:
+        w, h = size
+        if w == 0 or h == 0:
+            raise LoadError(path, f"header says the image is {w}×{h} pixels")
+        if w * h > max_pixels:
+            raise LoadError(
+                path,
+                f"refused: the header says {w}×{h} = {w * h:,} pixels, more than the limit of "
+                f"{max_pixels:,} (a decompression bomb or a wrong file)",
+            )
+    try:
+        array = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    except cv2.error as exc:
+        raise LoadError(
+            path, f"not a readable image ({str(exc).strip().splitlines()[-1]})"
+        ) from None
+    if array is None:
+        kind = "truncated or corrupt image" if size is not None else "not an image OpenCV can read"
+        raise LoadError(path, f"{kind} ({len(data):,} bytes)")
+    if array.shape[0] * array.shape[1] > max_pixels:
+        raise LoadError(
+            path, f"refused: {array.shape[1]}×{array.shape[0]} pixels exceeds the limit"
+        )
+    if array.dtype not in (np.uint8, np.uint16):
+        if array.dtype == np.float32 and array.ndim == 2:
+            array = np.clip(array, 0, 1)
+            return (array * 65535 + 0.5).astype(np.uint16)
+        raise LoadError(path, f"unsupported pixel type {array.dtype}")
+    return array
+
+
+def to_map(path: Path | str, array: np.ndarray) -> LoadedMap:
+    """Turn a decoded image into a 2-D map (see the module notes)."""
+    if array.ndim == 2:
+        return LoadedMap(array)
+    channels = array.shape[2]
+    notes: list[str] = []
+    colour = array[:, :, :3] if channels >= 3 else array[:, :, :1]
+    if channels == 4:
+        alpha = array[:, :, 3]
+        full = np.iinfo(array.dtype).max
+        if colour.min() == colour.max() and alpha.min() != alpha.max():
+            return LoadedMap(
+                np.ascontiguousarray(alpha), ("RGBA with constant colour: used the alpha channel",)
+            )
+        if alpha.min() != full:
+            notes.append("RGBA: alpha channel ignored")
+    if colour.shape[2] == 1 or (
+        np.array_equal(colour[:, :, 0], colour[:, :, 1])
+        and np.array_equal(colour[:, :, 0], colour[:, :, 2])
+    ):
+        return LoadedMap(np.ascontiguousarray(colour[:, :, 0]), tuple(notes))
+    notes.append("colour map converted to grey (luminance 0.299 R + 0.587 G + 0.114 B)")
+    return LoadedMap(cv2.cvtColor(np.ascontiguousarray(colour), cv2.COLOR_BGR2GRAY), tuple(notes))
+
+
+def load_map(path: Path | str, *, max_pixels: int = MAX_PIXELS) -> LoadedMap:
+    """Read a prediction or GT map as a 2-D uint8/uint16 array.
+
+    Raises
+    ------
+    LoadError
+        Missing, empty, corrupt, oversized or unsupported file (the message says which).
+    """
+    return to_map(path, decode(path, max_pixels=max_pixels))
+
+
+def load_image(path: Path | str, *, max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    """Read a photograph as an (H, W, 3) RGB uint8 array."""
+    array = decode(path, max_pixels=max_pixels)
+    if array.dtype == np.uint16:
+        array = ((array.astype(np.uint32) + 128) // 257).astype(np.uint8)
+    if array.ndim == 2:
+        return np.ascontiguousarray(np.stack([array] * 3, axis=2))
+    if array.shape[2] == 4:
+        return cv2.cvtColor(array, cv2.COLOR_BGRA2RGB)
+    if array.shape[2] == 1:
+        return np.ascontiguousarray(np.repeat(array, 3, axis=2))
+    return cv2.cvtColor(array, cv2.COLOR_BGR2RGB)
+
+
+def fit_to(
+    pred: np.ndarray, shape: tuple[int, int], interpolation: str = "bilinear"
+) -> tuple[np.ndarray, str | None]:
+    """Resize ``pred`` to ``shape`` (rows, cols); returns the map and a note if resized."""
+    if pred.shape[:2] == tuple(shape):
+        return pred, None
+    if interpolation not in INTERPOLATIONS:
+        raise ValueError(
+            f"interpolation must be one of {sorted(INTERPOLATIONS)}, got {interpolation!r}"
+        )
+    h, w = shape
+    resized = cv2.resize(pred, (w, h), interpolation=INTERPOLATIONS[interpolation])
+    note = f"resized from {pred.shape[1]}×{pred.shape[0]} to the GT size {w}×{h} ({interpolation})"
+    return resized, note

@@ -1,0 +1,97 @@
+"""Foreground-map measures: pure numpy/SciPy/OpenCV, never Qt.
+
+Every measure is a function ``measure(pred, gt, *, params...) -> <Measure>Result`` returning
+a frozen dataclass with the score(s) **and** the intermediate matrices (some built on first
+access), so a GUI can show *why* a map scores what it scores without recomputing anything.
+
+Quick use::
+
+    from fminspect.metrics import evaluate
+    evaluate(pred_u8, gt_u8)          # {'MAE': ..., 'Sm': ..., 'maxFm': ..., ...}
+
+Conventions (pysodmetrics 1.6.2 / MATLAB): GT ``> 128``; prediction / 255 with a min–max
+stretch unless constant; curves have 256 points indexed by threshold ascending
+(``floor(255·pred) >= t``); ``beta2`` always means β². See each module's docstring for the
+exact definition, the reference it matches and every deliberate difference.
+"""
+
+from fminspect.metrics._confusion import ConfusionSweep, Counts, ThresholdScores, confusion_sweep
+from fminspect.metrics._inputs import (
+    DEFAULT_NORMALIZATION,
+    ORIGINAL_CONTEXT_NORMALIZATION,
+    GroundTruth,
+    Normalization,
+    Pair,
+    prepare,
+    prepare_gt,
+)
+from fminspect.metrics.boundary_fmeasure import RelaxedFmeasureResult, relaxed_fmeasure
+from fminspect.metrics.classification import ClassificationResult, classification
+from fminspect.metrics.dataset import DatasetAccumulator, aggregate
+from fminspect.metrics.emeasure import EmeasureAt, EmeasureResult, emeasure, emeasure_at
+from fminspect.metrics.fmeasure import FmeasureResult, fmeasure
+from fminspect.metrics.mae import MAEResult, mae
+from fminspect.metrics.msiou import MSIoUResult, MSIoUScore, msiou, msiou_at
+from fminspect.metrics.overlap import OverlapResult, overlap
+from fminspect.metrics.smeasure import SmeasureResult, smeasure
+from fminspect.metrics.suite import (
+    CURVES,
+    DEFAULT_PARAMS,
+    MEASURE_KEYS,
+    MEASURES,
+    MEASURES_BY_KEY,
+    MeasureInfo,
+    Params,
+    SuiteResult,
+    compute_suite,
+    evaluate,
+)
+from fminspect.metrics.weighted_fmeasure import WeightedFmeasureResult, weighted_fmeasure
+
+__all__ = [
+    "CURVES",
+    "DEFAULT_NORMALIZATION",
+    "DEFAULT_PARAMS",
+    "MEASURES",
+    "MEASURES_BY_KEY",
+    "MEASURE_KEYS",
+    "ORIGINAL_CONTEXT_NORMALIZATION",
+    "ClassificationResult",
+    "ConfusionSweep",
+    "Counts",
+    "DatasetAccumulator",
+    "EmeasureAt",
+    "EmeasureResult",
+    "FmeasureResult",
+    "GroundTruth",
+    "MAEResult",
+    "MSIoUResult",
+    "MSIoUScore",
+    "MeasureInfo",
+    "Normalization",
+    "OverlapResult",
+    "Pair",
+    "Params",
+    "RelaxedFmeasureResult",
+    "SmeasureResult",
+    "SuiteResult",
+    "ThresholdScores",
+    "WeightedFmeasureResult",
+    "aggregate",
+    "classification",
+    "compute_suite",
+    "confusion_sweep",
+    "emeasure",
+    "emeasure_at",
+    "evaluate",
+    "fmeasure",
+    "mae",
+    "msiou",
+    "msiou_at",
+    "overlap",
+    "prepare",
+    "prepare_gt",
+    "relaxed_fmeasure",
+    "smeasure",
+    "weighted_fmeasure",
+]

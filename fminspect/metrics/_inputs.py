@@ -1,0 +1,314 @@
+"""The one gate every input passes: validation and normalisation of (prediction, GT).
+
+Conventions (pysodmetrics 1.6.2 ``utils.prepare_data``, itself MATLAB's
+``mapminmax(im2double(pred))`` and ``gt > 128``):
+
+* **GT**: ``gt > 128`` on the 0–255 scale by default; ``gt >= 128`` (the original
+  Context-measure code) is selectable. uint16 GTs are compared on the same scale
+  (value / 257), float GTs in [0, 1] as value × 255, bool GTs are used as they are.
+* **Prediction**: uint8 is divided by 255 (uint16 by 65535), then min–max stretched to [0, 1]
+  unless it is constant (a constant map keeps its value / 255). The stretch can be switched
+  off. float predictions in [0, 1] and bool predictions are used as they are (no division, no
+  stretch), like pysodmetrics' ``normalize=False``.
+
+GT-only quantities (distance transforms, centroids, kernels, the camouflage degree) are
+memoised on :class:`GroundTruth`, and prediction-level shared quantities (the quantised map,
+the 256-threshold confusion sweep) on :class:`Pair`, so a sample scored for ten models
+computes each of them once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import numpy as np
+
+from fminspect.metrics._numerics import readonly
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Normalization:
+    """How raw maps are turned into a [0, 1] prediction and a binary GT.
+
+    Parameters
+    ----------
+    gt_threshold : float
+        Threshold on the 0–255 scale. Default 128.
+    gt_inclusive : bool
+        ``False`` (default): foreground is ``gt > gt_threshold`` (pysodmetrics, MATLAB
+        toolboxes). ``True``: ``gt >= gt_threshold`` (original Context-measure code).
+    stretch : bool
+        Min–max stretch integer predictions to [0, 1] unless constant (default ``True``, as
+        pysodmetrics and MATLAB ``mapminmax``).
+    """
+
+    gt_threshold: float = 128.0
+    gt_inclusive: bool = False
+    stretch: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.gt_threshold <= 255:
+            raise ValueError(f"gt_threshold must lie in [0, 255], got {self.gt_threshold!r}")
+
+    @property
+    def gt_rule(self) -> str:
+        """The GT binarisation rule as text, e.g. ``'GT>128'``."""
+        op = ">=" if self.gt_inclusive else ">"
+        return f"GT{op}{self.gt_threshold:g}"
+
+    @property
+    def label(self) -> str:
+        """Short, exact description used next to every number, e.g. ``'GT>128, stretch'``."""
+        return f"{self.gt_rule}, {'stretch' if self.stretch else 'no stretch'}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain-JSON form (recorded in every output file)."""
+        return {
+            "gt_threshold": self.gt_threshold,
+            "gt_inclusive": self.gt_inclusive,
+            "gt_rule": self.gt_rule,
+            "stretch": self.stretch,
+        }
+
+
+#: pysodmetrics / MATLAB conventions.
+DEFAULT_NORMALIZATION = Normalization()
+#: The original Context-measure code's conventions (``gt >= 128``, prediction / 255 only).
+ORIGINAL_CONTEXT_NORMALIZATION = Normalization(gt_inclusive=True, stretch=False)
+
+
+def _check_2d(name: str, array: np.ndarray) -> None:
+    if array.ndim != 2:
+        hint = (
+            " Convert colour maps to grey first (fminspect.io.load_map does this)."
+            if array.ndim == 3
+            else ""
+        )
+        raise ValueError(f"{name} must be a 2-D map, got an array of shape {array.shape}.{hint}")
+    if array.size == 0:
+        raise ValueError(f"{name} is empty (shape {array.shape})")
+
+
+def _integer_scale(name: str, array: np.ndarray) -> float:
+    """Full-scale value of an integer map (255 for uint8, 65535 for uint16)."""
+    if array.dtype == np.uint8:
+        return 255.0
+    if array.dtype == np.uint16:
+        return 65535.0
+    lo, hi = int(array.min()), int(array.max())
+    if lo < 0 or hi > 255:
+        raise ValueError(
+            f"{name} has dtype {array.dtype} with values in [{lo}, {hi}]; integer maps other "
+            "than uint16 must hold 8-bit values in [0, 255]"
+        )
+    return 255.0
+
+
+def _check_float_range(name: str, array: np.ndarray) -> None:
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    lo, hi = float(array.min()), float(array.max())
+    if lo < 0 or hi > 1:
+        raise ValueError(
+            f"{name} is floating point with values in [{lo:g}, {hi:g}]; float maps must lie in "
+            "[0, 1] (divide 8-bit values by 255, or pass the uint8 array)"
+        )
+
+
+def binarize_gt(gt: np.ndarray, norm: Normalization = DEFAULT_NORMALIZATION) -> np.ndarray:
+    """Binary foreground mask of a GT map under ``norm`` (see the module notes)."""
+    gt = np.asarray(gt)
+    _check_2d("GT", gt)
+    if gt.dtype == bool:
+        return np.ascontiguousarray(gt)
+    if np.issubdtype(gt.dtype, np.integer):
+        scale = _integer_scale("GT", gt)
+        # uint16: value / 257 maps 65535 to exactly 255
+        values = gt if scale == 255.0 else gt.astype(np.float64) / (scale / 255.0)
+    elif np.issubdtype(gt.dtype, np.floating):
+        _check_float_range("GT", gt)
+        values = gt.astype(np.float64) * 255.0
+    else:
+        raise TypeError(f"GT must be bool, integer or float, got dtype {gt.dtype}")
+    mask = values >= norm.gt_threshold if norm.gt_inclusive else values > norm.gt_threshold
+    return np.ascontiguousarray(mask)
+
+
+def normalize_pred(
+    pred: np.ndarray, norm: Normalization = DEFAULT_NORMALIZATION
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Prediction as C-contiguous float64 in [0, 1], plus notes on what was done."""
+    pred = np.asarray(pred)
+    _check_2d("prediction", pred)
+    notes: list[str] = []
+    if pred.dtype == bool:
+        return np.ascontiguousarray(pred, dtype=np.float64), ()
+    if np.issubdtype(pred.dtype, np.floating):
+        _check_float_range("prediction", pred)
+        return np.ascontiguousarray(pred, dtype=np.float64), ()
+    if not np.issubdtype(pred.dtype, np.integer):
+        raise TypeError(f"prediction must be bool, integer or float, got dtype {pred.dtype}")
+    scale = _integer_scale("prediction", pred)
+    # MATLAB im2double: pred / 255 (the exact operation order matters for bit parity)
+    out = pred / scale
+    if norm.stretch:
+        lo, hi = out.min(), out.max()
+        if hi != lo:
+            # MATLAB mapminmax(pred, 0, 1): (pred - lo) / (hi - lo), in place
+            out -= lo
+            out /= hi - lo
+        else:
+            notes.append(f"constant prediction ({float(hi):.4g}): not stretched")
+    return np.ascontiguousarray(out, dtype=np.float64), tuple(notes)
+
+
+class GroundTruth:
+    """A binarised GT plus memoised GT-only quantities.
+
+    Build it once per sample with :func:`prepare_gt` and pass it in place of the raw GT to
+    every measure and every model: distance transforms, centroids, kernels and the
+    camouflage degree are then computed once.
+    """
+
+    __slots__ = ("_memo", "mask", "n_fg", "norm", "shape", "size")
+
+    def __init__(self, mask: np.ndarray, norm: Normalization) -> None:
+        self.mask: np.ndarray = readonly(np.ascontiguousarray(mask, dtype=bool))
+        self.norm = norm
+        self.shape: tuple[int, int] = (int(mask.shape[0]), int(mask.shape[1]))
+        self.size = int(mask.size)
+        self.n_fg = int(np.count_nonzero(mask))
+        self._memo: dict[str, Any] = {}
+
+    @property
+    def n_bg(self) -> int:
+        """Number of background pixels."""
+        return self.size - self.n_fg
+
+    @property
+    def is_empty(self) -> bool:
+        """No foreground pixel."""
+        return self.n_fg == 0
+
+    @property
+    def is_full(self) -> bool:
+        """Every pixel is foreground."""
+        return self.n_fg == self.size
+
+    def memo(self, key: str, func: Callable[[], T]) -> T:
+        """Return ``func()`` computed once per GT under ``key``."""
+        try:
+            return self._memo[key]  # type: ignore[no-any-return]
+        except KeyError:
+            value = func()
+            self._memo[key] = value
+            return value
+
+    def __repr__(self) -> str:
+        return f"GroundTruth(shape={self.shape}, n_fg={self.n_fg}, {self.norm.gt_rule})"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Pair:
+    """A validated (prediction, GT) pair ready for every measure.
+
+    ``pred`` is C-contiguous float64 in [0, 1], read-only; ``gt`` a :class:`GroundTruth`.
+    Shared prediction-level quantities are memoised in ``_memo``.
+    """
+
+    pred: np.ndarray
+    gt: GroundTruth
+    norm: Normalization
+    notes: tuple[str, ...] = ()
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def mask(self) -> np.ndarray:
+        """The binary GT mask."""
+        return self.gt.mask
+
+    def memo(self, key: str, func: Callable[[], T]) -> T:
+        """Return ``func()`` computed once per pair under ``key``."""
+        try:
+            return self._memo[key]  # type: ignore[no-any-return]
+        except KeyError:
+            value = func()
+            self._memo[key] = value
+            return value
+
+    @property
+    def quantized(self) -> np.ndarray:
+        """``floor(255 * pred)`` as uint8: the grid of the 256-threshold curves."""
+        return self.memo("quantized", lambda: readonly((self.pred * 255).astype(np.uint8)))
+
+    @property
+    def adaptive_threshold(self) -> float:
+        """``min(2 * mean(pred), 1)``."""
+        return self.memo("adaptive_threshold", lambda: float(min(2 * self.pred.mean(), 1)))
+
+
+def prepare_gt(
+    gt: np.ndarray | GroundTruth, norm: Normalization = DEFAULT_NORMALIZATION
+) -> GroundTruth:
+    """Binarise a GT map once (see :class:`GroundTruth`).
+
+    Raises
+    ------
+    ValueError
+        If the GT was already prepared under a different normalisation, or is not 2-D.
+    """
+    if isinstance(gt, GroundTruth):
+        if gt.norm.gt_rule != norm.gt_rule:
+            raise ValueError(
+                f"the GroundTruth was prepared with {gt.norm.gt_rule}, but {norm.gt_rule} was "
+                "requested"
+            )
+        return gt
+    return GroundTruth(binarize_gt(gt, norm), norm)
+
+
+def prepare(
+    pred: np.ndarray | Pair,
+    gt: np.ndarray | GroundTruth | None = None,
+    norm: Normalization = DEFAULT_NORMALIZATION,
+) -> Pair:
+    """Validate and normalise a (prediction, GT) pair.
+
+    Parameters
+    ----------
+    pred : array or Pair
+        Prediction map (uint8/uint16/int in [0, 255], float in [0, 1] or bool), or an already
+        prepared :class:`Pair` (then ``gt`` must be ``None``).
+    gt : array or GroundTruth
+        GT map, or a :class:`GroundTruth` from :func:`prepare_gt`.
+    norm : Normalization
+        Binarisation and stretch rules.
+
+    Raises
+    ------
+    ValueError
+        Mismatched shapes, maps that are not 2-D, values out of range.
+    TypeError
+        Unsupported dtypes.
+    """
+    if isinstance(pred, Pair):
+        if gt is not None:
+            raise TypeError("pass either a prepared Pair or (pred, gt), not both")
+        return pred
+    if gt is None:
+        raise TypeError("a ground truth is required")
+    gt_prepared = prepare_gt(gt, norm)
+    pred = np.asarray(pred)
+    _check_2d("prediction", pred)
+    if pred.shape != gt_prepared.shape:
+        raise ValueError(
+            f"prediction shape {pred.shape} does not match GT shape {gt_prepared.shape}; resize "
+            "the prediction to the GT size first (fminspect.io.load_pair does this, bilinear "
+            "by default)"
+        )
+    pred_norm, notes = normalize_pred(pred, norm)
+    return Pair(pred=readonly(pred_norm), gt=gt_prepared, norm=norm, notes=notes)

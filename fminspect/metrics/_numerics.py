@@ -1,0 +1,98 @@
+"""Numerical constants and helpers shared by the measures.
+
+Every use of :data:`EPS` is commented at its call site: it is either there for parity with
+the authors' MATLAB code (which adds ``eps`` in a few denominators) or as a zero guard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, overload
+
+import numpy as np
+
+#: MATLAB's ``eps`` (``np.spacing(1)``), used by pysodmetrics and the MATLAB toolboxes.
+EPS: float = float(np.spacing(1))
+
+
+def safe_divide(num: Any, den: Any, on_zero: float = 0.0) -> np.ndarray:
+    """Divide element-wise, returning ``on_zero`` where the denominator is 0.
+
+    Parameters
+    ----------
+    num, den : array_like
+        Numerator and denominator (broadcastable).
+    on_zero : float
+        Value returned where ``den == 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 quotient.
+    """
+    den = np.asarray(den, dtype=np.float64)
+    out = np.full(np.broadcast(num, den).shape, on_zero, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def adaptive_threshold(pred: np.ndarray) -> float:
+    """Adaptive threshold ``min(2 * mean(pred), 1)`` (Achanta et al. 2009, as pysodmetrics).
+
+    Binarisation against it is always ``pred >= threshold``.
+    """
+    return float(min(2 * pred.mean(), 1))
+
+
+def matlab_gauss2d(size: int, sigma: float) -> np.ndarray:
+    """2-D Gaussian kernel equal to MATLAB ``fspecial('gaussian', size, sigma)``.
+
+    Values below ``eps * max`` are zeroed as MATLAB does, then the kernel is normalised to
+    sum 1.
+    """
+    m = (size - 1) / 2
+    y, x = np.ogrid[-m : m + 1, -m : m + 1]
+    h = np.exp(-(x * x + y * y) / (2 * sigma * sigma))
+    h[h < np.finfo(h.dtype).eps * h.max()] = 0
+    return h / h.sum()
+
+
+def readonly(array: np.ndarray) -> np.ndarray:
+    """Return ``array`` marked read-only (the results are frozen; so are their arrays)."""
+    array.setflags(write=False)
+    return array
+
+
+T = TypeVar("T")
+
+
+class lazy_field(Generic[T]):
+    """A property of a frozen, slotted result dataclass computed on first access.
+
+    The owning class must define a ``_cache: dict`` field. Expensive full-size maps that only
+    an explain view needs (not the score) are computed by the core on first access and kept,
+    so batch evaluation never pays for them and the GUI never recomputes maths. Arrays are
+    returned read-only.
+    """
+
+    def __init__(self, func: Callable[[Any], T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> lazy_field[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> T: ...
+    def __get__(self, obj: object | None, owner: type) -> T | lazy_field[T]:
+        if obj is None:
+            return self
+        cache: dict[str, Any] = obj._cache  # type: ignore[attr-defined]
+        try:
+            return cache[self.name]  # type: ignore[no-any-return]
+        except KeyError:
+            value = self.func(obj)
+            if isinstance(value, np.ndarray):
+                readonly(value)
+            cache[self.name] = value
+            return value

@@ -1,0 +1,122 @@
+"""Confusion-count rates beyond P/R/F/IoU/Dice: specificity, FPR, BER, accuracy, kappa.
+
+All come from the shared 256-threshold sweep (adaptive, curve and binary variants).
+
+* specificity (TNR) = TN / (TN + FP); FPR = FP / (TN + FP);
+* BER = 1 − ½ (TPR + TNR), with TPR := 0 for an empty GT and TNR := 0 for a full GT
+  (pysodmetrics ``BERHandler``);
+* overall accuracy = (TP + TN) / N;
+* **two kappas, deliberately both**:
+
+  - ``kappa_pysodmetrics`` reproduces pysodmetrics 1.6.2 ``KappaHandler``, whose chance term
+    is p_e = [(TP+FP)(TP+FN) + (TN+FN)(TN+TP)] / N² — **not** Cohen's (its second product
+    uses TN+TP where Cohen has TN+FP). Use it to compare with numbers computed by
+    pysodmetrics or PySODEvalToolkit.
+  - ``cohen_kappa`` is Cohen's kappa (1960): p_e = [(TP+FP)(TP+FN) + (TN+FN)(TN+FP)] / N²,
+    equal to ``sklearn.metrics.cohen_kappa_score`` on the binarised map.
+
+Zero denominators give 0, as the reference.
+
+References
+----------
+.. [1] J. Cohen, "A coefficient of agreement for nominal scales", Educational and
+   Psychological Measurement 20(1), 1960. doi:10.1177/001316446002000104
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from fminspect.metrics._confusion import (
+    ConfusionSweep,
+    ThresholdScores,
+    confusion_sweep,
+    threshold_scores,
+)
+from fminspect.metrics._inputs import (
+    DEFAULT_NORMALIZATION,
+    GroundTruth,
+    Normalization,
+    Pair,
+    prepare,
+)
+from fminspect.metrics._numerics import safe_divide
+
+
+def specificity_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+    """TN / (TN + FP)."""
+    return safe_divide(tn, tn + fp)
+
+
+def fpr_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+    """FP / (TN + FP)."""
+    return safe_divide(fp, tn + fp)
+
+
+def ber_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+    """1 − ½(TPR + TNR), each rate 0 when its class is absent."""
+    return 1 - 0.5 * (safe_divide(tp, tp + fn) + safe_divide(tn, tn + fp))
+
+
+def accuracy_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+    """(TP + TN) / N."""
+    return safe_divide(tp + tn, tp + fp + tn + fn)
+
+
+def _kappa(tp, fp, tn, fn, chance_second_term):  # type: ignore[no-untyped-def]
+    oa = accuracy_formula(tp, fp, tn, fn)
+    n = tp + fp + tn + fn
+    p_e = safe_divide((tp + fp) * (tp + fn) + chance_second_term, n * n)
+    return safe_divide(oa - p_e, 1 - p_e)
+
+
+def kappa_pysodmetrics_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+    """pysodmetrics 1.6.2 ``KappaHandler``: chance term (TN+FN)(TN+TP) (not Cohen's)."""
+    return _kappa(tp, fp, tn, fn, (tn + fn) * (tn + tp))
+
+
+def cohen_kappa_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+    """Cohen's kappa: chance term (TN+FN)(TN+FP)."""
+    return _kappa(tp, fp, tn, fn, (tn + fn) * (tn + fp))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class ClassificationResult:
+    """Specificity, FPR, BER, accuracy and both kappas under every binarisation."""
+
+    NAME: ClassVar[str] = "classification rates"
+
+    specificity: ThresholdScores
+    fpr: ThresholdScores
+    ber: ThresholdScores
+    accuracy: ThresholdScores
+    kappa_pysodmetrics: ThresholdScores
+    cohen_kappa: ThresholdScores
+    sweep: ConfusionSweep
+
+
+def classification_from_pair(pair: Pair) -> ClassificationResult:
+    """All rates of a prepared pair."""
+    sweep = confusion_sweep(pair)
+    return ClassificationResult(
+        specificity=threshold_scores(sweep, specificity_formula),
+        fpr=threshold_scores(sweep, fpr_formula),
+        ber=threshold_scores(sweep, ber_formula),
+        accuracy=threshold_scores(sweep, accuracy_formula),
+        kappa_pysodmetrics=threshold_scores(sweep, kappa_pysodmetrics_formula),
+        cohen_kappa=threshold_scores(sweep, cohen_kappa_formula),
+        sweep=sweep,
+    )
+
+
+def classification(
+    pred: np.ndarray | Pair,
+    gt: np.ndarray | GroundTruth | None = None,
+    *,
+    norm: Normalization = DEFAULT_NORMALIZATION,
+) -> ClassificationResult:
+    """Specificity, FPR, BER, overall accuracy and both kappas of a prediction."""
+    return classification_from_pair(prepare(pred, gt, norm))

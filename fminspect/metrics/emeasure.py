@@ -1,0 +1,348 @@
+"""Enhanced-alignment measure (E-measure) of Fan et al., IJCAI 2018.
+
+For a binary foreground map F and the GT G on N pixels:
+
+* bias matrices :math:`\\varphi_F = F - \\mu_F`, :math:`\\varphi_G = G - \\mu_G`
+  (each pixel minus the image mean);
+* alignment matrix :math:`\\xi = 2\\varphi_G\\circ\\varphi_F /
+  (\\varphi_G\\circ\\varphi_G + \\varphi_F\\circ\\varphi_F)`;
+* enhanced alignment matrix :math:`\\phi = f(\\xi) = (1+\\xi)^2/4`;
+* :math:`E = \\sum\\phi / (N - 1)`.
+
+Because F and G are binary, every pixel falls in one of four regions (TP, FP, FN, TN) with
+one (φ_F, φ_G) pair each, so the score is a weighted sum of four values; the full-size maps
+(for the explain view) are built from those four values on demand.
+
+Parity with pysodmetrics 1.6.2 ``Emeasure`` and the MATLAB ``Enhancedmeasure.m``:
+
+* the denominator is ``N - 1 + eps`` (MATLAB ``w*h - 1 + eps``), so the maximum is
+  N/(N−1) > 1 (e.g. 1.000244 on 64×64) — not clipped. **Deliberate difference:** for a
+  one-pixel image the reference divides by eps (a score of ~4.5e15); fminspect divides by
+  N = 1 as the paper's definition does (Fan confirmed in DengPingFan/E-measure issue #1 that
+  the −1 is an implementation detail) and the result carries a warning;
+* empty GT: E = #(F = 0)/(N − 1 + eps) (the enhanced map is 1 − F); full GT:
+  E = #(F = 1)/(N − 1 + eps) (the enhanced map is F);
+* ``eps`` is added to the alignment denominator;
+* binarisation is ``>=`` (pysodmetrics; the MATLAB toolbox's ``>`` differs, METRICS §9.1).
+
+Per image: ``adaptive`` (pred ≥ min(2·mean, 1)), the 256-value ``curve`` (q ≥ t, ascending),
+its ``mean`` and ``max``.
+
+References
+----------
+.. [1] D.-P. Fan, C. Gong, Y. Cao, B. Ren, M.-M. Cheng, A. Borji, "Enhanced-alignment
+   Measure for Binary Foreground Map Evaluation", IJCAI 2018, pp. 698–704.
+   doi:10.24963/ijcai.2018/97, arXiv:1805.10421
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from fminspect.metrics._confusion import N_THRESHOLDS, Counts, confusion_sweep
+from fminspect.metrics._inputs import (
+    DEFAULT_NORMALIZATION,
+    GroundTruth,
+    Normalization,
+    Pair,
+    prepare,
+)
+from fminspect.metrics._numerics import EPS, lazy_field, readonly
+
+#: Region order used everywhere in this module: (pred fg, GT fg), (pred fg, GT bg),
+#: (pred bg, GT fg), (pred bg, GT bg).
+REGIONS = ("TP", "FP", "FN", "TN")
+
+
+def _region_terms(tp: Any, fp: Any, n_fg: int, n: int) -> tuple[Any, ...]:
+    """Counts, bias values, alignment and enhanced values of the four regions.
+
+    Works on scalars and on 256-vectors alike. Operation order follows pysodmetrics so the
+    sums agree to the last bit.
+    """
+    pred_fg = tp + fp
+    pred_bg = n - pred_fg
+    fn = n_fg - tp
+    tn = pred_bg - fn
+    mean_pred = pred_fg / n
+    mean_gt = n_fg / n
+    bias_pred = (1 - mean_pred, 0 - mean_pred)  # φ_F on predicted fg, bg
+    bias_gt = (1 - mean_gt, 0 - mean_gt)  # φ_G on GT fg, bg
+    pairs = (
+        (bias_pred[0], bias_gt[0]),
+        (bias_pred[0], bias_gt[1]),
+        (bias_pred[1], bias_gt[0]),
+        (bias_pred[1], bias_gt[1]),
+    )
+    # ξ = 2 φ_F φ_G / (φ_F² + φ_G² + eps)   (eps: MATLAB parity)
+    align = tuple(2 * (a * b) / (a**2 + b**2 + EPS) for a, b in pairs)
+    enhanced = tuple((x + 1) ** 2 / 4 for x in align)  # f(ξ) = (1 + ξ)² / 4
+    return (tp, fp, fn, tn), pairs, align, enhanced
+
+
+def _enhanced_sum(tp: Any, fp: Any, n_fg: int, n: int) -> Any:
+    """Σφ over the image, with the empty-GT and full-GT special cases."""
+    if n_fg == 0:
+        return n - (tp + fp)  # number of pixels predicted background
+    if n_fg == n:
+        return tp + fp  # number of pixels predicted foreground
+    counts, _, _, enhanced = _region_terms(tp, fp, n_fg, n)
+    total = enhanced[0] * counts[0]
+    for value, count in zip(enhanced[1:], counts[1:], strict=True):
+        total = total + value * count
+    return total
+
+
+def _score(enhanced_sum: Any, n: int) -> Any:
+    if n == 1:
+        # deliberate difference: the paper divides by w·h; the reference's w·h − 1 + eps
+        # would divide a one-pixel image by eps (giving ~4.5e15)
+        return enhanced_sum / 1
+    return enhanced_sum / (n - 1 + EPS)  # MATLAB: sum(enhanced(:)) / (w*h - 1 + eps)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class EmeasureAt:
+    """E-measure of one binarisation, with its four region values and its maps.
+
+    Attributes
+    ----------
+    threshold : float
+        The threshold on the continuous map (``pred >= threshold``), or ``t/255`` for a curve
+        point (``floor(255·pred) >= t``).
+    rule : str
+        Human-readable binarisation rule.
+    score : float
+        E-measure of this binarisation.
+    counts : Counts
+        Pixel counts of the TP, FP, FN, TN regions.
+    region_bias_pred, region_bias_gt, region_alignment, region_enhanced : tuple of 4 floats
+        φ_F, φ_G, ξ and f(ξ) on each region, in ``REGIONS`` order (for degenerate GTs the
+        enhanced values are those of the special case).
+    pred_mean, gt_mean : float
+        μ_F and μ_G.
+    degenerate : str or None
+        ``'empty GT'`` or ``'full GT'`` when the special case applies.
+    """
+
+    threshold: float
+    rule: str
+    score: float
+    counts: Counts
+    region_bias_pred: tuple[float, float, float, float]
+    region_bias_gt: tuple[float, float, float, float]
+    region_alignment: tuple[float, float, float, float]
+    region_enhanced: tuple[float, float, float, float]
+    pred_mean: float
+    gt_mean: float
+    degenerate: str | None
+    binary_map: np.ndarray
+    gt_map: np.ndarray
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def _paint(self, values: tuple[float, float, float, float]) -> np.ndarray:
+        b, g = self.binary_map, self.gt_map
+        return np.select([b & g, b & ~g, ~b & g], values[:3], default=values[3]).astype(np.float64)
+
+    @property
+    def region_contribution(self) -> tuple[float, float, float, float]:
+        """Each region's share of the score: f(ξ)·count / (N − 1 + eps)."""
+        n = self.counts.n
+        counts = (self.counts.tp, self.counts.fp, self.counts.fn, self.counts.tn)
+        return tuple(  # type: ignore[return-value]
+            float(_score(v * c, n)) for v, c in zip(self.region_enhanced, counts, strict=True)
+        )
+
+    @lazy_field
+    def pred_mean_map(self) -> np.ndarray:
+        """μ_F·A (the constant mean-value map of the binarised prediction)."""
+        return np.full(self.binary_map.shape, self.pred_mean)
+
+    @lazy_field
+    def gt_mean_map(self) -> np.ndarray:
+        """μ_G·A."""
+        return np.full(self.binary_map.shape, self.gt_mean)
+
+    @lazy_field
+    def bias_pred_map(self) -> np.ndarray:
+        """φ_F = F − μ_F (signed)."""
+        return self._paint(self.region_bias_pred)
+
+    @lazy_field
+    def bias_gt_map(self) -> np.ndarray:
+        """φ_G = G − μ_G (signed)."""
+        return self._paint(self.region_bias_gt)
+
+    @lazy_field
+    def alignment_map(self) -> np.ndarray:
+        """ξ, the alignment matrix, in [−1, 1]."""
+        return self._paint(self.region_alignment)
+
+    @lazy_field
+    def enhanced_map(self) -> np.ndarray:
+        """φ = f(ξ), the enhanced alignment matrix; ``enhanced_map.sum() / (N−1+eps)`` is E."""
+        return self._paint(self.region_enhanced)
+
+
+def _emeasure_binary(
+    binary: np.ndarray, gt: GroundTruth, threshold: float, rule: str
+) -> EmeasureAt:
+    mask = gt.mask
+    tp = int(np.count_nonzero(binary & mask))
+    fp = int(np.count_nonzero(binary)) - tp
+    n, n_fg = gt.size, gt.n_fg
+    counts_t, pairs, align, enhanced = _region_terms(tp, fp, n_fg, n)
+    degenerate = "empty GT" if n_fg == 0 else "full GT" if n_fg == n else None
+    if degenerate == "empty GT":
+        enhanced = (0.0, 0.0, 1.0, 1.0)  # 1 where F = 0 (MATLAB: enhanced = 1 - FM)
+    elif degenerate == "full GT":
+        enhanced = (1.0, 1.0, 0.0, 0.0)  # 1 where F = 1 (MATLAB: enhanced = FM)
+    return EmeasureAt(
+        threshold=float(threshold),
+        rule=rule,
+        score=float(_score(_enhanced_sum(tp, fp, n_fg, n), n)),
+        counts=Counts(*(int(c) for c in counts_t)),
+        region_bias_pred=tuple(float(a) for a, _ in pairs),  # type: ignore[arg-type]
+        region_bias_gt=tuple(float(b) for _, b in pairs),  # type: ignore[arg-type]
+        region_alignment=tuple(float(x) for x in align),  # type: ignore[arg-type]
+        region_enhanced=tuple(float(x) for x in enhanced),  # type: ignore[arg-type]
+        pred_mean=(tp + fp) / n,
+        gt_mean=n_fg / n,
+        degenerate=degenerate,
+        binary_map=readonly(binary),
+        gt_map=mask,
+    )
+
+
+def emeasure_at(
+    pair: Pair, *, threshold: float | None = None, index: int | None = None
+) -> EmeasureAt:
+    """E-measure maps of one binarisation of a prepared pair (for threshold scrubbing).
+
+    Parameters
+    ----------
+    threshold : float, optional
+        Binarise the continuous map with ``pred >= threshold``.
+    index : int, optional
+        Curve point ``t`` in 0..255: binarise ``floor(255·pred) >= t`` (exactly the
+        binarisation behind ``curve[t]``).
+
+    With neither, the adaptive threshold is used.
+    """
+    if threshold is not None and index is not None:
+        raise TypeError("give threshold or index, not both")
+    if index is not None:
+        if not 0 <= index < N_THRESHOLDS:
+            raise ValueError(f"index must be in 0..255, got {index}")
+        return _emeasure_binary(pair.quantized >= index, pair.gt, index / 255, f"q≥{index}")
+    if threshold is None:
+        threshold = pair.adaptive_threshold
+        rule = f"adaptive: pred≥{threshold:.4f}"
+    else:
+        rule = f"pred≥{threshold:.4f}"
+    return _emeasure_binary(pair.pred >= threshold, pair.gt, threshold, rule)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class EmeasureResult:
+    """E-measure of a prediction: adaptive, the 256-value curve and the maps at one threshold.
+
+    Attributes
+    ----------
+    curve : ndarray of float64, shape (256,)
+        E of ``floor(255·pred) >= t``, ``t = 0..255`` ascending.
+    adaptive : float
+        adpEm.
+    adaptive_threshold : float
+        min(2·mean(pred), 1).
+    at : EmeasureAt
+        Region values and maps at the adaptive threshold (or at the requested threshold);
+        built on first access.
+    """
+
+    NAME: ClassVar[str] = "E-measure"
+    SYMBOL: ClassVar[str] = "E_ξ"
+    HIGHER_IS_BETTER: ClassVar[bool] = True
+    RANGE: ClassVar[tuple[float, float]] = (0.0, 1.0)
+
+    curve: np.ndarray
+    adaptive: float
+    adaptive_threshold: float
+    threshold: float | None = None
+    warnings: tuple[str, ...] = ()
+    _pair: Pair = field(repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @lazy_field
+    def at(self) -> EmeasureAt:
+        """Region values and maps at ``threshold`` (default: the adaptive threshold)."""
+        return emeasure_at(self._pair, threshold=self.threshold)
+
+    @property
+    def mean(self) -> float:
+        """meanEm: mean of the curve."""
+        return float(self.curve.mean())
+
+    @property
+    def max(self) -> float:
+        """maxEm: max of the curve."""
+        return float(self.curve.max())
+
+
+def emeasure_curve(pair: Pair) -> np.ndarray:
+    """The 256-value E-measure curve of a prepared pair (ascending threshold)."""
+    sweep = confusion_sweep(pair)
+    n = pair.gt.size
+    total = _enhanced_sum(sweep.tp, sweep.fp, pair.gt.n_fg, n)
+    return readonly(np.asarray(_score(total, n), dtype=np.float64))
+
+
+def emeasure_from_pair(pair: Pair, *, threshold: float | None = None) -> EmeasureResult:
+    """E-measure of a prepared pair (see :func:`emeasure`)."""
+    sweep = confusion_sweep(pair)
+    n, n_fg = pair.gt.size, pair.gt.n_fg
+    adaptive = _score(_enhanced_sum(sweep.adaptive.tp, sweep.adaptive.fp, n_fg, n), n)
+    return EmeasureResult(
+        curve=emeasure_curve(pair),
+        adaptive=float(adaptive),
+        adaptive_threshold=sweep.adaptive_threshold,
+        threshold=threshold,
+        warnings=(
+            ("one-pixel image: divided by N = 1 (paper), not by N − 1 + eps (reference)",)
+            if n == 1
+            else ()
+        ),
+        _pair=pair,
+    )
+
+
+def emeasure(
+    pred: np.ndarray | Pair,
+    gt: np.ndarray | GroundTruth | None = None,
+    *,
+    threshold: float | None = None,
+    norm: Normalization = DEFAULT_NORMALIZATION,
+) -> EmeasureResult:
+    """E-measure of a prediction against a GT.
+
+    Parameters
+    ----------
+    pred, gt : ndarray
+        Prediction and GT (see :func:`fminspect.metrics.prepare`).
+    threshold : float, optional
+        Threshold for the maps in ``result.at`` (default: the adaptive threshold).
+    norm : Normalization
+        GT rule and stretch.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gt = np.zeros((4, 4), np.uint8); gt[1:3, 1:3] = 255
+    >>> r = emeasure(gt.copy(), gt)
+    >>> round(r.adaptive, 6), round(float(r.at.enhanced_map.sum()) / 15, 6)
+    (1.066667, 1.066667)
+    """
+    return emeasure_from_pair(prepare(pred, gt, norm), threshold=threshold)

@@ -1,0 +1,73 @@
+"""Mean absolute error between the normalised prediction and the binary GT.
+
+.. math:: \\mathrm{MAE} = \\frac{1}{N}\\sum_x |p(x) - g(x)|
+
+(Perazzi et al. 2012). Lower is better. Identical to pysodmetrics 1.6.2 ``MAE`` and to the
+MATLAB toolbox's ``main.m`` (both stretch the prediction first; ``CalMAE.m`` and the BASNet
+tool do not, so their numbers differ whenever the stretch changes the map).
+
+References
+----------
+.. [1] F. Perazzi, P. Krähenbühl, Y. Pritch, A. Hornung, "Saliency filters: Contrast based
+   filtering for salient region detection", CVPR 2012. doi:10.1109/CVPR.2012.6247743
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from fminspect.metrics._inputs import (
+    DEFAULT_NORMALIZATION,
+    GroundTruth,
+    Normalization,
+    Pair,
+    prepare,
+)
+from fminspect.metrics._numerics import readonly
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class MAEResult:
+    """MAE and its per-pixel absolute-error map.
+
+    Attributes
+    ----------
+    score : float
+        Mean of ``error_map``.
+    error_map : ndarray of float64
+        ``|pred - gt|`` per pixel, in [0, 1].
+    """
+
+    NAME: ClassVar[str] = "MAE"
+    SYMBOL: ClassVar[str] = "MAE"
+    HIGHER_IS_BETTER: ClassVar[bool] = False
+    RANGE: ClassVar[tuple[float, float]] = (0.0, 1.0)
+
+    score: float
+    error_map: np.ndarray
+
+
+def mae_from_pair(pair: Pair) -> MAEResult:
+    """MAE of a prepared pair."""
+    error = np.abs(pair.pred - pair.mask)
+    return MAEResult(score=float(np.mean(error)), error_map=readonly(error))
+
+
+def mae(
+    pred: np.ndarray | Pair,
+    gt: np.ndarray | GroundTruth | None = None,
+    *,
+    norm: Normalization = DEFAULT_NORMALIZATION,
+) -> MAEResult:
+    """Mean absolute error of a prediction against a GT.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mae(np.array([[0.0, 0.5], [1.0, 1.0]]), np.array([[0, 0], [255, 0]], np.uint8)).score
+    0.375
+    """
+    return mae_from_pair(prepare(pred, gt, norm))

@@ -1,0 +1,249 @@
+"""Every measure of one (prediction, GT) pair in one call, and the measure registry.
+
+:func:`evaluate` is the notebook one-liner: a dict of per-image scores under stable keys.
+:func:`compute_suite` returns every measure's full result (scores and intermediates) for the
+GUI and for batch evaluation; it prepares the pair once and shares the confusion sweep and
+the GT-only quantities between measures. The registry :data:`MEASURES` names each key's
+exact variant for tables and file headers ("maxFm β²=0.3, GT>128, stretch").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from fminspect.metrics._inputs import GroundTruth, Normalization, Pair, prepare
+from fminspect.metrics.boundary_fmeasure import RelaxedFmeasureResult, relaxed_fmeasure_from_pair
+from fminspect.metrics.classification import ClassificationResult, classification_from_pair
+from fminspect.metrics.emeasure import EmeasureResult, emeasure_from_pair
+from fminspect.metrics.fmeasure import FmeasureResult, fmeasure_from_pair
+from fminspect.metrics.mae import MAEResult, mae_from_pair
+from fminspect.metrics.msiou import MSIoUResult, msiou_from_pair
+from fminspect.metrics.overlap import OverlapResult, overlap_from_pair
+from fminspect.metrics.smeasure import SmeasureResult, smeasure_from_pair
+from fminspect.metrics.weighted_fmeasure import WeightedFmeasureResult, weighted_fmeasure_from_pair
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Params:
+    """Every parameter of every measure, with the papers' defaults.
+
+    The normalisation fields (``gt_threshold``, ``gt_inclusive``, ``stretch``) are those of
+    :class:`~fminspect.metrics.Normalization`.
+    """
+
+    gt_threshold: float = 128.0
+    gt_inclusive: bool = False
+    stretch: bool = True
+    beta2: float = 0.3  # F-measure family (Fm, and P/R behind it)
+    wfm_beta2: float = 1.0  # weighted F-measure
+    alpha: float = 0.5  # S-measure
+    relax_rho: int = 3  # relaxed boundary F
+    relax_beta2: float = 0.3
+
+    @property
+    def norm(self) -> Normalization:
+        """The normalisation part."""
+        return Normalization(self.gt_threshold, self.gt_inclusive, self.stretch)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain-JSON form."""
+        return asdict(self)
+
+    @classmethod
+    def from_kwargs(cls, **kwargs: Any) -> Params:
+        """Build from keyword arguments, rejecting unknown names with the valid ones listed."""
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(kwargs) - names)
+        if unknown:
+            raise TypeError(f"unknown parameter(s) {unknown}; valid: {sorted(names)}")
+        return cls(**kwargs)
+
+
+DEFAULT_PARAMS = Params()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class SuiteResult:
+    """Every measure's result for one pair (the GUI draws these)."""
+
+    params: Params
+    pair: Pair
+    mae: MAEResult
+    fmeasure: FmeasureResult
+    overlap: OverlapResult
+    classification: ClassificationResult
+    weighted_fmeasure: WeightedFmeasureResult
+    smeasure: SmeasureResult
+    emeasure: EmeasureResult
+    relaxed_fmeasure: RelaxedFmeasureResult
+    msiou: MSIoUResult
+
+    def scores(self) -> dict[str, float]:
+        """Per-image scores under the stable keys of :data:`MEASURES`."""
+        return {m.key: float(m.get(self)) for m in MEASURES}
+
+    def curves(self) -> dict[str, np.ndarray]:
+        """Per-image 256-value curves (ascending threshold) used for dataset aggregation."""
+        return {name: get(self) for name, get in CURVES.items()}
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Every warning raised by any measure, prefixed by its measure."""
+        out = [f"input: {n}" for n in self.pair.notes]
+        for name in ("smeasure", "weighted_fmeasure", "emeasure", "relaxed_fmeasure"):
+            out += [f"{name}: {w}" for w in getattr(self, name).warnings]
+        return tuple(out)
+
+
+def compute_suite(
+    pred: np.ndarray | Pair,
+    gt: np.ndarray | GroundTruth | None = None,
+    params: Params = DEFAULT_PARAMS,
+) -> SuiteResult:
+    """Every classic measure of one pair, sharing all common work.
+
+    Pass a :class:`~fminspect.metrics.GroundTruth` from :func:`~fminspect.metrics.prepare_gt`
+    as ``gt`` to reuse GT-only work across several predictions.
+    """
+    pair = prepare(pred, gt, params.norm)
+    return SuiteResult(
+        params=params,
+        pair=pair,
+        mae=mae_from_pair(pair),
+        fmeasure=fmeasure_from_pair(pair, beta2=params.beta2),
+        overlap=overlap_from_pair(pair),
+        classification=classification_from_pair(pair),
+        weighted_fmeasure=weighted_fmeasure_from_pair(pair, beta2=params.wfm_beta2),
+        smeasure=smeasure_from_pair(pair, alpha=params.alpha),
+        emeasure=emeasure_from_pair(pair),
+        relaxed_fmeasure=relaxed_fmeasure_from_pair(
+            pair, rho=params.relax_rho, beta2=params.relax_beta2
+        ),
+        msiou=msiou_from_pair(pair),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MeasureInfo:
+    """One stable score key: how to read it from a suite and how to name its variant.
+
+    Attributes
+    ----------
+    key : str
+        Stable key (``'maxFm'``).
+    family : str
+        Measure family, for grouping in tables (``'F-measure'``).
+    higher_is_better : bool
+        Direction.
+    get : callable
+        ``SuiteResult -> float``.
+    variant : callable
+        ``Params -> str``: the exact variant, e.g. ``'max of 256-thr curve, β²=0.3'``.
+    aggregation : str
+        How the dataset value is formed from the images.
+    """
+
+    key: str
+    family: str
+    higher_is_better: bool
+    get: Callable[[Any], float]
+    variant: Callable[[Params], str]
+    aggregation: str = "mean over images"
+
+    def label(self, params: Params = DEFAULT_PARAMS) -> str:
+        """Column header naming the exact variant, e.g. ``'maxFm β²=0.3'``."""
+        return f"{self.key} {self.variant(params)}".strip()
+
+
+def _fm(p: Params) -> str:
+    return f"β²={p.beta2:g}"
+
+
+_CURVE_MAX = "max of the image-averaged 256-threshold curve"
+_CURVE_MEAN = "mean of the image-averaged 256-threshold curve"
+
+MEASURES: tuple[MeasureInfo, ...] = (
+    MeasureInfo("MAE", "MAE", False, lambda s: s.mae.score, lambda p: ""),
+    MeasureInfo("Sm", "S-measure", True, lambda s: s.smeasure.score, lambda p: f"α={p.alpha:g}"),
+    MeasureInfo(
+        "wFm", "weighted F", True, lambda s: s.weighted_fmeasure.score,
+        lambda p: f"β²={p.wfm_beta2:g}",
+    ),
+    MeasureInfo("adpEm", "E-measure", True, lambda s: s.emeasure.adaptive, lambda p: "thr=2·mean"),
+    MeasureInfo("meanEm", "E-measure", True, lambda s: s.emeasure.mean, lambda p: "", _CURVE_MEAN),
+    MeasureInfo("maxEm", "E-measure", True, lambda s: s.emeasure.max, lambda p: "", _CURVE_MAX),
+    MeasureInfo(
+        "adpFm", "F-measure", True, lambda s: s.fmeasure.adaptive, lambda p: f"{_fm(p)} thr=2·mean"
+    ),
+    MeasureInfo("meanFm", "F-measure", True, lambda s: s.fmeasure.mean, _fm, _CURVE_MEAN),
+    MeasureInfo("maxFm", "F-measure", True, lambda s: s.fmeasure.max, _fm, _CURVE_MAX),
+    MeasureInfo("adpIoU", "IoU", True, lambda s: s.overlap.iou.adaptive, lambda p: "thr=2·mean"),
+    MeasureInfo("meanIoU", "IoU", True, lambda s: s.overlap.iou.mean, lambda p: "", _CURVE_MEAN),
+    MeasureInfo("maxIoU", "IoU", True, lambda s: s.overlap.iou.max, lambda p: "", _CURVE_MAX),
+    MeasureInfo("adpDice", "Dice", True, lambda s: s.overlap.dice.adaptive, lambda p: "thr=2·mean"),
+    MeasureInfo("meanDice", "Dice", True, lambda s: s.overlap.dice.mean, lambda p: "", _CURVE_MEAN),
+    MeasureInfo("maxDice", "Dice", True, lambda s: s.overlap.dice.max, lambda p: "", _CURVE_MAX),
+    MeasureInfo(
+        "relaxFm", "relaxed boundary F", True, lambda s: s.relaxed_fmeasure.score,
+        lambda p: f"ρ={p.relax_rho} β²={p.relax_beta2:g} thr=0.5",
+    ),
+    MeasureInfo(
+        "adpMSIoU", "MSIoU", True, lambda s: s.msiou.adaptive.score, lambda p: "thr=2·mean"
+    ),
+    MeasureInfo("binMSIoU", "MSIoU", True, lambda s: s.msiou.binary.score, lambda p: "thr=0.5"),
+)  # fmt: skip
+
+MEASURE_KEYS: tuple[str, ...] = tuple(m.key for m in MEASURES)
+MEASURES_BY_KEY: dict[str, MeasureInfo] = {m.key: m for m in MEASURES}
+
+#: Per-image curves kept for dataset aggregation (ascending threshold, 256 values each).
+CURVES: dict[str, Callable[[SuiteResult], np.ndarray]] = {
+    "Fm": lambda s: s.fmeasure.fmeasure.curve,
+    "Precision": lambda s: s.fmeasure.precision.curve,
+    "Recall": lambda s: s.fmeasure.recall.curve,
+    "Em": lambda s: s.emeasure.curve,
+    "IoU": lambda s: s.overlap.iou.curve,
+    "Dice": lambda s: s.overlap.dice.curve,
+}
+
+
+def evaluate(
+    pred: np.ndarray,
+    gt: np.ndarray | GroundTruth,
+    *,
+    img: np.ndarray | None = None,
+    **params: Any,
+) -> dict[str, float]:
+    """Every per-image score of one pair, under stable keys.
+
+    Parameters
+    ----------
+    pred, gt : ndarray
+        Prediction and GT maps (uint8 0–255, float in [0, 1] or bool).
+    img : ndarray, optional
+        RGB image (needed by the camouflage Context-measure).
+    **params
+        Any field of :class:`Params` (``beta2=0.3``, ``alpha=0.5``, ``gt_inclusive=False``,
+        ``stretch=True``, ...).
+
+    Returns
+    -------
+    dict
+        ``MAE, Sm, wFm, adpEm, meanEm, maxEm, adpFm, meanFm, maxFm, adpIoU, meanIoU, maxIoU,
+        adpDice, meanDice, maxDice, relaxFm, adpMSIoU, binMSIoU`` — ``mean*``/``max*`` are the
+        mean/max of this image's 256-value curve, ``adp*`` use the adaptive threshold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gt = np.zeros((16, 16), np.uint8); gt[4:12, 4:12] = 255
+    >>> scores = evaluate(gt.copy(), gt)
+    >>> scores["MAE"], round(scores["Sm"], 12), scores["maxFm"]
+    (0.0, 1.0, 1.0)
+    """
+    del img  # used by the Context-measure (added with it)
+    return compute_suite(pred, gt, Params.from_kwargs(**params)).scores()

@@ -1,0 +1,34 @@
+"""Test configuration shared by every test folder."""
+
+from __future__ import annotations
+
+import os
+
+# Qt must never try to open a display in tests (set before any QApplication exists).
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest
+
+from tests.reference import oracle
+
+
+@pytest.fixture(scope="session")
+def pysod(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """``run(cases, meta)`` → pysodmetrics 1.6.2's results (see tests/reference/oracle.py)."""
+    if os.environ.get("FMINSPECT_SKIP_REFERENCE") == "1":
+        pytest.skip("FMINSPECT_SKIP_REFERENCE=1: parity with pysodmetrics not checked")
+    try:
+        oracle.reference_python()
+    except oracle.ReferenceUnavailable as exc:
+        pytest.fail(str(exc))
+    cache_dir = request.config.cache.mkdir("fminspect-pysod") if request.config.cache else None
+
+    def run(cases, meta=None):  # type: ignore[no-untyped-def]
+        if meta is None:
+            meta = [
+                {"groups": ["classic", "handlers", "msiou"], "normalize": c["normalize"]}
+                for c in cases
+            ]
+        return oracle.run(cases, meta, cache_dir)
+
+    return run

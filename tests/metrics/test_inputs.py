@@ -1,0 +1,82 @@
+"""The normalisation gate: GT rules, stretch, dtypes and error messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fminspect.metrics import Normalization, prepare, prepare_gt
+from fminspect.metrics._inputs import binarize_gt, normalize_pred
+
+
+def test_gt_strictly_greater_than_128_by_default() -> None:
+    gt = np.array([[127, 128, 129, 255]], np.uint8)
+    assert binarize_gt(gt).tolist() == [[False, False, True, True]]
+    inclusive = Normalization(gt_inclusive=True)
+    assert binarize_gt(gt, inclusive).tolist() == [[False, True, True, True]]
+    assert inclusive.gt_rule == "GT>=128" and Normalization().gt_rule == "GT>128"
+
+
+def test_gt_uint16_float_and_bool_use_the_same_scale() -> None:
+    g16 = np.array([[128 * 257, 128 * 257 + 1, 0, 65535]], np.uint16)
+    assert binarize_gt(g16).tolist() == [[False, True, False, True]]
+    gf = np.array([[128 / 255, 0.51, 0.0, 1.0]])
+    assert binarize_gt(gf).tolist() == [[False, True, False, True]]
+    gb = np.array([[True, False]])
+    assert binarize_gt(gb).tolist() == [[True, False]]
+
+
+def test_pred_is_divided_by_255_then_stretched_unless_constant() -> None:
+    pred = np.array([[10, 20], [30, 110]], np.uint8)
+    out, notes = normalize_pred(pred)
+    np.testing.assert_allclose(out, [[0, 0.1], [0.2, 1.0]])
+    assert notes == ()
+    raw, _ = normalize_pred(pred, Normalization(stretch=False))
+    np.testing.assert_allclose(raw, pred / 255)
+    const, notes = normalize_pred(np.full((2, 2), 128, np.uint8))
+    np.testing.assert_allclose(const, 128 / 255)  # 0.50196…, as pysodmetrics
+    assert "constant" in notes[0]
+
+
+def test_float_and_bool_predictions_are_taken_as_they_are() -> None:
+    pred = np.array([[0.2, 0.4]])
+    out, _ = normalize_pred(pred)
+    np.testing.assert_array_equal(out, pred)
+    out, _ = normalize_pred(np.array([[True, False]]))
+    np.testing.assert_array_equal(out, [[1.0, 0.0]])
+
+
+def test_uint16_prediction_uses_its_full_scale() -> None:
+    out, _ = normalize_pred(np.array([[0, 65535]], np.uint16), Normalization(stretch=False))
+    np.testing.assert_array_equal(out, [[0.0, 1.0]])
+
+
+@pytest.mark.parametrize(
+    ("pred", "gt", "error", "match"),
+    [
+        (np.zeros((3, 4), np.uint8), np.zeros((4, 3), np.uint8), ValueError, r"\(3, 4\).*\(4, 3\)"),
+        (np.zeros((3, 4, 3), np.uint8), np.zeros((3, 4), np.uint8), ValueError, "2-D.*grey"),
+        (np.full((2, 2), 1.5), np.zeros((2, 2), np.uint8), ValueError, r"\[0, 1\]"),
+        (np.full((2, 2), np.nan), np.zeros((2, 2), np.uint8), ValueError, "NaN"),
+        (np.full((2, 2), 300, np.int32), np.zeros((2, 2), np.uint8), ValueError, "8-bit"),
+        (np.zeros((2, 2), complex), np.zeros((2, 2), np.uint8), TypeError, "complex"),
+        (np.zeros((0, 2), np.uint8), np.zeros((0, 2), np.uint8), ValueError, "empty"),
+    ],
+)
+def test_bad_inputs_raise_clear_messages(pred, gt, error, match) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(error, match=match):
+        prepare(pred, gt)
+
+
+def test_prepared_gt_is_reused_and_checked() -> None:
+    gt = prepare_gt(np.array([[0, 255]], np.uint8))
+    assert prepare(np.array([[0, 255]], np.uint8), gt).gt is gt
+    with pytest.raises(ValueError, match="GT>=128"):
+        prepare_gt(gt, Normalization(gt_inclusive=True))
+
+
+def test_normalization_label_names_every_choice() -> None:
+    assert Normalization().label == "GT>128, stretch"
+    assert Normalization(gt_inclusive=True, stretch=False).label == "GT>=128, no stretch"
+    with pytest.raises(ValueError, match="gt_threshold"):
+        Normalization(gt_threshold=300)

@@ -1,0 +1,86 @@
+"""evaluate(), compute_suite() and the measure registry."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import math
+
+import numpy as np
+import pytest
+
+from fminspect.metrics import (
+    MEASURE_KEYS,
+    MEASURES_BY_KEY,
+    Params,
+    compute_suite,
+    evaluate,
+    fmeasure,
+    prepare_gt,
+    smeasure,
+    weighted_fmeasure,
+)
+
+STABLE_KEYS = ["MAE", "Sm", "wFm", "adpEm", "meanEm", "maxEm", "adpFm", "meanFm", "maxFm", "adpIoU", "meanIoU", "maxIoU", "adpDice", "meanDice", "maxDice", "relaxFm", "adpMSIoU", "binMSIoU"]
+
+
+def _sample():  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(0)
+    gt = np.zeros((48, 64), np.uint8)
+    gt[10:30, 20:50] = 255
+    pred = np.clip(gt * 0.8 + rng.normal(20, 40, gt.shape), 0, 255).astype(np.uint8)
+    return pred, gt
+
+
+def test_evaluate_returns_every_stable_key_once() -> None:
+    pred, gt = _sample()
+    scores = evaluate(pred, gt)
+    assert list(scores)[: len(STABLE_KEYS)] == STABLE_KEYS
+    assert all(isinstance(v, float) and math.isfinite(v) for v in scores.values())
+
+
+def test_evaluate_matches_the_individual_measures_and_passes_params() -> None:
+    pred, gt = _sample()
+    scores = evaluate(pred, gt, beta2=1.0, alpha=0.7)
+    assert scores["maxFm"] == fmeasure(pred, gt, beta2=1.0).max
+    assert scores["Sm"] == smeasure(pred, gt, alpha=0.7).score
+    assert scores["wFm"] == weighted_fmeasure(pred, gt).score
+    with pytest.raises(TypeError, match=r"unknown parameter.*beta"):
+        evaluate(pred, gt, beta=0.3)
+
+
+def test_suite_with_a_prepared_gt_gives_identical_scores() -> None:
+    pred, gt = _sample()
+    g = prepare_gt(gt)
+    assert compute_suite(pred, g).scores() == compute_suite(pred, gt).scores()
+
+
+def test_labels_name_the_exact_variant() -> None:
+    assert MEASURES_BY_KEY["maxFm"].label() == "maxFm β²=0.3"
+    assert MEASURES_BY_KEY["maxFm"].label(Params(beta2=1.0)) == "maxFm β²=1"
+    assert MEASURES_BY_KEY["Sm"].label() == "Sm α=0.5"
+    assert "max of the image-averaged" in MEASURES_BY_KEY["maxEm"].aggregation
+    assert set(STABLE_KEYS) <= set(MEASURE_KEYS)
+
+
+def test_suite_warnings_are_collected() -> None:
+    gt = np.zeros((8, 8), np.uint8)
+    gt[2:5, -1] = 255
+    s = compute_suite(np.full((8, 8), 7, np.uint8), gt)
+    assert any(w.startswith("smeasure:") for w in s.warnings)
+    assert any(w.startswith("input: constant") for w in s.warnings)
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "fminspect.metrics.fmeasure", "fminspect.metrics.overlap", "fminspect.metrics.mae",
+        "fminspect.metrics.emeasure", "fminspect.metrics.smeasure",
+        "fminspect.metrics.weighted_fmeasure", "fminspect.metrics.boundary_fmeasure",
+        "fminspect.metrics.msiou", "fminspect.metrics.suite",
+    ],
+)  # fmt: skip
+def test_docstring_examples_run(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0

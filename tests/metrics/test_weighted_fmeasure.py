@@ -1,0 +1,101 @@
+"""Weighted F-measure: SciPy tie-breaking, exact distances, the border quirk, maps → score."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from scipy import ndimage
+
+from fminspect.metrics import prepare, prepare_gt, weighted_fmeasure
+from fminspect.metrics._numerics import EPS
+
+wfm_module = sys.modules["fminspect.metrics.weighted_fmeasure"]
+
+
+def _masks(n: int, seed: int):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        h, w = rng.integers(3, 60, 2)
+        yield rng.random((h, w)) < rng.uniform(0.02, 0.6)
+
+
+def test_band_sources_follow_scipy_tie_breaking() -> None:
+    checked = 0
+    for mask in _masks(200, 0):
+        if not mask.any():
+            continue
+        part = wfm_module._gt_part(prepare_gt(mask))
+        local = mask[part.crop]
+        ft = ndimage.distance_transform_edt(~local, return_distances=False, return_indices=True)
+        expected = (ft[0] * local.shape[1] + ft[1]).ravel()[part.band_index]
+        np.testing.assert_array_equal(part.band_source, expected)
+        checked += part.band_index.size
+    assert checked > 10_000
+
+
+def test_exact_distance_map_equals_scipy_bit_for_bit() -> None:
+    for mask in _masks(100, 1):
+        if mask.any():
+            np.testing.assert_array_equal(
+                wfm_module.exact_distance_map(mask), ndimage.distance_transform_edt(~mask)
+            )
+    tall = np.zeros((2100, 9), bool)  # h² + w² ≥ 2²²: the SciPy path
+    tall[5, 4] = True
+    np.testing.assert_array_equal(
+        wfm_module.exact_distance_map(tall), ndimage.distance_transform_edt(~tall)
+    )
+
+
+def test_background_importance_matches_the_formula() -> None:
+    for mask in _masks(50, 2):
+        if mask.any():
+            d = ndimage.distance_transform_edt(~mask)
+            expected = (2 - np.exp(np.log(0.5) / 5 * d))[~mask]
+            np.testing.assert_array_equal(wfm_module._background_importance(mask), expected)
+
+
+def test_full_gt_all_zero_prediction_scores_above_zero_like_the_reference() -> None:
+    # METRICS §5: zero padding of the Gaussian makes EA < E along the border
+    full = np.full((64, 64), 255, np.uint8)
+    assert weighted_fmeasure(np.zeros_like(full), full).score == pytest.approx(0.0967, abs=1e-4)
+    full = np.full((96, 128), 255, np.uint8)
+    assert weighted_fmeasure(np.zeros_like(full), full).score == pytest.approx(0.0579, abs=1e-4)
+
+
+def test_perfect_map_and_empty_gt() -> None:
+    gt = np.zeros((30, 30), np.uint8)
+    gt[10:20, 5:25] = 255
+    assert weighted_fmeasure(gt.copy(), gt).score == pytest.approx(1.0)
+    r = weighted_fmeasure(gt, np.zeros_like(gt))
+    assert r.score == 0.0 and r.warnings
+
+
+def test_maps_reproduce_every_number() -> None:
+    rng = np.random.default_rng(5)
+    gt = np.zeros((50, 60), np.uint8)
+    gt[10:35, 15:50] = 255
+    pair = prepare(np.clip(gt * 0.6 + rng.normal(40, 50, gt.shape), 0, 255).astype(np.uint8), gt)
+    r = weighted_fmeasure(pair)
+    g = pair.mask
+    assert r.weighted_tp_map.sum() == pytest.approx(r.tp, abs=1e-9)
+    assert r.weighted_fp_map.sum() == pytest.approx(r.fp, abs=1e-9)
+    assert 1 - r.weighted_fn_map[g].mean() == pytest.approx(r.recall, abs=1e-12)
+    assert r.tp / (r.tp + r.fp + EPS) == pytest.approx(r.precision)
+    np.testing.assert_allclose(r.weighted_error_map, r.min_error_map * r.importance_map)
+    np.testing.assert_array_equal(r.distance_map, ndimage.distance_transform_edt(~g))
+    assert np.all(r.dependency_error_map[g] == r.error_map[g])
+    assert np.all(r.min_error_map <= r.error_map + 1e-15)
+    assert r.score == pytest.approx(2 * r.recall * r.precision / (r.recall + r.precision + EPS))
+
+
+def test_gt_cache_is_shared_across_predictions() -> None:
+    gt = np.zeros((40, 40), np.uint8)
+    gt[5:30, 5:20] = 255
+    g = prepare_gt(gt)
+    rng = np.random.default_rng(0)
+    a = weighted_fmeasure(rng.integers(0, 256, gt.shape, dtype=np.uint8), g)
+    assert "weighted_fmeasure" in g._memo
+    b = weighted_fmeasure(rng.integers(0, 256, gt.shape, dtype=np.uint8), gt)
+    assert 0 < a.score < 1 and 0 < b.score < 1

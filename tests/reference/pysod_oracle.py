@@ -1,0 +1,206 @@
+"""Compute pysodmetrics 1.6.2 values for a batch of cases (the test oracle).
+
+Runs in the reference virtual environment (pysodmetrics pins old numpy, scikit-image and
+OpenCV, so it never shares an environment with fminspect). Usage::
+
+    python pysod_oracle.py CASES.npz OUT.json
+
+``CASES.npz`` holds ``pred_<i>``, ``gt_<i>`` (uint8 or float/bool with ``normalize=False``)
+and optionally ``img_<i>`` (RGB uint8), plus ``meta`` — a JSON string with, per case, the
+measures wanted and whether to normalise. Output: one dict per case with every value the
+reference computes; curves are stored as pysodmetrics stores them (threshold 255 → 0).
+Errors are reported per measure as ``{"error": "..."}`` rather than aborting the batch.
+"""
+
+import json
+import sys
+import warnings
+
+import numpy as np
+import py_sod_metrics as psm
+
+
+def _f(x):
+    return float(np.asarray(x, dtype=np.float64))
+
+
+def _curve(x):
+    return [float(v) for v in np.asarray(x, dtype=np.float64).ravel()]
+
+
+def _classic(pred, gt, normalize):
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fm = psm.Fmeasure()
+        fm.step(pred, gt, normalize=normalize)
+    r = fm.get_results()
+    out["fm_adp"] = _f(r["fm"]["adp"])
+    out["fm_curve"] = _curve(r["fm"]["curve"])
+    out["pr_p"] = _curve(r["pr"]["p"])
+    out["pr_r"] = _curve(r["pr"]["r"])
+    em = psm.Emeasure()
+    em.step(pred, gt, normalize=normalize)
+    r = em.get_results()["em"]
+    out["em_adp"] = _f(r["adp"])
+    out["em_curve"] = _curve(r["curve"])
+    sm = psm.Smeasure()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sm.step(pred, gt, normalize=normalize)
+    out["sm"] = _f(sm.get_results()["sm"])
+    wfm = psm.WeightedFmeasure()
+    wfm.step(pred, gt, normalize=normalize)
+    out["wfm"] = _f(wfm.get_results()["wfm"])
+    mae = psm.MAE()
+    mae.step(pred, gt, normalize=normalize)
+    out["mae"] = _f(mae.get_results()["mae"])
+    return out
+
+
+def _handlers(pred, gt, normalize):
+    names = {
+        "fm": psm.FmeasureHandler,
+        "f1": psm.FmeasureHandler,
+        "pre": psm.PrecisionHandler,
+        "rec": psm.RecallHandler,
+        "iou": psm.IOUHandler,
+        "dice": psm.DICEHandler,
+        "spec": psm.SpecificityHandler,
+        "fpr": psm.FPRHandler,
+        "ber": psm.BERHandler,
+        "oa": psm.OverallAccuracyHandler,
+        "kappa": psm.KappaHandler,
+    }
+    handlers = {}
+    for name, cls in names.items():
+        kw = {"beta": 1.0} if name == "f1" else {}
+        handlers[name] = cls(with_dynamic=True, with_adaptive=True, with_binary=True, **kw)
+    fmv2 = psm.FmeasureV2(metric_handlers=handlers)
+    fmv2.step(pred, gt, normalize=normalize)
+    out = {}
+    for name, res in fmv2.get_results().items():
+        out[f"v2_{name}_dynamic"] = _curve(res["dynamic"])
+        out[f"v2_{name}_adaptive"] = _f(res["adaptive"])
+        out[f"v2_{name}_binary"] = _f(res["binary"])
+    return out
+
+
+def _msiou(pred, gt, normalize):
+    m = psm.MSIoU(with_dynamic=False, with_adaptive=True, with_binary=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m.step(pred, gt, normalize=normalize)
+    r = m.get_results()
+    return {"msiou_adp": _f(r["adaptive"]), "msiou_bin": _f(r["binary"])}
+
+
+def _context(pred, gt, normalize, img):
+    out = {}
+    cm = psm.ContextMeasure()
+    cm.step(pred, gt, normalize=normalize)
+    out["cm"] = _f(cm.get_results()["cm"])
+    if img is not None:
+        ccm = psm.CamouflageContextMeasure()
+        ccm.step(pred, gt, img=img, normalize=normalize)
+        out["ccm"] = _f(ccm.get_results()["ccm"])
+    return out
+
+
+def _degree(gt, img):
+    """The camouflage degree map and the reconstruction (private API, as the tests need)."""
+    ccm = psm.CamouflageContextMeasure()
+    g = (gt > 128).astype(np.float64)
+    recon, cd = ccm._calculate_camouflage_degree(img, g)
+    return {"cd_sum": float(cd.sum()), "recon_sum": int(recon.astype(np.int64).sum())}
+
+
+GROUPS = {"classic": _classic, "handlers": _handlers, "msiou": _msiou}
+
+
+def _dataset(data, specs):
+    """pysodmetrics' own accumulators stepped over every case, then get_results()."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fm, em, sm, wfm, mae = (
+            psm.Fmeasure(),
+            psm.Emeasure(),
+            psm.Smeasure(),
+            psm.WeightedFmeasure(),
+            psm.MAE(),
+        )
+        fmv2 = psm.FmeasureV2(
+            metric_handlers={
+                "iou": psm.IOUHandler(with_dynamic=True, with_adaptive=True),
+                "dice": psm.DICEHandler(with_dynamic=True, with_adaptive=True),
+            }
+        )
+        msiou = psm.MSIoU(with_dynamic=False, with_adaptive=True, with_binary=True)
+        for i, spec in enumerate(specs):
+            pred, gt = data[f"pred_{i}"], data[f"gt_{i}"]
+            kw = {"normalize": spec.get("normalize", True)}
+            for m in (fm, em, sm, wfm, mae, fmv2, msiou):
+                m.step(pred, gt, **kw)
+    f, e, v2, ms = fm.get_results(), em.get_results()["em"], fmv2.get_results(), msiou.get_results()
+    return {
+        "MAE": _f(mae.get_results()["mae"]),
+        "Sm": _f(sm.get_results()["sm"]),
+        "wFm": _f(wfm.get_results()["wfm"]),
+        "adpEm": _f(e["adp"]),
+        "meanEm": _f(e["curve"].mean()),
+        "maxEm": _f(e["curve"].max()),
+        "adpFm": _f(f["fm"]["adp"]),
+        "meanFm": _f(f["fm"]["curve"].mean()),
+        "maxFm": _f(f["fm"]["curve"].max()),
+        "adpIoU": _f(v2["iou"]["adaptive"]),
+        "meanIoU": _f(v2["iou"]["dynamic"].mean()),
+        "maxIoU": _f(v2["iou"]["dynamic"].max()),
+        "adpDice": _f(v2["dice"]["adaptive"]),
+        "meanDice": _f(v2["dice"]["dynamic"].mean()),
+        "maxDice": _f(v2["dice"]["dynamic"].max()),
+        "adpMSIoU": _f(ms["adaptive"]),
+        "binMSIoU": _f(ms["binary"]),
+        "curve_Fm": _curve(f["fm"]["curve"]),
+        "curve_Em": _curve(e["curve"]),
+    }
+
+
+def main():
+    cases_path, out_path = sys.argv[1], sys.argv[2]
+    data = np.load(cases_path)
+    meta = json.loads(str(data["meta"]))
+    if isinstance(meta, dict) and meta.get("mode") == "dataset":
+        out = {"dataset": _dataset(data, meta["cases"])}
+        with open(out_path, "w") as fh:
+            json.dump(out, fh)
+        return
+    results = []
+    for i, spec in enumerate(meta):
+        pred, gt = data[f"pred_{i}"], data[f"gt_{i}"]
+        img = data[f"img_{i}"] if f"img_{i}" in data.files else None
+        normalize = spec.get("normalize", True)
+        res = {}
+        for group in spec["groups"]:
+            try:
+                if group == "context":
+                    res.update(_context(pred, gt, normalize, img))
+                elif group == "degree":
+                    res.update(_degree(gt, img))
+                else:
+                    res.update(GROUPS[group](pred, gt, normalize))
+            except Exception as exc:
+                res[f"{group}_error"] = f"{type(exc).__name__}: {exc}"
+        results.append(res)
+    with open(out_path, "w") as fh:
+        json.dump(
+            {
+                "pysodmetrics": psm.__version__ if hasattr(psm, "__version__") else "1.6.2",
+                "numpy": np.__version__,
+                "results": results,
+            },
+            fh,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""Dependency direction (STYLE §3.2) and packaging completeness."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+
+REPO = Path(__file__).resolve().parents[1]
+HEADLESS = ["fminspect", "fminspect.metrics", "fminspect.io", "fminspect.ranking", "fminspect.cli"]
+
+
+@pytest.mark.parametrize("module", HEADLESS)
+def test_core_modules_load_no_qt(module: str) -> None:
+    code = (
+        f"import sys, {module}\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'PySide6', 'pyqtgraph', 'shiboken6', 'qtpy', 'fminspect.gui'} "
+        "or m.startswith('fminspect.gui'))\n"
+        "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"{module} imports {out.stdout.strip()}"
+
+
+def test_package_import_is_light() -> None:
+    code = (
+        "import sys, fminspect\n"
+        "print(','.join(m for m in ('cv2', 'scipy', 'numpy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_every_subpackage_is_listed_in_pyproject() -> None:
+    listed = set(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join(p.parent.relative_to(REPO).parts)
+        for p in (REPO / "fminspect").rglob("__init__.py")
+    }
+    assert found <= listed, f"missing from pyproject packages: {sorted(found - listed)}"
+    assert "fminspect.resources" in listed
+
+
+def test_metrics_io_ranking_sources_never_import_qt() -> None:
+    for sub in ("metrics", "io", "ranking"):
+        for path in (REPO / "fminspect" / sub).rglob("*.py"):
+            text = path.read_text()
+            for name in ("PySide6", "pyqtgraph", "qtpy"):
+                assert f"import {name}" not in text and f"from {name}" not in text, path
