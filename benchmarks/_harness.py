@@ -14,6 +14,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
+from tests.reference.oracle import reference_python
+
+__all__ = ["HERE", "REPO", "ratio_table", "reference_python", "run_json"]
+
 
 SINGLE_THREAD = {
     "OMP_NUM_THREADS": "1",

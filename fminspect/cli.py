@@ -49,22 +49,30 @@ def _params(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from fminspect.io.loading import fit_to, load_map
+    from fminspect.io.loading import fit_to, load_image, load_map
     from fminspect.io.validation import LoadError
     from fminspect.metrics import MEASURES, compute_suite
 
     try:
         gt = load_map(args.gt)
         pred = load_map(args.pred)
+        img = load_image(args.img) if getattr(args, "img", None) else None
     except LoadError as exc:
         print(f"fminspect: {exc}", file=sys.stderr)
+        return 2
+    if img is not None and img.shape[:2] != gt.array.shape[:2]:
+        print(
+            f"fminspect: {args.img}: image size {img.shape[1]}×{img.shape[0]} differs from "
+            f"the GT's {gt.array.shape[1]}×{gt.array.shape[0]}",
+            file=sys.stderr,
+        )
         return 2
     notes = [f"GT: {n}" for n in gt.notes] + [f"prediction: {n}" for n in pred.notes]
     array, note = fit_to(pred.array, gt.array.shape[:2], args.interpolation)
     if note:
         notes.append(f"prediction: {note}")
     params = _params(args)
-    suite = compute_suite(array, gt.array, params)
+    suite = compute_suite(array, gt.array, params, img=img)
     scores = suite.scores()
     notes += list(suite.warnings)
     if args.json:
@@ -88,8 +96,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
         f"prediction: {args.pred}\nGT:         {args.gt}\n"
         f"normalisation: {params.norm.label}   (fminspect {__version__})\n"
     )
-    width = max(len(m.label(params)) for m in MEASURES)
-    for m in MEASURES:
+    shown = [m for m in MEASURES if m.key in scores]
+    width = max(len(m.label(params)) for m in shown)
+    for m in shown:
         arrow = "↑" if m.higher_is_better else "↓"
         print(f"  {m.label(params):<{width}}  {scores[m.key]:.6f} {arrow}")
     for n in notes:
@@ -119,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     score.add_argument("pred", type=Path, help="prediction map (PNG/JPEG/…, 8 or 16 bit)")
     score.add_argument("gt", type=Path, help="ground-truth mask")
+    score.add_argument(
+        "--img", type=Path, help="the RGB image, for the camouflage Context-measure (CCm)"
+    )
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     _add_param_options(score)
     score.set_defaults(func=_cmd_score)

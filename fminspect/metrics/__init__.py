@@ -26,7 +26,16 @@ from fminspect.metrics._inputs import (
     prepare_gt,
 )
 from fminspect.metrics.boundary_fmeasure import RelaxedFmeasureResult, relaxed_fmeasure
+from fminspect.metrics.camouflage_degree import CamouflageDegreeResult, camouflage_degree
 from fminspect.metrics.classification import ClassificationResult, classification
+from fminspect.metrics.context_measure import (
+    CamouflageContextMeasureResult,
+    ContextKernel,
+    ContextMeasureResult,
+    camouflage_context_measure,
+    context_kernel,
+    context_measure,
+)
 from fminspect.metrics.dataset import DatasetAccumulator, aggregate
 from fminspect.metrics.emeasure import EmeasureAt, EmeasureResult, emeasure, emeasure_at
 from fminspect.metrics.fmeasure import FmeasureResult, fmeasure
@@ -56,8 +65,12 @@ __all__ = [
     "MEASURES_BY_KEY",
     "MEASURE_KEYS",
     "ORIGINAL_CONTEXT_NORMALIZATION",
+    "CamouflageContextMeasureResult",
+    "CamouflageDegreeResult",
     "ClassificationResult",
     "ConfusionSweep",
+    "ContextKernel",
+    "ContextMeasureResult",
     "Counts",
     "DatasetAccumulator",
     "EmeasureAt",
@@ -78,9 +91,13 @@ __all__ = [
     "ThresholdScores",
     "WeightedFmeasureResult",
     "aggregate",
+    "camouflage_context_measure",
+    "camouflage_degree",
     "classification",
     "compute_suite",
     "confusion_sweep",
+    "context_kernel",
+    "context_measure",
     "emeasure",
     "emeasure_at",
     "evaluate",

@@ -80,6 +80,9 @@ class lazy_field(Generic[T]):
         self.name = func.__name__
         self.__doc__ = func.__doc__
 
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
     @overload
     def __get__(self, obj: None, owner: type) -> lazy_field[T]: ...
     @overload

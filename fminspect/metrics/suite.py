@@ -18,6 +18,12 @@ import numpy as np
 from fminspect.metrics._inputs import GroundTruth, Normalization, Pair, prepare
 from fminspect.metrics.boundary_fmeasure import RelaxedFmeasureResult, relaxed_fmeasure_from_pair
 from fminspect.metrics.classification import ClassificationResult, classification_from_pair
+from fminspect.metrics.context_measure import (
+    CamouflageContextMeasureResult,
+    ContextMeasureResult,
+    camouflage_context_measure_from_pair,
+    context_measure_from_pair,
+)
 from fminspect.metrics.emeasure import EmeasureResult, emeasure_from_pair
 from fminspect.metrics.fmeasure import FmeasureResult, fmeasure_from_pair
 from fminspect.metrics.mae import MAEResult, mae_from_pair
@@ -43,6 +49,11 @@ class Params:
     alpha: float = 0.5  # S-measure
     relax_rho: int = 3  # relaxed boundary F
     relax_beta2: float = 0.3
+    cm_alpha: float = 6.0  # Context-measure kernel scale
+    cm_beta2: float = 1.0  # C_β
+    ccm_beta2: float = 1.2  # C^ω_β
+    ccm_gamma: float = 8.0
+    ccm_lambda: float = 20.0
 
     @property
     def norm(self) -> Normalization:
@@ -81,10 +92,17 @@ class SuiteResult:
     emeasure: EmeasureResult
     relaxed_fmeasure: RelaxedFmeasureResult
     msiou: MSIoUResult
+    context: ContextMeasureResult
+    camouflage_context: CamouflageContextMeasureResult | None = None
 
     def scores(self) -> dict[str, float]:
-        """Per-image scores under the stable keys of :data:`MEASURES`."""
-        return {m.key: float(m.get(self)) for m in MEASURES}
+        """Per-image scores under the stable keys of :data:`MEASURES` (``CCm`` only when
+        the image was given)."""
+        return {
+            m.key: float(m.get(self))
+            for m in MEASURES
+            if not m.needs_image or self.camouflage_context is not None
+        }
 
     def curves(self) -> dict[str, np.ndarray]:
         """Per-image 256-value curves (ascending threshold) used for dataset aggregation."""
@@ -96,6 +114,8 @@ class SuiteResult:
         out = [f"input: {n}" for n in self.pair.notes]
         for name in ("smeasure", "weighted_fmeasure", "emeasure", "relaxed_fmeasure"):
             out += [f"{name}: {w}" for w in getattr(self, name).warnings]
+        ctx = self.camouflage_context or self.context
+        out += [f"context measure: {w}" for w in ctx.warnings]
         return tuple(out)
 
 
@@ -103,13 +123,22 @@ def compute_suite(
     pred: np.ndarray | Pair,
     gt: np.ndarray | GroundTruth | None = None,
     params: Params = DEFAULT_PARAMS,
+    *,
+    img: np.ndarray | None = None,
 ) -> SuiteResult:
-    """Every classic measure of one pair, sharing all common work.
+    """Every measure of one pair, sharing all common work.
 
     Pass a :class:`~fminspect.metrics.GroundTruth` from :func:`~fminspect.metrics.prepare_gt`
-    as ``gt`` to reuse GT-only work across several predictions.
+    as ``gt`` to reuse GT-only work (distance transform, centroid, kernel, camouflage degree)
+    across several predictions. The camouflage Context-measure needs ``img`` (RGB uint8).
     """
     pair = prepare(pred, gt, params.norm)
+    camo = None
+    if img is not None:
+        camo = camouflage_context_measure_from_pair(
+            pair, img, beta2=params.ccm_beta2, alpha=params.cm_alpha, gamma=params.ccm_gamma,
+            lambda_spatial=params.ccm_lambda,
+        )  # fmt: skip
     return SuiteResult(
         params=params,
         pair=pair,
@@ -124,6 +153,8 @@ def compute_suite(
             pair, rho=params.relax_rho, beta2=params.relax_beta2
         ),
         msiou=msiou_from_pair(pair),
+        context=context_measure_from_pair(pair, beta2=params.cm_beta2, alpha=params.cm_alpha),
+        camouflage_context=camo,
     )
 
 
@@ -153,6 +184,7 @@ class MeasureInfo:
     get: Callable[[Any], float]
     variant: Callable[[Params], str]
     aggregation: str = "mean over images"
+    needs_image: bool = False
 
     def label(self, params: Params = DEFAULT_PARAMS) -> str:
         """Column header naming the exact variant, e.g. ``'maxFm β²=0.3'``."""
@@ -195,6 +227,16 @@ MEASURES: tuple[MeasureInfo, ...] = (
         "adpMSIoU", "MSIoU", True, lambda s: s.msiou.adaptive.score, lambda p: "thr=2·mean"
     ),
     MeasureInfo("binMSIoU", "MSIoU", True, lambda s: s.msiou.binary.score, lambda p: "thr=0.5"),
+    MeasureInfo(
+        "Cm", "Context-measure", True, lambda s: s.context.score,
+        lambda p: f"β²={p.cm_beta2:g} α={p.cm_alpha:g}",
+    ),
+    MeasureInfo(
+        "CCm", "Context-measure", True,
+        lambda s: s.camouflage_context.score,
+        lambda p: f"β²={p.ccm_beta2:g} α={p.cm_alpha:g} γ={p.ccm_gamma:g} λ={p.ccm_lambda:g}",
+        needs_image=True,
+    ),
 )  # fmt: skip
 
 MEASURE_KEYS: tuple[str, ...] = tuple(m.key for m in MEASURES)
@@ -234,8 +276,9 @@ def evaluate(
     -------
     dict
         ``MAE, Sm, wFm, adpEm, meanEm, maxEm, adpFm, meanFm, maxFm, adpIoU, meanIoU, maxIoU,
-        adpDice, meanDice, maxDice, relaxFm, adpMSIoU, binMSIoU`` — ``mean*``/``max*`` are the
-        mean/max of this image's 256-value curve, ``adp*`` use the adaptive threshold.
+        adpDice, meanDice, maxDice, relaxFm, adpMSIoU, binMSIoU, Cm`` and, with ``img``,
+        ``CCm`` — ``mean*``/``max*`` are the mean/max of this image's 256-value curve,
+        ``adp*`` use the adaptive threshold.
 
     Examples
     --------
@@ -245,5 +288,4 @@ def evaluate(
     >>> scores["MAE"], round(scores["Sm"], 12), scores["maxFm"]
     (0.0, 1.0, 1.0)
     """
-    del img  # used by the Context-measure (added with it)
-    return compute_suite(pred, gt, Params.from_kwargs(**params)).scores()
+    return compute_suite(pred, gt, Params.from_kwargs(**params), img=img).scores()

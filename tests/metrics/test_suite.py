@@ -21,7 +21,26 @@ from fminspect.metrics import (
     weighted_fmeasure,
 )
 
-STABLE_KEYS = ["MAE", "Sm", "wFm", "adpEm", "meanEm", "maxEm", "adpFm", "meanFm", "maxFm", "adpIoU", "meanIoU", "maxIoU", "adpDice", "meanDice", "maxDice", "relaxFm", "adpMSIoU", "binMSIoU"]
+STABLE_KEYS = [
+    "MAE",
+    "Sm",
+    "wFm",
+    "adpEm",
+    "meanEm",
+    "maxEm",
+    "adpFm",
+    "meanFm",
+    "maxFm",
+    "adpIoU",
+    "meanIoU",
+    "maxIoU",
+    "adpDice",
+    "meanDice",
+    "maxDice",
+    "relaxFm",
+    "adpMSIoU",
+    "binMSIoU",
+]
 
 
 def _sample():  # type: ignore[no-untyped-def]
@@ -84,3 +103,16 @@ def test_docstring_examples_run(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_evaluate_gains_cm_and_ccm_with_an_image() -> None:
+    pred, gt = _sample()
+    assert "Cm" in evaluate(pred, gt) and "CCm" not in evaluate(pred, gt)
+    rng = np.random.default_rng(1)
+    img = rng.integers(0, 256, (*gt.shape, 3), dtype=np.uint8)
+    scores = evaluate(pred, gt, img=img)
+    from fminspect.metrics import camouflage_context_measure, context_measure
+
+    assert scores["Cm"] == context_measure(pred, gt).score
+    assert scores["CCm"] == camouflage_context_measure(pred, gt, img=img).score
+    assert MEASURES_BY_KEY["CCm"].label() == "CCm β²=1.2 α=6 γ=8 λ=20"

@@ -1,0 +1,58 @@
+"""Speed of the Context-measure and the camouflage degree against pysodmetrics 1.6.2.
+
+    python benchmarks/bench_context.py [--repeats 10] [--sizes 400 1024]
+
+Same protocol as bench_metrics.py: both sides single-threaded, same inputs, same run, each
+in its own environment, with default and with fminspect's allocator settings. Targets
+(issue #3): C_β ≥ 2× faster, the camouflage degree ≥ 3× faster. "warm GT" reuses the
+camouflage degree of the sample, as fminspect does for several models of one image.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from _harness import HERE, ratio_table, reference_python, run_json
+from _inputs import make_pair
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[400, 1024])
+    args = ap.parse_args()
+    ref_python = reference_python()
+    with tempfile.TemporaryDirectory() as tmp:
+        npz = Path(tmp) / "inputs.npz"
+        arrays = {"sizes": np.array(json.dumps(args.sizes))}
+        for s in args.sizes:
+            arrays[f"pred_{s}"], arrays[f"gt_{s}"], arrays[f"img_{s}"] = make_pair(s)
+        np.savez(npz, **arrays)
+        for tuned in (False, True):
+            common = [str(npz), str(args.repeats), "context"]
+            ref = run_json(ref_python, HERE / "_time_pysod.py", common, tuned)
+            ours = run_json(sys.executable, HERE / "_time_ours.py", common, tuned)
+            alloc = "fminspect allocator settings" if tuned else "default allocator"
+            for s in args.sizes:
+                r, o = ref[str(s)], ours[str(s)]
+                rows = [
+                    (k, r[k], o[k])
+                    for k in ("ContextMeasure", "camouflage degree", "CamouflageContextMeasure")
+                ]
+                rows.append(
+                    (
+                        "CamouflageContextMeasure (warm GT)",
+                        r["CamouflageContextMeasure"],
+                        o["CamouflageContextMeasure (warm GT)"],
+                    )
+                )
+                print(ratio_table(rows, f"\n{s}×{s}, {alloc}, median of {args.repeats}"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,328 @@
+"""Camouflage degree D of an object in its image (Context-measure paper, Sec. 3.3, Eq. 8).
+
+How well could the object's own surroundings paint the object? Steps (METRICS §10.6):
+
+1. **Context band**: the GT foreground dilated by a 20×20 square (OpenCV anchors an even
+   kernel at (10, 10), so the band reaches 9 px up/left and 10 px down/right), minus the
+   foreground.
+2. **Patches**: 7×7 windows on a 3-px grid (after padding bottom/right so the grid ends on
+   the image edge) lying *entirely* inside the foreground (queries) or the band (candidates);
+   each is described by its 147 8-bit Lab values (OpenCV's Lab) and λ = 20 times its
+   top-left (row, col) standardised jointly over both sets (zero mean, unit population std).
+3. **Exact nearest neighbour** (squared L2) from each object patch to the band patches.
+4. **Repainting**: every object patch is replaced by the RGB colours of its matched band
+   patch; overlapping contributions are averaged and rounded half to even. Object pixels no
+   whole patch covers (a rim along the boundary, parts thinner than 7 px) stay black.
+5. **ΔE**: CIEDE2000 between the repainted and the original object pixels
+   (``skimage.color.rgb2lab`` + ``deltaE_ciede2000``), similarity S = 1 − clip(ΔE/100, 0, 1).
+6. D = (exp(γ·S) − 1) / (exp(γ) − 1) on the object (γ = 8), 0 elsewhere: 1 for a perfect
+   colour match, 0 only when ΔE ≥ 100.
+
+D depends on the image and the GT only, so it is memoised on the
+:class:`~fminspect.metrics.GroundTruth` (keyed by a digest of the image and the
+parameters): a sample scored for ten models computes it once.
+
+Nearest-neighbour backend (chosen by measurement, see benchmarks/bench_context.py): the 147
+Lab values are integers ≤ 255, so every dot product between two Lab parts is an integer
+below 2²⁴ and a float32 matrix product computes it **exactly** whatever the BLAS summation
+order. The squared distance is then exact integer Lab distance plus the float64 spatial
+term; the argmin takes the first minimum. pysodmetrics uses scikit-learn's exact brute-force
+search (float64 arithmetic) and the original code faiss' ``IndexFlatL2`` (float32): all three
+agree except on exact or near-exact ties (distinct band patches at the same distance), where
+the choice is arbitrary — the source of the remaining ~1e-6 differences in C^ω_β.
+
+References
+----------
+.. [1] C.-Y. Wang, G.-P. Ji, S. Shao, M.-M. Cheng, D.-P. Fan, "Context-measure:
+   Contextualizing Metric for Camouflage", arXiv:2512.07076, 2025.
+.. [2] G. Sharma, W. Wu, E. N. Dalal, "The CIEDE2000 color-difference formula",
+   Color Research & Application 30(1), 2005. doi:10.1002/col.20070
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import cv2
+import numpy as np
+from skimage.color import deltaE_ciede2000, rgb2lab
+
+from fminspect.metrics._inputs import DEFAULT_NORMALIZATION, GroundTruth, prepare_gt
+from fminspect.metrics._numerics import EPS, lazy_field, readonly
+
+PATCH = 7
+STRIDE = PATCH // 2
+BAND = 20
+_CHUNK = 1024  # query patches per distance block
+_OFF_R, _OFF_C = np.meshgrid(np.arange(PATCH), np.arange(PATCH), indexing="ij")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class CamouflageDegreeResult:
+    """The camouflage-degree map and everything behind it.
+
+    Attributes
+    ----------
+    cd_map : ndarray of float64
+        D, in [0, 1] on the object, 0 elsewhere.
+    band_mask : ndarray of bool
+        The context band.
+    repainted : ndarray of uint8, (H, W, 3) RGB
+        The object repainted from its band (black outside the object and on uncovered pixels).
+    delta_e_map : ndarray of float64
+        CIEDE2000 between repainted and original object pixels (0 elsewhere).
+    similarity_map : ndarray of float64
+        1 − clip(ΔE/100, 0, 1) on the object (0 elsewhere).
+    object_patches, band_patches : ndarray of int, (n, 2)
+        Top-left (row, col) of the object (query) and band (candidate) patches.
+    matches : ndarray of int
+        Index into ``band_patches`` of each object patch's nearest neighbour.
+    uncovered : int
+        Object pixels no whole object patch covers (they stay black when repainted).
+    gamma, lambda_spatial : float
+        γ and λ.
+    warnings : tuple of str
+    """
+
+    NAME: ClassVar[str] = "camouflage degree"
+
+    cd_map: np.ndarray
+    band_mask: np.ndarray
+    repainted: np.ndarray
+    delta_e_map: np.ndarray
+    similarity_map: np.ndarray
+    object_patches: np.ndarray
+    band_patches: np.ndarray
+    matches: np.ndarray
+    uncovered: int
+    gamma: float
+    lambda_spatial: float
+    image: np.ndarray
+    object_mask: np.ndarray
+    warnings: tuple[str, ...] = ()
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def mean_degree(self) -> float:
+        """Mean of D over the object (0 for an empty object)."""
+        n = np.count_nonzero(self.object_mask)
+        return float(self.cd_map.sum() / n) if n else 0.0
+
+    @lazy_field
+    def repainted_composite(self) -> np.ndarray:
+        """The image with its object replaced by the repainting (for side-by-side display)."""
+        return np.where(self.object_mask[..., None], self.repainted, self.image)
+
+
+def context_band(mask: np.ndarray, size: int = BAND) -> np.ndarray:
+    """Dilation of ``mask`` by a size×size square (OpenCV anchoring) minus ``mask``."""
+    fg = mask.view(np.uint8) if mask.dtype == bool else mask.astype(np.uint8)
+    dilated = cv2.dilate(fg, np.ones((size, size), np.uint8), iterations=1)
+    return readonly((dilated - fg).astype(bool))
+
+
+def _grid_patches(mask: np.ndarray) -> np.ndarray:
+    """Top-left (row, col) of the grid windows lying entirely inside ``mask``, row-major."""
+    h, w = mask.shape
+    pad_h = (STRIDE - (h - PATCH) % STRIDE) % STRIDE
+    pad_w = (STRIDE - (w - PATCH) % STRIDE) % STRIDE
+    if h + pad_h < PATCH or w + pad_w < PATCH:
+        return np.zeros((0, 2), np.intp)
+    # window sums from an integral image; windows reaching into the (zero) padding at the
+    # bottom/right are never whole, so only windows inside the image are counted
+    integral = cv2.integral(mask.view(np.uint8) if mask.dtype == bool else mask)
+    n_r = (h - PATCH) // STRIDE + 1
+    n_c = (w - PATCH) // STRIDE + 1
+    top, left = slice(0, STRIDE * n_r, STRIDE), slice(0, STRIDE * n_c, STRIDE)
+    bottom = slice(PATCH, PATCH + STRIDE * n_r, STRIDE)
+    right = slice(PATCH, PATCH + STRIDE * n_c, STRIDE)
+    sums = (
+        integral[bottom, right]
+        - integral[top, right]
+        - integral[bottom, left]
+        + integral[top, left]
+    )
+    valid = np.argwhere(sums == PATCH * PATCH)
+    return valid * STRIDE
+
+
+def _patch_values(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """(n, 7·7·C) values of the windows at ``corners`` (rows, cols, channels order)."""
+    windows = np.lib.stride_tricks.sliding_window_view(image, (PATCH, PATCH), axis=(0, 1))
+    # windows[r, c] has shape (C, 7, 7): reorder to (7, 7, C) like the reference's reshape
+    return windows[corners[:, 0], corners[:, 1]].transpose(0, 2, 3, 1).reshape(len(corners), -1)
+
+
+def _standardised(bg: np.ndarray, fg: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """λ × coordinates standardised jointly (sklearn StandardScaler), as float32."""
+    both = np.vstack([bg, fg]).astype(np.float64)
+    mean = both.mean(axis=0)
+    scale = both.std(axis=0)
+    scale[scale == 0] = 1.0  # StandardScaler leaves constant features unscaled
+    scaled = (both - mean) / scale
+    out = (lam * scaled).astype(np.float32)
+    return out[: len(bg)], out[len(bg) :]
+
+
+def nearest_band_patch(
+    fg_lab: np.ndarray, bg_lab: np.ndarray, fg_xy: np.ndarray, bg_xy: np.ndarray
+) -> np.ndarray:
+    """Exact squared-L2 nearest neighbour of each object patch among the band patches.
+
+    ``*_lab``: uint8 Lab values (n, 147); ``*_xy``: the float32 spatial features (n, 2).
+
+    Squared distance = L + S: the Lab part L = ||x||² − 2 q·x (+ ||q||², the same for every
+    candidate of a query) and the spatial part S ≥ 0. L is an integer computed **exactly**
+    in float32: −2 q·x is a sum of even integers below 2²⁵ and L itself is below 2²⁴. The
+    candidate a with the smallest L gives an upper bound U = L_a + S_a on the optimum, and
+    since S ≥ 0 only candidates with L ≤ U can reach it; those are re-scored exactly
+    (float64) and the lowest distance wins, ties to the lowest band index.
+    """
+    neg2x = (-2 * bg_lab.astype(np.float32)).T
+    bg_norm32 = np.einsum("ij,ij->i", bg_lab, bg_lab, dtype=np.int64).astype(np.float32)
+    bg_xy64 = bg_xy.astype(np.float64)
+    out = np.empty(len(fg_lab), np.intp)
+    for start in range(0, len(fg_lab), _CHUNK):
+        q = fg_lab[start : start + _CHUNK]
+        qxy = fg_xy[start : start + _CHUNK].astype(np.float64)
+        lab = q.astype(np.float32) @ neg2x  # −2 q·x, exact
+        lab += bg_norm32  # exact
+        first = lab.argmin(axis=1)
+        idx = np.arange(len(q))
+        bound = lab[idx, first].astype(np.float64) + ((qxy - bg_xy64[first]) ** 2).sum(axis=1)
+        bound32 = bound.astype(np.float32)
+        bound32 = np.where(bound32 < bound, np.nextafter(bound32, np.float32(np.inf)), bound32)
+        rows, cols = np.nonzero(lab <= bound32[:, None])
+        exact = lab[rows, cols].astype(np.float64) + ((qxy[rows] - bg_xy64[cols]) ** 2).sum(axis=1)
+        order = np.lexsort((cols, exact, rows))  # by row, then distance, then band index
+        keep = np.ones(len(order), bool)
+        keep[1:] = rows[order][1:] != rows[order][:-1]
+        out[start + rows[order][keep]] = cols[order][keep]
+    return out
+
+
+def _repaint(
+    rgb: np.ndarray, fg_xy: np.ndarray, bg_xy: np.ndarray, matches: np.ndarray, eps: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Average of the matched band patches over every object pixel (black if uncovered)."""
+    h, w = rgb.shape[:2]
+    dst = ((fg_xy[:, 0, None, None] + _OFF_R) * w + fg_xy[:, 1, None, None] + _OFF_C).ravel()
+    src_xy = bg_xy[matches]
+    src = ((src_xy[:, 0, None, None] + _OFF_R) * w + src_xy[:, 1, None, None] + _OFF_C).ravel()
+    flat = rgb.reshape(-1, 3)
+    counts = np.bincount(dst, minlength=h * w)
+    covered = np.flatnonzero(counts)
+    repainted = np.zeros((h * w, 3), np.uint8)
+    for ch in range(3):
+        sums = np.bincount(dst, weights=flat[src, ch], minlength=h * w)[covered]
+        # the reference starts its counts at eps and rounds half to even
+        repainted[covered, ch] = np.round(sums / (counts[covered] + eps))
+    return repainted.reshape(h, w, 3), counts.reshape(h, w)
+
+
+def _digest(img: np.ndarray) -> str:
+    return hashlib.blake2b(np.ascontiguousarray(img).tobytes(), digest_size=12).hexdigest()
+
+
+def _check_image(img: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    img = np.asarray(img)
+    if img.ndim != 3 or img.shape[2] != 3:
+        raise ValueError(f"the image must be (H, W, 3), got shape {img.shape}")
+    if img.shape[:2] != shape:
+        raise ValueError(f"image size {img.shape[:2]} does not match the GT size {shape}")
+    if img.dtype != np.uint8:
+        raise TypeError(f"the image must be uint8, got {img.dtype}")
+    return np.ascontiguousarray(img)
+
+
+def _compute(
+    rgb: np.ndarray, mask: np.ndarray, gamma: float, lam: float, eps: float
+) -> CamouflageDegreeResult:
+    h, w = mask.shape
+    band = context_band(mask)
+    lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB)
+    fg_xy, bg_xy = _grid_patches(mask), _grid_patches(band)
+    zeros = np.zeros((h, w))
+    empty: dict[str, Any] = {
+        "cd_map": readonly(zeros), "band_mask": band, "repainted": readonly(np.zeros_like(rgb)),
+        "delta_e_map": readonly(zeros), "similarity_map": readonly(zeros),
+        "object_patches": fg_xy, "band_patches": bg_xy, "matches": np.zeros(0, np.intp),
+        "uncovered": int(mask.sum()), "gamma": gamma, "lambda_spatial": lam, "image": rgb,
+        "object_mask": mask,
+    }  # fmt: skip
+    if not mask.any():
+        return CamouflageDegreeResult(**empty, warnings=("empty GT: D = 0",))
+    if len(fg_xy) == 0 or len(bg_xy) == 0:
+        where = "inside the object" if len(fg_xy) == 0 else "inside the context band"
+        return CamouflageDegreeResult(
+            **empty,
+            warnings=(
+                f"no whole {PATCH}×{PATCH} patch fits {where}: the camouflage degree is "
+                "undefined and taken as D = 0 (as both references, which do so silently)",
+            ),
+        )
+    fg_feat, bg_feat = _patch_values(lab, fg_xy), _patch_values(lab, bg_xy)
+    bg_sp, fg_sp = _standardised(bg_xy, fg_xy, lam)
+    matches = nearest_band_patch(fg_feat, bg_feat, fg_sp, bg_sp)
+    repainted, counts = _repaint(rgb, fg_xy, bg_xy, matches, eps)
+    # ΔE on object pixels only (elementwise, so identical to the full-image computation)
+    obj = mask
+    lab_a = rgb2lab(repainted[obj][:, None, :])
+    lab_b = rgb2lab(rgb[obj][:, None, :])
+    delta = deltaE_ciede2000(lab_a, lab_b)[:, 0]
+    similarity = 1 - np.clip(delta / 100, 0, 1)
+    delta_map, sim_map, cd = zeros.copy(), zeros.copy(), zeros.copy()
+    delta_map[obj], sim_map[obj] = delta, similarity
+    cd[obj] = (np.exp(gamma * similarity) - 1) / (np.exp(gamma) - 1)
+    return CamouflageDegreeResult(
+        cd_map=readonly(cd),
+        band_mask=band,
+        repainted=readonly(repainted),
+        delta_e_map=readonly(delta_map),
+        similarity_map=readonly(sim_map),
+        object_patches=readonly(fg_xy),
+        band_patches=readonly(bg_xy),
+        matches=readonly(matches),
+        uncovered=int(np.count_nonzero(obj & (counts == 0))),
+        gamma=float(gamma),
+        lambda_spatial=float(lam),
+        image=rgb,
+        object_mask=mask,
+    )
+
+
+def camouflage_degree(
+    img: np.ndarray,
+    gt: np.ndarray | GroundTruth,
+    *,
+    gamma: float = 8.0,
+    lambda_spatial: float = 20.0,
+    convention: str = "pysodmetrics",
+) -> CamouflageDegreeResult:
+    """Camouflage degree of the GT object in ``img`` (memoised on a GroundTruth).
+
+    Parameters
+    ----------
+    img : ndarray, (H, W, 3) uint8
+        RGB image (BGR for ``convention='original'``).
+    gt : ndarray or GroundTruth
+        The GT (binarised ``> 128`` unless already prepared).
+    gamma, lambda_spatial : float
+        γ (8) and λ (20).
+    convention : {'pysodmetrics', 'original'}
+        ``'original'`` takes a BGR image and averages the repainting with eps = 1e-8.
+    """
+    if convention not in ("pysodmetrics", "original"):
+        raise ValueError(f"convention must be 'pysodmetrics' or 'original', got {convention!r}")
+    if not isinstance(gt, GroundTruth):
+        from fminspect.metrics._inputs import ORIGINAL_CONTEXT_NORMALIZATION
+
+        norm = ORIGINAL_CONTEXT_NORMALIZATION if convention == "original" else DEFAULT_NORMALIZATION
+        gt = prepare_gt(gt, norm)
+    img = _check_image(img, gt.shape)
+    rgb = readonly(img[..., ::-1].copy()) if convention == "original" else readonly(img.copy())
+    eps = 1e-8 if convention == "original" else EPS
+    key = f"cd.{_digest(rgb)}.{gamma!r}.{lambda_spatial!r}.{eps!r}"
+    return gt.memo(key, lambda: _compute(rgb, gt.mask, gamma, lambda_spatial, eps))

@@ -1,0 +1,525 @@
+"""Context-measure C_β and its camouflage form C^ω_β (Wang, Ji, Shao, Cheng, Fan 2025).
+
+With X the prediction in [0, 1] and Y the binary GT:
+
+* **Kernel** K (GT shape prior): the sample covariance Σ of the GT-foreground pixel
+  coordinates, normalised so its trace is α² (α = 6): Σ' = α²·Σ / tr Σ; half-sizes
+  d = round(3·σ') per axis (Python round, half to even); K(z) = exp(−½ zᵀΣ'⁻¹z), normalised
+  to sum 1; filtering with reflect-101 borders (OpenCV ``filter2D``).
+* **Forward inference** F(Y|X) ≈ [X > 0] ⊙ (K ∗ Y); F_m = Σ F·X / Σ X — how much of what
+  the prediction marks is supported by GT context.
+* **Reverse deduction** R(X|Y) ≈ e/(e−1) · Y ⊙ (1 − exp(−K ∗ X)); R_m = Σ R·Y / Σ Y — how
+  completely the GT is covered (a GT pixel whose neighbourhood is fully predicted scores 1).
+* C_β = (1 + β²)·F_m·R_m / (β²·F_m + R_m), β² = 1 (Eqs. 2–7 of the paper).
+* **Camouflage form**: the camouflage degree D (see :mod:`camouflage_degree`, Sec. 3.3, Eq. 8)
+  weights GT pixels by 1 + D: R_w = Σ R·(Y + D) / (Σ Y + Σ D) (Eq. 9), and
+  C^ω_β = (1 + β²)·F_m·R_w / (β²·F_m + R_w) with β² = 1.2 (Eq. 10).
+
+The kernel's spatial extent is fixed (trace α² = 36 px², whatever the object's size), so a
+perfect prediction of a small object scores well below 1 (C_β ≈ 0.72 for a disc of radius
+10 px, 0.96 for 80 px, 0.98 for 150 px) — a property of the measure, shared by both
+references.
+
+Conventions (``convention=``):
+
+* ``"pysodmetrics"`` (default): as pysodmetrics 1.6.2 ``ContextMeasure`` /
+  ``CamouflageContextMeasure`` — GT ``> 128``, prediction min–max stretched, RGB image,
+  eps = 2.2e-16 in the denominators. Parity: C_β to 1e-8, C^ω_β to 1e-5
+  (tests/metrics/test_parity_context.py).
+* ``"original"``: the authors' code (github pursuitxi/Context-measure @ 8348b4a) — GT
+  ``>= 128``, prediction / 255 without stretch, **BGR** image, eps = 1e-8 (also in the
+  repainting average, so an exact .5 average rounds down).
+
+Edge cases (METRICS §10.7): where a reference crashes or silently returns 0, fminspect
+returns a defined value and a warning:
+
+=========================  =======================  ===============================================
+case                       references               fminspect
+=========================  =======================  ===============================================
+empty GT                   0 (pysod) / crash (orig)  0/0 taken as 1 in F_m and R_m: C = 1 for an
+                                                     empty prediction, 0 for any other
+one-pixel GT               3×3 kernel, Σ = I/4       the same (fixed kernel, no α scaling)
+GT on one row / column     eps variance (pysod)      the same: the kernel collapses to a line
+GT on an exact 45° line    LinAlgError (both)        Σ' + 1e-9·tr(Σ')·I: the kernel collapses to
+                                                     the line, as for rows and columns
+no 7×7 patch in the        D = 0 silently            D = 0, with a warning
+object or in the band
+=========================  =======================  ===============================================
+
+References
+----------
+.. [1] C.-Y. Wang, G.-P. Ji, S. Shao, M.-M. Cheng, D.-P. Fan, "Context-measure:
+   Contextualizing Metric for Camouflage", arXiv:2512.07076, 2025.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import cv2
+import numpy as np
+
+from fminspect.metrics._inputs import (
+    DEFAULT_NORMALIZATION,
+    ORIGINAL_CONTEXT_NORMALIZATION,
+    GroundTruth,
+    Normalization,
+    Pair,
+    prepare,
+)
+from fminspect.metrics._numerics import EPS, lazy_field, readonly
+from fminspect.metrics.camouflage_degree import CamouflageDegreeResult, camouflage_degree
+
+Convention = Literal["pysodmetrics", "original"]
+_EXP_FACTOR = math.e / (math.e - 1)
+_EPS_BY_CONVENTION = {"pysodmetrics": EPS, "original": 1e-8}
+_NORM_BY_CONVENTION = {
+    "pysodmetrics": DEFAULT_NORMALIZATION,
+    "original": ORIGINAL_CONTEXT_NORMALIZATION,
+}
+
+
+def normalization_for(convention: Convention) -> Normalization:
+    """The input normalisation a convention implies."""
+    try:
+        return _NORM_BY_CONVENTION[convention]
+    except KeyError:
+        raise ValueError(
+            f"convention must be 'pysodmetrics' or 'original', got {convention!r}"
+        ) from None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class ContextKernel:
+    """The GT-shape kernel K and how it was built.
+
+    Attributes
+    ----------
+    kernel : ndarray
+        K, (2·d_r + 1) × (2·d_c + 1), sums to 1.
+    covariance : ndarray, 2×2
+        Σ' (trace α², or the fixed I/4 for ≤ 1 GT pixel), in (row, col) order.
+    raw_covariance : ndarray, 2×2
+        Σ of the GT-foreground coordinates (zero variances replaced by eps).
+    half_size : (int, int)
+        (d_r, d_c).
+    centroid : (float, float)
+        Mean (row, col) of the GT foreground (for drawing K as an ellipse).
+    alpha : float
+        α.
+    warnings : tuple of str
+        Degenerate-GT notes.
+    """
+
+    kernel: np.ndarray
+    covariance: np.ndarray
+    raw_covariance: np.ndarray
+    half_size: tuple[int, int]
+    centroid: tuple[float, float]
+    alpha: float
+    warnings: tuple[str, ...] = ()
+
+
+def _kernel_from(cov: np.ndarray, d_r: int, d_c: int) -> tuple[np.ndarray, np.ndarray, str | None]:
+    """K(z) ∝ exp(−½ zᵀΣ⁻¹z) on integer offsets, normalised to sum 1."""
+    note = None
+    try:
+        inv = np.linalg.inv(cov)
+        det = np.linalg.det(cov)
+        if not det > 0:
+            raise np.linalg.LinAlgError("not positive definite")
+    except np.linalg.LinAlgError:
+        cov = cov + 1e-9 * np.trace(cov) * np.eye(2)
+        inv, det = np.linalg.inv(cov), np.linalg.det(cov)
+        note = (
+            "singular GT covariance (the foreground lies on a line): Σ' + 1e-9·tr(Σ')·I, so the "
+            "kernel collapses to the line (both references raise LinAlgError here)"
+        )
+    x, y = np.meshgrid(np.arange(-d_r, d_r + 1), np.arange(-d_c, d_c + 1), indexing="ij")
+    z = np.stack([x, y], axis=-1)
+    quad = np.einsum("...i,ij,...j->...", z, inv, z)
+    kernel = np.exp(-0.5 * quad) / (2 * np.pi * np.sqrt(det))
+    return kernel / np.sum(kernel), cov, note
+
+
+def _moments(mask: np.ndarray) -> tuple[int, int, int, int, int, int]:
+    """n, Σr, Σc, Σr², Σc², Σrc of the foreground coordinates, as exact integers.
+
+    OpenCV accumulates binary-image moments exactly (they are integers below 2⁵³ for any
+    image OpenCV can hold), so converting them to Python ints loses nothing.
+    """
+    m = cv2.moments(mask.view(np.uint8), binaryImage=True)
+    # OpenCV's x is the column, y the row
+    return tuple(round(m[k]) for k in ("m00", "m01", "m10", "m02", "m20", "m11"))  # type: ignore[return-value]
+
+
+def _coordinate_covariance(mask: np.ndarray) -> np.ndarray:
+    """Sample covariance (N − 1) of the foreground (row, col) coordinates.
+
+    Computed from exact integer moments and rounded once, so it is the correctly rounded
+    value of what ``np.cov(np.argwhere(mask), rowvar=False)`` approximates (they agree to
+    ~1e-16 relative), at a fraction of the cost.
+    """
+    n, sr, sc, srr, scc, src = _moments(mask)
+    den = n * (n - 1)
+    return np.array(
+        [[(n * srr - sr * sr) / den, (n * src - sr * sc) / den],
+         [(n * src - sr * sc) / den, (n * scc - sc * sc) / den]]
+    )  # fmt: skip
+
+
+def _centroid(mask: np.ndarray) -> tuple[float, float]:
+    n, sr, sc, *_ = _moments(mask)
+    return (sr / n, sc / n)
+
+
+def context_kernel(gt: GroundTruth, *, alpha: float = 6.0) -> ContextKernel:
+    """The kernel K of a GT (memoised per GT and α)."""
+    if alpha <= 0:
+        raise ValueError(f"alpha must be positive, got {alpha!r}")
+
+    def compute() -> ContextKernel:
+        warnings: list[str] = []
+        if gt.n_fg <= 1:
+            points = np.argwhere(gt.mask)
+            cov = np.diag([0.25, 0.25])
+            kernel, _, _ = _kernel_from(cov, 1, 1)
+            centroid = tuple(float(v) for v in points[0]) if len(points) else (np.nan, np.nan)
+            if len(points) == 1:
+                warnings.append("one-pixel GT: fixed 3×3 kernel with Σ = I/4 (as both references)")
+            return ContextKernel(
+                kernel=readonly(kernel), covariance=readonly(cov), raw_covariance=readonly(cov),
+                half_size=(1, 1), centroid=centroid, alpha=alpha,  # type: ignore[arg-type]
+                warnings=tuple(warnings),
+            )  # fmt: skip
+        cov = _coordinate_covariance(gt.mask)
+        for axis, name in ((0, "row"), (1, "column")):
+            if cov[axis, axis] == 0:
+                cov[axis, axis] = EPS
+                warnings.append(
+                    f"GT foreground on a single {name}: zero variance replaced by eps, the "
+                    "kernel collapses to a line (as pysodmetrics; the original code crashes)"
+                )
+        sigma_r, sigma_c = np.sqrt(cov[0, 0]), np.sqrt(cov[1, 1])
+        total = np.sqrt(cov[0, 0] + cov[1, 1])
+        scaled = alpha**2 * cov / (total**2)  # trace α²
+        d_r = round(3 * (alpha * sigma_r / total))  # Python round: half to even
+        d_c = round(3 * (alpha * sigma_c / total))
+        kernel, used, note = _kernel_from(scaled, d_r, d_c)
+        if note:
+            warnings.append(note)
+        return ContextKernel(
+            kernel=readonly(kernel),
+            covariance=readonly(used),
+            raw_covariance=readonly(cov),
+            half_size=(int(d_r), int(d_c)),
+            centroid=_centroid(gt.mask),
+            alpha=float(alpha),
+            warnings=tuple(warnings),
+        )
+
+    return gt.memo(f"context.kernel.{alpha!r}", compute)
+
+
+def _relevance(gt: GroundTruth, kernel: ContextKernel) -> np.ndarray:
+    """K ∗ Y (float32, reflect-101 borders), memoised per GT and kernel."""
+    return gt.memo(
+        f"context.relevance.{kernel.alpha!r}",
+        lambda: readonly(cv2.filter2D(gt.mask.astype(np.float32), cv2.CV_32F, kernel.kernel)),
+    )
+
+
+def _full_completeness(pair: Pair, kernel: ContextKernel) -> np.ndarray:
+    """1 − exp(−K ∗ X) on the whole image (reflect-101 borders)."""
+    return 1 - np.exp(-1 * cv2.filter2D(pair.pred, -1, kernel.kernel))
+
+
+def _fg_completeness(pair: Pair, kernel: ContextKernel) -> np.ndarray:
+    """1 − exp(−K ∗ X) on the GT-foreground pixels only (row-major), from a crop.
+
+    The crop is the foreground's bounding box grown by the kernel half-size: every
+    foreground pixel's kernel window then lies inside it, or crosses the image border where
+    the crop's own reflect-101 padding equals the image's.
+    """
+    mask = pair.mask
+    d_r, d_c = kernel.half_size
+    rows = np.flatnonzero(mask.any(axis=1))
+    cols = np.flatnonzero(mask.any(axis=0))
+    h, w = mask.shape
+    r0, r1 = max(rows[0] - d_r, 0), min(rows[-1] + d_r + 1, h)
+    c0, c1 = max(cols[0] - d_c, 0), min(cols[-1] + d_c + 1, w)
+    if r1 - r0 <= 2 * d_r + 1 or c1 - c0 <= 2 * d_c + 1:
+        return _full_completeness(pair, kernel)[mask]
+    smoothed = cv2.filter2D(np.ascontiguousarray(pair.pred[r0:r1, c0:c1]), -1, kernel.kernel)
+    return 1 - np.exp(-1 * smoothed[mask[r0:r1, c0:c1]])
+
+
+def _forward_map(result: Any) -> np.ndarray:
+    """[X > 0] ⊙ (K ∗ Y): the forward inference map."""
+    return (result._pair.pred > 0) * result.relevance_map
+
+
+def _completeness_map(result: Any) -> np.ndarray:
+    """1 − exp(−K ∗ X)."""
+    return _full_completeness(result._pair, result.kernel)
+
+
+def _reverse_map(result: Any) -> np.ndarray:
+    """e/(e−1) · Y ⊙ (1 − exp(−K ∗ X)): the reverse deduction map."""
+    return _EXP_FACTOR * result._pair.mask * result.completeness_map
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class ContextMeasureResult:
+    """C_β with its forward and reverse parts and every map behind them.
+
+    Attributes
+    ----------
+    score : float
+        C_β.
+    forward, reverse : float
+        F_m and R_m.
+    beta2, alpha : float
+        β² and α.
+    convention : str
+        ``'pysodmetrics'`` or ``'original'``.
+    kernel : ContextKernel
+        K and its covariance.
+    relevance_map : ndarray (float32)
+        K ∗ Y.
+    forward_map : ndarray
+        [X > 0] ⊙ (K ∗ Y).
+    completeness_map : ndarray
+        1 − exp(−K ∗ X).
+    reverse_map : ndarray
+        e/(e−1) · Y ⊙ completeness.
+    warnings : tuple of str
+    """
+
+    NAME: ClassVar[str] = "Context-measure"
+    SYMBOL: ClassVar[str] = "C_β"
+    HIGHER_IS_BETTER: ClassVar[bool] = True
+    RANGE: ClassVar[tuple[float, float]] = (0.0, 1.0)
+
+    score: float
+    forward: float
+    reverse: float
+    beta2: float
+    alpha: float
+    convention: str
+    kernel: ContextKernel
+    relevance_map: np.ndarray
+    warnings: tuple[str, ...] = ()
+    _pair: Pair = field(repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    forward_map = lazy_field(_forward_map)
+    completeness_map = lazy_field(_completeness_map)
+    reverse_map = lazy_field(_reverse_map)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class CamouflageContextMeasureResult:
+    """C^ω_β: the Context-measure with GT pixels weighted by the camouflage degree.
+
+    Attributes (besides those of :class:`ContextMeasureResult`)
+    ----------------------------------------------------------
+    weighted_reverse : float
+        R_w.
+    weighted_reverse_map : ndarray
+        R ⊙ (Y + D): the numerator of R_w per pixel.
+    degree : CamouflageDegreeResult
+        D and every intermediate behind it.
+    """
+
+    NAME: ClassVar[str] = "camouflage Context-measure"
+    SYMBOL: ClassVar[str] = "C^ω_β"
+    HIGHER_IS_BETTER: ClassVar[bool] = True
+    RANGE: ClassVar[tuple[float, float]] = (0.0, 1.0)
+
+    score: float
+    forward: float
+    reverse: float
+    weighted_reverse: float
+    beta2: float
+    alpha: float
+    convention: str
+    kernel: ContextKernel
+    relevance_map: np.ndarray
+    degree: CamouflageDegreeResult
+    warnings: tuple[str, ...] = ()
+    _pair: Pair = field(repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    forward_map = lazy_field(_forward_map)
+    completeness_map = lazy_field(_completeness_map)
+    reverse_map = lazy_field(_reverse_map)
+
+    @lazy_field
+    def weighted_reverse_map(self) -> np.ndarray:
+        """R ⊙ (Y + D): the per-pixel numerator of R_w."""
+        return self.reverse_map * (self._pair.mask + self.degree.cd_map)
+
+
+def _parts(pair: Pair, alpha: float, eps: float):  # type: ignore[no-untyped-def]
+    """Kernel, K ∗ Y, F_m and the completeness on the GT foreground, shared by both forms."""
+    gt = pair.gt
+    kernel = context_kernel(gt, alpha=alpha)
+    relevance = _relevance(gt, kernel)
+    x = pair.pred
+    sum_x = np.sum(x)
+    warnings = list(kernel.warnings)
+    if gt.is_empty:
+        warnings.append(
+            "empty GT: 0/0 in F_m and R_m taken as 1, so C = 1 for an empty prediction and 0 "
+            "otherwise (pysodmetrics returns 0 always; the original code crashes)"
+        )
+        forward = 1.0 if sum_x == 0 else 0.0  # K ∗ Y = 0 everywhere
+        return kernel, relevance, forward, np.zeros(0), warnings
+    # F_m = Σ([X > 0]·(K ∗ Y)·X) / Σ X; the indicator changes nothing in the product
+    forward = float(np.dot(relevance.ravel().astype(np.float64), x.ravel()) / (sum_x + eps))
+    return kernel, relevance, forward, _fg_completeness(pair, kernel), warnings
+
+
+def _combine(forward: float, reverse: float, beta2: float, eps: float) -> float:
+    # C = (1 + β²)·F·R / (β²·F + R)
+    return float((1 + beta2) * forward * reverse / (beta2 * forward + reverse + eps))
+
+
+def context_measure_from_pair(
+    pair: Pair, *, beta2: float = 1.0, alpha: float = 6.0, convention: Convention = "pysodmetrics"
+) -> ContextMeasureResult:
+    """C_β of a prepared pair (see :func:`context_measure`)."""
+    eps = _EPS_BY_CONVENTION[convention]
+    kernel, relevance, forward, completeness, warnings = _parts(pair, alpha, eps)
+    if pair.gt.is_empty:
+        reverse = 1.0
+    else:
+        # R_m = Σ(R ⊙ Y) / Σ Y with R = e/(e−1)·Y·completeness
+        reverse = float(np.sum(_EXP_FACTOR * completeness) / (pair.gt.n_fg + eps))
+    return ContextMeasureResult(
+        score=_combine(forward, reverse, beta2, eps),
+        forward=forward,
+        reverse=reverse,
+        beta2=float(beta2),
+        alpha=float(alpha),
+        convention=convention,
+        kernel=kernel,
+        relevance_map=relevance,
+        warnings=tuple(warnings),
+        _pair=pair,
+    )
+
+
+def camouflage_context_measure_from_pair(
+    pair: Pair,
+    img: np.ndarray,
+    *,
+    beta2: float = 1.2,
+    alpha: float = 6.0,
+    gamma: float = 8.0,
+    lambda_spatial: float = 20.0,
+    convention: Convention = "pysodmetrics",
+) -> CamouflageContextMeasureResult:
+    """C^ω_β of a prepared pair and its image (see :func:`camouflage_context_measure`)."""
+    eps = _EPS_BY_CONVENTION[convention]
+    kernel, relevance, forward, completeness, warnings = _parts(pair, alpha, eps)
+    degree = camouflage_degree(
+        img, pair.gt, gamma=gamma, lambda_spatial=lambda_spatial, convention=convention
+    )
+    if pair.gt.is_empty:
+        reverse = weighted = 1.0
+    else:
+        reverse_fg = _EXP_FACTOR * completeness
+        cd_fg = degree.cd_map[pair.mask]
+        reverse = float(np.sum(reverse_fg) / (pair.gt.n_fg + eps))
+        # R_w = Σ R ⊙ (Y + D) / (Σ Y + Σ D)   (D is 0 off the object)
+        weighted = float(np.sum(reverse_fg * (1 + cd_fg)) / (pair.gt.n_fg + np.sum(cd_fg) + eps))
+    return CamouflageContextMeasureResult(
+        score=_combine(forward, weighted, beta2, eps),
+        forward=forward,
+        reverse=reverse,
+        weighted_reverse=weighted,
+        beta2=float(beta2),
+        alpha=float(alpha),
+        convention=convention,
+        kernel=kernel,
+        relevance_map=relevance,
+        degree=degree,
+        warnings=tuple(warnings) + degree.warnings,
+        _pair=pair,
+    )
+
+
+def context_measure(
+    pred: np.ndarray | Pair,
+    gt: np.ndarray | GroundTruth | None = None,
+    *,
+    beta2: float = 1.0,
+    alpha: float = 6.0,
+    convention: Convention = "pysodmetrics",
+) -> ContextMeasureResult:
+    """Context-measure C_β of a prediction against a GT.
+
+    Parameters
+    ----------
+    pred, gt : ndarray
+        Prediction and GT maps.
+    beta2 : float
+        β² (1.0).
+    alpha : float
+        Kernel scale α (6.0).
+    convention : {'pysodmetrics', 'original'}
+        Input conventions (see the module notes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gt = np.zeros((40, 40), np.uint8); gt[10:30, 12:28] = 255
+    >>> round(context_measure(gt.copy(), gt).score, 4)
+    0.9612
+    """
+    return context_measure_from_pair(
+        prepare(pred, gt, normalization_for(convention)),
+        beta2=beta2,
+        alpha=alpha,
+        convention=convention,
+    )
+
+
+def camouflage_context_measure(
+    pred: np.ndarray | Pair,
+    gt: np.ndarray | GroundTruth | None = None,
+    *,
+    img: np.ndarray,
+    beta2: float = 1.2,
+    alpha: float = 6.0,
+    gamma: float = 8.0,
+    lambda_spatial: float = 20.0,
+    convention: Convention = "pysodmetrics",
+) -> CamouflageContextMeasureResult:
+    """Camouflage Context-measure C^ω_β of a prediction, given the image.
+
+    Parameters
+    ----------
+    img : ndarray, (H, W, 3) uint8
+        The image: RGB for ``convention='pysodmetrics'``, BGR for ``'original'``.
+    beta2 : float
+        β² (1.2).
+    gamma, lambda_spatial : float
+        Camouflage-degree parameters (8 and 20).
+
+    Pass a :class:`~fminspect.metrics.GroundTruth` to compute the camouflage degree once
+    for several predictions of the same image.
+    """
+    return camouflage_context_measure_from_pair(
+        prepare(pred, gt, normalization_for(convention)),
+        img,
+        beta2=beta2,
+        alpha=alpha,
+        gamma=gamma,
+        lambda_spatial=lambda_spatial,
+        convention=convention,
+    )

@@ -1,0 +1,231 @@
+"""Context-measure: edge cases, the paper's properties, conventions, intermediates."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+from skimage import data
+
+from fminspect.metrics import (
+    camouflage_context_measure,
+    camouflage_degree,
+    context_kernel,
+    context_measure,
+    evaluate,
+    prepare_gt,
+)
+from fminspect.metrics.camouflage_degree import context_band
+
+
+def _blob(h=80, w=90, box=(20, 60, 25, 70)):  # type: ignore[no-untyped-def]
+    gt = np.zeros((h, w), np.uint8)
+    gt[box[0] : box[1], box[2] : box[3]] = 255
+    return gt
+
+
+def _textured_image(h: int, w: int) -> np.ndarray:
+    grass = data.grass()[:h, :w]
+    return np.stack([grass, grass // 2 + 60, grass // 3 + 30], axis=2).astype(np.uint8)
+
+
+# ---------------------------------------------------------------- edge cases: defined + warned
+def test_empty_gt_is_defined_and_warned() -> None:
+    z = np.zeros((40, 40), np.uint8)
+    r = context_measure(z, z)
+    assert r.score == pytest.approx(1.0) and any("empty GT" in w for w in r.warnings)
+    pred = z.copy()
+    pred[5:10, 5:10] = 255
+    assert context_measure(pred, z).score == 0.0
+    img = np.zeros((40, 40, 3), np.uint8)
+    c = camouflage_context_measure(z, z, img=img)
+    assert c.score == pytest.approx(1.0) and c.degree.cd_map.sum() == 0
+
+
+def test_single_pixel_gt_uses_the_fixed_kernel() -> None:
+    gt = np.zeros((30, 30), np.uint8)
+    gt[12, 17] = 255
+    k = context_kernel(prepare_gt(gt))
+    assert k.kernel.shape == (3, 3) and k.warnings
+    np.testing.assert_allclose(k.covariance, np.diag([0.25, 0.25]))
+    r = context_measure(gt.copy(), gt)
+    assert 0 < r.score <= 1 and r.warnings
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_gt_on_one_row_or_column_collapses_the_kernel_to_a_line(axis: int) -> None:
+    gt = np.zeros((50, 60), np.uint8)
+    if axis == 0:
+        gt[25, 10:50] = 255
+    else:
+        gt[5:45, 30] = 255
+    k = context_kernel(prepare_gt(gt))
+    assert k.kernel.shape[axis] == 1 and any("single" in w for w in k.warnings)
+    assert math.isfinite(context_measure(gt.copy(), gt).score)
+
+
+def test_gt_on_an_exact_diagonal_is_regularised_not_an_exception() -> None:
+    gt = (np.eye(40) * 255).astype(np.uint8)
+    k = context_kernel(prepare_gt(gt))
+    assert any("singular" in w for w in k.warnings)
+    # the kernel lies on the diagonal
+    off = k.kernel.copy()
+    np.fill_diagonal(off, 0)
+    assert off.sum() < 1e-12 and k.kernel.sum() == pytest.approx(1.0)
+    r = context_measure(gt.copy(), gt)
+    assert 0.5 < r.score <= 1
+    two = np.zeros((10, 10), np.uint8)
+    two[3, 3] = two[4, 4] = 255  # two diagonal pixels: also singular in both references
+    assert math.isfinite(context_measure(two, two).score)
+
+
+def test_objects_thinner_than_a_patch_give_zero_degree_with_a_warning() -> None:
+    gt = np.zeros((60, 60), np.uint8)
+    gt[20:25, 5:55] = 255  # 5 px tall: no 7×7 patch fits inside
+    img = _textured_image(60, 60)
+    d = camouflage_degree(img, gt)
+    assert d.cd_map.sum() == 0 and any("patch fits inside the object" in w for w in d.warnings)
+    c = camouflage_context_measure(gt.copy(), gt, img=img)
+    assert math.isfinite(c.score) and c.warnings
+
+
+def test_gt_filling_the_image_has_no_context_band() -> None:
+    full = np.full((40, 40), 255, np.uint8)
+    img = _textured_image(40, 40)
+    d = camouflage_degree(img, full)
+    assert not d.band_mask.any() and d.cd_map.sum() == 0
+    assert any("context band" in w for w in d.warnings)
+    assert math.isfinite(camouflage_context_measure(full, full, img=img).score)
+
+
+def test_context_band_reaches_9_up_left_and_10_down_right() -> None:
+    m = np.zeros((60, 60), bool)
+    m[30, 30] = True
+    rows, cols = np.nonzero(context_band(m) | m)
+    assert (rows.min(), rows.max(), cols.min(), cols.max()) == (21, 40, 21, 40)
+
+
+# ---------------------------------------------------------------- properties from the paper
+def test_perfect_prediction_scores_near_one_and_best() -> None:
+    # the kernel's extent is fixed (trace α² = 36 px²), so perfect maps of small objects
+    # score well below 1 and large ones approach it
+    scores = []
+    for radius in (10, 40, 80, 150):
+        gt = np.zeros((400, 400), np.uint8)
+        cv2.circle(gt, (200, 200), radius, 255, -1)
+        scores.append(context_measure(gt.copy(), gt).score)
+    assert scores == sorted(scores) and scores[-1] > 0.97 and scores[2] > 0.95
+    gt = _blob()
+    img = _textured_image(*gt.shape)
+    perfect = camouflage_context_measure(gt.copy(), gt, img=img).score
+    for shift in (2, 6):
+        assert camouflage_context_measure(np.roll(gt, shift, axis=1), gt, img=img).score < perfect
+
+
+def test_one_percent_noise_lowers_the_score() -> None:
+    gt = _blob()
+    img = _textured_image(*gt.shape)
+    rng = np.random.default_rng(0)
+    good = cv2.GaussianBlur(gt, (0, 0), 1.5)
+    noisy = good.astype(np.float64)
+    region = np.flatnonzero((good > 0).ravel() | True)
+    picks = rng.choice(region, size=len(region) // 100, replace=False)
+    noisy.flat[picks] += rng.normal(0, 0.2 * 255, picks.size)
+    noisy = np.clip(noisy, 0, 255).astype(np.uint8)
+    assert (
+        camouflage_context_measure(noisy, gt, img=img).score
+        < camouflage_context_measure(good, gt, img=img).score
+    )
+    assert context_measure(noisy, gt).score < context_measure(good, gt).score
+
+
+def test_context_flaw_pair_is_separated_by_the_camouflage_form() -> None:
+    """Paper Fig. 2 (a1/a2) idea: two predictions missing equal, mirror-image parts of the
+    object — one the camouflaged half, one the conspicuous half — tie on pixel-wise
+    measures, but missing the camouflaged half must cost more under C^ω_β."""
+    h, w = 90, 120
+    gt = np.zeros((h, w), np.uint8)
+    gt[25:65, 30:90] = 255
+    texture = _textured_image(h, w)
+    img = texture.copy()
+    img[25:65, 60:90] = (230, 40, 200)  # right half conspicuous; left half = background texture
+    miss_camouflaged = gt.copy()
+    miss_camouflaged[25:65, 30:45] = 0
+    miss_conspicuous = gt.copy()
+    miss_conspicuous[25:65, 75:90] = 0
+    a1, a2 = (evaluate(p, gt) for p in (miss_camouflaged, miss_conspicuous))
+    for key in ("MAE", "maxFm", "adpIoU", "maxDice"):
+        assert a1[key] == pytest.approx(a2[key]), key
+    c1 = camouflage_context_measure(miss_camouflaged, gt, img=img)
+    c2 = camouflage_context_measure(miss_conspicuous, gt, img=img)
+    assert c1.degree.cd_map[25:65, 30:60].mean() > c1.degree.cd_map[25:65, 60:90].mean()
+    assert c1.score < c2.score - 0.01
+
+
+# ---------------------------------------------------------------- intermediates → score
+def test_intermediates_reproduce_the_scores() -> None:
+    gt = _blob()
+    img = _textured_image(*gt.shape)
+    pred = cv2.GaussianBlur(np.roll(gt, 4, axis=0), (0, 0), 2)
+    r = camouflage_context_measure(pred, gt, img=img)
+    x = r._pair.pred
+    y = r._pair.mask.astype(float)
+    assert np.sum(r.forward_map * x) / np.sum(x) == pytest.approx(r.forward, abs=1e-12)
+    assert np.sum(r.reverse_map * y) / y.sum() == pytest.approx(r.reverse, abs=1e-12)
+    cd = r.degree.cd_map
+    assert r.weighted_reverse_map.sum() / (y.sum() + cd.sum()) == pytest.approx(
+        r.weighted_reverse, abs=1e-12
+    )
+    f, rw = r.forward, r.weighted_reverse
+    assert 2.2 * f * rw / (1.2 * f + rw) == pytest.approx(r.score, abs=1e-12)
+    assert r.kernel.kernel.sum() == pytest.approx(1.0)
+    assert np.trace(r.kernel.covariance) == pytest.approx(36.0)
+    assert r.degree.repainted.shape == img.shape and (r.degree.cd_map[~r._pair.mask] == 0).all()
+    assert cd.min() >= 0 and cd.max() <= 1
+
+
+def test_camouflage_degree_is_computed_once_per_gt_and_image() -> None:
+    gt = prepare_gt(_blob())
+    img = _textured_image(*gt.shape)
+    a = camouflage_context_measure(_blob(), gt, img=img).degree
+    b = camouflage_context_measure(np.roll(_blob(), 3, axis=1), gt, img=img).degree
+    assert a is b
+    other = camouflage_degree(img[::-1].copy(), gt)
+    assert other is not a
+
+
+# ---------------------------------------------------------------- the original conventions
+def test_original_convention_thresholds_gt_inclusively() -> None:
+    gt = _blob()
+    gt128 = np.where(gt > 0, 128, 0).astype(np.uint8)
+    assert context_measure(gt, gt128).score == 0.0  # > 128: an empty GT, non-empty pred
+    assert context_measure(gt, gt128, convention="original").score == pytest.approx(
+        context_measure(gt, gt).score, abs=1e-7
+    )
+
+
+def test_original_convention_does_not_stretch_and_uses_eps_1e8() -> None:
+    gt = _blob()
+    pred = (cv2.GaussianBlur(gt, (0, 0), 3) / 255 * 100).astype(np.uint8)  # max 100
+    orig = context_measure(pred, gt, convention="original")
+    unstretched = context_measure(pred / 255, gt)  # float input: taken as is
+    assert orig.score == pytest.approx(unstretched.score, abs=1e-7)
+    assert orig.score != pytest.approx(context_measure(pred, gt).score, abs=1e-3)
+    f, r = orig.forward, orig.reverse
+    assert orig.score == pytest.approx(2 * f * r / (f + r + 1e-8), abs=1e-15)
+
+
+def test_original_convention_takes_bgr_images() -> None:
+    gt = _blob()
+    rgb = _textured_image(*gt.shape)
+    bgr = rgb[..., ::-1].copy()
+    a = camouflage_degree(rgb, gt)
+    b = camouflage_degree(bgr, gt, convention="original")
+    np.testing.assert_array_equal(a.matches, b.matches)
+    # the repainting averages differ only where an exact .5 rounds down (eps 1e-8)
+    diff = np.abs(a.repainted.astype(int) - b.repainted.astype(int))
+    assert diff.max() <= 1
+    with pytest.raises(ValueError, match="convention"):
+        context_measure(gt, gt, convention="matlab")  # type: ignore[arg-type]
