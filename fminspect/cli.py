@@ -106,6 +106,91 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_coverage(datasets) -> None:  # type: ignore[no-untyped-def]
+    for ds in datasets:
+        print(
+            f"dataset {ds.name} ({ds.layout}): {len(ds.samples)} GT maps, "
+            f"images: {'yes' if ds.image else 'no'}",
+            file=sys.stderr,
+        )
+        for m in ds.method_names:
+            cov = ds.coverage[m]
+            flag = "" if cov.complete else f"  ⚠ {len(cov.missing)} missing"
+            extra = f", {len(cov.extra)} without GT" if cov.extra else ""
+            print(
+                f"  {m:<24} {len(cov.matched):>6}/{len(ds.samples)} matched{extra}{flag}",
+                file=sys.stderr,
+            )
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from fminspect.batch import EvalConfig, evaluate_datasets
+    from fminspect.batch.outputs import write_all
+    from fminspect.io.discovery import discover, from_toolkit_configs
+
+    if args.dataset_config or args.method_config:
+        if not (args.dataset_config and args.method_config):
+            print(
+                "fminspect eval: --dataset-config and --method-config go together", file=sys.stderr
+            )
+            return 2
+        datasets, problems = from_toolkit_configs(args.dataset_config, args.method_config)
+    elif args.root is None:
+        print(
+            "fminspect eval: give a dataset folder, or --dataset-config and --method-config",
+            file=sys.stderr,
+        )
+        return 2
+    else:
+        datasets, problems = discover(args.root)
+    if args.datasets:
+        unknown = sorted(set(args.datasets) - {d.name for d in datasets})
+        if unknown:
+            print(
+                f"fminspect eval: no dataset named {', '.join(unknown)} (found: "
+                f"{', '.join(d.name for d in datasets) or 'none'})",
+                file=sys.stderr,
+            )
+            return 2
+        datasets = [d for d in datasets if d.name in args.datasets]
+    if not datasets:
+        for p in problems:
+            print(p, file=sys.stderr)
+        return 1
+    _print_coverage(datasets)
+    try:
+        config = EvalConfig(
+            _params(args), tuple(args.measures) if args.measures else None, args.interpolation
+        )
+    except ValueError as exc:
+        print(f"fminspect eval: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    report = evaluate_datasets(
+        datasets,
+        config,
+        cache_path=args.cache or out / "cache.sqlite",
+        methods=args.methods,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        progress=None if not args.quiet else False,
+    )
+    write_all(report, out, plots=not args.no_plots)
+    for p in report.problems:
+        print(p, file=sys.stderr)
+    print(
+        f"{report.evaluated} (image, method) pairs evaluated: {report.computed} computed "
+        f"in {report.seconds:.2f} s, {report.reused} from the cache; "
+        f"{sum(p.severity == 'error' for p in report.problems)} "
+        f"errors, {sum(p.severity == 'warning' for p in report.problems)} warnings",
+        file=sys.stderr,
+    )
+    if not args.quiet:
+        print((out / "summary.md").read_text(encoding="utf-8"))
+    print(f"results written to {out}", file=sys.stderr)
+    return 0 if report.evaluated else 1
+
+
 def _default_example(args: argparse.Namespace) -> int:
     from fminspect.io.resources import resource
 
@@ -134,6 +219,26 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     _add_param_options(score)
     score.set_defaults(func=_cmd_score)
+    ev = sub.add_parser("eval", help="evaluate methods × datasets in batch (parallel, cached)")
+    ev.add_argument("root", type=Path, nargs="?", help="dataset folder (see README for layouts)")
+    ev.add_argument("--methods", nargs="+", help="only these methods")
+    ev.add_argument("--datasets", nargs="+", help="only these datasets")
+    ev.add_argument(
+        "--measures",
+        nargs="+",
+        metavar="KEY",
+        help="only these measure keys (default: all; CCm when images exist)",
+    )
+    ev.add_argument("--out", default="fminspect-results", help="output folder")
+    ev.add_argument("--jobs", type=int, default=1, help="local worker processes (1)")
+    ev.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
+    ev.add_argument("--cache", type=Path, help="result cache (default OUT/cache.sqlite)")
+    ev.add_argument("--dataset-config", type=Path, help="PySODEvalToolkit dataset JSON")
+    ev.add_argument("--method-config", type=Path, help="PySODEvalToolkit method JSON")
+    ev.add_argument("--no-plots", action="store_true", help="skip the PNG/PDF curve plots")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar, no table")
+    _add_param_options(ev)
+    ev.set_defaults(func=_cmd_eval)
     parser.set_defaults(func=_default_example, json=False)
     _add_param_options(parser)
     return parser

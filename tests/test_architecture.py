@@ -10,7 +10,14 @@ import pytest
 import tomllib
 
 REPO = Path(__file__).resolve().parents[1]
-HEADLESS = ["fminspect", "fminspect.metrics", "fminspect.io", "fminspect.ranking", "fminspect.cli"]
+HEADLESS = [
+    "fminspect",
+    "fminspect.metrics",
+    "fminspect.io",
+    "fminspect.ranking",
+    "fminspect.batch",
+    "fminspect.cli",
+]
 
 
 @pytest.mark.parametrize("module", HEADLESS)
@@ -47,8 +54,13 @@ def test_every_subpackage_is_listed_in_pyproject() -> None:
     assert "fminspect.resources" in listed
 
 
+def test_io_does_not_import_the_measures() -> None:
+    for path in (REPO / "fminspect" / "io").rglob("*.py"):
+        assert "fminspect.metrics" not in path.read_text(), path
+
+
 def test_metrics_io_ranking_sources_never_import_qt() -> None:
-    for sub in ("metrics", "io", "ranking"):
+    for sub in ("metrics", "io", "ranking", "batch"):
         for path in (REPO / "fminspect" / sub).rglob("*.py"):
             text = path.read_text()
             for name in ("PySide6", "pyqtgraph", "qtpy"):

@@ -47,7 +47,6 @@ from typing import Any, ClassVar
 
 import cv2
 import numpy as np
-from skimage.color import deltaE_ciede2000, rgb2lab
 
 from fminspect.metrics._inputs import DEFAULT_NORMALIZATION, GroundTruth, prepare_gt
 from fminspect.metrics._numerics import EPS, lazy_field, readonly
@@ -246,12 +245,20 @@ def _compute(
     fg_xy, bg_xy = _grid_patches(mask), _grid_patches(band)
     zeros = np.zeros((h, w))
     empty: dict[str, Any] = {
-        "cd_map": readonly(zeros), "band_mask": band, "repainted": readonly(np.zeros_like(rgb)),
-        "delta_e_map": readonly(zeros), "similarity_map": readonly(zeros),
-        "object_patches": fg_xy, "band_patches": bg_xy, "matches": np.zeros(0, np.intp),
-        "uncovered": int(mask.sum()), "gamma": gamma, "lambda_spatial": lam, "image": rgb,
+        "cd_map": readonly(zeros),
+        "band_mask": band,
+        "repainted": readonly(np.zeros_like(rgb)),
+        "delta_e_map": readonly(zeros),
+        "similarity_map": readonly(zeros),
+        "object_patches": fg_xy,
+        "band_patches": bg_xy,
+        "matches": np.zeros(0, np.intp),
+        "uncovered": int(mask.sum()),
+        "gamma": gamma,
+        "lambda_spatial": lam,
+        "image": rgb,
         "object_mask": mask,
-    }  # fmt: skip
+    }
     if not mask.any():
         return CamouflageDegreeResult(**empty, warnings=("empty GT: D = 0",))
     if len(fg_xy) == 0 or len(bg_xy) == 0:
@@ -267,6 +274,8 @@ def _compute(
     bg_sp, fg_sp = _standardised(bg_xy, fg_xy, lam)
     matches = nearest_band_patch(fg_feat, bg_feat, fg_sp, bg_sp)
     repainted, counts = _repaint(rgb, fg_xy, bg_xy, matches, eps)
+    from skimage.color import deltaE_ciede2000, rgb2lab  # imported when first needed
+
     # ΔE on object pixels only (elementwise, so identical to the full-image computation)
     obj = mask
     lab_a = rgb2lab(repainted[obj][:, None, :])

@@ -165,9 +165,11 @@ def _coordinate_covariance(mask: np.ndarray) -> np.ndarray:
     n, sr, sc, srr, scc, src = _moments(mask)
     den = n * (n - 1)
     return np.array(
-        [[(n * srr - sr * sr) / den, (n * src - sr * sc) / den],
-         [(n * src - sr * sc) / den, (n * scc - sc * sc) / den]]
-    )  # fmt: skip
+        [
+            [(n * srr - sr * sr) / den, (n * src - sr * sc) / den],
+            [(n * src - sr * sc) / den, (n * scc - sc * sc) / den],
+        ]
+    )
 
 
 def _centroid(mask: np.ndarray) -> tuple[float, float]:
@@ -190,10 +192,14 @@ def context_kernel(gt: GroundTruth, *, alpha: float = 6.0) -> ContextKernel:
             if len(points) == 1:
                 warnings.append("one-pixel GT: fixed 3×3 kernel with Σ = I/4 (as both references)")
             return ContextKernel(
-                kernel=readonly(kernel), covariance=readonly(cov), raw_covariance=readonly(cov),
-                half_size=(1, 1), centroid=centroid, alpha=alpha,  # type: ignore[arg-type]
+                kernel=readonly(kernel),
+                covariance=readonly(cov),
+                raw_covariance=readonly(cov),
+                half_size=(1, 1),
+                centroid=centroid,
+                alpha=alpha,  # type: ignore[arg-type]
                 warnings=tuple(warnings),
-            )  # fmt: skip
+            )
         cov = _coordinate_covariance(gt.mask)
         for axis, name in ((0, "row"), (1, "column")):
             if cov[axis, axis] == 0:

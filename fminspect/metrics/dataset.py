@@ -64,11 +64,27 @@ class DatasetAccumulator:
         """Image-averaged curves (256 values, ascending threshold)."""
         return {k: np.mean(np.array(v, dtype=np.float64), axis=0) for k, v in self.curves.items()}
 
+    def counts(self) -> dict[str, int]:
+        """Number of images with a (non-NaN) value, per key."""
+        return {k: int(np.count_nonzero(~np.isnan(np.array(v)))) for k, v in self.scores.items()}
+
     def results(self) -> dict[str, float]:
-        """Dataset-level values under the same keys as the per-image scores."""
+        """Dataset-level values under the same keys as the per-image scores.
+
+        A NaN per-image value (a measure that could not be computed for that image, e.g.
+        ``CCm`` without its image) is left out of that key's mean; :meth:`counts` says how
+        many images each value averages. Without NaNs the mean is exactly ``np.mean``.
+        """
         if not self.names:
             raise ValueError("no image was added")
-        out = {k: float(np.mean(np.array(v, dtype=np.float64))) for k, v in self.scores.items()}
+        out = {}
+        for k, v in self.scores.items():
+            arr = np.array(v, dtype=np.float64)
+            nan = np.isnan(arr)
+            if nan.all():
+                out[k] = float("nan")
+            else:
+                out[k] = float(np.mean(arr[~nan]) if nan.any() else np.mean(arr))
         curves = self.mean_curves()
         for key, (curve, how) in CURVE_KEYS.items():
             if key in out and curve in curves:

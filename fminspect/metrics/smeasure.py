@@ -184,8 +184,12 @@ def _gt_quadrants(gt: GroundTruth) -> tuple[_GtQuadrant, ...]:
         w_rt = cy * (w - cx) / area
         w_lb = (h - cy) * cx / area
         w_rb = 1 - w_lt - w_rt - w_lb
-        spec = (("LT", (0, cy), (0, cx), w_lt), ("RT", (0, cy), (cx, w), w_rt),
-                ("LB", (cy, h), (0, cx), w_lb), ("RB", (cy, h), (cx, w), w_rb))  # fmt: skip
+        spec = (
+            ("LT", (0, cy), (0, cx), w_lt),
+            ("RT", (0, cy), (cx, w), w_rt),
+            ("LB", (cy, h), (0, cx), w_lb),
+            ("RB", (cy, h), (cx, w), w_rb),
+        )
         out = []
         for name, rows, cols, weight in spec:
             g = gt.mask[rows[0] : rows[1], cols[0] : cols[1]]
@@ -211,10 +215,21 @@ def _quadrant(pred: np.ndarray, q: _GtQuadrant) -> QuadrantSSIM:
     nan = float("nan")
     if q.n == 0:
         return QuadrantSSIM(
-            name=q.name, rows=q.rows, cols=q.cols, weight=q.weight, n=0, pred_mean=nan,
-            gt_mean=nan, pred_var=nan, gt_var=nan, covariance=nan, ssim=nan, luminance=nan,
-            contrast=nan, structure=nan,
-        )  # fmt: skip
+            name=q.name,
+            rows=q.rows,
+            cols=q.cols,
+            weight=q.weight,
+            n=0,
+            pred_mean=nan,
+            gt_mean=nan,
+            pred_var=nan,
+            gt_var=nan,
+            covariance=nan,
+            ssim=nan,
+            luminance=nan,
+            contrast=nan,
+            structure=nan,
+        )
     p = pred[q.rows[0] : q.rows[1], q.cols[0] : q.cols[1]]
     n = q.n
     x, y = np.mean(p), q.gt_mean
@@ -286,10 +301,17 @@ def smeasure_from_pair(pair: Pair, *, alpha: float = 0.5) -> SmeasureResult:
     if gt.is_empty or gt.is_full:
         score = 1 - np.mean(pred) if gt.is_empty else np.mean(pred)
         return SmeasureResult(
-            score=float(score), alpha=alpha, object_score=nan, region_score=nan,
-            foreground=None, background=None, fg_fraction=y, centroid=(-1, -1), quadrants=(),
+            score=float(score),
+            alpha=alpha,
+            object_score=nan,
+            region_score=nan,
+            foreground=None,
+            background=None,
+            fg_fraction=y,
+            centroid=(-1, -1),
+            quadrants=(),
             degenerate="empty GT" if gt.is_empty else "full GT",
-        )  # fmt: skip
+        )
     fg = _object_stats(pred[gt.mask])
     bg = _object_stats(1 - pred[~gt.mask])
     object_score = fg.score * y + bg.score * (1 - y)

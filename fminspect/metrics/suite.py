@@ -9,7 +9,7 @@ exact variant for tables and file headers ("maxFm β²=0.3, GT>128, stretch").
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -79,44 +79,80 @@ DEFAULT_PARAMS = Params()
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class SuiteResult:
-    """Every measure's result for one pair (the GUI draws these)."""
+    """Every measure's result for one pair (the GUI draws these).
+
+    A field is ``None`` when its measure was not requested (``compute_suite(keys=...)``) or,
+    for ``camouflage_context``, when no image was given.
+    """
 
     params: Params
     pair: Pair
-    mae: MAEResult
-    fmeasure: FmeasureResult
-    overlap: OverlapResult
-    classification: ClassificationResult
-    weighted_fmeasure: WeightedFmeasureResult
-    smeasure: SmeasureResult
-    emeasure: EmeasureResult
-    relaxed_fmeasure: RelaxedFmeasureResult
-    msiou: MSIoUResult
-    context: ContextMeasureResult
+    mae: MAEResult | None = None
+    fmeasure: FmeasureResult | None = None
+    overlap: OverlapResult | None = None
+    classification: ClassificationResult | None = None
+    weighted_fmeasure: WeightedFmeasureResult | None = None
+    smeasure: SmeasureResult | None = None
+    emeasure: EmeasureResult | None = None
+    relaxed_fmeasure: RelaxedFmeasureResult | None = None
+    msiou: MSIoUResult | None = None
+    context: ContextMeasureResult | None = None
     camouflage_context: CamouflageContextMeasureResult | None = None
 
     def scores(self) -> dict[str, float]:
-        """Per-image scores under the stable keys of :data:`MEASURES` (``CCm`` only when
-        the image was given)."""
-        return {
-            m.key: float(m.get(self))
-            for m in MEASURES
-            if not m.needs_image or self.camouflage_context is not None
-        }
+        """Per-image scores under the stable keys of :data:`MEASURES`, for every measure
+        that was computed (``CCm`` only when the image was given)."""
+        return {m.key: float(m.get(self)) for m in MEASURES if getattr(self, m.field) is not None}
 
     def curves(self) -> dict[str, np.ndarray]:
         """Per-image 256-value curves (ascending threshold) used for dataset aggregation."""
-        return {name: get(self) for name, get in CURVES.items()}
+        return {
+            name: get(self) for name, (fld, get) in CURVES.items() if getattr(self, fld) is not None
+        }
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """Every warning raised by any measure, prefixed by its measure."""
         out = [f"input: {n}" for n in self.pair.notes]
         for name in ("smeasure", "weighted_fmeasure", "emeasure", "relaxed_fmeasure"):
-            out += [f"{name}: {w}" for w in getattr(self, name).warnings]
+            result = getattr(self, name)
+            if result is not None:
+                out += [f"{name}: {w}" for w in result.warnings]
         ctx = self.camouflage_context or self.context
-        out += [f"context measure: {w}" for w in ctx.warnings]
+        if ctx is not None:
+            out += [f"context measure: {w}" for w in ctx.warnings]
         return tuple(out)
+
+
+#: How each SuiteResult field is computed from a prepared pair (and the image for CCm).
+_FIELDS: dict[str, Callable[[Pair, Params, np.ndarray | None], Any]] = {
+    "mae": lambda pair, p, img: mae_from_pair(pair),
+    "fmeasure": lambda pair, p, img: fmeasure_from_pair(pair, beta2=p.beta2),
+    "overlap": lambda pair, p, img: overlap_from_pair(pair),
+    "classification": lambda pair, p, img: classification_from_pair(pair),
+    "weighted_fmeasure": lambda pair, p, img: weighted_fmeasure_from_pair(pair, beta2=p.wfm_beta2),
+    "smeasure": lambda pair, p, img: smeasure_from_pair(pair, alpha=p.alpha),
+    "emeasure": lambda pair, p, img: emeasure_from_pair(pair),
+    "relaxed_fmeasure": lambda pair, p, img: relaxed_fmeasure_from_pair(
+        pair, rho=p.relax_rho, beta2=p.relax_beta2
+    ),
+    "msiou": lambda pair, p, img: msiou_from_pair(pair),
+    "context": lambda pair, p, img: context_measure_from_pair(
+        pair, beta2=p.cm_beta2, alpha=p.cm_alpha
+    ),
+    "camouflage_context": lambda pair, p, img: (
+        None
+        if img is None
+        else camouflage_context_measure_from_pair(
+            pair,
+            img,
+            beta2=p.ccm_beta2,
+            alpha=p.cm_alpha,
+            gamma=p.ccm_gamma,
+            lambda_spatial=p.ccm_lambda,
+        )
+    ),
+}
 
 
 def compute_suite(
@@ -125,36 +161,29 @@ def compute_suite(
     params: Params = DEFAULT_PARAMS,
     *,
     img: np.ndarray | None = None,
+    keys: Iterable[str] | None = None,
 ) -> SuiteResult:
-    """Every measure of one pair, sharing all common work.
+    """Every measure of one pair (or those behind ``keys``), sharing all common work.
 
     Pass a :class:`~fminspect.metrics.GroundTruth` from :func:`~fminspect.metrics.prepare_gt`
     as ``gt`` to reuse GT-only work (distance transform, centroid, kernel, camouflage degree)
     across several predictions. The camouflage Context-measure needs ``img`` (RGB uint8).
+    ``keys`` (e.g. ``["MAE", "maxFm"]``) limits the work to the measures behind them; the
+    classification rates are computed only when ``keys`` is ``None``.
     """
     pair = prepare(pred, gt, params.norm)
-    camo = None
-    if img is not None:
-        camo = camouflage_context_measure_from_pair(
-            pair, img, beta2=params.ccm_beta2, alpha=params.cm_alpha, gamma=params.ccm_gamma,
-            lambda_spatial=params.ccm_lambda,
-        )  # fmt: skip
+    if keys is None:
+        fields_needed = set(_FIELDS)
+    else:
+        keys = list(keys)
+        unknown = [k for k in keys if k not in MEASURES_BY_KEY]
+        if unknown:
+            raise ValueError(f"unknown measure key(s) {unknown}; valid: {list(MEASURE_KEYS)}")
+        fields_needed = {MEASURES_BY_KEY[k].field for k in keys}
     return SuiteResult(
         params=params,
         pair=pair,
-        mae=mae_from_pair(pair),
-        fmeasure=fmeasure_from_pair(pair, beta2=params.beta2),
-        overlap=overlap_from_pair(pair),
-        classification=classification_from_pair(pair),
-        weighted_fmeasure=weighted_fmeasure_from_pair(pair, beta2=params.wfm_beta2),
-        smeasure=smeasure_from_pair(pair, alpha=params.alpha),
-        emeasure=emeasure_from_pair(pair),
-        relaxed_fmeasure=relaxed_fmeasure_from_pair(
-            pair, rho=params.relax_rho, beta2=params.relax_beta2
-        ),
-        msiou=msiou_from_pair(pair),
-        context=context_measure_from_pair(pair, beta2=params.cm_beta2, alpha=params.cm_alpha),
-        camouflage_context=camo,
+        **{f: make(pair, params, img) for f, make in _FIELDS.items() if f in fields_needed},
     )
 
 
@@ -170,6 +199,8 @@ class MeasureInfo:
         Measure family, for grouping in tables (``'F-measure'``).
     higher_is_better : bool
         Direction.
+    field : str
+        The :class:`SuiteResult` field it is read from.
     get : callable
         ``SuiteResult -> float``.
     variant : callable
@@ -181,6 +212,7 @@ class MeasureInfo:
     key: str
     family: str
     higher_is_better: bool
+    field: str
     get: Callable[[Any], float]
     variant: Callable[[Params], str]
     aggregation: str = "mean over images"
@@ -199,57 +231,123 @@ _CURVE_MAX = "max of the image-averaged 256-threshold curve"
 _CURVE_MEAN = "mean of the image-averaged 256-threshold curve"
 
 MEASURES: tuple[MeasureInfo, ...] = (
-    MeasureInfo("MAE", "MAE", False, lambda s: s.mae.score, lambda p: ""),
-    MeasureInfo("Sm", "S-measure", True, lambda s: s.smeasure.score, lambda p: f"α={p.alpha:g}"),
+    MeasureInfo("MAE", "MAE", False, "mae", lambda s: s.mae.score, lambda p: ""),
     MeasureInfo(
-        "wFm", "weighted F", True, lambda s: s.weighted_fmeasure.score,
+        "Sm", "S-measure", True, "smeasure", lambda s: s.smeasure.score, lambda p: f"α={p.alpha:g}"
+    ),
+    MeasureInfo(
+        "wFm",
+        "weighted F",
+        True,
+        "weighted_fmeasure",
+        lambda s: s.weighted_fmeasure.score,
         lambda p: f"β²={p.wfm_beta2:g}",
     ),
-    MeasureInfo("adpEm", "E-measure", True, lambda s: s.emeasure.adaptive, lambda p: "thr=2·mean"),
-    MeasureInfo("meanEm", "E-measure", True, lambda s: s.emeasure.mean, lambda p: "", _CURVE_MEAN),
-    MeasureInfo("maxEm", "E-measure", True, lambda s: s.emeasure.max, lambda p: "", _CURVE_MAX),
     MeasureInfo(
-        "adpFm", "F-measure", True, lambda s: s.fmeasure.adaptive, lambda p: f"{_fm(p)} thr=2·mean"
+        "adpEm",
+        "E-measure",
+        True,
+        "emeasure",
+        lambda s: s.emeasure.adaptive,
+        lambda p: "thr=2·mean",
     ),
-    MeasureInfo("meanFm", "F-measure", True, lambda s: s.fmeasure.mean, _fm, _CURVE_MEAN),
-    MeasureInfo("maxFm", "F-measure", True, lambda s: s.fmeasure.max, _fm, _CURVE_MAX),
-    MeasureInfo("adpIoU", "IoU", True, lambda s: s.overlap.iou.adaptive, lambda p: "thr=2·mean"),
-    MeasureInfo("meanIoU", "IoU", True, lambda s: s.overlap.iou.mean, lambda p: "", _CURVE_MEAN),
-    MeasureInfo("maxIoU", "IoU", True, lambda s: s.overlap.iou.max, lambda p: "", _CURVE_MAX),
-    MeasureInfo("adpDice", "Dice", True, lambda s: s.overlap.dice.adaptive, lambda p: "thr=2·mean"),
-    MeasureInfo("meanDice", "Dice", True, lambda s: s.overlap.dice.mean, lambda p: "", _CURVE_MEAN),
-    MeasureInfo("maxDice", "Dice", True, lambda s: s.overlap.dice.max, lambda p: "", _CURVE_MAX),
     MeasureInfo(
-        "relaxFm", "relaxed boundary F", True, lambda s: s.relaxed_fmeasure.score,
+        "meanEm",
+        "E-measure",
+        True,
+        "emeasure",
+        lambda s: s.emeasure.mean,
+        lambda p: "",
+        _CURVE_MEAN,
+    ),
+    MeasureInfo(
+        "maxEm", "E-measure", True, "emeasure", lambda s: s.emeasure.max, lambda p: "", _CURVE_MAX
+    ),
+    MeasureInfo(
+        "adpFm",
+        "F-measure",
+        True,
+        "fmeasure",
+        lambda s: s.fmeasure.adaptive,
+        lambda p: f"{_fm(p)} thr=2·mean",
+    ),
+    MeasureInfo(
+        "meanFm", "F-measure", True, "fmeasure", lambda s: s.fmeasure.mean, _fm, _CURVE_MEAN
+    ),
+    MeasureInfo("maxFm", "F-measure", True, "fmeasure", lambda s: s.fmeasure.max, _fm, _CURVE_MAX),
+    MeasureInfo(
+        "adpIoU", "IoU", True, "overlap", lambda s: s.overlap.iou.adaptive, lambda p: "thr=2·mean"
+    ),
+    MeasureInfo(
+        "meanIoU", "IoU", True, "overlap", lambda s: s.overlap.iou.mean, lambda p: "", _CURVE_MEAN
+    ),
+    MeasureInfo(
+        "maxIoU", "IoU", True, "overlap", lambda s: s.overlap.iou.max, lambda p: "", _CURVE_MAX
+    ),
+    MeasureInfo(
+        "adpDice",
+        "Dice",
+        True,
+        "overlap",
+        lambda s: s.overlap.dice.adaptive,
+        lambda p: "thr=2·mean",
+    ),
+    MeasureInfo(
+        "meanDice",
+        "Dice",
+        True,
+        "overlap",
+        lambda s: s.overlap.dice.mean,
+        lambda p: "",
+        _CURVE_MEAN,
+    ),
+    MeasureInfo(
+        "maxDice", "Dice", True, "overlap", lambda s: s.overlap.dice.max, lambda p: "", _CURVE_MAX
+    ),
+    MeasureInfo(
+        "relaxFm",
+        "relaxed boundary F",
+        True,
+        "relaxed_fmeasure",
+        lambda s: s.relaxed_fmeasure.score,
         lambda p: f"ρ={p.relax_rho} β²={p.relax_beta2:g} thr=0.5",
     ),
     MeasureInfo(
-        "adpMSIoU", "MSIoU", True, lambda s: s.msiou.adaptive.score, lambda p: "thr=2·mean"
+        "adpMSIoU", "MSIoU", True, "msiou", lambda s: s.msiou.adaptive.score, lambda p: "thr=2·mean"
     ),
-    MeasureInfo("binMSIoU", "MSIoU", True, lambda s: s.msiou.binary.score, lambda p: "thr=0.5"),
     MeasureInfo(
-        "Cm", "Context-measure", True, lambda s: s.context.score,
+        "binMSIoU", "MSIoU", True, "msiou", lambda s: s.msiou.binary.score, lambda p: "thr=0.5"
+    ),
+    MeasureInfo(
+        "Cm",
+        "Context-measure",
+        True,
+        "context",
+        lambda s: s.context.score,
         lambda p: f"β²={p.cm_beta2:g} α={p.cm_alpha:g}",
     ),
     MeasureInfo(
-        "CCm", "Context-measure", True,
+        "CCm",
+        "Context-measure",
+        True,
+        "camouflage_context",
         lambda s: s.camouflage_context.score,
         lambda p: f"β²={p.ccm_beta2:g} α={p.cm_alpha:g} γ={p.ccm_gamma:g} λ={p.ccm_lambda:g}",
         needs_image=True,
     ),
-)  # fmt: skip
+)
 
 MEASURE_KEYS: tuple[str, ...] = tuple(m.key for m in MEASURES)
 MEASURES_BY_KEY: dict[str, MeasureInfo] = {m.key: m for m in MEASURES}
 
 #: Per-image curves kept for dataset aggregation (ascending threshold, 256 values each).
-CURVES: dict[str, Callable[[SuiteResult], np.ndarray]] = {
-    "Fm": lambda s: s.fmeasure.fmeasure.curve,
-    "Precision": lambda s: s.fmeasure.precision.curve,
-    "Recall": lambda s: s.fmeasure.recall.curve,
-    "Em": lambda s: s.emeasure.curve,
-    "IoU": lambda s: s.overlap.iou.curve,
-    "Dice": lambda s: s.overlap.dice.curve,
+CURVES: dict[str, tuple[str, Callable[[SuiteResult], np.ndarray]]] = {
+    "Fm": ("fmeasure", lambda s: s.fmeasure.fmeasure.curve),
+    "Precision": ("fmeasure", lambda s: s.fmeasure.precision.curve),
+    "Recall": ("fmeasure", lambda s: s.fmeasure.recall.curve),
+    "Em": ("emeasure", lambda s: s.emeasure.curve),
+    "IoU": ("overlap", lambda s: s.overlap.iou.curve),
+    "Dice": ("overlap", lambda s: s.overlap.dice.curve),
 }
 
 

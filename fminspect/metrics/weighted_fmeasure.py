@@ -326,10 +326,15 @@ def weighted_fmeasure_from_pair(pair: Pair, *, beta2: float = 1.0) -> WeightedFm
     gt = pair.gt
     if gt.is_empty:
         return WeightedFmeasureResult(
-            score=0.0, precision=0.0, recall=0.0, tp=0.0, fp=0.0, beta2=beta2,
+            score=0.0,
+            precision=0.0,
+            recall=0.0,
+            tp=0.0,
+            fp=0.0,
+            beta2=beta2,
             warnings=("empty GT: F^w is defined as 0 (pysodmetrics; MATLAB gives NaN)",),
             _pair=pair,
-        )  # fmt: skip
+        )
     part = gt.memo("weighted_fmeasure", lambda: _gt_part(gt))
     ew_fg = _fg_min_error(pair, part)  # B = 1 on the foreground
     ew_bg = np.abs(pair.pred[~pair.mask]) * part.bg_importance  # MIN_E_EA = E on background

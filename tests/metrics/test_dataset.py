@@ -42,9 +42,25 @@ def test_dataset_values_equal_pysodmetrics_accumulators(pysod) -> None:  # type:
         s = compute_suite(c["pred"], c["gt"])
         acc.add(c["id"], s.scores(), s.curves())
     ours = acc.results()
-    for key in ("MAE", "Sm", "wFm", "adpEm", "meanEm", "maxEm", "adpFm", "meanFm", "maxFm",
-                "adpIoU", "meanIoU", "maxIoU", "adpDice", "meanDice", "maxDice", "adpMSIoU",
-                "binMSIoU"):  # fmt: skip
+    for key in (
+        "MAE",
+        "Sm",
+        "wFm",
+        "adpEm",
+        "meanEm",
+        "maxEm",
+        "adpFm",
+        "meanFm",
+        "maxFm",
+        "adpIoU",
+        "meanIoU",
+        "maxIoU",
+        "adpDice",
+        "meanDice",
+        "maxDice",
+        "adpMSIoU",
+        "binMSIoU",
+    ):
         assert ours[key] == pytest.approx(ref[key], abs=1e-10), key
     curves = acc.mean_curves()
     np.testing.assert_allclose(curves["Fm"][::-1], ref["curve_Fm"], rtol=0, atol=1e-10)

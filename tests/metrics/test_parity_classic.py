@@ -50,10 +50,18 @@ def _ours(case: dict) -> dict[str, object]:
         "msiou_bin": s.msiou.binary.score,
     }
     handlers = {
-        "fm": f.fmeasure, "f1": f1.fmeasure, "pre": f.precision, "rec": f.recall,
-        "iou": o.iou, "dice": o.dice, "spec": c.specificity, "fpr": c.fpr, "ber": c.ber,
-        "oa": c.accuracy, "kappa": c.kappa_pysodmetrics,
-    }  # fmt: skip
+        "fm": f.fmeasure,
+        "f1": f1.fmeasure,
+        "pre": f.precision,
+        "rec": f.recall,
+        "iou": o.iou,
+        "dice": o.dice,
+        "spec": c.specificity,
+        "fpr": c.fpr,
+        "ber": c.ber,
+        "oa": c.accuracy,
+        "kappa": c.kappa_pysodmetrics,
+    }
     for name, scores in handlers.items():
         out[f"v2_{name}_dynamic"] = scores.curve[::-1]
         out[f"v2_{name}_adaptive"] = scores.adaptive

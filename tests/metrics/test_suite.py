@@ -93,12 +93,17 @@ def test_suite_warnings_are_collected() -> None:
 @pytest.mark.parametrize(
     "module",
     [
-        "fminspect.metrics.fmeasure", "fminspect.metrics.overlap", "fminspect.metrics.mae",
-        "fminspect.metrics.emeasure", "fminspect.metrics.smeasure",
-        "fminspect.metrics.weighted_fmeasure", "fminspect.metrics.boundary_fmeasure",
-        "fminspect.metrics.msiou", "fminspect.metrics.suite",
+        "fminspect.metrics.fmeasure",
+        "fminspect.metrics.overlap",
+        "fminspect.metrics.mae",
+        "fminspect.metrics.emeasure",
+        "fminspect.metrics.smeasure",
+        "fminspect.metrics.weighted_fmeasure",
+        "fminspect.metrics.boundary_fmeasure",
+        "fminspect.metrics.msiou",
+        "fminspect.metrics.suite",
     ],
-)  # fmt: skip
+)
 def test_docstring_examples_run(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0

@@ -17,8 +17,18 @@ from skimage import data
 
 from tests.reference.cases import random_gt, random_pred
 
-_SOURCES = ("astronaut", "coffee", "chelsea", "rocket", "camera", "brick", "grass", "gravel",
-            "immunohistochemistry", "hubble_deep_field")  # fmt: skip
+_SOURCES = (
+    "astronaut",
+    "coffee",
+    "chelsea",
+    "rocket",
+    "camera",
+    "brick",
+    "grass",
+    "gravel",
+    "immunohistochemistry",
+    "hubble_deep_field",
+)
 
 
 @cache
@@ -55,8 +65,13 @@ def context_cases(n: int, seed: int) -> list[dict[str, Any]]:
         img[m] = obj[m]
         if rng.random() < 0.3:
             img = np.clip(img + rng.normal(0, 6, img.shape), 0, 255).astype(np.uint8)
-        cases.append({
-            "id": f"ctx-{seed}-{i}-{h}x{w}-{'camo' if camouflaged else 'salient'}-{name}",
-            "pred": random_pred(rng, gt), "gt": gt, "img": img, "normalize": True,
-        })  # fmt: skip
+        cases.append(
+            {
+                "id": f"ctx-{seed}-{i}-{h}x{w}-{'camo' if camouflaged else 'salient'}-{name}",
+                "pred": random_pred(rng, gt),
+                "gt": gt,
+                "img": img,
+                "normalize": True,
+            }
+        )
     return cases

@@ -1,0 +1,129 @@
+"""Batch throughput: ``fminspect eval`` against the PySODEvalToolkit-style pysodmetrics loop.
+
+    python benchmarks/bench_eval.py [--images 200] [--size 400] [--methods 5]
+
+Generates a dataset (ROOT/{GT,Imgs,Pred/<m>}) of IMAGES images with METHODS methods, then
+in the same run times (wall clock, including process start-up) the reference loop (read,
+resize, step MAE, S, wF, E and FmeasureV2 F/IoU/Dice per image and method, single process)
+and ``fminspect eval`` with ``--jobs 1`` and ``--jobs 2`` and an empty cache, computing the
+same measures. Prints (image, method) pairs per second and the ratios. Target (issue #4):
+``--jobs 1`` ≥ 3× the reference's throughput, ``--jobs 2`` near-linear.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _harness import REPO, SINGLE_THREAD, reference_python
+
+sys.path.insert(0, str(REPO))
+from tests.datasets import make_dataset
+
+MEASURES = [
+    "MAE",
+    "Sm",
+    "wFm",
+    "adpEm",
+    "meanEm",
+    "maxEm",
+    "adpFm",
+    "meanFm",
+    "maxFm",
+    "adpIoU",
+    "meanIoU",
+    "maxIoU",
+    "adpDice",
+    "meanDice",
+    "maxDice",
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--images", type=int, default=200)
+    ap.add_argument("--size", type=int, default=400)
+    ap.add_argument("--methods", type=int, default=5)
+    args = ap.parse_args()
+    env = {**os.environ, **SINGLE_THREAD, "PYTHONWARNINGS": "ignore"}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "BenchDS"
+        t = time.perf_counter()
+        make_dataset(
+            root,
+            n_images=args.images,
+            size=(args.size, args.size),
+            methods=tuple(f"M{i}" for i in range(args.methods)),
+            seed=7,
+        )
+        print(
+            f"generated {args.images} images × {args.methods} methods at {args.size}² "
+            f"in {time.perf_counter() - t:.1f} s"
+        )
+        pairs = args.images * args.methods
+        t = time.perf_counter()
+        subprocess.run(
+            [
+                str(reference_python()),
+                str(Path(__file__).with_name("_pysod_eval_loop.py")),
+                str(root),
+                str(Path(tmp) / "ref.json"),
+            ],
+            check=True,
+            env=env,
+        )
+        ref_wall = time.perf_counter() - t
+        ref = json.loads((Path(tmp) / "ref.json").read_text())
+        print(
+            f"pysodmetrics loop:        {ref_wall:7.1f} s wall ({ref['seconds']:.1f} s in the loop)"
+            f"  {pairs / ref_wall:6.1f} pairs/s"
+        )
+        fmi = Path(sys.executable).with_name("fminspect")
+        phases: dict[int, float] = {}
+        for jobs in (1, 2):
+            out = Path(tmp) / f"out{jobs}"
+            t = time.perf_counter()
+            proc = subprocess.run(
+                [
+                    str(fmi),
+                    "eval",
+                    str(root),
+                    "--out",
+                    str(out),
+                    "--jobs",
+                    str(jobs),
+                    "--quiet",
+                    "--measures",
+                    *MEASURES,
+                ],
+                check=True,
+                env=env,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            wall = time.perf_counter() - t
+            phase = float(proc.stderr.split(" computed in ")[1].split(" s")[0])
+            phases[jobs] = phase
+            summary = json.loads((out / "summary.json").read_text())["BenchDS"]
+            worst = max(
+                abs(summary[m][k] - v)
+                for m, vals in ref["results"].items()
+                for k, v in vals.items()
+            )
+            print(
+                f"fminspect eval --jobs {jobs}: {wall:7.1f} s wall  {pairs / wall:6.1f} pairs/s  "
+                f"{ref_wall / wall:5.1f}× the reference   (max |Δ| vs reference {worst:.1e})\n"
+                f"    of which the per-image work: {phase:.1f} s ({pairs / phase:.1f} pairs/s, "
+                f"{ref['seconds'] / phase:.1f}× the reference loop)"
+            )
+        print(f"per-image work, --jobs 2 vs --jobs 1: {phases[1] / phases[2]:.2f}× faster")
+
+
+if __name__ == "__main__":
+    main()

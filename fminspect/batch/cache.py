@@ -1,0 +1,138 @@
+"""On-disk result cache (SQLite, stdlib): one row per (sample, method) result.
+
+Rows are keyed by a digest of the input files' *contents*, every parameter and variant, the
+measures requested and :data:`fminspect.MEASURE_DEFINITION_VERSION`, so a rerun recomputes
+exactly what changed (a new method, a changed file, a new parameter) and an interrupted run
+resumes. File digests are remembered per (path, size, mtime) so unchanged files are not
+re-read to be hashed. Each completed work unit is committed at once. No pickles: scores are
+JSON, curves raw float64 bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    key TEXT PRIMARY KEY,
+    scores TEXT NOT NULL,
+    curves BLOB NOT NULL,
+    curve_names TEXT NOT NULL,
+    notes TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS file_digests (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    digest TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """The result of one prediction: per-image scores, curves and notes."""
+
+    scores: dict[str, float]
+    curves: dict[str, np.ndarray]
+    notes: tuple[str, ...] = ()
+
+
+def file_digest(path: Path) -> str:
+    """BLAKE2b digest of a file's bytes."""
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def record_key(digests: Iterable[str], config_fingerprint: str) -> str:
+    """Cache key of one (GT, image, prediction) under one configuration."""
+    h = hashlib.blake2b(digest_size=20)
+    for d in digests:
+        h.update(d.encode())
+        h.update(b"|")
+    h.update(config_fingerprint.encode())
+    return h.hexdigest()
+
+
+class ResultCache:
+    """SQLite-backed cache of :class:`Record` s (one writer: the driver process)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(SCHEMA)
+        self._db.commit()
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
+
+    def __enter__(self) -> ResultCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ file digests
+    def digest(self, path: Path) -> str:
+        """Content digest of ``path``, reusing the stored one while size and mtime match."""
+        st = os.stat(path)
+        row = self._db.execute(
+            "SELECT size, mtime_ns, digest FROM file_digests WHERE path = ?", (str(path),)
+        ).fetchone()
+        if row and row[0] == st.st_size and row[1] == st.st_mtime_ns:
+            return str(row[2])
+        digest = file_digest(path)
+        self._db.execute(
+            "INSERT OR REPLACE INTO file_digests VALUES (?, ?, ?, ?)",
+            (str(path), st.st_size, st.st_mtime_ns, digest),
+        )
+        return digest
+
+    # ------------------------------------------------------------------ records
+    def has(self, key: str) -> bool:
+        """Whether a record is stored under ``key``."""
+        return (
+            self._db.execute("SELECT 1 FROM records WHERE key = ?", (key,)).fetchone() is not None
+        )
+
+    def get(self, key: str) -> Record | None:
+        """The record stored under ``key``, or None."""
+        row = self._db.execute(
+            "SELECT scores, curves, curve_names, notes FROM records WHERE key = ?", (key,)
+        ).fetchone()
+        if row is None:
+            return None
+        names = json.loads(row[2])
+        flat = np.frombuffer(row[1], dtype="<f8")
+        curves = {n: flat[i * 256 : (i + 1) * 256].copy() for i, n in enumerate(names)}
+        return Record(json.loads(row[0]), curves, tuple(json.loads(row[3])))
+
+    def put_many(self, items: Iterable[tuple[str, Record]]) -> None:
+        """Store records and commit (one transaction per work unit)."""
+        rows = []
+        for key, rec in items:
+            names = list(rec.curves)
+            blob = b"".join(np.asarray(rec.curves[n], dtype="<f8").tobytes() for n in names)
+            rows.append(
+                (key, json.dumps(rec.scores), blob, json.dumps(names), json.dumps(list(rec.notes)))
+            )
+        self._db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)", rows)
+        self._db.commit()
+
+    def commit(self) -> None:
+        """Commit pending digest rows."""
+        self._db.commit()

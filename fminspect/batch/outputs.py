@@ -1,0 +1,334 @@
+"""Writing a batch run's results: JSON, CSV, Markdown, LaTeX, curves and plots.
+
+Every file names the exact variant of every number (column headers carry the variant label,
+e.g. ``maxFm β²=0.3``; captions and results.json carry the normalisation and resize rule).
+Nothing here depends on timing or worker order, and PNG/PDF metadata carry no dates, so the
+same inputs give byte-identical files. No pickles.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fminspect import MEASURE_DEFINITION_VERSION, __version__
+from fminspect.batch.runner import EvalReport, MethodResult
+from fminspect.io.discovery import natural_key
+from fminspect.metrics import MEASURES_BY_KEY
+
+CURVE_NAMES = ("Precision", "Recall", "Fm", "Em", "IoU", "Dice")
+
+
+def _fmt(v: float, digits: int = 3) -> str:
+    return "nan" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
+
+
+def _keys(report: EvalReport) -> list[str]:
+    seen: list[str] = []
+    for ks in report.keys_by_dataset.values():
+        seen += [k for k in ks if k not in seen]
+    return seen
+
+
+def _ranks(results: Sequence[MethodResult], key: str) -> dict[str, int]:
+    """Rank (1 = best) of each method on ``key``; ties share a rank."""
+    info = MEASURES_BY_KEY[key]
+    vals = [(r.method, r.values.get(key, math.nan)) for r in results]
+    vals = [(m, v) for m, v in vals if not math.isnan(v)]
+    ordered = sorted({round(v, 12) for _, v in vals}, reverse=info.higher_is_better)
+    return {m: ordered.index(round(v, 12)) + 1 for m, v in vals}
+
+
+def _by_dataset(report: EvalReport) -> dict[str, list[MethodResult]]:
+    out: dict[str, list[MethodResult]] = {}
+    for r in report.results:
+        out.setdefault(r.dataset, []).append(r)
+    return out
+
+
+def write_json(report: EvalReport, out: Path) -> None:
+    """summary.json ({dataset: {method: {measure: value}}}) and results.json (everything)."""
+    (out / "summary.json").write_text(
+        json.dumps(report.summary(), indent=2, sort_keys=False) + "\n"
+    )
+    params = report.config.params
+    results = {
+        "fminspect": __version__,
+        "measure_definition_version": MEASURE_DEFINITION_VERSION,
+        "config": report.config.as_dict(),
+        "measures": {
+            k: {
+                "label": MEASURES_BY_KEY[k].label(params),
+                "family": MEASURES_BY_KEY[k].family,
+                "higher_is_better": MEASURES_BY_KEY[k].higher_is_better,
+                "dataset_aggregation": MEASURES_BY_KEY[k].aggregation,
+            }
+            for k in _keys(report)
+        },
+        "datasets": {
+            ds: {
+                r.method: {
+                    "values": r.values,
+                    "images": r.n_images,
+                    "images_per_measure": r.counts,
+                    "coverage": r.coverage.as_dict(),
+                }
+                for r in rs
+            }
+            for ds, rs in _by_dataset(report).items()
+        },
+        "input_digests_blake2b": dict(sorted(report.digests.items())),
+        "problems": [p.as_dict() for p in report.problems],
+    }
+    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+
+
+def write_csv(report: EvalReport, out: Path) -> None:
+    """per_image.csv, summary.csv, curves.csv, problems.csv."""
+    params = report.config.params
+    keys = _keys(report)
+    labels = [MEASURES_BY_KEY[k].label(params) for k in keys]
+    with open(out / "per_image.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["dataset", "method", "image", *labels, "notes"])
+        for row in report.per_image:
+            w.writerow(
+                [
+                    row["dataset"],
+                    row["method"],
+                    row["image"],
+                    *[repr(float(row[k])) if k in row else "" for k in keys],
+                    row["notes"],
+                ]
+            )
+    with open(out / "summary.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["dataset", "method", "images", "coverage", *labels])
+        for r in report.results:
+            w.writerow(
+                [
+                    r.dataset,
+                    r.method,
+                    r.n_images,
+                    r.coverage.label,
+                    *[repr(float(r.values[k])) if k in r.values else "" for k in keys],
+                ]
+            )
+    with open(out / "curves.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["dataset", "method", "curve", "threshold", "value"])
+        for r in report.results:
+            for name in CURVE_NAMES:
+                if name in r.mean_curves:
+                    for t, v in enumerate(r.mean_curves[name]):
+                        w.writerow([r.dataset, r.method, name, t, repr(float(v))])
+    with open(out / "problems.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["severity", "dataset", "method", "image", "path", "message"])
+        for p in report.problems:
+            w.writerow([p.severity, p.dataset, p.method, p.name, str(p.path), p.message])
+
+
+def _caption(report: EvalReport) -> str:
+    c = report.config
+    return (
+        f"fminspect {__version__}; {c.params.norm.label}; predictions of another size "
+        f"resized to the GT ({c.interpolation}); max/mean = max/mean of the image-averaged "
+        "256-threshold curve; adp = adaptive threshold 2·mean."
+    )
+
+
+def write_markdown(report: EvalReport, out: Path) -> None:
+    """summary.md: a table per dataset; best **bold**, second <u>underlined</u>, third *italic*."""
+    params = report.config.params
+    lines = [f"# fminspect evaluation\n\n{_caption(report)} ↑ higher is better, ↓ lower.\n"]
+    for ds, rs in _by_dataset(report).items():
+        keys = list(report.keys_by_dataset[ds])
+        ranks = {k: _ranks(rs, k) for k in keys}
+        heads = [
+            MEASURES_BY_KEY[k].label(params)
+            + (" ↑" if MEASURES_BY_KEY[k].higher_is_better else " ↓")
+            for k in keys
+        ]
+        lines += [
+            f"\n## {ds}\n",
+            "| method | images | " + " | ".join(heads) + " |",
+            "|---|---:|" + "---:|" * len(keys),
+        ]
+        for r in rs:
+            cells = []
+            for k in keys:
+                v = _fmt(r.values.get(k, math.nan))
+                rank = ranks[k].get(r.method)
+                cells.append({1: f"**{v}**", 2: f"<u>{v}</u>", 3: f"*{v}*"}.get(rank or 0, v))
+            cov = r.coverage.label
+            lines.append(f"| {r.method} | {cov} | " + " | ".join(cells) + " |")
+        incomplete = [r.method for r in rs if not r.coverage.complete]
+        if incomplete:
+            lines.append(
+                f"\n⚠ incomplete (evaluated on the images they have): {', '.join(incomplete)}"
+            )
+    (out / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _tex(text: str) -> str:
+    for a, b in (
+        ("\\", r"\textbackslash{}"),
+        ("_", r"\_"),
+        ("&", r"\&"),
+        ("%", r"\%"),
+        ("#", r"\#"),
+        ("$", r"\$"),
+        ("^", r"\^{}"),
+        ("β²", r"$\beta^2$"),
+        ("α", r"$\alpha$"),
+        ("γ", r"$\gamma$"),
+        ("λ", r"$\lambda$"),
+        ("ρ", r"$\rho$"),
+        ("·", r"$\cdot$"),
+        ("⚠", r"$\dagger$"),
+    ):
+        text = text.replace(a, b)
+    return text
+
+
+def write_latex(report: EvalReport, out: Path) -> None:
+    """summary.tex: booktabs tables; best \\textbf, second \\underline, third \\textit."""
+    params = report.config.params
+    lines = ["% fminspect evaluation — needs \\usepackage{booktabs}", f"% {_caption(report)}"]
+    for ds, rs in _by_dataset(report).items():
+        keys = list(report.keys_by_dataset[ds])
+        ranks = {k: _ranks(rs, k) for k in keys}
+        lines += [
+            r"\begin{table}[t]",
+            r"\centering",
+            r"\small",
+            rf"\caption{{{_tex(ds)}: {_tex(_caption(report))}}}",
+            r"\begin{tabular}{l" + "r" * len(keys) + "}",
+            r"\toprule",
+            "Method & "
+            + " & ".join(
+                _tex(MEASURES_BY_KEY[k].label(params))
+                + (r"$\uparrow$" if MEASURES_BY_KEY[k].higher_is_better else r"$\downarrow$")
+                for k in keys
+            )
+            + r" \\",
+            r"\midrule",
+        ]
+        for r in rs:
+            cells = []
+            for k in keys:
+                v = _fmt(r.values.get(k, math.nan))
+                rank = ranks[k].get(r.method)
+                cells.append(
+                    {1: rf"\textbf{{{v}}}", 2: rf"\underline{{{v}}}", 3: rf"\textit{{{v}}}"}.get(
+                        rank or 0, v
+                    )
+                )
+            name = _tex(r.method) + ("" if r.coverage.complete else r"$^\dagger$")
+            lines.append(f"{name} & " + " & ".join(cells) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        if any(not r.coverage.complete for r in rs):
+            lines.append(
+                r"\\[2pt]{\footnotesize $^\dagger$ evaluated on a subset: "
+                r"some images have no prediction.}"
+            )
+        lines += [r"\end{table}", ""]
+    (out / "summary.tex").write_text("\n".join(lines), encoding="utf-8")
+
+
+def _axis(values: list[np.ndarray], margin: float = 0.03) -> tuple[float, float]:
+    lo = min(float(np.nanmin(v)) for v in values)
+    hi = max(float(np.nanmax(v)) for v in values)
+    pad = max((hi - lo) * margin, 1e-3)
+    return max(lo - pad, 0.0), min(hi + pad, 1.05)
+
+
+def write_plots(report: EvalReport, out: Path) -> None:
+    """PR, F-measure and E-measure curves per dataset, as PNG and PDF (automatic ranges)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    plots = out / "plots"
+    plots.mkdir(exist_ok=True)
+    thresholds = np.arange(256) / 255
+    for ds, rs in _by_dataset(report).items():
+        specs = [
+            (
+                "pr",
+                "Precision–recall",
+                "Recall",
+                "Precision",
+                lambda r: (r.mean_curves["Recall"], r.mean_curves["Precision"]),
+            ),
+            (
+                "fm",
+                f"F-measure (β²={report.config.params.beta2:g})",
+                "threshold",
+                "F-measure",
+                lambda r: (thresholds, r.mean_curves["Fm"]),
+            ),
+            (
+                "em",
+                "E-measure",
+                "threshold",
+                "E-measure",
+                lambda r: (thresholds, r.mean_curves["Em"]),
+            ),
+        ]
+        for tag, title, xl, yl, get in specs:
+            usable = [
+                r for r in rs if "Fm" in r.mean_curves and ("Em" in r.mean_curves or tag != "em")
+            ]
+            if not usable:
+                continue
+            fig, ax = plt.subplots(figsize=(5, 4), dpi=150)
+            fig.subplots_adjust(left=0.13, right=0.97, bottom=0.12, top=0.92)
+            xs, ys = [], []
+            for r in sorted(usable, key=lambda r: natural_key(r.method)):
+                x, y = get(r)
+                ax.plot(x, y, lw=1.5, label=r.method + ("" if r.coverage.complete else " ⚠"))
+                xs.append(np.asarray(x))
+                ys.append(np.asarray(y))
+            ax.set_xlim(*(_axis(xs) if tag == "pr" else (0, 1)))
+            ax.set_ylim(*_axis(ys))
+            ax.set_xlabel(xl)
+            ax.set_ylabel(yl)
+            ax.set_title(f"{ds}: {title}", fontsize=10)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7, loc="best")
+            fig.savefig(plots / f"{ds}_{tag}.png", metadata={"Software": None})
+            fig.savefig(
+                plots / f"{ds}_{tag}.pdf",
+                metadata={"CreationDate": None, "Producer": None, "Creator": None},
+            )
+            plt.close(fig)
+
+
+def write_all(report: EvalReport, out: Path | str, *, plots: bool = True) -> Path:
+    """Write every output file into ``out`` (created if needed)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(report, out)
+    write_csv(report, out)
+    write_markdown(report, out)
+    write_latex(report, out)
+    if plots and report.results:
+        write_plots(report, out)
+    return out
+
+
+def dataset_table(report: EvalReport) -> list[dict[str, Any]]:
+    """Rows for a terminal table: dataset, method, coverage and a few headline values."""
+    return [
+        {"dataset": r.dataset, "method": r.method, "coverage": r.coverage.label, **r.values}
+        for r in report.results
+    ]

@@ -1,0 +1,401 @@
+"""The batch runner: one work unit per image, every method inside it.
+
+A work unit reads the GT (and the image when C^ω_β is wanted) once, prepares the GT once —
+so the distance transform, the S-measure centroid, the Context-measure kernel and the
+camouflage degree are computed once — then loads, resizes and scores each method's
+prediction. Units run serially, in local processes (joblib's loky pool, ``jobs > 1``) or on a Dask
+cluster (``scheduler='tcp://…'``); each finished unit is committed to the cache at once, and
+dataset values are then aggregated from the cache in natural order, so the output is
+byte-identical whatever the number of workers or the order in which they finish.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fminspect import MEASURE_DEFINITION_VERSION, __version__
+from fminspect.batch.cache import Record, ResultCache, record_key
+from fminspect.batch.progress import Progress
+from fminspect.io.discovery import Coverage, Dataset, natural_key
+from fminspect.io.loading import INTERPOLATIONS, fit_to, load_image, load_map
+from fminspect.io.validation import LoadError, Problem
+from fminspect.metrics import (
+    MEASURE_KEYS,
+    MEASURES_BY_KEY,
+    DatasetAccumulator,
+    Params,
+    compute_suite,
+    prepare_gt,
+)
+
+DEFAULT_PARAMS = Params()
+
+
+@dataclass(frozen=True, slots=True)
+class EvalConfig:
+    """What to compute: parameters, measures and the resize rule.
+
+    ``keys=None`` means every measure, with ``CCm`` only for datasets that have images.
+    """
+
+    params: Params = DEFAULT_PARAMS
+    keys: tuple[str, ...] | None = None
+    interpolation: str = "bilinear"
+
+    def __post_init__(self) -> None:
+        if self.interpolation not in INTERPOLATIONS:
+            raise ValueError(f"interpolation must be one of {sorted(INTERPOLATIONS)}")
+        if self.keys is not None:
+            unknown = [k for k in self.keys if k not in MEASURES_BY_KEY]
+            if unknown:
+                raise ValueError(f"unknown measure(s) {unknown}; valid: {', '.join(MEASURE_KEYS)}")
+
+    def keys_for(self, with_images: bool) -> tuple[str, ...]:
+        """The measure keys computed for a dataset with (or without) images."""
+        keys = self.keys if self.keys is not None else MEASURE_KEYS
+        return tuple(k for k in keys if with_images or not MEASURES_BY_KEY[k].needs_image)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain-JSON form (recorded in results.json)."""
+        return {
+            "params": self.params.as_dict(),
+            "normalization": self.params.norm.label,
+            "keys": list(self.keys) if self.keys is not None else None,
+            "interpolation": self.interpolation,
+            "measure_definition_version": MEASURE_DEFINITION_VERSION,
+        }
+
+    def fingerprint(self, keys: Sequence[str]) -> str:
+        """Everything a cached result depends on besides the input files."""
+        return json.dumps({**self.as_dict(), "keys": list(keys)}, sort_keys=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One image and the methods still to compute for it."""
+
+    dataset: str
+    sample: str
+    gt: str
+    image: str | None
+    todo: tuple[tuple[str, str, str], ...]  # (method, prediction path, cache key)
+    keys: tuple[str, ...]
+    config: EvalConfig
+
+
+@dataclass(slots=True)
+class UnitResult:
+    """What a worker sends back."""
+
+    dataset: str
+    sample: str
+    records: list[tuple[str, str, Record]]  # (method, key, record)
+    problems: list[Problem]
+
+
+def _configure_worker() -> None:
+    """Keep each worker single-threaded inside (parallelism is across images)."""
+    import cv2
+
+    from fminspect._runtime import tune_allocator
+
+    cv2.setNumThreads(1)
+    tune_allocator()
+
+
+def evaluate_unit(unit: Unit) -> UnitResult:
+    """Score every pending method of one image (runs in a worker)."""
+    _configure_worker()
+    out = UnitResult(unit.dataset, unit.sample, [], [])
+    where = {"dataset": unit.dataset, "name": unit.sample}
+    try:
+        gt_map = load_map(unit.gt)
+    except LoadError as exc:
+        out.problems += [
+            Problem(exc.path, exc.problem, "error", method=m, **where) for m, _, _ in unit.todo
+        ]
+        return out
+    gt = prepare_gt(gt_map.array, unit.config.params.norm)
+    gt_notes = [f"GT: {n}" for n in gt_map.notes]
+    if gt.is_empty:
+        gt_notes.append("GT: no foreground pixel")
+    img = None
+    keys = unit.keys
+    if "CCm" in keys:
+        try:
+            if unit.image is None:
+                raise LoadError(unit.gt, "no image for this GT, so CCm cannot be computed")
+            img = load_image(unit.image)
+            if img.shape[:2] != gt.shape:
+                raise LoadError(
+                    unit.image,
+                    f"image size {img.shape[1]}×{img.shape[0]} differs "
+                    f"from the GT's {gt.shape[1]}×{gt.shape[0]}; CCm not computed",
+                )
+        except LoadError as exc:
+            out.problems.append(Problem(exc.path, exc.problem, "warning", **where))
+            img = None
+    for method, path, key in unit.todo:
+        try:
+            pred = load_map(path)
+        except LoadError as exc:
+            out.problems.append(Problem(exc.path, exc.problem, "error", method=method, **where))
+            continue
+        notes = list(gt_notes) + [f"prediction: {n}" for n in pred.notes]
+        array, note = fit_to(pred.array, gt.shape, unit.config.interpolation)
+        if note:
+            notes.append(f"prediction: {note}")
+            out.problems.append(Problem(Path(path), note, "warning", method=method, **where))
+        suite = compute_suite(array, gt, unit.config.params, img=img, keys=keys)
+        computed = suite.scores()
+        scores = {k: computed.get(k, math.nan) for k in keys}  # CCm is NaN without its image
+        notes += list(suite.warnings)
+        out.records.append((method, key, Record(scores, suite.curves(), tuple(notes))))
+    return out
+
+
+# ---------------------------------------------------------------------------- executors
+def _run_serial(units: Sequence[Unit]) -> Iterator[UnitResult]:
+    for u in units:
+        yield evaluate_unit(u)
+
+
+def _local_pool(jobs: int) -> Any:
+    """joblib's loky process pool, with every worker already importing the measures."""
+    from concurrent.futures import wait
+
+    from joblib.externals.loky import get_reusable_executor
+
+    pool = get_reusable_executor(max_workers=jobs, timeout=60)
+    return pool, [pool.submit(_configure_worker) for _ in range(jobs)], wait
+
+
+def _run_local(units: Sequence[Unit], pool: Any) -> Iterator[UnitResult]:
+    from concurrent.futures import as_completed
+
+    executor, warmup, wait = pool
+    wait(warmup)
+    for fut in as_completed([executor.submit(evaluate_unit, u) for u in units]):
+        yield fut.result()
+
+
+def _run_dask(units: Sequence[Unit], scheduler: Any) -> Iterator[UnitResult]:
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError as exc:  # pragma: no cover - depends on the optional extra
+        raise RuntimeError("--scheduler needs Dask: pip install 'fminspect[cluster]'") from exc
+    own = not hasattr(scheduler, "submit")
+    client = Client(scheduler) if own else scheduler
+    try:
+        futures = client.map(evaluate_unit, list(units), pure=False)
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        if own:
+            client.close()
+
+
+# ---------------------------------------------------------------------------- results
+@dataclass(slots=True)
+class MethodResult:
+    """Dataset-level values of one method on one dataset."""
+
+    dataset: str
+    method: str
+    values: dict[str, float]
+    counts: dict[str, int]
+    n_images: int
+    coverage: Coverage
+    mean_curves: dict[str, np.ndarray]
+
+
+@dataclass(slots=True)
+class EvalReport:
+    """Everything a batch run produced (written out by :mod:`fminspect.batch.outputs`)."""
+
+    config: EvalConfig
+    results: list[MethodResult] = field(default_factory=list)
+    per_image: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    digests: dict[str, str] = field(default_factory=dict)
+    datasets: list[str] = field(default_factory=list)
+    keys_by_dataset: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    computed: int = 0
+    reused: int = 0
+    seconds: float = 0.0  # time spent in the work units' phase (not written to any output)
+
+    @property
+    def evaluated(self) -> int:
+        """Number of (image, method) pairs with a result."""
+        return len(self.per_image)
+
+    def summary(self) -> dict[str, dict[str, dict[str, float]]]:
+        """``{dataset: {method: {measure: value}}}``."""
+        out: dict[str, dict[str, dict[str, float]]] = {}
+        for r in self.results:
+            out.setdefault(r.dataset, {})[r.method] = dict(r.values)
+        return out
+
+    def version(self) -> str:
+        """The fminspect version that produced it."""
+        return __version__
+
+
+def _accumulate(acc: DatasetAccumulator, name: str, rec: Record) -> None:
+    acc.add(name, rec.scores, rec.curves)
+
+
+def evaluate_datasets(
+    datasets: Iterable[Dataset],
+    config: EvalConfig = EvalConfig(),
+    *,
+    cache_path: Path | str,
+    methods: Sequence[str] | None = None,
+    jobs: int = 1,
+    scheduler: Any = None,
+    progress: bool | None = None,
+) -> EvalReport:
+    """Evaluate every (dataset, method, image); see the module notes.
+
+    Parameters
+    ----------
+    datasets : Dataset
+        From :func:`fminspect.io.discovery.discover`.
+    config : EvalConfig
+        Parameters, measures, resize rule.
+    cache_path : path
+        SQLite result cache (created if needed; shared between runs to resume).
+    methods : list of str, optional
+        Restrict to these methods.
+    jobs : int
+        Local worker processes (1: in this process).
+    scheduler : str or dask Client, optional
+        A Dask scheduler address (``'tcp://host:8786'``) or client; overrides ``jobs``.
+    progress : bool, optional
+        Show a progress bar (default: when stderr is a terminal).
+    """
+    datasets = list(datasets)
+    report = EvalReport(config, datasets=[d.name for d in datasets])
+    units: list[Unit] = []
+    # start local workers now, so their start-up overlaps the planning below
+    pool = _local_pool(jobs) if scheduler is None and jobs > 1 else None
+    with ResultCache(cache_path) as cache:
+        plan: list[tuple[Dataset, list[str], tuple[str, ...], dict[tuple[str, str], str]]] = []
+        for ds in datasets:
+            report.problems += ds.problems
+            names = [m for m in ds.method_names if methods is None or m in methods]
+            with_images = ds.image is not None and any(s.image for s in ds.samples)
+            keys = config.keys_for(with_images)
+            report.keys_by_dataset[ds.name] = keys
+            fingerprint = config.fingerprint(keys)
+            keymap: dict[tuple[str, str], str] = {}
+            for s in ds.samples:
+                try:
+                    gt_digest = cache.digest(s.gt)
+                    img_digest = cache.digest(s.image) if ("CCm" in keys and s.image) else ""
+                except OSError as exc:
+                    report.problems.append(
+                        Problem(s.gt, f"cannot be read ({exc})", "error", ds.name, "", s.name)
+                    )
+                    continue
+                report.digests[str(s.gt)] = gt_digest
+                if img_digest:
+                    report.digests[str(s.image)] = img_digest
+                todo = []
+                for m in names:
+                    if m not in s.preds:
+                        continue
+                    try:
+                        d = cache.digest(s.preds[m])
+                    except OSError as exc:
+                        report.problems.append(
+                            Problem(
+                                s.preds[m], f"cannot be read ({exc})", "error", ds.name, m, s.name
+                            )
+                        )
+                        continue
+                    report.digests[str(s.preds[m])] = d
+                    key = record_key((gt_digest, img_digest, d), fingerprint)
+                    keymap[(m, s.name)] = key
+                    if cache.has(key):
+                        report.reused += 1
+                    else:
+                        todo.append((m, str(s.preds[m]), key))
+                if todo:
+                    units.append(
+                        Unit(
+                            ds.name,
+                            s.name,
+                            str(s.gt),
+                            str(s.image) if s.image else None,
+                            tuple(todo),
+                            keys,
+                            config,
+                        )
+                    )
+            plan.append((ds, names, keys, keymap))
+        cache.commit()
+        if scheduler is not None:
+            stream = _run_dask(units, scheduler)
+        elif pool is not None:
+            stream = _run_local(units, pool)
+        else:
+            stream = _run_serial(units)
+        unit_problems: list[Problem] = []
+        started = time.perf_counter()
+        with Progress(len(units), "evaluating", enabled=progress) as bar:
+            for res in stream:
+                cache.put_many((key, rec) for _, key, rec in res.records)
+                report.computed += len(res.records)
+                unit_problems += res.problems
+                bar.advance()
+        report.seconds = time.perf_counter() - started
+        report.problems += sorted(
+            unit_problems,
+            key=lambda p: (
+                natural_key(p.dataset),
+                natural_key(p.name),
+                natural_key(p.method),
+                str(p.path),
+            ),
+        )
+        for ds, names, _keys, keymap in plan:
+            for m in names:
+                acc = DatasetAccumulator()
+                for s in ds.samples:
+                    key = keymap.get((m, s.name))
+                    rec = cache.get(key) if key else None
+                    if rec is None:
+                        continue
+                    _accumulate(acc, s.name, rec)
+                    report.per_image.append(
+                        {
+                            "dataset": ds.name,
+                            "method": m,
+                            "image": s.name,
+                            **rec.scores,
+                            "notes": "; ".join(rec.notes),
+                        }
+                    )
+                if not len(acc):
+                    continue
+                report.results.append(
+                    MethodResult(
+                        ds.name,
+                        m,
+                        acc.results(),
+                        acc.counts(),
+                        len(acc),
+                        ds.coverage[m],
+                        acc.mean_curves(),
+                    )
+                )
+    return report

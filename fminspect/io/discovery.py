@@ -1,0 +1,397 @@
+"""Finding datasets on disk: layouts, name matching and coverage.
+
+Layouts recognised (ECOSYSTEM §1.6), tried in this order by :func:`discover`:
+
+1. **flat** — ``ROOT/{Imgs|Image|Images|img|RGB}/`` + ``ROOT/{GT|Mask|Masks|gt}/`` +
+   ``ROOT/{Pred|Preds|Predictions|Results}/<method>/``: one dataset named after ROOT;
+2. **several datasets** — ``ROOT/<dataset>/`` each laid out as in 1; predictions inside each
+   dataset, or in ``ROOT/{Pred|…}/<method>/<dataset>/``;
+3. **nested** (Evaluate-SOD, the MATLAB one-key toolbox) — ``ROOT/{GT|…}/<dataset>/`` (files
+   directly, or a ``GT|Mask`` subfolder) with ``ROOT/{Pred|…}/<method>/<dataset>/`` and
+   optionally ``ROOT/{Imgs|…}/<dataset>/``;
+4. **PySODEvalToolkit JSON configs** — :func:`from_toolkit_configs`.
+
+Matching: a file's *key* is its name without extension, minus the folder's prefix and
+suffix (``abc_sal.png`` ↔ ``abc.png`` with suffix ``_sal``); extensions are compared
+case-insensitively; when one folder holds the same key twice (``a.png`` and ``a.jpg``) the
+first of PNG, BMP, TIFF, WebP, JPEG is used and the other is reported. Samples are listed in
+natural order (``img2`` before ``img10``).
+
+Coverage (:class:`Coverage`) records, per method, which GT samples have a prediction
+(matched), which do not (missing) and which predictions have no GT (extra). A method that
+misses samples is flagged in every output; it is never silently evaluated on a subset.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fminspect.io.validation import Problem
+
+IMAGE_EXTENSIONS = (".png", ".bmp", ".tif", ".tiff", ".webp", ".jpg", ".jpeg")
+IMAGE_DIRS = ("imgs", "image", "images", "img", "rgb", "im")
+GT_DIRS = ("gt", "mask", "masks", "gts", "gt_object", "groundtruth", "ground_truth")
+PRED_DIRS = ("pred", "preds", "prediction", "predictions", "results", "maps", "salmaps")
+
+
+def natural_key(text: str) -> tuple[object, ...]:
+    """Sort key that orders embedded numbers numerically (``img2`` < ``img10``)."""
+    return tuple(int(t) if t.isdigit() else t.casefold() for t in re.split(r"(\d+)", text))
+
+
+@dataclass(frozen=True, slots=True)
+class FolderSpec:
+    """A folder of maps and how its file names map to sample keys."""
+
+    path: Path
+    prefix: str = ""
+    suffix: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        """Plain-JSON form."""
+        return {"path": str(self.path), "prefix": self.prefix, "suffix": self.suffix}
+
+
+@dataclass(slots=True)
+class Coverage:
+    """Which GT samples a method covers."""
+
+    method: str
+    matched: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """Every GT sample has a prediction."""
+        return not self.missing
+
+    @property
+    def label(self) -> str:
+        """``'187/200'`` (with a warning sign when incomplete)."""
+        total = len(self.matched) + len(self.missing)
+        return f"{len(self.matched)}/{total}" + ("" if self.complete else " ⚠")
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain-JSON form."""
+        return {
+            "method": self.method,
+            "matched": len(self.matched),
+            "missing": self.missing,
+            "extra": self.extra,
+            "complete": self.complete,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One image of a dataset: its GT, optional image and every method's prediction."""
+
+    dataset: str
+    name: str
+    gt: Path
+    image: Path | None
+    preds: dict[str, Path]
+
+
+@dataclass(slots=True)
+class Dataset:
+    """A discovered dataset."""
+
+    name: str
+    gt: FolderSpec
+    image: FolderSpec | None
+    methods: dict[str, FolderSpec]
+    samples: list[Sample] = field(default_factory=list)
+    coverage: dict[str, Coverage] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    layout: str = ""
+
+    @property
+    def method_names(self) -> list[str]:
+        """Methods in natural order."""
+        return sorted(self.methods, key=natural_key)
+
+    def sample(self, name: str) -> Sample:
+        """The sample called ``name``."""
+        for s in self.samples:
+            if s.name == name:
+                return s
+        raise KeyError(f"{self.name} has no sample {name!r}")
+
+
+_PREFERENCE = {ext: i for i, ext in enumerate(IMAGE_EXTENSIONS)}
+
+
+def list_maps(
+    spec: FolderSpec, dataset: str = "", method: str = ""
+) -> tuple[dict[str, Path], list[Problem]]:
+    """Map sample keys to files in a folder (see the module notes on matching)."""
+    problems: list[Problem] = []
+    if not spec.path.is_dir():
+        return {}, [Problem(spec.path, "folder not found", "error", dataset, method)]
+    found: dict[str, Path] = {}
+    for path in spec.path.iterdir():
+        ext = path.suffix.lower()
+        if ext not in _PREFERENCE or not path.is_file():
+            continue
+        stem = path.name[: -len(path.suffix)]
+        if spec.prefix and not stem.startswith(spec.prefix):
+            continue
+        if spec.suffix and not stem.endswith(spec.suffix):
+            continue
+        key = stem[len(spec.prefix) : len(stem) - len(spec.suffix) if spec.suffix else None]
+        if key in found:
+            keep, drop = sorted((found[key], path), key=lambda p: _PREFERENCE[p.suffix.lower()])
+            found[key] = keep
+            problems.append(
+                Problem(
+                    drop,
+                    f"same name as {keep.name}; {keep.name} is used",
+                    "warning",
+                    dataset,
+                    method,
+                    key,
+                )
+            )
+        else:
+            found[key] = path
+    return found, problems
+
+
+def _child(folder: Path, names: Iterable[str]) -> Path | None:
+    """The first child folder whose name (case-insensitively) is in ``names``."""
+    if not folder.is_dir():
+        return None
+    wanted = list(names)
+    children = {p.name.casefold(): p for p in folder.iterdir() if p.is_dir()}
+    for name in wanted:
+        if name in children:
+            return children[name]
+    return None
+
+
+def _subdirs(folder: Path) -> list[Path]:
+    return sorted(
+        (p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")),
+        key=lambda p: natural_key(p.name),
+    )
+
+
+def _has_maps(folder: Path) -> bool:
+    return any(p.suffix.lower() in _PREFERENCE for p in folder.iterdir() if p.is_file())
+
+
+def build(dataset: Dataset) -> Dataset:
+    """List files, match samples and compute coverage (fills the dataset in place)."""
+    gts, problems = list_maps(dataset.gt, dataset.name)
+    images: dict[str, Path] = {}
+    if dataset.image is not None:
+        images, p = list_maps(dataset.image, dataset.name)
+        problems += p
+    preds: dict[str, dict[str, Path]] = {}
+    for method, spec in dataset.methods.items():
+        files, p = list_maps(spec, dataset.name, method)
+        problems += p
+        preds[method] = files
+        cov = Coverage(method)
+        cov.matched = sorted((k for k in files if k in gts), key=natural_key)
+        cov.missing = sorted((k for k in gts if k not in files), key=natural_key)
+        cov.extra = sorted((k for k in files if k not in gts), key=natural_key)
+        dataset.coverage[method] = cov
+        if cov.missing:
+            problems.append(
+                Problem(
+                    spec.path,
+                    f"{len(cov.missing)} of {len(gts)} GT images have no prediction "
+                    f"(e.g. {', '.join(cov.missing[:3])}); this method is evaluated on "
+                    f"{len(cov.matched)} images and flagged as incomplete",
+                    "warning",
+                    dataset.name,
+                    method,
+                )
+            )
+        if cov.extra:
+            problems.append(
+                Problem(
+                    spec.path,
+                    f"{len(cov.extra)} predictions have no GT and are ignored "
+                    f"(e.g. {', '.join(cov.extra[:3])})",
+                    "warning",
+                    dataset.name,
+                    method,
+                )
+            )
+    if dataset.image is not None:
+        missing = [k for k in gts if k not in images]
+        if missing:
+            problems.append(
+                Problem(
+                    dataset.image.path,
+                    f"{len(missing)} GT images have no image (e.g. {', '.join(missing[:3])})",
+                    "warning",
+                    dataset.name,
+                )
+            )
+    dataset.samples = [
+        Sample(
+            dataset.name,
+            key,
+            gts[key],
+            images.get(key),
+            {m: preds[m][key] for m in dataset.method_names if key in preds[m]},
+        )
+        for key in sorted(gts, key=natural_key)
+    ]
+    if not gts:
+        problems.append(Problem(dataset.gt.path, "no GT maps found", "error", dataset.name))
+    dataset.problems += problems
+    return dataset
+
+
+def _flat(root: Path, name: str | None = None, pred_root: Path | None = None) -> Dataset | None:
+    gt_dir = _child(root, GT_DIRS)
+    if gt_dir is None or not _has_maps(gt_dir):
+        return None
+    img_dir = _child(root, IMAGE_DIRS)
+    methods: dict[str, FolderSpec] = {}
+    pred_dir = _child(root, PRED_DIRS)
+    if pred_dir is not None:
+        for m in _subdirs(pred_dir):
+            if _has_maps(m):
+                methods[m.name] = FolderSpec(m)
+        if not methods and _has_maps(pred_dir):
+            methods[pred_dir.name] = FolderSpec(pred_dir)
+    name = name or root.resolve().name
+    if pred_root is not None:
+        for m in _subdirs(pred_root):
+            sub = _child(m, [name.casefold()])
+            if sub is not None and _has_maps(sub):
+                methods.setdefault(m.name, FolderSpec(sub))
+    return Dataset(
+        name, FolderSpec(gt_dir), FolderSpec(img_dir) if img_dir else None, methods, layout="flat"
+    )
+
+
+def _nested(root: Path) -> list[Dataset]:
+    gt_root = _child(root, GT_DIRS)
+    pred_root = _child(root, PRED_DIRS)
+    if gt_root is None or pred_root is None or _has_maps(gt_root):
+        return []
+    img_root = _child(root, IMAGE_DIRS)
+    out = []
+    for ds in _subdirs(gt_root):
+        gt_dir = ds if _has_maps(ds) else _child(ds, GT_DIRS)
+        if gt_dir is None or not _has_maps(gt_dir):
+            continue
+        img_dir = None
+        if img_root is not None:
+            img_dir = _child(img_root, [ds.name.casefold()])
+        elif _child(ds, IMAGE_DIRS) is not None:
+            img_dir = _child(ds, IMAGE_DIRS)
+        methods = {}
+        for m in _subdirs(pred_root):
+            sub = _child(m, [ds.name.casefold()])
+            if sub is not None and _has_maps(sub):
+                methods[m.name] = FolderSpec(sub)
+        out.append(
+            Dataset(
+                ds.name,
+                FolderSpec(gt_dir),
+                FolderSpec(img_dir) if img_dir else None,
+                methods,
+                layout="nested",
+            )
+        )
+    return out
+
+
+def discover(root: Path | str) -> tuple[list[Dataset], list[Problem]]:
+    """Find every dataset under ``root`` (see the module notes for the layouts).
+
+    Returns
+    -------
+    datasets : list of Dataset
+        Built (samples matched, coverage computed), in natural order.
+    problems : list of Problem
+        Anything that could not be used, or was used with a caveat.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        return [], [Problem(root, "not a folder")]
+    flat = _flat(root)
+    if flat is not None:
+        datasets = [flat]
+    else:
+        datasets = _nested(root)
+        if not datasets:
+            pred_root = _child(root, PRED_DIRS)
+            for sub in _subdirs(root):
+                ds = _flat(sub, sub.name, pred_root)
+                if ds is not None:
+                    ds.layout = "several datasets"
+                    datasets.append(ds)
+    if not datasets:
+        return [], [
+            Problem(
+                root,
+                "no dataset found: expected a GT folder (GT/, Mask/, masks/ "
+                "…) next to Imgs/ and Pred/<method>/, or one such folder per "
+                "dataset, or GT/<dataset>/ with Pred/<method>/<dataset>/",
+            )
+        ]
+    for ds in datasets:
+        build(ds)
+    return datasets, [p for ds in datasets for p in ds.problems]
+
+
+def _strip_extension(suffix: str) -> str:
+    """Toolkit suffixes include the extension (``'_sal.png'``, ``'.png'``); keys do not."""
+    for ext in IMAGE_EXTENSIONS:
+        if suffix.lower().endswith(ext):
+            return suffix[: -len(ext)]
+    return suffix
+
+
+def _spec(entry: dict[str, str], base: Path) -> FolderSpec:
+    path = Path(entry["path"])
+    return FolderSpec(
+        path if path.is_absolute() else base / path,
+        entry.get("prefix", ""),
+        _strip_extension(entry.get("suffix", "")),
+    )
+
+
+def from_toolkit_configs(
+    dataset_json: Path | str, method_json: Path | str
+) -> tuple[list[Dataset], list[Problem]]:
+    """Datasets from PySODEvalToolkit's two JSON configs.
+
+    ``dataset_json``: ``{name: {"image": {path, prefix, suffix}, "mask": {path, prefix,
+    suffix}}}``; ``method_json``: ``{method: {dataset: {path, prefix, suffix}}}``. A suffix may
+    include the extension (``"_sal.png"``), as in the toolkit; relative paths are relative to
+    the JSON file's folder.
+    """
+    dataset_json, method_json = Path(dataset_json), Path(method_json)
+    problems: list[Problem] = []
+    try:
+        dsets = json.loads(dataset_json.read_text(encoding="utf-8"))
+        methods = json.loads(method_json.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        return [], [Problem(dataset_json, f"cannot read the toolkit configs: {exc}")]
+    out = []
+    for name, entry in dsets.items():
+        if "mask" not in entry:
+            problems.append(Problem(dataset_json, f"dataset {name!r} has no 'mask' entry"))
+            continue
+        gt = _spec(entry["mask"], dataset_json.parent)
+        img = _spec(entry["image"], dataset_json.parent) if "image" in entry else None
+        mspecs = {
+            m: _spec(per[name], method_json.parent) for m, per in methods.items() if name in per
+        }
+        out.append(build(Dataset(name, gt, img, mspecs, layout="PySODEvalToolkit config")))
+    return out, problems + [p for ds in out for p in ds.problems]

@@ -1,0 +1,187 @@
+"""Batch evaluation: outputs, coverage flags, bad files, cache/resume, parallel identity, Dask,
+and parity of dataset values with pysodmetrics' own accumulators."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from fminspect.batch import EvalConfig, evaluate_datasets
+from fminspect.batch.outputs import write_all
+from fminspect.cli import main
+from fminspect.io.discovery import discover
+from fminspect.metrics import DatasetAccumulator, compute_suite, prepare_gt
+from tests.datasets import make_dataset
+
+CLASSIC = ("MAE", "Sm", "wFm", "adpEm", "meanEm", "maxEm", "adpFm", "meanFm", "maxFm")
+
+
+def _run(root: Path, out: Path, **kw):  # type: ignore[no-untyped-def]
+    datasets, _ = discover(root)
+    config = kw.pop("config", EvalConfig(keys=CLASSIC))
+    report = evaluate_datasets(
+        datasets, config, cache_path=out / "cache.sqlite", progress=False, **kw
+    )
+    write_all(report, out)
+    return report
+
+
+def test_outputs_and_values(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=7, methods=("A", "B"), missing={"B": 2})
+    report = _run(root, tmp_path / "out")
+    out = tmp_path / "out"
+    for name in (
+        "summary.json",
+        "results.json",
+        "per_image.csv",
+        "summary.csv",
+        "summary.md",
+        "summary.tex",
+        "curves.csv",
+        "problems.csv",
+        "plots/DS_pr.png",
+        "plots/DS_fm.pdf",
+        "plots/DS_em.png",
+    ):
+        assert (out / name).exists(), name
+    summary = json.loads((out / "summary.json").read_text())
+    assert set(summary) == {"DS"} and set(summary["DS"]) == {"A", "B"}
+    # dataset values are the accumulator over the same images, read the same way
+    (ds,) = discover(root)[0]
+    acc = DatasetAccumulator()
+    for s in ds.samples:
+        gt = cv2.imread(str(s.gt), cv2.IMREAD_GRAYSCALE)
+        pred = cv2.imread(str(s.preds["A"]), cv2.IMREAD_GRAYSCALE)
+        suite = compute_suite(pred, prepare_gt(gt), keys=CLASSIC)
+        acc.add(s.name, suite.scores(), suite.curves())
+    for k, v in acc.results().items():
+        assert summary["DS"]["A"][k] == pytest.approx(v, abs=1e-12), k
+    # incomplete coverage is flagged in every output
+    assert "5/7 ⚠" in (out / "summary.md").read_text()
+    assert "5/7 ⚠" in (out / "summary.csv").read_text()
+    assert r"$^\dagger$" in (out / "summary.tex").read_text()
+    results = json.loads((out / "results.json").read_text())
+    assert results["datasets"]["DS"]["B"]["coverage"]["complete"] is False
+    assert results["config"]["normalization"] == "GT>128, stretch"
+    assert "maxFm β²=0.3" in (out / "summary.csv").read_text().splitlines()[0]
+    assert len(results["input_digests_blake2b"]) == 7 + 7 + 5
+    assert report.evaluated == 12
+
+
+def test_bad_files_become_problems_and_the_batch_goes_on(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A",))
+    (root / "Pred" / "A" / "img2.png").write_bytes(b"garbage")
+    small = cv2.resize(cv2.imread(str(root / "Pred" / "A" / "img3.png"), 0), (20, 10))
+    cv2.imwrite(str(root / "Pred" / "A" / "img3.png"), small)
+    report = _run(root, tmp_path / "out")
+    assert report.evaluated == 3
+    msgs = [(p.severity, p.name, p.message) for p in report.problems]
+    assert any(s == "error" and n == "img2" and "not an image" in m for s, n, m in msgs)
+    assert any(s == "warning" and n == "img3" and "resized from 20×10" in m for s, n, m in msgs)
+    assert "resized" in (tmp_path / "out" / "per_image.csv").read_text()
+
+
+def test_cache_reuses_and_resumes(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B", "C"))
+    out = tmp_path / "out"
+    first = _run(root, out, methods=["A"])  # an "interrupted" run that did only A
+    assert (first.computed, first.reused) == (5, 0)
+    second = _run(root, out)
+    assert (second.computed, second.reused) == (10, 5)
+    third = _run(root, out)
+    assert (third.computed, third.reused) == (0, 15)
+    # a changed file is recomputed, nothing else
+    p = root / "Pred" / "B" / "img3.png"
+    cv2.imwrite(str(p), 255 - cv2.imread(str(p), 0))
+    fourth = _run(root, out)
+    assert (fourth.computed, fourth.reused) == (1, 14)
+    # a changed parameter invalidates every record
+    changed = _run(root, out, config=EvalConfig(keys=CLASSIC, interpolation="bicubic"))
+    assert changed.computed == 15
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "cache.sqlite" and not p.name.startswith("cache.sqlite")
+    }
+
+
+def test_outputs_are_byte_identical_for_any_number_of_workers(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=6, methods=("A", "B"))
+    _run(root, tmp_path / "serial", jobs=1)
+    _run(root, tmp_path / "two", jobs=2)
+    a, b = _files(tmp_path / "serial"), _files(tmp_path / "two")
+    assert a.keys() == b.keys() and len(a) > 10
+    for name in a:
+        assert a[name] == b[name], name
+
+
+def test_dask_local_cluster_gives_the_same_output(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
+    _run(root, tmp_path / "serial")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        report = _run(root, tmp_path / "dask", scheduler=cluster.scheduler_address)
+    assert report.computed == 8
+    a, b = _files(tmp_path / "serial"), _files(tmp_path / "dask")
+    assert a == b
+
+
+def test_cli_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",))
+    rc = main(
+        [
+            "eval",
+            str(root),
+            "--out",
+            str(tmp_path / "o"),
+            "--measures",
+            "MAE",
+            "maxFm",
+            "--quiet",
+            "--no-plots",
+        ]
+    )
+    assert rc == 0
+    err = capsys.readouterr().err
+    assert "3/3 matched" in err and "3 (image, method) pairs evaluated" in err
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["DS"]["A"].keys() == {
+        "MAE",
+        "maxFm",
+    }
+    assert main(["eval", str(tmp_path / "nothing"), "--out", str(tmp_path / "o2"), "--quiet"]) == 1
+    assert main(["eval", str(root), "--measures", "maxF", "--out", str(tmp_path / "o3")]) == 2
+
+
+def test_ccm_uses_images_and_the_camouflage_degree_once_per_image(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"), size=(64, 64))
+    report = _run(root, tmp_path / "out", config=EvalConfig(keys=("Cm", "CCm")))
+    vals = report.summary()["DS"]["A"]
+    assert set(vals) == {"Cm", "CCm"} and 0 <= vals["CCm"] <= 1
+
+
+@pytest.mark.reference
+def test_dataset_values_equal_pysodmetrics_accumulators_on_files(tmp_path: Path, pysod) -> None:  # type: ignore[no-untyped-def]
+    root = make_dataset(tmp_path / "DS", n_images=12, methods=("A",), size=(80, 96), seed=3)
+    report = _run(root, tmp_path / "out", config=EvalConfig())
+    (ds,) = discover(root)[0]
+    cases = [
+        {
+            "pred": cv2.imread(str(s.preds["A"]), 0),
+            "gt": cv2.imread(str(s.gt), 0),
+            "normalize": True,
+        }
+        for s in ds.samples
+    ]
+    ref = pysod(cases, {"mode": "dataset", "cases": [{"normalize": True}] * len(cases)})["dataset"]
+    ours = report.summary()["DS"]["A"]
+    for key, value in ref.items():
+        if not key.startswith("curve_"):
+            assert ours[key] == pytest.approx(value, abs=1e-10), key

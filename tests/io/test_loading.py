@@ -1,0 +1,128 @@
+"""Robust reading: bit depths, channel layouts, bad files, non-ASCII paths, bombs."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from fminspect.io.loading import fit_to, header_size, load_image, load_map
+from fminspect.io.validation import LoadError
+from tests.datasets import write_png
+
+
+def test_grey_8_and_16_bit(tmp_path: Path) -> None:
+    a8 = np.arange(12, dtype=np.uint8).reshape(3, 4) * 20
+    write_png(tmp_path / "a.png", a8)
+    np.testing.assert_array_equal(load_map(tmp_path / "a.png").array, a8)
+    a16 = np.arange(12, dtype=np.uint16).reshape(3, 4) * 5000
+    write_png(tmp_path / "b.png", a16)
+    m = load_map(tmp_path / "b.png")
+    assert m.array.dtype == np.uint16 and np.array_equal(m.array, a16)
+
+
+def test_colour_maps(tmp_path: Path) -> None:
+    grey = np.arange(20, dtype=np.uint8).reshape(4, 5) * 10
+    write_png(tmp_path / "equal.png", np.stack([grey] * 3, axis=2))
+    m = load_map(tmp_path / "equal.png")
+    assert np.array_equal(m.array, grey) and not m.notes
+    colour = np.zeros((4, 5, 3), np.uint8)
+    colour[..., 2] = 200  # red in BGR
+    write_png(tmp_path / "colour.png", colour)
+    m = load_map(tmp_path / "colour.png")
+    assert "luminance" in m.notes[0] and m.array.max() == round(0.299 * 200)
+
+
+def test_rgba_alpha_masks_and_palettes(tmp_path: Path) -> None:
+    rgba = np.zeros((6, 6, 4), np.uint8)
+    rgba[..., 3] = 0
+    rgba[2:4, 2:4, 3] = 255  # a cut-out: constant colour, varying alpha
+    write_png(tmp_path / "cut.png", rgba)
+    m = load_map(tmp_path / "cut.png")
+    assert m.array[2, 2] == 255 and m.array[0, 0] == 0 and "alpha" in m.notes[0]
+    pal = Image.fromarray(np.array([[0, 1], [1, 0]], np.uint8), mode="P")
+    pal.putpalette([0, 0, 0, 255, 255, 255] + [0] * 762)
+    pal.save(tmp_path / "pal.png")
+    assert load_map(tmp_path / "pal.png").array.tolist() == [[0, 255], [255, 0]]
+
+
+def test_jpeg_and_non_ascii_paths(tmp_path: Path) -> None:
+    img = np.full((8, 8, 3), (10, 120, 240), np.uint8)
+    path = tmp_path / "données" / "図像.jpg"
+    write_png(path, img)
+    rgb = load_image(path)
+    assert rgb.shape == (8, 8, 3) and abs(int(rgb[0, 0, 0]) - 240) < 4  # BGR → RGB
+
+
+def test_16_bit_image_becomes_8_bit_rgb(tmp_path: Path) -> None:
+    write_png(tmp_path / "i.png", np.full((3, 3), 65535, np.uint16))
+    rgb = load_image(tmp_path / "i.png")
+    assert rgb.dtype == np.uint8 and rgb.shape == (3, 3, 3) and rgb.max() == 255
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "file not found"),
+        (b"", "empty"),
+        (b"not an image at all", "not an image"),
+        ("truncated", "truncated or corrupt"),
+    ],
+)
+def test_bad_files_are_named_errors(tmp_path: Path, content, message) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bad.png"
+    if content == "truncated":
+        write_png(path, np.zeros((50, 50), np.uint8) + 7)
+        path.write_bytes(path.read_bytes()[:60])
+    elif content is not None:
+        path.write_bytes(content)
+    with pytest.raises(LoadError, match=message) as err:
+        load_map(path)
+    assert err.value.path == path and str(path) in str(err.value)
+
+
+def test_folder_instead_of_file(tmp_path: Path) -> None:
+    with pytest.raises(LoadError, match="folder"):
+        load_map(tmp_path)
+
+
+def _png_header(w: int, h: int) -> bytes:
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)
+    chunk = b"IHDR" + ihdr
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + struct.pack(">I", len(ihdr))
+        + chunk
+        + struct.pack(">I", zlib.crc32(chunk))
+        + b"\x00" * 32
+    )
+
+
+def test_decompression_bomb_is_refused_before_decoding(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.png"
+    path.write_bytes(_png_header(60000, 60000))
+    with pytest.raises(LoadError, match=r"refused.*60000×60000"):
+        load_map(path)
+    assert header_size(_png_header(7, 9)) == (7, 9)
+
+
+def test_header_sizes_of_common_formats(tmp_path: Path) -> None:
+    img = np.zeros((13, 21, 3), np.uint8)
+    for ext in (".png", ".jpg", ".bmp", ".webp"):
+        _, buf = cv2.imencode(ext, img)
+        assert header_size(buf.tobytes()) == (21, 13), ext
+
+
+def test_fit_to_resizes_with_a_note() -> None:
+    pred = np.zeros((10, 20), np.uint8)
+    out, note = fit_to(pred, (20, 40))
+    assert out.shape == (20, 40) and "20×10 to the GT size 40×20 (bilinear)" in note
+    same, note = fit_to(pred, (10, 20))
+    assert same is pred and note is None
+    with pytest.raises(ValueError, match="interpolation"):
+        fit_to(pred, (5, 5), "cubic-ish")
