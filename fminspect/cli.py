@@ -191,20 +191,57 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0 if report.evaluated else 1
 
 
-def _default_example(args: argparse.Namespace) -> int:
-    from fminspect.io.resources import resource
+def _cmd_screenshots(args: argparse.Namespace) -> int:
+    from fminspect.gui.screenshots import take_screenshots
 
-    args.pred = resource("example", "horse_pred.png")
-    args.gt = resource("example", "horse_gt.png")
-    return _cmd_score(args)
+    for path in take_screenshots(args.outdir, args.only):
+        print(path)
+    return 0
+
+
+def _cmd_gui(args: argparse.Namespace) -> int:
+    if args.gt is None and (args.pred or args.image):
+        print("fminspect: --pred and --image need --gt", file=sys.stderr)
+        return 2
+    if args.gt is not None and not args.pred:
+        print("fminspect: --gt needs at least one --pred", file=sys.stderr)
+        return 2
+    from fminspect.gui.app import run_inspector
+
+    return run_inspector(
+        str(args.root) if args.root else None,
+        gt=str(args.gt) if args.gt else None,
+        preds=[str(p) for p in args.pred or []],
+        image=str(args.image) if args.image else None,
+        theme=args.theme,
+    )
+
+
+def build_gui_parser() -> argparse.ArgumentParser:
+    """``fminspect [ROOT] [--gt G --pred A --pred B --image I]``: open the inspector."""
+    parser = argparse.ArgumentParser(
+        prog="fminspect",
+        description="Open the inspector: on the bundled demo dataset (no argument), on a "
+        "dataset folder (ROOT), or on one sample (--gt with --pred …). Subcommands: "
+        + ", ".join(SUBCOMMANDS)
+        + " (fminspect SUBCOMMAND --help).",
+    )
+    parser.add_argument("--version", action="version", version=f"fminspect {__version__}")
+    parser.add_argument("root", type=Path, nargs="?", help="dataset folder")
+    parser.add_argument("--gt", type=Path, help="ground-truth mask of one sample")
+    parser.add_argument("--pred", type=Path, action="append", help="a model's map (repeat)")
+    parser.add_argument("--image", type=Path, help="the sample's image")
+    parser.add_argument("--theme", choices=["system", "light", "dark"], help="colour theme")
+    parser.set_defaults(func=_cmd_gui)
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for the documentation and the tests)."""
     parser = argparse.ArgumentParser(
         prog="fminspect",
-        description="Inspect, explain and rank foreground maps. With no subcommand: score the "
-        "bundled example pair and print every measure.",
+        description="Inspect, explain and rank foreground maps. Without a subcommand, "
+        "fminspect opens the inspector window (fminspect --help-gui).",
     )
     parser.add_argument("--version", action="version", version=f"fminspect {__version__}")
     sub = parser.add_subparsers(dest="command")
@@ -239,14 +276,29 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     _add_param_options(ev)
     ev.set_defaults(func=_cmd_eval)
-    parser.set_defaults(func=_default_example, json=False)
-    _add_param_options(parser)
+    shots = sub.add_parser("screenshots", help="render the real window on the demo data to PNGs")
+    shots.add_argument("outdir", type=Path)
+    shots.add_argument("--only", nargs="+", help="only these screenshots (by name)")
+    shots.set_defaults(func=_cmd_screenshots)
     return parser
 
 
+SUBCOMMANDS = ("score", "eval", "screenshots")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``fminspect`` command."""
-    args = build_parser().parse_args(argv)
+    """Entry point of the ``fminspect`` command.
+
+    ``fminspect SUBCOMMAND …`` runs a subcommand; anything else opens the inspector window.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and (argv[0] in SUBCOMMANDS or argv[0] in ("-h", "--help")):
+        args = build_parser().parse_args(argv)
+    elif argv and argv[0] == "--help-gui":
+        build_gui_parser().print_help()
+        return 0
+    else:
+        args = build_gui_parser().parse_args(argv)
     return int(args.func(args))
 
 

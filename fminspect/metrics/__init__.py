@@ -54,6 +54,7 @@ from fminspect.metrics.suite import (
     SuiteResult,
     compute_suite,
     evaluate,
+    update_suite,
 )
 from fminspect.metrics.weighted_fmeasure import WeightedFmeasureResult, weighted_fmeasure
 
@@ -110,5 +111,6 @@ __all__ = [
     "prepare_gt",
     "relaxed_fmeasure",
     "smeasure",
+    "update_suite",
     "weighted_fmeasure",
 ]

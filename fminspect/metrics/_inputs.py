@@ -19,6 +19,7 @@ computes each of them once.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -28,6 +29,7 @@ import numpy as np
 from fminspect.metrics._numerics import readonly
 
 T = TypeVar("T")
+_LOCKS_GUARD = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +176,7 @@ class GroundTruth:
     camouflage degree are then computed once.
     """
 
-    __slots__ = ("_memo", "mask", "n_fg", "norm", "shape", "size")
+    __slots__ = ("_locks", "_memo", "mask", "n_fg", "norm", "shape", "size")
 
     def __init__(self, mask: np.ndarray, norm: Normalization) -> None:
         self.mask: np.ndarray = readonly(np.ascontiguousarray(mask, dtype=bool))
@@ -183,6 +185,7 @@ class GroundTruth:
         self.size = int(mask.size)
         self.n_fg = int(np.count_nonzero(mask))
         self._memo: dict[str, Any] = {}
+        self._locks: dict[str, threading.Lock] = {}
 
     @property
     def n_bg(self) -> int:
@@ -200,13 +203,21 @@ class GroundTruth:
         return self.n_fg == self.size
 
     def memo(self, key: str, func: Callable[[], T]) -> T:
-        """Return ``func()`` computed once per GT under ``key``."""
+        """Return ``func()`` computed once per GT under ``key``.
+
+        Thread-safe: when several threads ask for the same missing key (several models of
+        one sample scored in parallel), one computes it and the others wait for it.
+        """
         try:
             return self._memo[key]  # type: ignore[no-any-return]
         except KeyError:
-            value = func()
-            self._memo[key] = value
-            return value
+            pass
+        with _LOCKS_GUARD:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._memo:
+                self._memo[key] = func()
+            return self._memo[key]  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return f"GroundTruth(shape={self.shape}, n_fg={self.n_fg}, {self.norm.gt_rule})"
@@ -249,6 +260,14 @@ class Pair:
     def adaptive_threshold(self) -> float:
         """``min(2 * mean(pred), 1)``."""
         return self.memo("adaptive_threshold", lambda: float(min(2 * self.pred.mean(), 1)))
+
+    def binary_at(self, index: int) -> np.ndarray:
+        """The binarisation behind curve point ``index``: ``floor(255·pred) >= index``."""
+        return self.quantized >= index
+
+    def confusion_codes(self, index: int) -> np.ndarray:
+        """Per-pixel outcome of curve point ``index``: 0 TN, 1 FP, 2 FN, 3 TP (uint8)."""
+        return self.binary_at(index).astype(np.uint8) | (self.mask.astype(np.uint8) << 1)
 
 
 def prepare_gt(

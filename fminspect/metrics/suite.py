@@ -10,7 +10,7 @@ exact variant for tables and file headers ("maxFm β²=0.3, GT>128, stretch").
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -153,6 +153,39 @@ _FIELDS: dict[str, Callable[[Pair, Params, np.ndarray | None], Any]] = {
         )
     ),
 }
+
+
+#: The parameters each SuiteResult field depends on (besides the normalisation, which they
+#: all depend on).
+_FIELD_PARAMS: dict[str, tuple[str, ...]] = {
+    "fmeasure": ("beta2",),
+    "smeasure": ("alpha",),
+    "weighted_fmeasure": ("wfm_beta2",),
+    "relaxed_fmeasure": ("relax_rho", "relax_beta2"),
+    "context": ("cm_alpha", "cm_beta2"),
+    "camouflage_context": ("cm_alpha", "ccm_beta2", "ccm_gamma", "ccm_lambda"),
+}
+
+
+def update_suite(
+    previous: SuiteResult, params: Params, *, img: np.ndarray | None = None
+) -> SuiteResult:
+    """``previous`` under new ``params``, recomputing only the measures they affect.
+
+    A change of β² recomputes the F-measure family only, a change of α the S-measure only;
+    a change of the normalisation (GT rule, stretch) recomputes everything. Used by the GUI
+    so that moving one parameter updates every model within milliseconds.
+    """
+    old = previous.params
+    if params.norm != old.norm:
+        raise ValueError("the normalisation changed: prepare the pair again (compute_suite)")
+    changed = {f.name for f in fields(Params) if getattr(params, f.name) != getattr(old, f.name)}
+    updates = {
+        name: _FIELDS[name](previous.pair, params, img)
+        for name, deps in _FIELD_PARAMS.items()
+        if getattr(previous, name) is not None and changed.intersection(deps)
+    }
+    return replace(previous, params=params, **updates)
 
 
 def compute_suite(

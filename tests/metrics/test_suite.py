@@ -121,3 +121,17 @@ def test_evaluate_gains_cm_and_ccm_with_an_image() -> None:
     assert scores["Cm"] == context_measure(pred, gt).score
     assert scores["CCm"] == camouflage_context_measure(pred, gt, img=img).score
     assert MEASURES_BY_KEY["CCm"].label() == "CCm β²=1.2 α=6 γ=8 λ=20"
+
+
+def test_update_suite_recomputes_only_what_a_parameter_affects() -> None:
+    from fminspect.metrics import update_suite
+
+    pred, gt = _sample()
+    base = compute_suite(pred, gt)
+    changed = update_suite(base, Params(beta2=1.0, alpha=0.7))
+    fresh = compute_suite(pred, gt, Params(beta2=1.0, alpha=0.7))
+    assert changed.scores() == fresh.scores()
+    assert changed.emeasure is base.emeasure and changed.mae is base.mae  # reused as they are
+    assert changed.fmeasure is not base.fmeasure and changed.smeasure is not base.smeasure
+    with pytest.raises(ValueError, match="normalisation"):
+        update_suite(base, Params(stretch=False))

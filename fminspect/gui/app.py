@@ -1,0 +1,60 @@
+"""Application set-up: one QApplication, pyqtgraph's row-major image order, the theme."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pyqtgraph as pg
+from PySide6 import QtGui, QtWidgets
+
+from fminspect import __version__
+
+# numpy (row, col) arrays display upright; set once, before any image item exists
+pg.setConfigOptions(imageAxisOrder="row-major", antialias=False)
+
+
+def application(argv: list[str] | None = None) -> QtWidgets.QApplication:
+    """The QApplication (created once)."""
+    app = QtWidgets.QApplication.instance()
+    if app is None:
+        app = QtWidgets.QApplication(argv if argv is not None else sys.argv[:1])
+    app.setApplicationName("fminspect")
+    app.setOrganizationName("fminspect")
+    app.setApplicationVersion(__version__)
+    app.setWindowIcon(QtGui.QIcon.fromTheme("image-x-generic"))
+    return app  # type: ignore[return-value]
+
+
+def offscreen() -> bool:
+    """Running without a display (tests, screenshots in CI)."""
+    return os.environ.get("QT_QPA_PLATFORM", "") == "offscreen"
+
+
+def run_inspector(
+    root: str | None = None,
+    *,
+    gt: str | None = None,
+    preds: list[str] | None = None,
+    image: str | None = None,
+    theme: str | None = None,
+) -> int:
+    """Open the inspector (on ``root``, on explicit files, or on the demo) and run Qt."""
+    from PySide6 import QtCore
+
+    from fminspect.gui.main_window import InspectorWindow
+    from fminspect.gui.theme import apply_theme
+
+    app = application()
+    settings = QtCore.QSettings()
+    apply_theme(app, theme or str(settings.value("theme", "system")))
+    window = InspectorWindow(settings=settings)
+    window.resize(1500, 950)
+    if gt is not None:
+        window.open_files(gt, list(preds or []), image)
+    elif root is not None:
+        window.open_path(root)
+    else:
+        window.open_demo()
+    window.show()
+    return app.exec()

@@ -1,0 +1,45 @@
+"""Help → Keyboard shortcuts."""
+
+from __future__ import annotations
+
+from PySide6 import QtWidgets
+
+SHORTCUTS = (
+    ("D  or  →", "next sample (the zoom is kept)"),
+    ("A  or  ←", "previous sample"),
+    ("R  or  double-click", "reset the zoom (fit the image)"),
+    ("mouse wheel / drag", "zoom about the cursor / pan — every panel follows"),
+    ("]  /  [", "threshold t + 1 / − 1"),
+    ("Shift+]  /  Shift+[", "threshold t + 16 / − 16"),
+    ("C", "toggle the TP / FP / FN overlay"),
+    ("Ctrl+O", "open a dataset folder"),
+    ("Ctrl+E", "export the panel grid as PNG (native resolution)"),
+    ("Ctrl+Shift+C", "copy the metrics table as CSV (also Ctrl+C in the table)"),
+    ("Ctrl+Shift+E", "export the metrics table as CSV"),
+    ("click a table cell", "explain that measure for that model"),
+    ("F1", "this list"),
+    ("Ctrl+Q", "quit"),
+)
+
+
+class ShortcutsDialog(QtWidgets.QDialog):
+    """A two-column list of every keyboard shortcut."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        table = QtWidgets.QTableWidget(len(SHORTCUTS), 2)
+        table.setHorizontalHeaderLabels(["keys", "action"])
+        for r, (keys, action) in enumerate(SHORTCUTS):
+            table.setItem(r, 0, QtWidgets.QTableWidgetItem(keys))
+            table.setItem(r, 1, QtWidgets.QTableWidgetItem(action))
+        table.resizeColumnsToContents()
+        table.horizontalHeader().setStretchLastSection(True)
+        table.verticalHeader().hide()
+        table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        box = QtWidgets.QVBoxLayout(self)
+        box.addWidget(table)
+        box.addWidget(buttons)
+        self.resize(560, 460)

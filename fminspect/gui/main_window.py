@@ -1,0 +1,433 @@
+"""The inspector window: panels, docks, menus, shortcuts, drag-and-drop, remembered state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fminspect import __version__
+from fminspect.gui.controller import InspectorController, Settings
+from fminspect.gui.dialogs.shortcuts import ShortcutsDialog
+from fminspect.gui.export import export_grid
+from fminspect.gui.panels.browser import DatasetBrowserPanel
+from fminspect.gui.panels.curves import CurvesPanel
+from fminspect.gui.panels.map_grid import MapGridPanel
+from fminspect.gui.panels.metrics_table import MetricsTablePanel
+from fminspect.gui.panels.parameters import ParameterPanel
+from fminspect.gui.theme import THEMES, apply_theme
+from fminspect.gui.workers import submit
+from fminspect.io.discovery import Dataset, discover
+from fminspect.io.sample import LoadedSample, single_sample
+from fminspect.io.validation import Problem
+
+MAX_RECENT = 8
+
+
+def _cache_dir() -> Path:
+    base = QtCore.QStandardPaths.writableLocation(
+        QtCore.QStandardPaths.StandardLocation.CacheLocation
+    )
+    return Path(base or Path.home() / ".cache" / "fminspect")
+
+
+def _score_dataset(dataset: Dataset, settings: Settings, cache: Path):  # type: ignore[no-untyped-def]
+    """Per-image scores of a whole dataset (runs on a worker thread)."""
+    from fminspect.batch import EvalConfig, evaluate_datasets
+
+    config = EvalConfig(settings.params, None, settings.interpolation)
+    return evaluate_datasets([dataset], config, cache_path=cache, progress=False)
+
+
+class InspectorWindow(QtWidgets.QMainWindow):
+    """Image, GT and every model side by side, all measures live."""
+
+    def __init__(
+        self,
+        controller: InspectorController | None = None,
+        settings: QtCore.QSettings | None = None,
+    ) -> None:
+        super().__init__()
+        self.controller = controller or InspectorController(self)
+        self.qsettings = settings or QtCore.QSettings()
+        self.setWindowTitle(f"fminspect {__version__}")
+        self.setAcceptDrops(True)
+        self.grid = MapGridPanel()
+        self.table = MetricsTablePanel()
+        self.curves = CurvesPanel()
+        self.params = ParameterPanel()
+        self.browser = DatasetBrowserPanel()
+        self.problem_list = QtWidgets.QListWidget()
+        self.problem_list.setWordWrap(True)
+        self._browser_generation = 0
+        self._arrived: set[str] = set()
+        self._redraw = QtCore.QTimer(self)
+        self._redraw.setSingleShot(True)
+        self._redraw.setInterval(0)
+        self._redraw.timeout.connect(self._redraw_arrived)
+        # the dataset browser is re-scored when the parameters have been still for a while
+        self._browser_timer = QtCore.QTimer(self)
+        self._browser_timer.setSingleShot(True)
+        self._browser_timer.setInterval(1500)
+        self._browser_timer.timeout.connect(self._score_browser)
+        self._build_layout()
+        self._build_menus()
+        self._connect()
+        self._restore()
+
+    # ------------------------------------------------------------------ layout
+    def _build_layout(self) -> None:
+        central = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        central.addWidget(self.grid)
+        central.addWidget(self.table)
+        central.addWidget(self.curves)
+        central.setStretchFactor(0, 6)
+        central.setStretchFactor(1, 2)
+        central.setStretchFactor(2, 3)
+        central.setSizes([540, 250, 210])
+        self.setCentralWidget(central)
+        self.browser_dock = self._dock(
+            "Dataset", self.browser, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
+        )
+        self.problem_dock = self._dock(
+            "Problems", self.problem_list, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
+        )
+        self.tabifyDockWidget(self.browser_dock, self.problem_dock)
+        self.browser_dock.raise_()
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidget(self.params)
+        scroll.setWidgetResizable(True)
+        self.param_dock = self._dock(
+            "Parameters", scroll, QtCore.Qt.DockWidgetArea.RightDockWidgetArea
+        )
+        self.hover_label = QtWidgets.QLabel("")
+        self.busy_label = QtWidgets.QLabel("")
+        self.busy = QtWidgets.QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumWidth(120)
+        self.busy.hide()
+        self.statusBar().addWidget(self.hover_label, 1)
+        self.statusBar().addPermanentWidget(self.busy_label)
+        self.statusBar().addPermanentWidget(self.busy)
+
+    def _dock(
+        self, title: str, widget: QtWidgets.QWidget, area: QtCore.Qt.DockWidgetArea
+    ) -> QtWidgets.QDockWidget:
+        dock = QtWidgets.QDockWidget(title, self)
+        dock.setObjectName(title)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(
+        self,
+        menu: QtWidgets.QMenu,
+        text: str,
+        slot,
+        shortcut: str | QtGui.QKeySequence | None = None,
+    ) -> QtGui.QAction:  # type: ignore[no-untyped-def]
+        action = QtGui.QAction(text, self)
+        if shortcut:
+            action.setShortcut(QtGui.QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        self.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self._action(file, "Open dataset folder…", self._choose_folder, "Ctrl+O")
+        self._action(file, "Open the demo dataset", self.open_demo)
+        self.recent_menu = file.addMenu("Recent folders")
+        file.addSeparator()
+        self._action(file, "Export panel grid as PNG…", self._export_grid, "Ctrl+E")
+        self._action(file, "Export metrics table as CSV…", self._export_table, "Ctrl+Shift+E")
+        self._action(file, "Copy metrics table as CSV", self.table.copy_csv, "Ctrl+Shift+C")
+        file.addSeparator()
+        self._action(file, "Quit", self.close, "Ctrl+Q")
+        view = bar.addMenu("&View")
+        self._action(view, "Next sample", lambda: self.controller.step(1), "D")
+        self._action(view, "Previous sample", lambda: self.controller.step(-1), "A")
+        for key, delta in (("Right", 1), ("Left", -1)):
+            sc = QtGui.QShortcut(QtGui.QKeySequence(key), self)
+            sc.activated.connect(lambda d=delta: self.controller.step(d))
+        self._action(view, "Reset zoom", self.grid.reset_view, "R")
+        self._action(view, "Threshold + 1", lambda: self._nudge(1), "]")
+        self._action(view, "Threshold − 1", lambda: self._nudge(-1), "[")
+        self._action(view, "Threshold + 16", lambda: self._nudge(16), "Shift+]")
+        self._action(view, "Threshold − 16", lambda: self._nudge(-16), "Shift+[")
+        self._action(view, "Toggle TP/FP/FN overlay", lambda: self.params.confusion.toggle(), "C")
+        theme = view.addMenu("Theme")
+        group = QtGui.QActionGroup(self)
+        for name in THEMES:
+            act = QtGui.QAction(name, self, checkable=True)
+            act.triggered.connect(lambda _=False, n=name: self.set_theme(n))
+            group.addAction(act)
+            theme.addAction(act)
+            if name == self.qsettings.value("theme", "system"):
+                act.setChecked(True)
+        view.addSeparator()
+        for dock in (self.browser_dock, self.problem_dock, self.param_dock):
+            view.addAction(dock.toggleViewAction())
+        help_ = bar.addMenu("&Help")
+        self._action(help_, "Keyboard shortcuts", lambda: ShortcutsDialog(self).exec(), "F1")
+        self._action(help_, "About fminspect", self._about)
+
+    def _connect(self) -> None:
+        c = self.controller
+        c.sample_loaded.connect(self._on_sample_loaded)
+        c.result_ready.connect(self._on_result)
+        c.busy_changed.connect(self._on_busy)
+        c.problems.connect(self.show_problems)
+        c.threshold_changed.connect(self._on_threshold)
+        self.params.settings_changed.connect(self._on_settings)
+        self.params.threshold_changed.connect(c.set_threshold)
+        self.params.display_changed.connect(lambda o: self.grid.set_options(**o))
+        self.grid.hovered.connect(self._on_hover)
+        self.browser.sample_chosen.connect(self._on_sample_chosen)
+        self.browser.dataset.currentTextChanged.connect(self._on_dataset_chosen)
+
+    # ------------------------------------------------------------------ opening
+    def open_path(self, path: Path | str) -> bool:
+        """Open a dataset folder; problems are listed, never raised."""
+        path = Path(path)
+        datasets, problems = discover(path)
+        self.show_problems(problems, replace=True)
+        if not datasets:
+            self.statusBar().showMessage(f"no dataset in {path} — see Problems", 8000)
+            self.problem_dock.raise_()
+            return False
+        self._remember(path)
+        self.setWindowTitle(f"fminspect {__version__} — {path}")
+        self._set_datasets(datasets)
+        return True
+
+    def open_files(self, gt: Path, preds: list[Path], image: Path | None = None) -> None:
+        """Open one sample from explicit files."""
+        sample = single_sample(Path(gt), [Path(p) for p in preds], Path(image) if image else None)
+        ds = Dataset("files", None, None, {}, [sample])  # type: ignore[arg-type]
+        self.setWindowTitle(f"fminspect {__version__} — {Path(gt).name}")
+        self._set_datasets([ds], score_browser=False)
+
+    def open_demo(self) -> bool:
+        """Open the bundled demo dataset."""
+        from fminspect.io.resources import resource
+
+        return self.open_path(resource("demo"))
+
+    def _set_datasets(self, datasets: list[Dataset], score_browser: bool = True) -> None:
+        self.browser.dataset.blockSignals(True)
+        self.browser.dataset.clear()
+        self.browser.dataset.addItems([d.name for d in datasets])
+        self.browser.dataset.blockSignals(False)
+        self.controller.open_datasets(datasets)
+        if score_browser:
+            self._score_browser()
+
+    def _score_browser(self) -> None:
+        ds = self.controller.dataset
+        if ds is None:
+            return
+        self._browser_generation += 1
+        gen = self._browser_generation
+        self.browser.status.setText(
+            f"scoring {len(ds.samples)} samples × {len(ds.methods)} models…"
+        )
+        cache = _cache_dir() / "browser.sqlite"
+        submit(
+            lambda: _score_dataset(ds, self.controller.settings, cache),
+            lambda report: self._on_browser_scores(gen, ds, report),
+            lambda msg: self.browser.status.setText(f"scoring failed: {msg}"),
+        )
+
+    def _on_browser_scores(self, gen: int, ds: Dataset, report) -> None:  # type: ignore[no-untyped-def]
+        if gen != self._browser_generation:
+            return
+        rows = [r for r in report.per_image if r["dataset"] == ds.name]
+        self.browser.set_rows([s.name for s in ds.samples], ds.method_names, rows)
+        self.browser.view.resizeColumnToContents(0)
+        self.browser.status.setText(
+            f"{len(ds.samples)} samples, {len(ds.method_names)} models · "
+            f"{self.controller.settings.params.norm.label}"
+        )
+        if self.controller.sample is not None:
+            self.browser.select(self.controller.sample.name)
+
+    def _choose_folder(self) -> None:
+        folder = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a dataset folder")
+        if folder:
+            self.open_path(folder)
+
+    def _remember(self, path: Path) -> None:
+        recent = [p for p in self.qsettings.value("recent", [], list) if p != str(path)]
+        recent.insert(0, str(path))
+        self.qsettings.setValue("recent", recent[:MAX_RECENT])
+        self._fill_recent()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for p in self.qsettings.value("recent", [], list):
+            act = self.recent_menu.addAction(p)
+            act.triggered.connect(lambda _=False, p=p: self.open_path(p))
+
+    def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QtGui.QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            path = Path(url.toLocalFile())
+            if path.is_dir():
+                self.open_path(path)
+                return
+        self.statusBar().showMessage("drop a dataset folder to open it", 5000)
+
+    # ------------------------------------------------------------------ reactions
+    def _on_sample_loaded(self, sample: LoadedSample) -> None:
+        self.grid.set_sample(sample, keep_view=True)
+        self.table.reset(
+            list(sample.preds), sample.image is not None, self.controller.settings.params
+        )
+        self.table.model.threshold = self.controller.threshold
+        self.curves.reset(list(sample.preds))
+        self.curves.set_threshold(self.controller.threshold)
+        self.browser.select(sample.name)
+        ds = self.controller.dataset
+        n = len(ds.samples) if ds else 1
+        self.statusBar().showMessage(
+            f"{sample.key}  ({self.controller.sample_index + 1}/{n})", 4000
+        )
+
+    def _on_result(self, model: str) -> None:
+        result = self.controller.results.get(model)
+        if result is None:
+            return
+        self.table.set_result(model, result)  # cheap: at once
+        self._arrived.add(model)
+        self._redraw.start()  # maps and curves: once for every result that arrived meanwhile
+
+    def _redraw_arrived(self) -> None:
+        arrived = {
+            m: self.controller.results[m] for m in self._arrived if m in self.controller.results
+        }
+        self._arrived.clear()
+        for model, result in arrived.items():
+            self.grid.set_result(model, result)
+        self.curves.set_results(arrived)
+
+    def _on_settings(self, settings: Settings) -> None:
+        self.table.reset(
+            self.table.model.models,
+            self.controller.sample is not None and self.controller.sample.image is not None,
+            settings.params,
+        )
+        self.controller.set_settings(settings)
+        if self.controller.dataset is not None and self.controller.dataset.name != "files":
+            self._browser_timer.start()
+
+    def _on_threshold(self, index: int) -> None:
+        if self.params.threshold.value() != index:
+            self.params.threshold.setValue(index)
+        self.grid.set_threshold(index)
+        self.curves.set_threshold(index)
+        self.table.set_threshold(index)
+
+    def _nudge(self, delta: int) -> None:
+        self.controller.set_threshold(self.controller.threshold + delta)
+
+    def _on_busy(self, text: str) -> None:
+        self.busy_label.setText(text)
+        self.busy.setVisible(bool(text))
+
+    def _on_hover(self, info) -> None:  # type: ignore[no-untyped-def]
+        if info is None:
+            self.hover_label.setText("")
+            return
+        row, col, values = info
+        parts = [f"row {row}, col {col}"] + [f"{k}: {v}" for k, v in values.items()]
+        self.hover_label.setText("   ".join(parts))
+
+    def _on_sample_chosen(self, name: str) -> None:
+        if self.controller.sample is None or name != self.controller.sample.name:
+            self.controller.select_sample(self.controller.sample_names.index(name))
+
+    def _on_dataset_chosen(self, name: str) -> None:
+        if name and (self.controller.dataset is None or name != self.controller.dataset.name):
+            self.controller.select_dataset(name)
+            self._score_browser()
+
+    def show_problems(self, problems: list[Problem], replace: bool = False) -> None:
+        """List problems (errors first) and point the user at them."""
+        if replace:
+            self.problem_list.clear()
+        for p in sorted(problems, key=lambda p: p.severity != "error"):
+            item = QtWidgets.QListWidgetItem(str(p))
+            icon = (
+                QtWidgets.QStyle.StandardPixmap.SP_MessageBoxCritical
+                if p.severity == "error"
+                else QtWidgets.QStyle.StandardPixmap.SP_MessageBoxWarning
+            )
+            item.setIcon(self.style().standardIcon(icon))
+            self.problem_list.addItem(item)
+        n = self.problem_list.count()
+        self.problem_dock.setWindowTitle(f"Problems ({n})" if n else "Problems")
+        errors = [p for p in problems if p.severity == "error"]
+        if errors:
+            self.statusBar().showMessage(f"{errors[0]}  (see Problems)", 10000)
+
+    # ------------------------------------------------------------------ export, theme, state
+    def _export_grid(self) -> None:
+        name = self.controller.sample.name if self.controller.sample else "grid"
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Export panel grid", f"{name}_panels.png", "PNG (*.png)"
+        )
+        if path:
+            export_grid(self.grid, path)
+            self.statusBar().showMessage(f"saved {path}", 5000)
+
+    def _export_table(self) -> None:
+        name = self.controller.sample.name if self.controller.sample else "table"
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Export metrics table", f"{name}_metrics.csv", "CSV (*.csv)"
+        )
+        if path:
+            Path(path).write_text(self.table.model.to_csv(), encoding="utf-8")
+            self.statusBar().showMessage(f"saved {path}", 5000)
+
+    def set_theme(self, theme: str) -> None:
+        """Switch the colour theme and remember it."""
+        dark = apply_theme(QtWidgets.QApplication.instance(), theme)  # type: ignore[arg-type]
+        bg, fg = ((30, 30, 33), (220, 220, 220)) if dark else ("w", (20, 20, 20))
+        self.grid.graphics.setBackground(bg)
+        self.grid.set_foreground(fg)
+        for plot in self.curves.plots.values():
+            plot.setBackground(bg)
+            for name in ("left", "bottom"):
+                axis = plot.getAxis(name)
+                axis.setPen(fg)
+                axis.setTextPen(fg)
+            plot.getPlotItem().titleLabel.setText(plot.getPlotItem().titleLabel.text, color=fg)
+        self.qsettings.setValue("theme", theme)
+
+    def _about(self) -> None:
+        QtWidgets.QMessageBox.about(
+            self,
+            "About fminspect",
+            f"<b>fminspect {__version__}</b><br>Inspect, explain and rank foreground maps.<br>"
+            "Measures exact to pysodmetrics 1.6.2; every number names its variant.",
+        )
+
+    def _restore(self) -> None:
+        geometry = self.qsettings.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = self.qsettings.value("state")
+        if state is not None:
+            self.restoreState(state)
+        self._fill_recent()
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        self.qsettings.setValue("geometry", self.saveGeometry())
+        self.qsettings.setValue("state", self.saveState())
+        super().closeEvent(event)

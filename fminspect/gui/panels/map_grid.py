@@ -1,0 +1,299 @@
+"""The grid of image panels: image, GT and one panel per model, linked and hoverable."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from fminspect.io.sample import LoadedSample
+from fminspect.metrics import SuiteResult
+from fminspect.metrics.boundary_fmeasure import boundary
+
+#: RGBA of the TP/FP/FN overlay (TN transparent) and of the GT contour.
+CONFUSION_RGBA = np.array(
+    [[0, 0, 0, 0], [235, 60, 50, 200], [60, 120, 255, 200], [40, 200, 90, 150]], np.uint8
+)
+CONTOUR_RGBA = np.array([255, 170, 0, 255], np.uint8)
+COLORMAPS = ("viridis", "inferno", "cividis", "gray")
+#: diverging map for signed matrices (symmetric levels)
+DIVERGING = "CET-D1"
+
+
+def colormap(name: str) -> pg.ColorMap:
+    """A pyqtgraph colour map by name ('gray' is built here; pyqtgraph ships none)."""
+    if name == "gray":
+        return pg.ColorMap(pos=[0.0, 1.0], color=[(0, 0, 0), (255, 255, 255)], name="gray")
+    return pg.colormap.get(name)
+
+
+class MapCell:
+    """One panel: a title, a base image, the map, an overlay and a crosshair."""
+
+    def __init__(self, layout: pg.GraphicsLayout, title: str, row: int, col: int) -> None:
+        self.title = title
+        self.label = layout.addLabel(title, row=2 * row, col=col, size="9pt")
+        self.view = layout.addViewBox(
+            row=2 * row + 1, col=col, lockAspect=True, invertY=True, enableMenu=False
+        )
+        self.base = pg.ImageItem()
+        self.map = pg.ImageItem()
+        self.overlay = pg.ImageItem()
+        for z, item in enumerate((self.base, self.map, self.overlay)):
+            item.setZValue(z)
+            self.view.addItem(item)
+        pen = pg.mkPen((255, 255, 255, 160), width=1, style=QtCore.Qt.PenStyle.DashLine)
+        self.vline = pg.InfiniteLine(angle=90, pen=pen, movable=False)
+        self.hline = pg.InfiniteLine(angle=0, pen=pen, movable=False)
+        for line in (self.vline, self.hline):
+            line.setZValue(10)
+            line.hide()
+            self.view.addItem(line, ignoreBounds=True)
+        self.values: np.ndarray | None = None  # what the hover read-out reports
+
+    def set_title(self, text: str, colour: object = None) -> None:
+        self.label.setText(text, size="9pt", color=colour)
+
+
+class MapGridPanel(QtWidgets.QWidget):
+    """Image, GT and model maps in linked views, with overlays and a mirrored crosshair.
+
+    Signals
+    -------
+    hovered(object)
+        ``(row, col, {panel: value text})`` under the mouse, or ``None`` when outside.
+    """
+
+    hovered = QtCore.Signal(object)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.ci.setSpacing(4)
+        box = QtWidgets.QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.graphics)
+        self.cells: dict[str, MapCell] = {}
+        self.sample: LoadedSample | None = None
+        self.results: dict[str, SuiteResult] = {}
+        self.threshold = 128
+        self.show_contour = True
+        self.show_confusion = False
+        self.over_image = False
+        self.opacity = 0.6
+        self.colormap = "viridis"
+        self.foreground: object = None
+        self.colorbar: pg.ColorBarItem | None = None
+        self._contour: np.ndarray | None = None
+        self.graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
+
+    # ------------------------------------------------------------------ building
+    def _layout(self, names: list[str]) -> None:
+        self.graphics.ci.clear()
+        self.cells = {}
+        n = len(names)
+        cols = max(1, min(n, math.ceil(math.sqrt(n * 1.7))))
+        for i, name in enumerate(names):
+            cell = MapCell(self.graphics.ci, name, i // cols, i % cols)
+            self.cells[name] = cell
+        for r in range(math.ceil(n / cols)):  # title rows: just the text height
+            self.graphics.ci.layout.setRowMaximumHeight(2 * r, 18)
+        first = next(iter(self.cells.values())).view
+        for cell in list(self.cells.values())[1:]:
+            cell.view.setXLink(first)
+            cell.view.setYLink(first)
+        for cell in self.cells.values():
+            cell.view.sigRangeChanged.connect(lambda *_: None)
+        cmap = colormap(self.colormap)
+        self.colorbar = pg.ColorBarItem(
+            values=(0, 1), colorMap=cmap, interactive=False, label="map value (0–1)", width=12
+        )
+        rows = math.ceil(n / cols)
+        self.graphics.ci.addItem(self.colorbar, row=0, col=cols, rowspan=2 * rows)
+
+    def set_foreground(self, colour: object) -> None:
+        """Text and axis colour (follows the theme)."""
+        self.foreground = colour
+        for cell in self.cells.values():
+            cell.label.setText(cell.label.text, size="9pt", color=colour)
+        if self.colorbar is not None:
+            axis = self.colorbar.axis
+            axis.setPen(colour)
+            axis.setTextPen(colour)
+
+    @property
+    def views(self) -> list[pg.ViewBox]:
+        return [c.view for c in self.cells.values()]
+
+    def set_sample(self, sample: LoadedSample, keep_view: bool = True) -> None:
+        """Show a newly loaded sample (keeping the zoom when the size is unchanged)."""
+        old_shape = self.sample.shape if self.sample else None
+        old_range = self.views[0].viewRange() if self.cells else None
+        names = ["image", "GT", *sample.preds]
+        if list(self.cells) != names:
+            self._layout(names)
+        self.sample = sample
+        self.results = {}
+        self._contour = boundary(sample.gt > 128) if sample.gt is not None else None
+        for name, cell in self.cells.items():
+            self._fill(name, cell)
+        self._refresh_colorbar()
+        if keep_view and old_range is not None and old_shape == sample.shape:
+            self.views[0].setRange(xRange=old_range[0], yRange=old_range[1], padding=0)
+        else:
+            self.reset_view()
+
+    def _fill(self, name: str, cell: MapCell) -> None:
+        s = self.sample
+        assert s is not None
+        cell.map.clear()
+        cell.base.clear()
+        cell.overlay.clear()
+        notes = s.notes.get(name if name != "GT" else "GT", ())
+        cell.set_title(name + (" ⚠" if notes else ""), self.foreground)
+        if name == "image":
+            if s.image is not None:
+                cell.base.setImage(s.image, levels=(0, 255))
+                cell.values = s.image
+            else:
+                cell.values = None
+                cell.set_title("image (none)", self.foreground)
+            return
+        if name == "GT":
+            if s.gt is not None:
+                gt = s.gt.astype(np.float64) / (65535.0 if s.gt.dtype == np.uint16 else 255.0)
+                cell.map.setImage(gt, levels=(0, 1))
+                cell.map.setLookupTable(colormap("gray").getLookupTable(nPts=256))
+                cell.values = gt
+            return
+        raw = s.preds[name]
+        shown = raw.astype(np.float64) / (65535.0 if raw.dtype == np.uint16 else 255.0)
+        self._show_map(name, cell, shown)
+
+    def _show_map(self, name: str, cell: MapCell, values: np.ndarray) -> None:
+        s = self.sample
+        assert s is not None
+        cell.values = values
+        if self.over_image and s.image is not None:
+            cell.base.setImage(s.image, levels=(0, 255))
+            cell.map.setOpacity(self.opacity)
+        else:
+            cell.base.clear()
+            cell.map.setOpacity(1.0)
+        cell.map.setImage(values, levels=(0, 1))
+        self._update_overlay(name, cell)
+
+    def _refresh_colorbar(self) -> None:
+        if self.colorbar is None:
+            return
+        items = [c.map for n, c in self.cells.items() if n not in ("image", "GT")]
+        self.colorbar.setColorMap(colormap(self.colormap))
+        if items:
+            self.colorbar.setImageItem(items)
+        for item in items:
+            item.setLevels((0, 1))
+
+    # ------------------------------------------------------------------ results & overlays
+    def set_result(self, model: str, result: SuiteResult) -> None:
+        """Show the normalised map the measures used, and its overlays."""
+        previous = self.results.get(model)
+        self.results[model] = result
+        cell = self.cells.get(model)
+        if cell is None:
+            return
+        if previous is not None and previous.pair is result.pair:
+            return  # only a measure parameter changed: the map and its overlays are the same
+        self._show_map(model, cell, result.pair.pred)
+
+    def _update_overlay(self, name: str, cell: MapCell) -> None:
+        if self.sample is None or self.sample.gt is None:
+            return
+        h, w = self.sample.shape  # type: ignore[misc]
+        rgba = np.zeros((h, w, 4), np.uint8)
+        result = self.results.get(name)
+        if self.show_confusion and result is not None:
+            rgba = CONFUSION_RGBA[result.pair.confusion_codes(self.threshold)]
+        if self.show_contour and self._contour is not None:
+            rgba = rgba.copy() if rgba.base is not None else rgba
+            rgba[self._contour] = CONTOUR_RGBA
+        cell.overlay.setImage(rgba, levels=(0, 255))
+
+    def refresh_overlays(self) -> None:
+        """Redraw every model's overlay (threshold or overlay options changed)."""
+        for name, cell in self.cells.items():
+            if name not in ("image", "GT"):
+                self._update_overlay(name, cell)
+            elif name == "GT" and self.show_contour and self._contour is not None:
+                cell.overlay.clear()
+
+    def set_threshold(self, index: int) -> None:
+        """Move the TP/FP/FN overlay to curve point ``index``."""
+        self.threshold = index
+        if self.show_confusion:
+            self.refresh_overlays()
+
+    def set_options(
+        self, *, contour: bool, confusion: bool, over_image: bool, opacity: float, colormap: str
+    ) -> None:
+        """Overlay and display options."""
+        changed_cmap = colormap != self.colormap
+        self.show_contour, self.show_confusion = contour, confusion
+        self.over_image, self.opacity, self.colormap = over_image, opacity, colormap
+        if self.sample is None:
+            return
+        for name, cell in self.cells.items():
+            if name in ("image", "GT"):
+                continue
+            values = self.results[name].pair.pred if name in self.results else cell.values
+            if values is not None:
+                self._show_map(name, cell, values)
+        if changed_cmap:
+            self._refresh_colorbar()
+
+    # ------------------------------------------------------------------ navigation
+    def reset_view(self) -> None:
+        """Fit the whole image in every panel."""
+        if self.cells and self.sample is not None and self.sample.shape is not None:
+            h, w = self.sample.shape
+            self.views[0].setRange(xRange=(0, w), yRange=(0, h), padding=0.02)
+
+    def mouseDoubleClickEvent(self, event) -> None:
+        self.reset_view()
+        super().mouseDoubleClickEvent(event)
+
+    def _on_mouse_moved(self, pos: QtCore.QPointF) -> None:
+        if self.sample is None or self.sample.shape is None:
+            return
+        for cell in self.cells.values():
+            if cell.view.sceneBoundingRect().contains(pos):
+                p = cell.view.mapSceneToView(pos)
+                row, col = math.floor(p.y()), math.floor(p.x())
+                self.show_cursor(row, col)
+                return
+        self.show_cursor(None, None)
+
+    def show_cursor(self, row: int | None, col: int | None) -> None:
+        """Mirror the crosshair at (row, col) in every panel and report the values there."""
+        h, w = self.sample.shape if self.sample and self.sample.shape else (0, 0)
+        inside = row is not None and col is not None and 0 <= row < h and 0 <= col < w
+        for cell in self.cells.values():
+            cell.vline.setVisible(inside)
+            cell.hline.setVisible(inside)
+            if inside:
+                cell.vline.setPos(col + 0.5)
+                cell.hline.setPos(row + 0.5)
+        if not inside:
+            self.hovered.emit(None)
+            return
+        values = {}
+        for name, cell in self.cells.items():
+            v = cell.values
+            if v is None:
+                continue
+            px = v[row, col]
+            values[name] = (
+                "RGB " + ",".join(str(int(c)) for c in px) if np.ndim(px) else f"{float(px):.3f}"
+            )
+        self.hovered.emit((row, col, values))

@@ -1,0 +1,240 @@
+"""The metrics table: one row per model, one column per measure, best per column marked."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from typing import Any
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fminspect.gui.panels.curves import model_colour
+from fminspect.metrics import MEASURES, MEASURES_BY_KEY, Params, SuiteResult
+
+SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
+
+#: Columns that follow the threshold slider: (name, how to read curve point t from a result).
+AT_THRESHOLD = (
+    ("Fm@t", lambda r, t: r.fmeasure.fmeasure.curve[t]),
+    ("Em@t", lambda r, t: r.emeasure.curve[t]),
+    ("IoU@t", lambda r, t: r.overlap.iou.curve[t]),
+)
+_AT_KEYS = dict(AT_THRESHOLD)
+_HIGHER = {"Fm@t": True, "Em@t": True, "IoU@t": True}
+
+
+def _higher_is_better(key: str) -> bool:
+    return _HIGHER[key] if key in _HIGHER else MEASURES_BY_KEY[key].higher_is_better
+
+
+class MetricsTableModel(QtCore.QAbstractTableModel):
+    """Scores of every model (rows) for every measure (columns)."""
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.models: list[str] = []
+        self.keys: list[str] = []
+        self.scores: dict[str, dict[str, float]] = {}
+        self.results: dict[str, SuiteResult] = {}
+        self.params = Params()
+        self.threshold = 128
+        self._best: dict[str, float] = {}
+
+    def reset(self, models: list[str], with_image: bool, params: Params) -> None:
+        """New sample or new parameters: empty the table, keep the layout."""
+        self.beginResetModel()
+        self.models = list(models)
+        self.keys = [m.key for m in MEASURES if with_image or not m.needs_image]
+        self.keys += [name for name, _ in AT_THRESHOLD]
+        self.scores = {}
+        self.results = {}
+        self.params = params
+        self._best = {}
+        self.endResetModel()
+
+    def set_result(self, model: str, result: SuiteResult) -> None:
+        """Fill one model's row (results arrive one model at a time)."""
+        if model not in self.models:
+            return
+        self.results[model] = result
+        self.scores[model] = result.scores()
+        self._refresh()
+
+    def set_threshold(self, index: int) -> None:
+        """Move the @t columns to curve point ``index``."""
+        self.threshold = index
+        self._refresh()
+
+    def _refresh(self) -> None:
+        for model, result in self.results.items():
+            for name, get in AT_THRESHOLD:
+                self.scores[model][name] = float(get(result, self.threshold))
+        self._best = {}
+        for key in self.keys:
+            values = [s[key] for s in self.scores.values() if key in s and not math.isnan(s[key])]
+            if len(values) > 1:
+                better = max if _higher_is_better(key) else min
+                self._best[key] = better(values)
+        self.dataChanged.emit(
+            self.index(0, 0), self.index(len(self.models) - 1, len(self.keys) - 1)
+        )
+
+    def label(self, key: str) -> str:
+        """Header text naming the exact variant."""
+        if key in _AT_KEYS:
+            extra = f" β²={self.params.beta2:g}" if key == "Fm@t" else ""
+            return f"{key}{extra} t={self.threshold}"
+        return MEASURES_BY_KEY[key].label(self.params)
+
+    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.models)
+
+    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.keys)
+
+    def value(self, row: int, col: int) -> float | None:
+        return self.scores.get(self.models[row], {}).get(self.keys[col])
+
+    def data(
+        self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid():
+            return None
+        v = self.value(index.row(), index.column())
+        key = self.keys[index.column()]
+        best = v is not None and key in self._best and v == self._best[key]
+        if role == QtCore.Qt.ItemDataRole.DisplayRole:
+            return "…" if v is None else ("nan" if math.isnan(v) else f"{v:.4f}")
+        if role == SORT_ROLE:
+            return -math.inf if v is None or math.isnan(v) else v
+        if role == QtCore.Qt.ItemDataRole.TextAlignmentRole:
+            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        if role == QtCore.Qt.ItemDataRole.FontRole and best:
+            font = QtGui.QFont()
+            font.setBold(True)
+            return font
+        if role == QtCore.Qt.ItemDataRole.BackgroundRole and best:
+            return QtGui.QBrush(QtGui.QColor(70, 160, 90, 110))
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole:
+            return (
+                f"{self.models[index.row()]} — {self.label(key)}\n"
+                f"{'higher' if _higher_is_better(key) else 'lower'} is better\n"
+                f"{self.params.norm.label}\nclick to explain"
+            )
+        return None
+
+    def headerData(
+        self,
+        section: int,
+        orientation: QtCore.Qt.Orientation,
+        role: int = QtCore.Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
+        if (
+            role == QtCore.Qt.ItemDataRole.DecorationRole
+            and orientation == QtCore.Qt.Orientation.Vertical
+        ):
+            swatch = QtGui.QPixmap(10, 10)  # the model's colour in the curves
+            swatch.fill(QtGui.QColor(*model_colour(section)))
+            return QtGui.QIcon(swatch)
+        if role == QtCore.Qt.ItemDataRole.DisplayRole:
+            if orientation == QtCore.Qt.Orientation.Horizontal:
+                key = self.keys[section]
+                arrow = "↑" if _higher_is_better(key) else "↓"
+                return self.label(key).replace(" ", "\n", 1) + f" {arrow}"
+            return self.models[section]
+        if (
+            role == QtCore.Qt.ItemDataRole.ToolTipRole
+            and orientation == QtCore.Qt.Orientation.Horizontal
+        ):
+            key = self.keys[section]
+            if key in _AT_KEYS:
+                return (
+                    f"{self.label(key)}: the binarisation floor(255·p) ≥ t of the threshold slider"
+                )
+            info = MEASURES_BY_KEY[key]
+            return f"{info.label(self.params)} — {info.family}; dataset value: {info.aggregation}"
+        return None
+
+    def to_csv(self) -> str:
+        """The table as CSV, headers naming every variant."""
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(["model", *[self.label(k) for k in self.keys], "normalization"])
+        for m in self.models:
+            s = self.scores.get(m, {})
+            w.writerow(
+                [m, *[repr(s[k]) if k in s else "" for k in self.keys], self.params.norm.label]
+            )
+        return buf.getvalue()
+
+
+class MetricsTablePanel(QtWidgets.QWidget):
+    """Sortable, copyable table of every measure for every model.
+
+    Signals
+    -------
+    cell_activated(str, str)
+        (model, measure key) clicked — opens the explain view.
+    """
+
+    cell_activated = QtCore.Signal(str, str)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = MetricsTableModel(self)
+        self.proxy = QtCore.QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.view = QtWidgets.QTableView()
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.proxy.sort(-1)  # model order until the user clicks a header
+        self.view.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.AscendingOrder)
+        self.view.setAlternatingRowColors(True)
+        self.view.horizontalHeader().setDefaultSectionSize(92)
+        self.view.horizontalHeader().setMinimumHeight(42)
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.clicked.connect(self._on_clicked)
+        copy = QtGui.QAction("Copy table as CSV", self.view)
+        copy.setShortcut(QtGui.QKeySequence.StandardKey.Copy)
+        copy.triggered.connect(self.copy_csv)
+        self.view.addAction(copy)
+        self.view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.caption = QtWidgets.QLabel()
+        self.caption.setWordWrap(True)
+        self.caption.setStyleSheet("color: gray; font-size: 9pt")
+        box = QtWidgets.QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.view)
+        box.addWidget(self.caption)
+
+    def reset(self, models: list[str], with_image: bool, params: Params) -> None:
+        """New sample or parameters."""
+        self.model.reset(models, with_image, params)
+        self.caption.setText(
+            f"{params.norm.label} · max/mean: of this image's 256-threshold curve · "
+            "adp: threshold 2·mean · best per column highlighted · click a cell to explain it"
+            + ("" if with_image else " · CCm needs the image")
+        )
+
+    def set_result(self, model: str, result: SuiteResult) -> None:
+        """Fill a model's row."""
+        self.model.set_result(model, result)
+
+    def set_threshold(self, index: int) -> None:
+        """Follow the threshold slider."""
+        self.model.set_threshold(index)
+        self.model.headerDataChanged.emit(
+            QtCore.Qt.Orientation.Horizontal, 0, len(self.model.keys) - 1
+        )
+
+    def copy_csv(self) -> None:
+        """Put the table on the clipboard as CSV."""
+        QtWidgets.QApplication.clipboard().setText(self.model.to_csv())
+
+    def _on_clicked(self, index: QtCore.QModelIndex) -> None:
+        src = self.proxy.mapToSource(index)
+        key = self.model.keys[src.column()]
+        self.cell_activated.emit(self.model.models[src.row()], key.split("@")[0])

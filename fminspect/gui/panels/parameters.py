@@ -1,0 +1,136 @@
+"""The parameter panel: threshold, measure parameters, normalisation and display options."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6 import QtCore, QtWidgets
+
+from fminspect.gui.controller import Settings
+from fminspect.gui.panels.map_grid import COLORMAPS
+from fminspect.io.loading import INTERPOLATIONS
+
+
+class ParameterPanel(QtWidgets.QWidget):
+    """Widgets for every parameter; emits changes, holds no maths.
+
+    Signals
+    -------
+    settings_changed(object)
+        New :class:`Settings` (β², α, GT rule, stretch, interpolation).
+    threshold_changed(int)
+        Curve point 0–255.
+    display_changed(dict)
+        Overlay options: contour, confusion, over_image, opacity, colormap.
+    """
+
+    settings_changed = QtCore.Signal(object)
+    threshold_changed = QtCore.Signal(int)
+    display_changed = QtCore.Signal(dict)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = Settings()
+        form = QtWidgets.QFormLayout(self)
+        form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+
+        self.threshold = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.threshold.setRange(0, 255)
+        self.threshold.setValue(128)
+        self.threshold_label = QtWidgets.QLabel()
+        self.threshold.valueChanged.connect(self._on_threshold)
+        form.addRow(QtWidgets.QLabel("<b>Binarisation</b>"))
+        form.addRow("threshold t", self.threshold)
+        form.addRow("", self.threshold_label)
+        self._on_threshold(128, emit=False)
+
+        form.addRow(QtWidgets.QLabel("<b>Measures</b>"))
+        self.beta2 = self._spin(0.05, 10.0, 0.3, 0.05, "β² of the F-measure family (0.3)")
+        form.addRow("F-measure β²", self.beta2)
+        self.alpha = self._spin(0.0, 1.0, 0.5, 0.05, "α of the S-measure: object vs region (0.5)")
+        form.addRow("S-measure α", self.alpha)
+
+        form.addRow(QtWidgets.QLabel("<b>Normalisation</b>"))
+        self.gt_rule = QtWidgets.QComboBox()
+        self.gt_rule.addItems(
+            ["GT > 128  (pysodmetrics, MATLAB)", "GT ≥ 128  (original Context-measure)"]
+        )
+        self.gt_rule.currentIndexChanged.connect(self._emit_settings)
+        form.addRow("GT binarisation", self.gt_rule)
+        self.stretch = QtWidgets.QCheckBox("min–max stretch predictions")
+        self.stretch.setChecked(True)
+        self.stretch.setToolTip(
+            "pysodmetrics and MATLAB stretch each map to [0, 1] unless constant"
+        )
+        self.stretch.toggled.connect(self._emit_settings)
+        form.addRow("", self.stretch)
+        self.interpolation = QtWidgets.QComboBox()
+        self.interpolation.addItems(list(INTERPOLATIONS))
+        self.interpolation.setToolTip("how a map of another size is resized to its GT")
+        self.interpolation.currentTextChanged.connect(self._emit_settings)
+        form.addRow("resize", self.interpolation)
+
+        form.addRow(QtWidgets.QLabel("<b>Display</b>"))
+        self.contour = QtWidgets.QCheckBox("GT contour")
+        self.contour.setChecked(True)
+        self.confusion = QtWidgets.QCheckBox("TP / FP / FN at t")
+        self.over_image = QtWidgets.QCheckBox("maps over the image")
+        self.opacity = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.opacity.setRange(0, 100)
+        self.opacity.setValue(60)
+        self.colormap = QtWidgets.QComboBox()
+        self.colormap.addItems(list(COLORMAPS))
+        for w in (self.contour, self.confusion, self.over_image):
+            w.toggled.connect(self._emit_display)
+            form.addRow("", w)
+        self.opacity.valueChanged.connect(self._emit_display)
+        self.colormap.currentTextChanged.connect(self._emit_display)
+        form.addRow("map opacity", self.opacity)
+        form.addRow("colour map", self.colormap)
+        swatch = "<span style='color:{}'>■</span> {}"
+        legend = QtWidgets.QLabel(" &nbsp; ".join(
+            swatch.format(c, t) for c, t in (("#28c85a", "TP"), ("#eb3c32", "FP"),
+                                             ("#3c78ff", "FN"), ("#ffaa00", "GT contour"))
+        ))  # fmt: skip
+        form.addRow("", legend)
+
+    def _spin(
+        self, lo: float, hi: float, value: float, step: float, tip: str
+    ) -> QtWidgets.QDoubleSpinBox:
+        spin = QtWidgets.QDoubleSpinBox()
+        spin.setRange(lo, hi)
+        spin.setSingleStep(step)
+        spin.setDecimals(2)
+        spin.setValue(value)
+        spin.setToolTip(tip)
+        spin.valueChanged.connect(self._emit_settings)
+        return spin
+
+    def _on_threshold(self, value: int, emit: bool = True) -> None:
+        self.threshold_label.setText(f"floor(255·p) ≥ {value}  (p ≥ {value / 255:.3f})")
+        if emit:
+            self.threshold_changed.emit(value)
+
+    def _emit_settings(self, *_: object) -> None:
+        params = replace(
+            self.settings.params,
+            beta2=round(self.beta2.value(), 4),
+            alpha=round(self.alpha.value(), 4),
+            gt_inclusive=self.gt_rule.currentIndex() == 1,
+            stretch=self.stretch.isChecked(),
+        )
+        self.settings = Settings(params, self.interpolation.currentText())
+        self.settings_changed.emit(self.settings)
+
+    def _emit_display(self, *_: object) -> None:
+        self.display_changed.emit(self.display_options())
+
+    def display_options(self) -> dict[str, object]:
+        """The current overlay options."""
+        return {
+            "contour": self.contour.isChecked(),
+            "confusion": self.confusion.isChecked(),
+            "over_image": self.over_image.isChecked(),
+            "opacity": self.opacity.value() / 100,
+            "colormap": self.colormap.currentText(),
+        }

@@ -1,0 +1,91 @@
+"""``fminspect screenshots OUTDIR``: the real window on the demo data, rendered to PNG.
+
+Runs offscreen when there is no display. Settings come from a throw-away QSettings file,
+so the pictures do not depend on the user's saved state.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+SIZE = (1600, 1000)
+
+
+def _settle(app, window, controller) -> None:  # type: ignore[no-untyped-def]
+    controller.wait(60000)
+    for _ in range(10):
+        app.processEvents()
+
+
+def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[Path]:
+    """Render the standard set of screenshots into ``outdir``; returns the files written."""
+    if "DISPLAY" not in os.environ and "WAYLAND_DISPLAY" not in os.environ:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6 import QtCore
+
+    from fminspect.gui.app import application
+    from fminspect.gui.main_window import InspectorWindow
+    from fminspect.gui.theme import apply_theme
+
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    app = application()
+    tmp = tempfile.mkdtemp(prefix="fminspect-shots-")
+    settings = QtCore.QSettings(str(Path(tmp) / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    apply_theme(app, "light")
+    window = InspectorWindow(settings=settings)
+    window.resize(*SIZE)
+    window.show()
+    window.open_demo()
+    c = window.controller
+    written: list[Path] = []
+
+    def shot(name: str, prepare: Callable[[], None]) -> None:
+        if only and name not in only:
+            return
+        prepare()
+        _settle(app, window, c)
+        # wait for the browser's background scores as well (at most a minute)
+        for _ in range(1200):
+            if "scoring" not in window.browser.status.text():
+                break
+            app.processEvents()
+            QtCore.QThread.msleep(50)
+        _settle(app, window, c)
+        path = out / f"{name}.png"
+        window.grab().save(str(path))
+        written.append(path)
+
+    def pick(name: str) -> None:
+        if name in c.sample_names:
+            c.select_sample(c.sample_names.index(name))
+
+    shot("inspector", lambda: pick("coffee"))
+
+    def confusion() -> None:
+        pick("chelsea")
+        window.params.confusion.setChecked(True)
+        c.set_threshold(100)
+
+    shot("inspector_tp_fp_fn", confusion)
+
+    def camouflage() -> None:
+        window.params.confusion.setChecked(False)
+        window.params.over_image.setChecked(True)
+        window.browser.order.setCurrentIndex(3)
+        camo = [n for n in c.sample_names if "camo" in n]
+        pick(camo[0] if camo else c.sample_names[-1])
+
+    shot("inspector_camouflaged", camouflage)
+
+    def dark() -> None:
+        window.params.over_image.setChecked(False)
+        window.set_theme("dark")
+        pick(c.sample_names[0])
+
+    shot("inspector_dark", dark)
+    window.close()
+    return written

@@ -1,0 +1,87 @@
+"""Background work for the GUI: scoring models, preparing GTs, scoring whole datasets.
+
+Every job runs on Qt's global thread pool and reports through a ``JobSignals`` object whose
+signals are delivered on the GUI thread (queued connections). Each job carries the
+generation number of the request that created it, so the controller can drop stale results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6 import QtCore
+
+
+class JobSignals(QtCore.QObject):
+    """Signals of one background job.
+
+    Signals
+    -------
+    done(object)
+        The job's return value.
+    failed(str)
+        A one-line description of the exception.
+    """
+
+    done = QtCore.Signal(object)
+    failed = QtCore.Signal(str)
+
+
+class FunctionWorker(QtCore.QRunnable):
+    """Run ``func()`` on the thread pool; emit its result or its error."""
+
+    def __init__(self, func: Callable[[], Any]) -> None:
+        super().__init__()
+        self.func = func
+        self.signals = JobSignals()
+
+    def run(self) -> None:
+        try:
+            result = self.func()
+        except Exception as exc:
+            traceback.print_exc()
+            self._emit(self.signals.failed, f"{type(exc).__name__}: {exc}")
+            return
+        self._emit(self.signals.done, result)
+
+    @staticmethod
+    def _emit(signal: QtCore.SignalInstance, value: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the application is shutting down
+            signal.emit(value)
+
+
+#: Workers in flight. Python must keep each worker (and its signals object) alive until its
+#: result has been delivered, or the queued signal is lost with the garbage-collected QObject.
+_ACTIVE: set[FunctionWorker] = set()
+
+
+def active_jobs() -> int:
+    """Number of background jobs not yet delivered."""
+    return len(_ACTIVE)
+
+
+def submit(
+    func: Callable[[], Any],
+    on_done: Callable[[Any], None],
+    on_failed: Callable[[str], None] | None = None,
+) -> FunctionWorker:
+    """Run ``func`` on the global pool; call ``on_done(result)`` on the GUI thread."""
+    worker = FunctionWorker(func)
+    worker.setAutoDelete(False)
+    _ACTIVE.add(worker)
+
+    def finished(callback: Callable[[Any], None] | None) -> Callable[[Any], None]:
+        def deliver(value: Any) -> None:
+            _ACTIVE.discard(worker)
+            if callback is not None:
+                callback(value)
+
+        return deliver
+
+    worker.signals.done.connect(finished(on_done), QtCore.Qt.ConnectionType.QueuedConnection)
+    worker.signals.failed.connect(finished(on_failed), QtCore.Qt.ConnectionType.QueuedConnection)
+    QtCore.QThreadPool.globalInstance().start(worker)
+    return worker

@@ -1,0 +1,225 @@
+"""The inspector window: the numbers it shows, threshold, zoom, bad input, responsiveness."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PySide6 import QtCore
+
+from fminspect.gui.export import export_grid
+from fminspect.metrics import DEFAULT_PARAMS, Params, compute_suite, prepare_gt
+from tests.gui.conftest import settle
+
+
+def _expected(window, model: str, params: Params = DEFAULT_PARAMS) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    s = window.controller.sample
+    return compute_suite(
+        s.preds[model], prepare_gt(s.gt, params.norm), params, img=s.image
+    ).scores()
+
+
+def test_table_shows_exactly_what_the_metrics_compute(qtbot, window, dataset_root: Path) -> None:  # type: ignore[no-untyped-def]
+    assert window.open_path(dataset_root)
+    settle(qtbot, window)
+    table = window.table.model
+    assert table.models == ["A", "B", "C"]
+    for model in table.models:
+        expected = _expected(window, model)
+        for key, value in expected.items():
+            assert table.scores[model][key] == value, (model, key)
+        assert "CCm" in expected  # the dataset has images
+    # header names the variant
+    col = table.keys.index("maxFm")
+    assert "β²=0.3" in table.headerData(col, QtCore.Qt.Orientation.Horizontal)
+
+
+def test_parameter_change_recomputes_off_thread_and_drops_stale_results(
+    qtbot, window, dataset_root
+):  # type: ignore[no-untyped-def]
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    for value in (1.0, 0.5, 2.0):  # quick successive changes: only the last may be shown
+        window.params.beta2.setValue(value)
+    settle(qtbot, window)
+    params = window.controller.settings.params
+    assert params.beta2 == 2.0
+    for model in ("A", "B"):
+        assert (
+            window.table.model.scores[model]["maxFm"] == _expected(window, model, params)["maxFm"]
+        )
+        assert window.controller.results[model].params.beta2 == 2.0
+    window.params.gt_rule.setCurrentIndex(1)  # GT >= 128
+    settle(qtbot, window)
+    assert window.controller.results["A"].pair.gt.norm.gt_rule == "GT>=128"
+
+
+def test_threshold_moves_overlay_curve_markers_and_table(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    window.params.confusion.setChecked(True)
+    window.params.threshold.setValue(40)
+    cell = window.grid.cells["A"]
+    result = window.controller.results["A"]
+    assert window.controller.threshold == 40
+    codes = result.pair.confusion_codes(40)
+    overlay = cell.overlay.image
+    # TP pixels carry the TP colour wherever the GT contour does not cover them
+    tp = (codes == 3) & ~window.grid._contour
+    assert np.all(overlay[tp][:, 1] == 200)
+    qtbot.wait(10)
+    x, y = window.curves.marker("A", "fm")
+    assert x == pytest.approx(40 / 255)
+    assert y == pytest.approx(result.fmeasure.fmeasure.curve[40])
+    assert window.table.model.scores["A"]["Fm@t"] == result.fmeasure.fmeasure.curve[40]
+    window.params.threshold.setValue(255)
+    assert window.table.model.scores["A"]["Fm@t"] == result.fmeasure.fmeasure.curve[255]
+    if not np.array_equal(codes, result.pair.confusion_codes(255)):
+        assert not np.array_equal(window.grid.cells["A"].overlay.image, overlay)
+    assert "t=255" in window.table.model.label("Fm@t")
+
+
+def test_switching_samples_keeps_the_zoom(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    view = window.grid.views[0]
+    view.setRange(xRange=(10, 30), yRange=(5, 20), padding=0)
+    before = view.viewRange()
+    qtbot.keyClick(window, "d")
+    settle(qtbot, window)
+    assert window.controller.sample.name == "img2"
+    np.testing.assert_allclose(window.grid.views[0].viewRange(), before)
+    # every panel follows (linked views)
+    np.testing.assert_allclose(window.grid.views[-1].viewRange(), before)
+    qtbot.keyClick(window, "a")
+    settle(qtbot, window)
+    assert window.controller.sample.name == "img1"
+
+
+def test_corrupt_prediction_shows_a_message_and_the_others_still_display(
+    qtbot, window, dataset_root
+):  # type: ignore[no-untyped-def]
+    (dataset_root / "Pred" / "B" / "img1.png").write_bytes(b"\x89PNG garbage")
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    assert list(window.controller.sample.preds) == ["A", "C"]
+    assert set(window.controller.results) == {"A", "C"}
+    texts = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
+    assert any("img1.png" in t and "B" in t and "error" in t for t in texts)
+    assert window.problem_dock.windowTitle().startswith("Problems (")
+
+
+def test_size_mismatch_is_resized_and_reported(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+    path = dataset_root / "Pred" / "A" / "img1.png"
+    cv2.imwrite(str(path), cv2.resize(cv2.imread(str(path), 0), (40, 30)))
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    assert window.controller.sample.preds["A"].shape == (60, 80)
+    texts = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
+    assert any("resized from 40×30" in t for t in texts)
+    assert window.grid.cells["A"].label.text.startswith("A ⚠")
+
+
+def test_gui_stays_responsive_while_the_camouflage_degree_is_computed(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
+    from tests.datasets import make_dataset
+
+    root = make_dataset(tmp_path / "Big", n_images=1, methods=("A", "B"), size=(900, 900), seed=5)
+    beats: list[float] = []
+    timer = QtCore.QTimer()
+    timer.timeout.connect(lambda: beats.append(time.perf_counter()))
+    timer.start(10)
+    window.open_path(root)
+    assert window.busy_label.text()  # busy indicator shown
+    start = time.perf_counter()
+    settle(qtbot, window)
+    timer.stop()
+    elapsed = time.perf_counter() - start
+    gaps = np.diff(beats)
+    assert elapsed > 0.2 and len(beats) > 10
+    assert gaps.max() < 0.5, f"GUI thread stalled for {gaps.max():.3f} s"
+    assert window.controller.results["A"].camouflage_context is not None
+
+
+def test_export_grid_png_at_native_resolution_and_csv(qtbot, window, dataset_root, tmp_path):  # type: ignore[no-untyped-def]
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    path = export_grid(window.grid, tmp_path / "grid.png")
+    img = cv2.imread(str(path))
+    assert img.shape[1] >= 80 * 3 and img.shape[0] >= 60 * 2
+    csv_text = window.table.model.to_csv()
+    assert csv_text.splitlines()[0].startswith("model,MAE,Sm α=0.5")
+    assert len(csv_text.splitlines()) == 4
+
+
+def test_open_files_and_hover_readout(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+    window.open_files(
+        dataset_root / "GT" / "img1.png",
+        [dataset_root / "Pred" / "A" / "img1.png", dataset_root / "Pred" / "B" / "img1.png"],
+        dataset_root / "Imgs" / "img1.jpg",
+    )
+    assert window.controller.wait(30000)
+    seen = []
+    window.grid.hovered.connect(seen.append)
+    window.grid.show_cursor(10, 20)
+    row, col, values = seen[-1]
+    assert (row, col) == (10, 20) and set(values) >= {"image", "GT", "img1"}
+    assert all(c.vline.isVisible() for c in window.grid.cells.values())
+
+
+def test_bad_folder_is_a_message_not_a_crash(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
+    (tmp_path / "empty").mkdir()
+    assert not window.open_path(tmp_path / "empty")
+    assert "no dataset found" in window.problem_list.item(0).text()
+
+
+def test_demo_dataset_table_matches_the_core(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    assert window.open_demo()
+    settle(qtbot, window)
+    c = window.controller
+    assert len(c.sample_names) >= 8 and len(c.sample.preds) >= 8
+    for name in ("coffee", "camo_grass_horse"):
+        c.select_sample(c.sample_names.index(name))
+        settle(qtbot, window)
+        for model in window.table.model.models:
+            expected = _expected(window, model)
+            assert "CCm" in expected
+            assert {k: window.table.model.scores[model][k] for k in expected} == expected
+    # the browser shows the batch scores of every sample for every model
+    assert window.browser.model.samples == c.sample_names
+    sm = window.browser.model.scores["coffee"]["RC"]["Sm"]
+    c.select_sample(c.sample_names.index("coffee"))
+    settle(qtbot, window)
+    assert sm == pytest.approx(window.table.model.scores["RC"]["Sm"], abs=1e-12)
+
+
+def test_browser_orders(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.open_demo()
+    settle(qtbot, window)
+    b = window.browser
+    b.measure.setCurrentText("maxFm")
+    b.model_a.setCurrentText("SR")
+    b.order.setCurrentIndex(1)  # worst first for SR
+    names = b.ordered_samples()
+    values = [b.model.scores[n]["SR"]["maxFm"] for n in names]
+    assert values == sorted(values)
+    b.order.setCurrentIndex(3)  # measures disagree first
+    from fminspect.gui.panels.browser import disagreement
+
+    taus = [disagreement(b.model.scores[n], "maxFm", "Sm") for n in b.ordered_samples()]
+    assert taus == sorted(taus)
+    # choosing a row loads the sample
+    b.view.clicked.emit(b.proxy.index(0, 0))
+    settle(qtbot, window)
+    assert window.controller.sample.name == b.ordered_samples()[0]
+
+
+def test_screenshots_command_renders_the_real_window(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from fminspect.gui.screenshots import take_screenshots
+
+    (path,) = take_screenshots(tmp_path, only=["inspector"])
+    img = cv2.imread(str(path))
+    assert img.shape[:2] == (1000, 1600)
+    assert img.std() > 20  # not blank
