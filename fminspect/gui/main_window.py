@@ -60,6 +60,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.problem_list = QtWidgets.QListWidget()
         self.problem_list.setWordWrap(True)
         self._browser_generation = 0
+        self.explain_windows: list[QtWidgets.QMainWindow] = []
         self._arrived: set[str] = set()
         self._redraw = QtCore.QTimer(self)
         self._redraw.setSingleShot(True)
@@ -170,6 +171,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
         view.addSeparator()
         for dock in (self.browser_dock, self.problem_dock, self.param_dock):
             view.addAction(dock.toggleViewAction())
+        tools = bar.addMenu("&Tools")
+        self._action(
+            tools, "Teaching playground (edit a model's map)…", self.open_playground, "Ctrl+P"
+        )
+        self._action(tools, "Flaw demonstrations…", lambda: self.open_playground(demos=True))
         help_ = bar.addMenu("&Help")
         self._action(help_, "Keyboard shortcuts", lambda: ShortcutsDialog(self).exec(), "F1")
         self._action(help_, "About fminspect", self._about)
@@ -185,6 +191,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.params.threshold_changed.connect(c.set_threshold)
         self.params.display_changed.connect(lambda o: self.grid.set_options(**o))
         self.grid.hovered.connect(self._on_hover)
+        self.table.cell_activated.connect(self.explain)
         self.browser.sample_chosen.connect(self._on_sample_chosen)
         self.browser.dataset.currentTextChanged.connect(self._on_dataset_chosen)
 
@@ -326,7 +333,50 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if self.controller.dataset is not None and self.controller.dataset.name != "files":
             self._browser_timer.start()
 
+    def explain(self, model: str, key: str) -> QtWidgets.QMainWindow | None:
+        """Open the explain view of measure ``key`` for ``model`` on the current sample."""
+        from fminspect.gui.views.registry import ExplainWindow
+
+        result = self.controller.results.get(model)
+        sample = self.controller.sample
+        if result is None or sample is None:
+            self.statusBar().showMessage(f"{model}: still being scored", 3000)
+            return None
+        window = ExplainWindow(
+            key, result, model, sample.name, sample.image, self.controller.threshold, self
+        )
+        window.show()
+        self.explain_windows.append(window)
+        return window
+
+    def open_playground(self, demos: bool = False) -> QtWidgets.QMainWindow | None:
+        """Open the teaching playground on the current sample's first (or selected) model."""
+        from fminspect.gui.playground import PlaygroundWindow
+
+        sample = self.controller.sample
+        if sample is None or sample.gt is None or not sample.preds:
+            self.statusBar().showMessage("open a sample with at least one model first", 4000)
+            return None
+        rows = self.table.view.selectionModel().selectedIndexes()
+        models = list(sample.preds)
+        model = models[self.table.proxy.mapToSource(rows[0]).row()] if rows else models[0]
+        window = PlaygroundWindow(
+            sample.gt, sample.preds[model], sample.image, self.controller.settings.params, self
+        )
+        window.setWindowTitle(f"fminspect — teaching playground ({model} on {sample.name})")
+        window.resize(1400, 900)
+        if demos:
+            window.centralWidget().setCurrentIndex(1)
+        window.show()
+        self.explain_windows.append(window)
+        return window
+
     def _on_threshold(self, index: int) -> None:
+        for window in list(self.explain_windows):
+            if window.isVisible() and hasattr(window, "view"):
+                window.view.set_threshold(index)
+            else:
+                self.explain_windows.remove(window)
         if self.params.threshold.value() != index:
             self.params.threshold.setValue(index)
         self.grid.set_threshold(index)

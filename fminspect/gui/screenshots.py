@@ -87,5 +87,64 @@ def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[
         pick(c.sample_names[0])
 
     shot("inspector_dark", dark)
+    window.set_theme("light")
+
+    def grab_window(
+        name: str, make: Callable[[], object], size: tuple[int, int] = (1400, 1000)
+    ) -> None:
+        if only and name not in only:
+            return
+        win = make()
+        win.resize(*size)
+        for _ in range(20):
+            app.processEvents()
+            QtCore.QThread.msleep(10)
+        path = out / f"{name}.png"
+        win.grab().save(str(path))
+        written.append(path)
+        win.close()
+
+    views = {
+        "emeasure": ("camo_grass_horse", "RC", "maxEm"),
+        "weighted_fmeasure": ("coffee", "RC", "wFm"),
+        "smeasure": ("coffee", "RC", "Sm"),
+        "context": ("camo_grass_horse", "RC", "CCm"),
+        "fmeasure": ("chelsea", "FT", "maxFm"),
+        "relaxed_fmeasure": ("coffee", "GTdilate", "relaxFm"),
+        "mae": ("rocket", "FG", "MAE"),
+        "msiou": ("coins_two", "RW", "adpMSIoU"),
+    }
+    for name, (sample, model, key) in views.items():
+        if only and f"explain_{name}" not in only:
+            continue
+        pick(sample)
+        _settle(app, window, c)
+        c.set_threshold(128)
+        grab_window(f"explain_{name}", lambda model=model, key=key: window.explain(model, key))
+
+    def playground(tab: int):  # type: ignore[no-untyped-def]
+        pick("coffee")
+        _settle(app, window, c)
+        win = window.open_playground(demos=tab == 1)
+        if tab == 0:
+            win.kind.setCurrentText("erosion (−) / dilation (+)")
+            win.strength.setValue(75)
+            win.run_sweep()
+            for _ in range(400):
+                if hasattr(win, "sweep_curves"):
+                    break
+                app.processEvents()
+                QtCore.QThread.msleep(25)
+        else:
+            win.demo_choice.setCurrentIndex(len(win.demos) - 1)
+        for _ in range(100):
+            if win.scores:
+                break
+            app.processEvents()
+            QtCore.QThread.msleep(25)
+        return win
+
+    grab_window("playground", lambda: playground(0))
+    grab_window("playground_demos", lambda: playground(1))
     window.close()
     return written

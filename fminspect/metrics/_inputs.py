@@ -265,9 +265,13 @@ class Pair:
         """The binarisation behind curve point ``index``: ``floor(255·pred) >= index``."""
         return self.quantized >= index
 
-    def confusion_codes(self, index: int) -> np.ndarray:
-        """Per-pixel outcome of curve point ``index``: 0 TN, 1 FP, 2 FN, 3 TP (uint8)."""
-        return self.binary_at(index).astype(np.uint8) | (self.mask.astype(np.uint8) << 1)
+    def confusion_codes(
+        self, index: int | None = None, *, threshold: float | None = None
+    ) -> np.ndarray:
+        """Per-pixel outcome 0 TN, 1 FP, 2 FN, 3 TP (uint8) of curve point ``index``
+        (``floor(255·pred) >= index``) or of ``pred >= threshold``."""
+        binary = self.binary_at(index) if index is not None else self.pred >= threshold
+        return binary.astype(np.uint8) | (self.mask.astype(np.uint8) << 1)
 
 
 def prepare_gt(

@@ -121,6 +121,14 @@ class ContextKernel:
     alpha: float
     warnings: tuple[str, ...] = ()
 
+    def ellipse(self, n_sigma: float = 1.0, points: int = 72) -> np.ndarray:
+        """(points, 2) (row, col) outline of the n-σ ellipse of Σ' around the GT centroid."""
+        values, vectors = np.linalg.eigh(self.covariance)
+        angle = np.linspace(0, 2 * np.pi, points)
+        unit = np.stack([np.cos(angle), np.sin(angle)])
+        offsets = vectors @ (np.sqrt(np.maximum(values, 0))[:, None] * unit) * n_sigma
+        return offsets.T + np.asarray(self.centroid)
+
 
 def _kernel_from(cov: np.ndarray, d_r: int, d_c: int) -> tuple[np.ndarray, np.ndarray, str | None]:
     """K(z) ∝ exp(−½ zᵀΣ⁻¹z) on integer offsets, normalised to sum 1."""

@@ -57,6 +57,11 @@ from fminspect.metrics._numerics import EPS, lazy_field, readonly
 REGIONS = ("TP", "FP", "FN", "TN")
 
 
+def enhancement(xi: Any) -> Any:
+    """The mapping f(ξ) = (1 + ξ)² / 4 from alignment to enhanced alignment."""
+    return (xi + 1) ** 2 / 4
+
+
 def _region_terms(tp: Any, fp: Any, n_fg: int, n: int) -> tuple[Any, ...]:
     """Counts, bias values, alignment and enhanced values of the four regions.
 
@@ -79,7 +84,7 @@ def _region_terms(tp: Any, fp: Any, n_fg: int, n: int) -> tuple[Any, ...]:
     )
     # ξ = 2 φ_F φ_G / (φ_F² + φ_G² + eps)   (eps: MATLAB parity)
     align = tuple(2 * (a * b) / (a**2 + b**2 + EPS) for a, b in pairs)
-    enhanced = tuple((x + 1) ** 2 / 4 for x in align)  # f(ξ) = (1 + ξ)² / 4
+    enhanced = tuple(enhancement(x) for x in align)  # f(ξ) = (1 + ξ)² / 4
     return (tp, fp, fn, tn), pairs, align, enhanced
 
 

@@ -291,6 +291,20 @@ def _region(
     return score, quads, _centroid(gt)
 
 
+def value_histograms(pair: Pair, bins: int = 32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Histograms of the prediction inside the GT foreground and background (the values
+    the object-aware part summarises by their mean and standard deviation).
+
+    Returns
+    -------
+    edges, foreground_counts, background_counts
+    """
+    edges = np.linspace(0, 1, bins + 1)
+    fg, _ = np.histogram(pair.pred[pair.mask], bins=edges)
+    bg, _ = np.histogram(pair.pred[~pair.mask], bins=edges)
+    return edges, fg, bg
+
+
 def smeasure_from_pair(pair: Pair, *, alpha: float = 0.5) -> SmeasureResult:
     """S-measure of a prepared pair (see :func:`smeasure`)."""
     if not 0 <= alpha <= 1:

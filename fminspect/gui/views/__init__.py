@@ -1,0 +1,1 @@
+"""Explain views: the intermediate matrices of every measure (one module per measure)."""

@@ -1,0 +1,208 @@
+"""Building blocks of the explain views: matrix panels, a numbers table, export."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from fminspect.gui.panels.map_grid import DIVERGING, colormap
+from fminspect.metrics import SuiteResult
+
+
+class MatrixPanel(QtWidgets.QWidget):
+    """One matrix with a title, fixed colour levels, a colour bar and a hover read-out."""
+
+    def __init__(
+        self, title: str, parent: QtWidgets.QWidget | None = None, item: pg.ImageItem | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.title = QtWidgets.QLabel(f"<b>{title}</b>")
+        self.title.setWordWrap(True)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setMinimumSize(180, 150)
+        self.view = self.graphics.addViewBox(
+            row=0, col=0, lockAspect=True, invertY=True, enableMenu=False
+        )
+        self.image = item if item is not None else pg.ImageItem()
+        self.view.addItem(self.image)
+        self.colorbar: pg.ColorBarItem | None = None
+        self.readout = QtWidgets.QLabel(" ")
+        self.readout.setStyleSheet("color: gray; font-size: 8pt")
+        self.array: np.ndarray | None = None
+        box = QtWidgets.QVBoxLayout(self)
+        box.setContentsMargins(2, 2, 2, 2)
+        box.addWidget(self.title)
+        box.addWidget(self.graphics, 1)
+        box.addWidget(self.readout)
+        self.graphics.scene().sigMouseMoved.connect(self._on_move)
+
+    def show_matrix(
+        self,
+        array: np.ndarray,
+        levels: tuple[float, float] = (0.0, 1.0),
+        cmap: str = "viridis",
+        diverging: bool = False,
+    ) -> None:
+        """Draw ``array`` (2-D values, or (H, W, 3|4) uint8 colours)."""
+        self.array = np.asarray(array)
+        if self.array.ndim == 3:
+            self.image.setImage(self.array, levels=(0, 255))
+            return
+        data = self.array.astype(np.float64)
+        if diverging:
+            bound = float(np.nanmax(np.abs(data))) or 1.0
+            levels, cmap = (-bound, bound), DIVERGING
+        self.image.setImage(data, levels=levels)
+        cm = colormap(cmap)
+        self.image.setLookupTable(cm.getLookupTable(nPts=256))
+        if self.colorbar is None:
+            self.colorbar = pg.ColorBarItem(values=levels, colorMap=cm, interactive=False, width=10)
+            self.graphics.addItem(self.colorbar, row=0, col=1)
+        self.colorbar.setColorMap(cm)
+        self.colorbar.setLevels(levels)
+        self.colorbar.setImageItem(self.image)
+        self.image.setLevels(levels)
+        self.view.autoRange(padding=0.02)
+
+    def add_item(self, item: pg.GraphicsObject) -> None:
+        """Draw a shape (centroid, quadrant lines, ellipse…) over the matrix."""
+        self.view.addItem(item, ignoreBounds=True)
+
+    def _on_move(self, pos: QtCore.QPointF) -> None:
+        if self.array is None or not self.view.sceneBoundingRect().contains(pos):
+            return
+        p = self.view.mapSceneToView(pos)
+        r, c = int(np.floor(p.y())), int(np.floor(p.x()))
+        if 0 <= r < self.array.shape[0] and 0 <= c < self.array.shape[1]:
+            v = self.array[r, c]
+            text = ",".join(str(int(x)) for x in v) if np.ndim(v) else f"{float(v):.4g}"
+            self.readout.setText(f"row {r}, col {c}: {text}")
+
+
+class ExplainView(QtWidgets.QWidget):
+    """A measure's explanation: what it computes (with equations), its matrices, and the
+    numbers that make up the score. Subclasses fill it from a :class:`SuiteResult`."""
+
+    TITLE = "measure"
+
+    def __init__(
+        self,
+        result: SuiteResult,
+        model: str,
+        sample: str,
+        image: np.ndarray | None,
+        threshold: int = 128,
+        parent: QtWidgets.QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.result, self.model, self.sample, self.image = result, model, sample, image
+        self.threshold = threshold
+        self.header = QtWidgets.QLabel()
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.panels: dict[str, MatrixPanel] = {}
+        self.grid = QtWidgets.QGridLayout()
+        self.numbers = QtWidgets.QTableWidget(0, 3)
+        self.numbers.setHorizontalHeaderLabels(["quantity", "value", "what it is"])
+        self.numbers.horizontalHeader().setStretchLastSection(True)
+        self.numbers.verticalHeader().hide()
+        self.numbers.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.controls = QtWidgets.QHBoxLayout()
+        png = QtWidgets.QPushButton("Export PNG…")
+        png.clicked.connect(self._export_png)
+        csv_button = QtWidgets.QPushButton("Export numbers as CSV…")
+        csv_button.clicked.connect(self._export_csv)
+        self.controls.addStretch(1)
+        self.controls.addWidget(png)
+        self.controls.addWidget(csv_button)
+        grid_host = QtWidgets.QWidget()
+        grid_host.setLayout(self.grid)
+        splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        splitter.addWidget(grid_host)
+        splitter.addWidget(self.numbers)
+        splitter.setStretchFactor(0, 4)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([700, 200])
+        box = QtWidgets.QVBoxLayout(self)
+        box.addWidget(self.header)
+        box.addLayout(self.controls)
+        box.addWidget(splitter, 1)
+        self.build()
+
+    # ------------------------------------------------------------------ helpers for subclasses
+    def set_header(self, variant: str, equations: str) -> None:
+        """Name what is shown (measure, model, sample, variant) and how it is computed."""
+        norm = self.result.params.norm.label
+        self.header.setText(
+            f"<h3>{self.TITLE} — {self.model} on {self.sample}</h3>"
+            f"<p><b>variant:</b> {variant}; {norm}</p><p>{equations}</p>"
+        )
+
+    def panel(self, key: str, title: str, row: int, col: int) -> MatrixPanel:
+        """A matrix panel at (row, col) of the grid (created once)."""
+        if key not in self.panels:
+            self.panels[key] = MatrixPanel(title)
+            self.grid.addWidget(self.panels[key], row, col)
+        return self.panels[key]
+
+    def add_plot(
+        self, plot: QtWidgets.QWidget, row: int, col: int, rowspan: int = 1, colspan: int = 1
+    ) -> None:
+        """Put a plot in the grid with a usable minimum height."""
+        plot.setMinimumHeight(220)
+        self.grid.addWidget(plot, row, col, rowspan, colspan)
+
+    def set_numbers(self, rows: list[tuple[str, object, str]]) -> None:
+        """The numbers behind the score: (quantity, value, explanation)."""
+        self.numbers.setRowCount(len(rows))
+        for r, (name, value, note) in enumerate(rows):
+            text = f"{value:.6g}" if isinstance(value, float) else str(value)
+            for c, cell in enumerate((name, text, note)):
+                self.numbers.setItem(r, c, QtWidgets.QTableWidgetItem(cell))
+        self.numbers.resizeColumnsToContents()
+
+    def numbers_csv(self) -> str:
+        """The numbers table as CSV."""
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(["quantity", "value", "what it is"])
+        for r in range(self.numbers.rowCount()):
+            w.writerow([self.numbers.item(r, c).text() for c in range(3)])
+        return buf.getvalue()
+
+    def set_threshold(self, index: int) -> None:
+        """Follow the inspector's threshold (views that depend on it override)."""
+        self.threshold = index
+
+    def build(self) -> None:
+        """Fill the panels and numbers (subclasses)."""
+        raise NotImplementedError
+
+    def export_png(self, path: Path | str) -> None:
+        """Write the whole view as PNG."""
+        self.grab().save(str(path))
+
+    def _export_png(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Export view", f"{self.sample}_{self.model}_{self.TITLE}.png", "PNG (*.png)"
+        )
+        if path:
+            self.export_png(path)
+
+    def _export_csv(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Export numbers", f"{self.sample}_{self.model}_{self.TITLE}.csv", "CSV (*.csv)"
+        )
+        if path:
+            Path(path).write_text(self.numbers_csv(), encoding="utf-8")
+
+
+def confusion_rgb(codes: np.ndarray) -> np.ndarray:
+    """TN dark, FP red, FN blue, TP green — the inspector's colours, opaque."""
+    palette = np.array([[25, 25, 30], [235, 60, 50], [60, 120, 255], [40, 200, 90]], np.uint8)
+    return palette[codes]

@@ -1,0 +1,140 @@
+"""E-measure explained: bias, alignment and enhanced alignment matrices at a threshold."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from fminspect.gui.views.base import ExplainView
+from fminspect.metrics import EmeasureAt, emeasure_at
+from fminspect.metrics.emeasure import REGIONS, enhancement
+
+REGION_COLOURS = {
+    "TP": (40, 200, 90),
+    "FP": (235, 60, 50),
+    "FN": (60, 120, 255),
+    "TN": (150, 150, 150),
+}
+
+
+class EmeasureView(ExplainView):
+    """Scrub the threshold and watch φ, ξ and f(ξ) change region by region."""
+
+    TITLE = "E-measure"
+
+    def build(self) -> None:
+        e = self.result.emeasure
+        self.set_header(
+            f"curve point floor(255·p) ≥ t; adpEm uses p ≥ {e.adaptive_threshold:.4f}",
+            "Bias matrices φ<sub>I</sub> = I − μ<sub>I</sub>·A for the binarised map and the GT; "
+            "alignment ξ = 2 φ<sub>GT</sub>∘φ<sub>FM</sub> / (φ<sub>GT</sub>∘φ<sub>GT</sub> + "
+            "φ<sub>FM</sub>∘φ<sub>FM</sub>); enhanced alignment φ = f(ξ) = (1 + ξ)²/4; "
+            "E = Σφ / (N − 1 + eps) — the reference's denominator (the paper divides by N). "
+            "Every pixel is in one of four regions, so each matrix takes four values. "
+            "Fan et al., IJCAI 2018.",
+        )
+        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.slider.setRange(0, 255)
+        self.slider.setValue(self.threshold)
+        self.slider_label = QtWidgets.QLabel()
+        self.slider.valueChanged.connect(self.set_threshold)
+        self.controls.insertWidget(0, QtWidgets.QLabel("threshold t"))
+        self.controls.insertWidget(1, self.slider, 2)
+        self.controls.insertWidget(2, self.slider_label)
+        self.mapping = pg.PlotWidget(title="f(ξ) = (1 + ξ)²/4 and the four regions")
+        xi = np.linspace(-1, 1, 201)
+        self.mapping.plot(xi, enhancement(xi), pen=pg.mkPen((120, 120, 120), width=2))
+        self.mapping.setLabel("bottom", "ξ (alignment)")
+        self.mapping.setLabel("left", "f(ξ)")
+        self.region_points = pg.ScatterPlotItem(size=12)
+        self.region_labels = [pg.TextItem(r, anchor=(0, 1)) for r in REGIONS]
+        self.mapping.addItem(self.region_points)
+        for label in self.region_labels:
+            self.mapping.addItem(label, ignoreBounds=True)
+        self.mapping.setXRange(-1.05, 1.05)
+        self.mapping.setYRange(-0.05, 1.1)
+        self.curve = pg.PlotWidget(title="E-measure curve (● current t)")
+        self.curve.plot(np.arange(256) / 255, e.curve, pen=pg.mkPen((31, 119, 180), width=2))
+        self.curve_marker = pg.ScatterPlotItem(size=10, brush=pg.mkBrush(235, 60, 50))
+        self.curve.addItem(self.curve_marker)
+        self.curve.setLabel("bottom", "threshold t/255")
+        self.add_plot(self.mapping, 2, 2, 1, 2)
+        self.add_plot(self.curve, 2, 0, 1, 2)
+        self.set_threshold(self.threshold)
+
+    def maps_at(self, index: int) -> EmeasureAt:
+        """The E-measure of curve point ``index`` (what the panels show)."""
+        return emeasure_at(self.result.pair, index=index)
+
+    def set_threshold(self, index: int) -> None:
+        super().set_threshold(index)
+        if self.slider.value() != index:
+            self.slider.setValue(index)
+            return
+        at = self.maps_at(index)
+        self.at = at
+        self.slider_label.setText(f"t = {index} (p ≥ {index / 255:.3f}): E = {at.score:.4f}")
+        gt = self.result.pair.mask.astype(float)
+        self.panel("gt", "GT", 0, 0).show_matrix(gt, cmap="gray")
+        self.panel("bin", f"binarised map, t = {index}", 0, 1).show_matrix(
+            at.binary_map.astype(float), cmap="gray"
+        )
+        self.panel(
+            "mu_f", f"mean-value map μ<sub>FM</sub>·A = {at.pred_mean:.3f}", 0, 2
+        ).show_matrix(at.pred_mean_map)
+        self.panel("mu_g", f"mean-value map μ<sub>GT</sub>·A = {at.gt_mean:.3f}", 0, 3).show_matrix(
+            at.gt_mean_map
+        )
+        self.panel("phi_g", "bias φ<sub>GT</sub>", 1, 0).show_matrix(at.bias_gt_map, diverging=True)
+        self.panel("phi_f", "bias φ<sub>FM</sub>", 1, 1).show_matrix(
+            at.bias_pred_map, diverging=True
+        )
+        self.panel("xi", "alignment ξ", 1, 2).show_matrix(
+            at.alignment_map, levels=(-1, 1), cmap="CET-D1"
+        )
+        self.panel("enh", "enhanced alignment φ = f(ξ)", 1, 3).show_matrix(at.enhanced_map)
+        counts = (at.counts.tp, at.counts.fp, at.counts.fn, at.counts.tn)
+        spots = [
+            {"pos": (x, y), "brush": pg.mkBrush(*REGION_COLOURS[r])}
+            for r, x, y in zip(REGIONS, at.region_alignment, at.region_enhanced, strict=True)
+        ]
+        self.region_points.setData(spots)
+        for label, r, x, y, n in zip(
+            self.region_labels,
+            REGIONS,
+            at.region_alignment,
+            at.region_enhanced,
+            counts,
+            strict=True,
+        ):
+            label.setText(f"{r} ({n})")
+            label.setPos(x, y)
+        self.curve_marker.setData([index / 255], [self.result.emeasure.curve[index]])
+        rows: list[tuple[str, object, str]] = [
+            ("E at t", at.score, at.degenerate or "Σφ / (N − 1 + eps)"),
+            (
+                "adpEm",
+                self.result.emeasure.adaptive,
+                f"p ≥ {self.result.emeasure.adaptive_threshold:.4f}",
+            ),
+            ("meanEm", self.result.emeasure.mean, "mean of the 256-value curve"),
+            ("maxEm", self.result.emeasure.max, "max of the 256-value curve"),
+        ]
+        for r, n, bf, bg, xi, f, contrib in zip(
+            REGIONS,
+            counts,
+            at.region_bias_pred,
+            at.region_bias_gt,
+            at.region_alignment,
+            at.region_enhanced,
+            at.region_contribution,
+            strict=True,
+        ):
+            rows.append((f"{r}: pixels", n, "region size"))
+            rows.append((f"{r}: φ_FM, φ_GT", f"{bf:.4f}, {bg:.4f}", "bias values of the region"))
+            rows.append(
+                (f"{r}: ξ → f(ξ)", f"{xi:.4f} → {f:.4f}", "alignment and enhanced alignment")
+            )
+            rows.append((f"{r}: contribution", contrib, "f(ξ)·pixels / (N − 1 + eps)"))
+        self.set_numbers(rows)

@@ -1,0 +1,153 @@
+"""MAE, relaxed boundary F-measure and multiscale IoU explained."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from fminspect.gui.views.base import ExplainView
+
+
+class MAEView(ExplainView):
+    """The per-pixel absolute error and its mean."""
+
+    TITLE = "MAE"
+
+    def build(self) -> None:
+        m = self.result.mae
+        self.set_header(
+            "mean absolute error",
+            "MAE = mean |p − g| over all pixels (lower is better). Perazzi et al., CVPR 2012.",
+        )
+        self.panel("map", "map p", 0, 0).show_matrix(self.result.pair.pred)
+        self.panel("gt", "GT g", 0, 1).show_matrix(self.result.pair.mask.astype(float), cmap="gray")
+        self.panel("err", "|p − g|", 0, 2).show_matrix(m.error_map, cmap="inferno")
+        fg = self.result.pair.mask
+        self.set_numbers(
+            [
+                ("MAE", m.score, "mean of |p − g|"),
+                (
+                    "mean error on the GT foreground",
+                    float(m.error_map[fg].mean()) if fg.any() else float("nan"),
+                    "missed object",
+                ),
+                (
+                    "mean error on the background",
+                    float(m.error_map[~fg].mean()) if (~fg).any() else float("nan"),
+                    "false alarms",
+                ),
+            ]
+        )
+
+
+class BoundaryView(ExplainView):
+    """Both boundaries, their tolerance bands and the matched boundary pixels."""
+
+    TITLE = "relaxed boundary F-measure"
+
+    def build(self) -> None:
+        b = self.result.relaxed_fmeasure
+        self.set_header(
+            f"ρ = {b.rho} px, β² = {b.beta2:g}, map binarised at p ≥ {b.threshold:g}",
+            "Boundary = mask XOR its 3×3 erosion; relaxed precision = share of predicted-boundary "
+            "pixels within ρ px of the GT boundary; relaxed recall = share of GT-boundary pixels "
+            "within ρ px of the predicted boundary; relaxF = (1 + β²)PR/(β²P + R). Qin et al. "
+            "(BASNet), CVPR 2019.",
+        )
+        h, w = b.gt_boundary.shape
+        rgb = np.zeros((h, w, 3), np.uint8)
+        rgb[b.gt_band] = (40, 60, 90)
+        rgb[b.pred_band & ~b.gt_band] = (80, 50, 30)
+        rgb[b.gt_boundary] = (60, 140, 255)
+        rgb[b.pred_boundary] = (255, 150, 40)
+        rgb[b.matched_pred] = (255, 235, 80)
+        self.panel(
+            "all", "GT boundary (blue), predicted (orange), matched (yellow), bands (dim)", 0, 0
+        ).show_matrix(rgb)
+        self.panel("gtb", "GT boundary and its ρ band", 0, 1).show_matrix(
+            b.gt_band * 0.4 + b.gt_boundary * 0.6
+        )
+        self.panel("pb", "predicted boundary and its ρ band", 0, 2).show_matrix(
+            b.pred_band * 0.4 + b.pred_boundary * 0.6
+        )
+        self.set_numbers(
+            [
+                ("relaxF", b.score, ""),
+                (
+                    "relaxed precision",
+                    b.precision,
+                    f"{int(b.matched_pred.sum())} of {int(b.pred_boundary.sum())} predicted boundary px",
+                ),
+                (
+                    "relaxed recall",
+                    b.recall,
+                    f"{int(b.matched_gt.sum())} of {int(b.gt_boundary.sum())} GT boundary px",
+                ),
+            ]
+            + [("note", x, "") for x in b.warnings]
+        )
+
+
+class MSIoUView(ExplainView):
+    """Edge maps, box counting at every cell size, and the ratio curve."""
+
+    TITLE = "multiscale IoU"
+
+    def build(self) -> None:
+        m = self.result.msiou
+        self.set_header(
+            "adaptive (p ≥ 2·mean) and binary (p > 0.5) binarisations",
+            "Edges = support of the Sobel response; for cell sizes 1, 2, …, 512 the cells holding "
+            "an edge are counted (zero padding top/left); ratio = (|pred ∧ GT cells| + 1)/(|GT "
+            "cells| + 1); MSIoU = area under the 10 ratios (dx = 1/9). Ahmadzadeh et al., ICIP 2021.",
+        )
+        self.mode = QtWidgets.QComboBox()
+        self.mode.addItems(["adaptive", "binary"])
+        self.scale = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.scale.setRange(0, len(m.cell_sizes) - 1)
+        self.scale.setValue(3)
+        for w in (
+            QtWidgets.QLabel("binarisation"),
+            self.mode,
+            QtWidgets.QLabel("cell size"),
+            self.scale,
+        ):
+            self.controls.insertWidget(self.controls.count() - 3, w)
+        self.mode.currentIndexChanged.connect(lambda _: self.refresh())
+        self.scale.valueChanged.connect(lambda _: self.refresh())
+        self.plot = pg.PlotWidget(title="ratio per cell size")
+        self.plot.setLabel("bottom", "log₂ cell size")
+        self.add_plot(self.plot, 1, 0, 1, 3)
+        self.refresh()
+
+    def refresh(self) -> None:
+        m = self.result.msiou
+        s = m.adaptive if self.mode.currentIndex() == 0 else m.binary
+        k = self.scale.value()
+        size = m.cell_sizes[k]
+        self.panel("pe", f"predicted edges ({s.rule})", 0, 0).show_matrix(
+            s.pred_edge.astype(float), cmap="gray"
+        )
+        self.panel("ge", "GT edges", 0, 1).show_matrix(s.gt_edge.astype(float), cmap="gray")
+        cells = s.pred_grids[k].astype(float) + 2 * s.gt_grids[k]
+        self.panel("cells", f"cells of {size}×{size}: pred 1, GT 2, both 3", 0, 2).show_matrix(
+            cells, levels=(0, 3), cmap="viridis"
+        )
+        self.plot.clear()
+        self.plot.plot(
+            np.arange(len(s.ratios)), s.ratios, pen=pg.mkPen((31, 119, 180), width=2), symbol="o"
+        )
+        self.plot.plot(
+            [k], [s.ratios[k]], pen=None, symbol="o", symbolSize=12, symbolBrush=(235, 60, 50)
+        )
+        rows: list[tuple[str, object, str]] = [("MSIoU", s.score, s.rule)]
+        for i, sz in enumerate(m.cell_sizes):
+            rows.append(
+                (
+                    f"cell {sz}",
+                    float(s.ratios[i]),
+                    f"({s.intersections[i]} + 1) / ({s.gt_cells[i]} + 1); pred cells {s.pred_cells[i]}",
+                )
+            )
+        self.set_numbers(rows)

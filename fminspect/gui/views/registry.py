@@ -1,0 +1,55 @@
+"""Which explain view shows which measure key, and the window that holds a view."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtWidgets
+
+from fminspect.gui.views.base import ExplainView
+from fminspect.gui.views.context_view import ContextView
+from fminspect.gui.views.emeasure_view import EmeasureView
+from fminspect.gui.views.fmeasure_view import FmeasureView
+from fminspect.gui.views.other_views import BoundaryView, MAEView, MSIoUView
+from fminspect.gui.views.smeasure_view import SmeasureView
+from fminspect.gui.views.weighted_fmeasure_view import WeightedFmeasureView
+from fminspect.metrics import MEASURES_BY_KEY, SuiteResult
+
+VIEW_BY_FIELD: dict[str, type[ExplainView]] = {
+    "mae": MAEView,
+    "fmeasure": FmeasureView,
+    "overlap": FmeasureView,
+    "weighted_fmeasure": WeightedFmeasureView,
+    "smeasure": SmeasureView,
+    "emeasure": EmeasureView,
+    "relaxed_fmeasure": BoundaryView,
+    "msiou": MSIoUView,
+    "context": ContextView,
+    "camouflage_context": ContextView,
+}
+FIELD_BY_KEY = {key: info.field for key, info in MEASURES_BY_KEY.items()}
+FIELD_BY_KEY.update({"Fm": "fmeasure", "Em": "emeasure", "IoU": "overlap"})
+
+
+def view_for(key: str) -> type[ExplainView]:
+    """The view class explaining measure ``key`` (e.g. ``'maxEm'``, ``'Fm@t'``)."""
+    return VIEW_BY_FIELD[FIELD_BY_KEY[key.split("@")[0]]]
+
+
+class ExplainWindow(QtWidgets.QMainWindow):
+    """A separate window holding one explain view (several can be open)."""
+
+    def __init__(
+        self,
+        key: str,
+        result: SuiteResult,
+        model: str,
+        sample: str,
+        image: np.ndarray | None,
+        threshold: int,
+        parent: QtWidgets.QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.view = view_for(key)(result, model, sample, image, threshold)
+        self.setCentralWidget(self.view)
+        self.setWindowTitle(f"{self.view.TITLE}: {model} on {sample}")
+        self.resize(1300, 900)

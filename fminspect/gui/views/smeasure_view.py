@@ -1,0 +1,109 @@
+"""S-measure explained: the centroid split, each quadrant's SSIM terms, and the object part."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+
+from fminspect.gui.views.base import ExplainView
+from fminspect.metrics.smeasure import value_histograms
+
+
+class SmeasureView(ExplainView):
+    """Region part (quadrants) and object part (foreground/background value distributions)."""
+
+    TITLE = "S-measure"
+
+    def build(self) -> None:
+        s = self.result.smeasure
+        self.set_header(
+            f"α = {s.alpha:g}",
+            "S = α·S<sub>o</sub> + (1 − α)·S<sub>r</sub>. <b>Region part</b>: the GT centroid "
+            "splits both maps into four quadrants, each weighted by its share of the image and "
+            "scored by ssim = luminance · contrast · structure = (2x̄ȳ/(x̄²+ȳ²)) · "
+            "(2σ<sub>x</sub>σ<sub>y</sub>/(σ<sub>x</sub>²+σ<sub>y</sub>²)) · "
+            "(σ<sub>xy</sub>/(σ<sub>x</sub>σ<sub>y</sub>)). <b>Object part</b>: O(x) = 2x̄/(x̄² + 1 + σ<sub>x</sub>) "
+            "on the map inside the GT (O<sub>FG</sub>) and on 1 − map outside it (O<sub>BG</sub>), "
+            "S<sub>o</sub> = μ·O<sub>FG</sub> + (1 − μ)·O<sub>BG</sub>. Fan et al., ICCV 2017.",
+        )
+        pair = self.result.pair
+        if self.image is not None:
+            self.panel("img", "image", 0, 0).show_matrix(self.image)
+        self.panel("gt", "GT with the centroid split", 0, 1).show_matrix(
+            pair.mask.astype(float), cmap="gray"
+        )
+        self.panel("map", "map with the centroid split", 0, 2).show_matrix(pair.pred)
+        if s.degenerate is None:
+            cy, cx = s.centroid
+            h, w = pair.mask.shape
+            for key in ("gt", "map", "img"):
+                if key in self.panels:
+                    pen = pg.mkPen((255, 60, 60), width=2)
+                    self.panels[key].add_item(pg.PlotCurveItem([cx, cx], [0, h], pen=pen))
+                    self.panels[key].add_item(pg.PlotCurveItem([0, w], [cy, cy], pen=pen))
+                    for q in s.quadrants:
+                        label = pg.TextItem(q.name, color=(255, 80, 80), anchor=(0.5, 0.5))
+                        label.setPos((q.cols[0] + q.cols[1]) / 2, (q.rows[0] + q.rows[1]) / 2)
+                        self.panels[key].add_item(label)
+        edges, fg, bg = value_histograms(pair)
+        hist = pg.PlotWidget(title="map values inside (green) and outside (red) the GT")
+        centres = (edges[:-1] + edges[1:]) / 2
+        width = edges[1] - edges[0]
+        hist.addItem(
+            pg.BarGraphItem(
+                x=centres, height=fg / max(fg.sum(), 1), width=width, brush=(40, 200, 90, 150)
+            )
+        )
+        hist.addItem(
+            pg.BarGraphItem(
+                x=centres, height=bg / max(bg.sum(), 1), width=width, brush=(235, 60, 50, 120)
+            )
+        )
+        for stats, colour in ((s.foreground, (40, 200, 90)), (s.background, (235, 60, 50))):
+            if stats is not None:
+                mean = stats.mean if colour[0] == 40 else 1 - stats.mean
+                hist.addItem(pg.InfiniteLine(pos=mean, angle=90, pen=pg.mkPen(colour, width=2)))
+        hist.getAxis("left").enableAutoSIPrefix(False)
+        hist.setLabel("bottom", "map value")
+        hist.setLabel("left", "fraction of pixels")
+        self.add_plot(hist, 1, 0, 1, 3)
+        rows: list[tuple[str, object, str]] = [
+            ("S", s.score, s.degenerate or f"{s.alpha:g}·S_o + {1 - s.alpha:g}·S_r")
+        ]
+        if s.degenerate is None:
+            rows += [
+                ("S_object", s.object_score, "μ·O_FG + (1 − μ)·O_BG"),
+                ("S_region", s.region_score, "Σ weight·ssim over the quadrants"),
+                ("μ (GT fraction)", s.fg_fraction, "share of GT-foreground pixels"),
+                (
+                    "O_FG",
+                    s.foreground.score,
+                    f"mean {s.foreground.mean:.4f}, std {s.foreground.std:.4f}",
+                ),
+                (
+                    "O_BG",
+                    s.background.score,
+                    f"on 1 − map: mean {s.background.mean:.4f}, std {s.background.std:.4f}",
+                ),
+                (
+                    "centroid split (row, col)",
+                    f"{s.centroid}",
+                    "rounded centroid + 1 (MATLAB indexing)",
+                ),
+            ]
+            for q in s.quadrants:
+                rows.append(
+                    (
+                        f"{q.name}: weight, ssim",
+                        f"{q.weight:.4f}, {q.ssim:.4f}",
+                        f"{q.n} px; contributes {q.contribution:.4f}",
+                    )
+                )
+                rows.append(
+                    (
+                        f"{q.name}: luminance · contrast · structure",
+                        f"{q.luminance:.4f} · {q.contrast:.4f} · {q.structure:.4f}",
+                        f"x̄ {q.pred_mean:.3f}, ȳ {q.gt_mean:.3f}, σx² {q.pred_var:.4f}, σy² {q.gt_var:.4f}, σxy {q.covariance:.4f}",
+                    )
+                )
+        rows += [("note", w, "") for w in s.warnings]
+        self.set_numbers(rows)

@@ -1,0 +1,130 @@
+"""Explain views hold exactly the core's arrays; threshold scrubbing; the playground."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fminspect.metrics import emeasure_at
+from fminspect.teaching import flaw_demos, rank_demo
+from tests.gui.conftest import settle
+
+ALL_KEYS = ("MAE", "maxFm", "maxIoU", "wFm", "Sm", "maxEm", "relaxFm", "adpMSIoU", "Cm", "CCm")
+
+
+@pytest.fixture
+def demo_window(qtbot, window):  # type: ignore[no-untyped-def]
+    window.open_demo()
+    c = window.controller
+    c.select_sample(c.sample_names.index("camo_grass_horse"))
+    settle(qtbot, window)
+    return window
+
+
+def _arr(view, key):  # type: ignore[no-untyped-def]
+    return view.panels[key].array
+
+
+def test_every_measure_opens_an_explain_view(qtbot, demo_window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    for key in ALL_KEYS:
+        win = demo_window.explain("RC", key)
+        qtbot.addWidget(win)
+        assert win.view.numbers.rowCount() > 0, key
+        win.view.export_png(tmp_path / f"{key}.png")
+        assert (tmp_path / f"{key}.png").stat().st_size > 1000
+        assert win.view.numbers_csv().startswith("quantity,value")
+
+
+def test_views_hold_exactly_the_core_arrays(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
+    r = demo_window.controller.results["RC"]
+    w = demo_window.explain("RC", "wFm").view
+    wf = r.weighted_fmeasure
+    for key, arr in (("e", wf.error_map), ("et", wf.dependency_error_map), ("ea", wf.smoothed_error_map),
+                     ("min", wf.min_error_map), ("d", wf.distance_map), ("b", wf.importance_map),
+                     ("ew", wf.weighted_error_map), ("tpw", wf.weighted_tp_map),
+                     ("fpw", wf.weighted_fp_map), ("fnw", wf.weighted_fn_map)):  # fmt: skip
+        assert np.array_equal(_arr(w, key), arr), key
+    c = demo_window.explain("RC", "CCm").view
+    cc = r.camouflage_context
+    for key, arr in (("k", cc.kernel.kernel), ("ky", cc.relevance_map), ("fwd", cc.forward_map),
+                     ("comp", cc.completeness_map), ("rev", cc.reverse_map), ("de", cc.degree.delta_e_map),
+                     ("cd", cc.degree.cd_map), ("wrev", cc.weighted_reverse_map),
+                     ("rep", cc.degree.repainted_composite)):  # fmt: skip
+        assert np.array_equal(_arr(c, key), arr), key
+    m = demo_window.explain("RC", "MAE").view
+    assert np.array_equal(_arr(m, "err"), r.mae.error_map)
+    s = demo_window.explain("RC", "Sm").view
+    assert np.array_equal(_arr(s, "map"), r.pair.pred)
+    assert "LT: weight, ssim" in s.numbers_csv()
+    b = demo_window.explain("RC", "relaxFm").view
+    assert np.array_equal(
+        _arr(b, "gtb"), r.relaxed_fmeasure.gt_band * 0.4 + r.relaxed_fmeasure.gt_boundary * 0.6
+    )
+    ms = demo_window.explain("RC", "adpMSIoU").view
+    assert np.array_equal(_arr(ms, "pe"), r.msiou.adaptive.pred_edge.astype(float))
+
+
+def test_threshold_scrubbing_updates_the_emeasure_view(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
+    win = demo_window.explain("RC", "maxEm")
+    view = win.view
+    r = demo_window.controller.results["RC"]
+    for t in (40, 200):
+        demo_window.controller.set_threshold(t)  # the inspector's slider drives open views
+        at = emeasure_at(r.pair, index=t)
+        assert view.slider.value() == t
+        for key, arr in (
+            ("bin", at.binary_map.astype(float)),
+            ("phi_g", at.bias_gt_map),
+            ("phi_f", at.bias_pred_map),
+            ("xi", at.alignment_map),
+            ("enh", at.enhanced_map),
+        ):
+            assert np.array_equal(_arr(view, key), arr), (t, key)
+        assert view.at.score == pytest.approx(r.emeasure.curve[t], abs=1e-12)
+        x, y = view.curve_marker.getData()
+        assert (x[0], y[0]) == (t / 255, r.emeasure.curve[t])
+
+
+def test_brush_stroke_changes_the_prediction_and_the_scores(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
+    pg_ = demo_window.open_playground()
+    qtbot.addWidget(pg_)
+    qtbot.waitUntil(lambda: bool(pg_.scores), timeout=30000)
+    before, pred_before = dict(pg_.scores), pg_.pred.copy()
+    pg_.brush_on.setChecked(True)
+    pg_.brush_size.setValue(25)
+    pg_.brush_value.setValue(1.0)
+    pg_.pred_panel.paint_at(150, 150)
+    qtbot.waitUntil(lambda: pg_.scores != before, timeout=30000)
+    assert not np.array_equal(pg_.pred, pred_before)
+    assert pg_.pred[150, 150] == 1.0
+    assert pg_.scores["MAE"] != before["MAE"]
+    # a perturbation on the GT changes the scores too, and the sweep plots every chosen measure
+    pg_.target.setCurrentText("GT")
+    pg_.kind.setCurrentText("erosion (−) / dilation (+)")
+    pg_.strength.setValue(80)
+    pg_.run_sweep()
+    qtbot.waitUntil(lambda: hasattr(pg_, "sweep_curves"), timeout=60000)
+    assert len(pg_.sweep_curves["Sm"]) == 11
+
+
+@pytest.mark.parametrize("demo", flaw_demos(), ids=lambda d: d.key)
+def test_every_flaw_demo_gives_the_ranking_its_paper_claims(demo) -> None:  # type: ignore[no-untyped-def]
+    verdicts = rank_demo(demo)
+    assert verdicts[demo.proposed][2] == demo.preferred
+    # and the measures the pair is built to fool cannot tell A from B, or prefer B
+    assert demo.blind
+    assert all(verdicts[k][2] != demo.preferred for k in demo.blind), {
+        k: verdicts[k] for k in demo.blind
+    }
+
+
+def test_demo_tab_shows_verdicts(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
+    pg_ = demo_window.open_playground(demos=True)
+    qtbot.addWidget(pg_)
+    for i, demo in enumerate(pg_.demos):
+        pg_.demo_choice.setCurrentIndex(i)
+        rows = {
+            pg_.demo_table.item(r, 0).text(): pg_.demo_table.item(r, 3).text()
+            for r in range(pg_.demo_table.rowCount())
+        }
+        assert rows[f"{demo.proposed}  ← proposed"] == demo.preferred
