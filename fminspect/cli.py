@@ -191,6 +191,391 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0 if report.evaluated else 1
 
 
+# --------------------------------------------------------------------------- fminspect rank
+def _fail(message: str, code: int = 2) -> int:
+    print(f"fminspect rank: {message}", file=sys.stderr)
+    return code
+
+
+def _open_study(path: Path):  # type: ignore[no-untyped-def]
+    from fminspect.ranking.store import StudyStore
+
+    return StudyStore(path)
+
+
+def _cmd_rank_create(args: argparse.Namespace) -> int:
+    from fminspect.io.discovery import discover
+    from fminspect.ranking.build import build_design, groups_from_dataset
+    from fminspect.ranking.store import StudyStore
+
+    if args.study.exists():
+        return _fail(f"{args.study} already exists; choose another file")
+    datasets, problems = discover(args.root)
+    for p in problems:
+        print(p, file=sys.stderr)
+    if args.datasets:
+        datasets = [d for d in datasets if d.name in args.datasets]
+    if not datasets:
+        return _fail(f"no dataset found in {args.root}")
+    if args.models and args.auto:
+        return _fail("give either --models or --auto, not both")
+    known_models = {m for d in datasets for m in d.method_names}
+    unknown = [m for m in args.models or [] if m not in known_models]
+    if unknown:
+        return _fail(
+            f"no model named {', '.join(unknown)} (found: {', '.join(sorted(known_models))})"
+        )
+    known_samples = {s.name for d in datasets for s in d.samples}
+    for name in [n for n in args.samples or [] if n not in known_samples]:
+        print(f"warning: no sample named {name!r}; left out", file=sys.stderr)
+    scores_by_ds: dict[str, dict[str, dict[str, float]]] = {}
+    if args.auto:
+        from fminspect.ranking.build import score_maps
+
+        print(
+            f"scoring every map with {args.by} to pick {args.auto} maps of clearly "
+            "different quality…",
+            file=sys.stderr,
+        )
+        try:
+            scores_by_ds = score_maps(
+                datasets, args.by, args.study.with_suffix(".cache.sqlite"), args.jobs
+            )
+        except ValueError as exc:
+            return _fail(f"--by: {exc}")
+    groups = []
+    for ds in datasets:
+        groups += groups_from_dataset(
+            ds,
+            samples=args.samples,
+            models=args.models,
+            scores=scores_by_ds.get(ds.name) if args.auto else None,
+            per_group=args.auto or 3,
+            min_gap=args.min_gap,
+            first_index=len(groups) + 1,
+        )
+    if args.limit:
+        import numpy as np
+
+        keep = sorted(
+            np.random.default_rng(args.seed).choice(
+                len(groups), min(args.limit, len(groups)), replace=False
+            )
+        )
+        groups = [groups[i] for i in keep]
+    if not groups:
+        return _fail("no sample has at least two of the chosen maps")
+    selection = {
+        "root": str(args.root.resolve()),
+        "datasets": [d.name for d in datasets],
+        "models": args.models,
+        "auto": args.auto,
+        "by": args.by if args.auto else None,
+        "min_gap": args.min_gap if args.auto else None,
+        "limit": args.limit,
+    }
+    try:
+        design = build_design(
+            args.name or args.study.stem,
+            groups,
+            args.study,
+            checks=args.checks,
+            seed=args.seed,
+            presentation=args.presentation,
+            overlay_alpha=args.alpha,
+            show_gt=not args.hide_gt,
+            show_image=not args.hide_image,
+            allow_ties=args.ties,
+            repeats=args.repeats,
+            selection=selection,
+        )
+        StudyStore.create(args.study, design).close()
+    except (ValueError, OSError) as exc:
+        return _fail(str(exc))
+    n_pairs = sum(len(g.items) * (len(g.items) - 1) // 2 for g in groups)
+    per_person = n_pairs + min(args.repeats, n_pairs) + args.checks
+    print(
+        f"study {args.study}: {len(groups)} groups, {n_pairs} pairs; "
+        f"each participant sees {per_person} "
+        f"trials (~{per_person * 3 / 60:.0f} min at 3 s per vote)"
+    )
+    print(
+        f"vote here:      fminspect rank vote {args.study}\n"
+        f"or pack it:     fminspect rank pack {args.study} study.zip"
+    )
+    return 0
+
+
+def _cmd_rank_pack(args: argparse.Namespace) -> int:
+    from fminspect.ranking.export import write_pack
+
+    with _open_study(args.study) as store:
+        out = write_pack(store, args.out)
+    print(f"study pack written to {out}; a participant runs:  fminspect rank vote {out.name}")
+    return 0
+
+
+def _cmd_rank_vote(args: argparse.Namespace) -> int:
+    from fminspect.gui.voting import run_voting
+
+    return run_voting(
+        args.study, participant=args.participant, folder=args.folder, windowed=args.windowed
+    )
+
+
+def _cmd_rank_analyze(args: argparse.Namespace) -> int:
+    from fminspect.gui.analysis import run_analysis
+
+    return run_analysis(args.study)
+
+
+def _cmd_rank_export_results(args: argparse.Namespace) -> int:
+    from fminspect.ranking.export import write_results
+
+    with _open_study(args.study) as store:
+        people = [args.participant] if args.participant else store.participants()
+        for p in people:
+            out = write_results(store, p, Path(args.out or ".") / f"results_{p}.json")
+            print(out)
+    return 0
+
+
+def _cmd_rank_merge(args: argparse.Namespace) -> int:
+    from fminspect.ranking.export import merge_results_file
+    from fminspect.ranking.store import StudyError
+
+    failed = 0
+    with _open_study(args.study) as store:
+        for f in args.results:
+            try:
+                n = merge_results_file(store, f)
+                print(f"{f}: {n} votes merged")
+            except StudyError as exc:
+                failed += 1
+                print(f"refused: {exc}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _aggregate(args: argparse.Namespace, store):  # type: ignore[no-untyped-def]
+    from fminspect.ranking.aggregate import Rule, aggregate
+
+    return aggregate(
+        store,
+        Rule.parse(args.rule),
+        exclude_failing=args.exclude_failing,
+        min_attention=args.min_attention,
+        exclude=args.exclude or (),
+    )
+
+
+def _cmd_rank_aggregate(args: argparse.Namespace) -> int:
+    from fminspect.ranking.export import write_votes_csv
+    from fminspect.ranking.report import study_summary, write_study_report
+
+    with _open_study(args.study) as store:
+        result = _aggregate(args, store)
+        if args.out:
+            write_study_report(result, args.out)
+            write_votes_csv(store, Path(args.out) / "votes.csv")
+            print(f"written to {args.out}", file=sys.stderr)
+    print(study_summary(result))
+    return 0
+
+
+def _cmd_rank_export(args: argparse.Namespace) -> int:
+    from fminspect.ranking.export import export_ranked
+
+    with _open_study(args.study) as store:
+        result = _aggregate(args, store)
+    out = export_ranked(result, args.out)
+    print(
+        f"{len(result.consensual)} of {len(result.groups)} groups reached consensus "
+        f"({result.rule}); "
+        f"human-ranked dataset written to {out}"
+    )
+    return 0 if result.consensual else 1
+
+
+def _cmd_rank_report(args: argparse.Namespace) -> int:
+    from fminspect.metrics import MEASURE_KEYS
+    from fminspect.ranking.agreement import measures_vs_humans
+    from fminspect.ranking.export import load_ranked
+    from fminspect.ranking.report import agreement_markdown, ranked_groups, write_agreement
+    from fminspect.ranking.store import StudyError
+
+    if (args.study is None) == (args.ranked is None):
+        return _fail("give a study file or --ranked DIR (one of them)")
+    try:
+        if args.ranked is not None:
+            groups, problems = load_ranked(args.ranked)
+            title = args.ranked.name
+        else:
+            with _open_study(args.study) as store:
+                result = _aggregate(args, store)
+            groups, problems = ranked_groups(result)
+            title = f"{result.design.name} ({result.rule})"
+    except StudyError as exc:
+        return _fail(str(exc), 1)
+    for p in problems:
+        print(f"skipped: {p}", file=sys.stderr)
+    if not groups:
+        return _fail("no group with a consensus ranking to compare with", 1)
+    keys = args.measures or [
+        k for k in MEASURE_KEYS if k != "CCm" or all(g.image is not None for g in groups)
+    ]
+    try:
+        report = measures_vs_humans(
+            groups, keys, params=_params(args), seed=args.seed, n_boot=args.bootstrap
+        )
+    except ValueError as exc:
+        return _fail(str(exc))
+    print(agreement_markdown(report, title))
+    if args.out:
+        write_agreement(report, args.out, title)
+        print(f"table and bar chart written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _cmd_rank_simulate(args: argparse.Namespace) -> int:
+    from fminspect.ranking.simulate import SimulatedParticipant, simulate, strengths_by_position
+
+    with _open_study(args.study) as store:
+        truth = strengths_by_position(store, args.gap)
+        for k in range(args.participants):
+            who = SimulatedParticipant(
+                f"{args.prefix}{k + 1}",
+                truth,
+                left_bias=args.left_bias,
+                lapse=args.lapse,
+                tie_margin=args.tie_margin,
+                seed=args.seed + k,
+            )
+            n = simulate(store, who)
+            print(f"{who.id}: {n} simulated votes")
+    return 0
+
+
+def _add_rule_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("consensus")
+    g.add_argument(
+        "--rule",
+        default="unanimous",
+        help="unanimous (FMDatabase), k_of_n:K, majority, or bt:P (default unanimous)",
+    )
+    g.add_argument(
+        "--exclude-failing", action="store_true", help="drop participants failing attention checks"
+    )
+    g.add_argument(
+        "--min-attention", type=float, default=1.0, help="pass rate needed with --exclude-failing"
+    )
+    g.add_argument("--exclude", nargs="+", metavar="ID", help="drop these participants")
+
+
+def _add_rank_parser(sub) -> None:  # type: ignore[no-untyped-def]
+    rank = sub.add_parser(
+        "rank",
+        help="human-ranking studies: create, pack, vote, merge, aggregate, export, report",
+        description="Pairwise human-ranking studies (FMDatabase/CamoHR style). "
+        "Typical flow: create → vote (or pack → vote elsewhere → merge) → aggregate → "
+        "export / report.",
+    )
+    rs = rank.add_subparsers(dest="rank_command", required=True)
+    c = rs.add_parser("create", help="create a study from a dataset folder")
+    c.add_argument("study", type=Path, help="the study file to create (.sqlite)")
+    c.add_argument("root", type=Path, help="dataset folder (the layouts fminspect eval reads)")
+    c.add_argument("--name", help="study name (default: the file name)")
+    c.add_argument("--datasets", nargs="+", help="only these datasets")
+    c.add_argument("--samples", nargs="+", help="only these samples")
+    c.add_argument("--models", nargs="+", help="these models' maps (default: all)")
+    c.add_argument(
+        "--auto", type=int, metavar="N", help="pick N maps per image of clearly different quality"
+    )
+    c.add_argument("--by", default="Sm", metavar="KEY", help="measure used by --auto (Sm)")
+    c.add_argument(
+        "--min-gap", type=float, default=0.05, help="least score gap between picked maps (0.05)"
+    )
+    c.add_argument("--limit", type=int, help="keep a random subset of this many groups")
+    c.add_argument(
+        "--presentation",
+        choices=["side_by_side", "overlay"],
+        default="side_by_side",
+        help="maps side by side in grey, or overlaid on the image (CamoHR)",
+    )
+    c.add_argument("--alpha", type=float, default=0.5, help="overlay opacity (0.5)")
+    c.add_argument("--hide-gt", action="store_true", help="do not show the GT as reference")
+    c.add_argument("--hide-image", action="store_true", help="do not show the image as reference")
+    c.add_argument("--ties", action="store_true", help="allow 'cannot decide'")
+    c.add_argument("--repeats", type=int, default=0, help="pairs shown twice (self-consistency)")
+    c.add_argument("--checks", type=int, default=0, help="attention checks (GT vs noise/empty)")
+    c.add_argument("--seed", type=int, default=0, help="seed of every random choice (0)")
+    c.add_argument("--jobs", type=int, default=1, help="worker processes for --auto scoring")
+    c.set_defaults(func=_cmd_rank_create)
+    p = rs.add_parser("pack", help="write a self-contained study pack (zip) for another computer")
+    p.add_argument("study", type=Path)
+    p.add_argument("out", type=Path, help="the zip to write")
+    p.set_defaults(func=_cmd_rank_pack)
+    v = rs.add_parser("vote", help="open the voting window on a study file or a study pack")
+    v.add_argument("study", type=Path, help="study file (.sqlite) or study pack (.zip)")
+    v.add_argument("--participant", help="participant id (asked for when missing)")
+    v.add_argument("--folder", type=Path, help="where to unpack a study pack (default: next to it)")
+    v.add_argument("--windowed", action="store_true", help="a normal window instead of full screen")
+    v.set_defaults(func=_cmd_rank_vote)
+    a = rs.add_parser("analyze", help="open the analysis window on a study")
+    a.add_argument("study", type=Path)
+    a.set_defaults(func=_cmd_rank_analyze)
+    e = rs.add_parser(
+        "export-results", help="write participants' results files (JSON) to send to the lab"
+    )
+    e.add_argument("study", type=Path)
+    e.add_argument("--participant", help="only this participant")
+    e.add_argument("--out", type=Path, help="folder (default: current)")
+    e.set_defaults(func=_cmd_rank_export_results)
+    m = rs.add_parser("merge", help="merge results files into the lab's study (duplicates refused)")
+    m.add_argument("study", type=Path)
+    m.add_argument("results", type=Path, nargs="+")
+    m.set_defaults(func=_cmd_rank_merge)
+    g = rs.add_parser(
+        "aggregate", help="consensus, participants, agreement; print and write tables"
+    )
+    g.add_argument("study", type=Path)
+    g.add_argument(
+        "--out", type=Path, help="write groups/participants/votes CSV and summaries here"
+    )
+    _add_rule_options(g)
+    g.set_defaults(func=_cmd_rank_aggregate)
+    x = rs.add_parser("export", help="write the consensus as a human-ranked dataset")
+    x.add_argument("study", type=Path)
+    x.add_argument("out", type=Path)
+    _add_rule_options(x)
+    x.set_defaults(func=_cmd_rank_export)
+    r = rs.add_parser(
+        "report", help="measures against human rankings: θ, error rate, CIs, bar chart"
+    )
+    r.add_argument("study", type=Path, nargs="?", help="a study file (its consensus is used)")
+    r.add_argument("--ranked", type=Path, help="or a human-ranked dataset folder")
+    r.add_argument("--measures", nargs="+", metavar="KEY", help="only these measures")
+    r.add_argument("--out", type=Path, help="write CSV/Markdown/JSON and the bar chart here")
+    r.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples (2000)")
+    r.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+    _add_rule_options(r)
+    _add_param_options(r)
+    r.set_defaults(func=_cmd_rank_report)
+    s = rs.add_parser(
+        "simulate", help="add simulated participants (Bradley–Terry voters) to pilot a design"
+    )
+    s.add_argument("study", type=Path)
+    s.add_argument("--participants", type=int, default=10)
+    s.add_argument("--gap", type=float, default=2.0, help="logit gap between adjacent maps (2)")
+    s.add_argument("--left-bias", type=float, default=0.0, help="logit added to the left map")
+    s.add_argument("--lapse", type=float, default=0.0, help="probability of a random answer")
+    s.add_argument(
+        "--tie-margin", type=float, default=0.0, help="answer 'cannot decide' below this gap"
+    )
+    s.add_argument("--prefix", default="sim-", help="participant id prefix (sim-)")
+    s.add_argument("--seed", type=int, default=0)
+    s.set_defaults(func=_cmd_rank_simulate)
+
+
 def _cmd_screenshots(args: argparse.Namespace) -> int:
     from fminspect.gui.screenshots import take_screenshots
 
@@ -276,6 +661,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     _add_param_options(ev)
     ev.set_defaults(func=_cmd_eval)
+    _add_rank_parser(sub)
     shots = sub.add_parser("screenshots", help="render the real window on the demo data to PNGs")
     shots.add_argument("outdir", type=Path)
     shots.add_argument("--only", nargs="+", help="only these screenshots (by name)")
@@ -283,7 +669,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-SUBCOMMANDS = ("score", "eval", "screenshots")
+SUBCOMMANDS = ("score", "eval", "rank", "screenshots")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -299,6 +685,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     else:
         args = build_gui_parser().parse_args(argv)
+    if getattr(args, "rank_command", None):
+        from fminspect.ranking.store import StudyError
+
+        try:
+            return int(args.func(args))
+        except StudyError as exc:  # a wrong study/pack/results file: say which and why
+            return _fail(str(exc), 1)
     return int(args.func(args))
 
 

@@ -176,6 +176,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
             tools, "Teaching playground (edit a model's map)…", self.open_playground, "Ctrl+P"
         )
         self._action(tools, "Flaw demonstrations…", lambda: self.open_playground(demos=True))
+        tools.addSeparator()
+        self._action(tools, "Ranking study: vote…", self._choose_vote)
+        self._action(tools, "Ranking study: analyse…", self._choose_analysis)
         help_ = bar.addMenu("&Help")
         self._action(help_, "Keyboard shortcuts", lambda: ShortcutsDialog(self).exec(), "F1")
         self._action(help_, "About fminspect", self._about)
@@ -367,6 +370,51 @@ class InspectorWindow(QtWidgets.QMainWindow):
         window.resize(1400, 900)
         if demos:
             window.centralWidget().setCurrentIndex(1)
+        window.show()
+        self.explain_windows.append(window)
+        return window
+
+    def _choose_study(self, title: str, packs: bool) -> str | None:
+        filters = "Studies (*.sqlite" + (" *.zip)" if packs else ")") + ";;All files (*)"
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, title, "", filters)
+        return path or None
+
+    def _choose_vote(self) -> None:
+        path = self._choose_study("Open a study or a study pack to vote on", packs=True)
+        if path:
+            self.open_voting(path)
+
+    def _choose_analysis(self) -> None:
+        path = self._choose_study("Open a study to analyse", packs=False)
+        if path:
+            self.open_analysis(path)
+
+    def open_voting(self, path: str, participant: str | None = None) -> QtWidgets.QWidget | None:
+        """Open the voting window (full screen) on a study file or a study pack."""
+        from fminspect.gui.voting import VotingWindow, prepare_study
+        from fminspect.ranking.store import StudyError
+
+        try:
+            store, paths, results_dir = prepare_study(path)
+        except StudyError as exc:
+            QtWidgets.QMessageBox.warning(self, "fminspect", str(exc))
+            return None
+        window = VotingWindow(store, participant=participant, paths=paths, results_dir=results_dir)
+        window.showFullScreen()
+        self.explain_windows.append(window)
+        return window
+
+    def open_analysis(self, path: str) -> QtWidgets.QMainWindow | None:
+        """Open the analysis window of a study."""
+        from fminspect.gui.analysis import AnalysisWindow
+        from fminspect.ranking.store import StudyError, StudyStore
+
+        try:
+            window = AnalysisWindow(StudyStore(path))
+        except StudyError as exc:
+            QtWidgets.QMessageBox.warning(self, "fminspect", str(exc))
+            return None
+        window.resize(1400, 900)
         window.show()
         self.explain_windows.append(window)
         return window

@@ -146,5 +146,76 @@ def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[
 
     grab_window("playground", lambda: playground(0))
     grab_window("playground_demos", lambda: playground(1))
+    if not only or {"voting", "voting_overlay", "analysis", "analysis_measures"} & set(only):
+        _study_shots(app, Path(tmp), grab_window)
     window.close()
     return written
+
+
+def _study_shots(app, tmp: Path, grab_window) -> None:  # type: ignore[no-untyped-def]
+    """The voting window (both presentations) and the analysis window, on a study of the
+    demo data whose votes come from *simulated* participants (fminspect rank simulate)."""
+    from PySide6 import QtCore
+
+    from fminspect.gui.analysis import AnalysisWindow
+    from fminspect.gui.voting import VotingWindow
+    from fminspect.io.discovery import discover
+    from fminspect.io.resources import resource
+    from fminspect.ranking.build import build_design, groups_from_dataset, score_maps
+    from fminspect.ranking.simulate import SimulatedParticipant, simulate, strengths_by_position
+    from fminspect.ranking.store import StudyStore
+
+    datasets, _ = discover(resource("demo"))
+    scores = score_maps(datasets, "Sm", tmp / "cache.sqlite")
+    groups = groups_from_dataset(datasets[0], scores=scores[datasets[0].name], per_group=3)
+    stores = {}
+    for presentation in ("side_by_side", "overlay"):
+        path = tmp / f"{presentation}.sqlite"
+        design = build_design(
+            "Demo study",
+            groups,
+            path,
+            checks=4,
+            repeats=3,
+            seed=1,
+            presentation=presentation,
+            overlay_alpha=0.55,
+            allow_ties=True,
+        )
+        stores[presentation] = StudyStore.create(path, design)
+    store = stores["side_by_side"]
+    truth = strengths_by_position(store, gap=1.5)
+    for k in range(12):
+        simulate(store, SimulatedParticipant(f"sim-{k + 1:02d}", truth, seed=k))
+    simulate(store, SimulatedParticipant("sim-left", truth, left_bias=2.5, seed=40))
+    simulate(store, SimulatedParticipant("sim-lapse", truth, lapse=0.8, seed=41))
+
+    def voting(presentation: str):  # type: ignore[no-untyped-def]
+        s = stores[presentation]
+        simulate(s, SimulatedParticipant("guest", truth, seed=3), stop_after=7)
+        w = VotingWindow(s, participant="guest", min_view_ms=0)
+        w.show()
+        w._resume()  # skip the "welcome back" page
+        return w
+
+    def analysis(tab: int):  # type: ignore[no-untyped-def]
+        w = AnalysisWindow(store)
+        w.exclude_failing.setChecked(True)
+        w.rule.setCurrentIndex(w.rule.findData("bt"))
+        w.p.setValue(0.75)
+        w.show()
+        done: list[int] = []
+        w.agreement_ready.connect(lambda: done.append(1))
+        for _ in range(2400):
+            if done:
+                break
+            app.processEvents()
+            QtCore.QThread.msleep(25)
+        w.groups.selectRow(4)
+        w.tabs.setCurrentIndex(tab)
+        return w
+
+    grab_window("voting", lambda: voting("side_by_side"), (1500, 950))
+    grab_window("voting_overlay", lambda: voting("overlay"), (1500, 950))
+    grab_window("analysis", lambda: analysis(0), (1500, 950))
+    grab_window("analysis_measures", lambda: analysis(2), (1500, 950))

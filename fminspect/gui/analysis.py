@@ -1,0 +1,546 @@
+"""The analysis window of a human-ranking study.
+
+Controls on top choose the consensus rule and which participants count; three tabs show
+the groups (consensus or the reason it failed, Bradley–Terry strengths with ±1 s.d., the
+win matrix and the maps, named by model), the participants (attention, consistency, side
+bias, speed; a tick excludes one) and the measures against the people (θ = 1 − ρ and the
+error rate with 95 % bootstrap intervals, as a table and a bar chart).
+
+Aggregation is quick and runs on the GUI thread; scoring every measure on every map for the
+measures-vs-humans tab runs on the thread pool, and a result for an outdated choice of rule
+or participants is dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fminspect.gui.workers import submit
+from fminspect.ranking.aggregate import Rule, StudyResult, aggregate
+from fminspect.ranking.agreement import HumanAgreementReport, measures_vs_humans
+from fminspect.ranking.report import agreement_rows, group_rows, participant_rows, ranked_groups
+from fminspect.ranking.store import StudyStore
+
+
+def _f(v: float, digits: int = 3) -> str:
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
+
+
+def _table(headers: list[str]) -> QtWidgets.QTableWidget:
+    t = QtWidgets.QTableWidget(0, len(headers))
+    t.setHorizontalHeaderLabels(headers)
+    t.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+    t.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
+    t.verticalHeader().setVisible(False)
+    t.horizontalHeader().setStretchLastSection(True)
+    t.setAlternatingRowColors(True)
+    return t
+
+
+def _item(text: str, align_right: bool = False) -> QtWidgets.QTableWidgetItem:
+    it = QtWidgets.QTableWidgetItem(text)
+    if align_right:
+        it.setTextAlignment(
+            QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
+        )
+    return it
+
+
+class AnalysisWindow(QtWidgets.QMainWindow):
+    """See the module notes."""
+
+    agreement_ready = QtCore.Signal()
+
+    def __init__(self, store: StudyStore, measure_keys: list[str] | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.measure_keys = measure_keys
+        self.result: StudyResult | None = None
+        self.agreement: HumanAgreementReport | None = None
+        self._generation = 0
+        self.setWindowTitle(f"fminspect — study analysis: {store.design.name}")
+        central = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(central)
+        lay.addLayout(self._controls())
+        self.summary = QtWidgets.QLabel()
+        self.summary.setWordWrap(True)
+        lay.addWidget(self.summary)
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(self._groups_tab(), "Groups")
+        self.tabs.addTab(self._participants_tab(), "Participants")
+        self.tabs.addTab(self._measures_tab(), "Measures vs humans")
+        lay.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
+        self.statusBar()
+        self.refresh()
+
+    # ------------------------------------------------------------------ layout
+    def _controls(self) -> QtWidgets.QHBoxLayout:
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("Consensus rule:"))
+        self.rule = QtWidgets.QComboBox()
+        for name, label in (
+            ("unanimous", "unanimous (FMDatabase)"),
+            ("k_of_n", "at least k participants agree"),
+            ("majority", "pairwise majority, transitive"),
+            ("bt", "Bradley–Terry P ≥ p"),
+        ):
+            self.rule.addItem(label, name)
+        row.addWidget(self.rule)
+        self.k = QtWidgets.QSpinBox()
+        self.k.setRange(1, max(1, len(self.store.participants())))
+        self.k.setValue(max(1, len(self.store.participants()) - 1))
+        self.k.setPrefix("k = ")
+        self.p = QtWidgets.QDoubleSpinBox()
+        self.p.setRange(0.5, 0.999)
+        self.p.setSingleStep(0.05)
+        self.p.setDecimals(3)
+        self.p.setValue(0.9)
+        self.p.setPrefix("p = ")
+        row.addWidget(self.k)
+        row.addWidget(self.p)
+        self.exclude_failing = QtWidgets.QCheckBox("exclude participants passing fewer checks than")
+        self.min_attention = QtWidgets.QDoubleSpinBox()
+        self.min_attention.setRange(0.0, 1.0)
+        self.min_attention.setSingleStep(0.1)
+        self.min_attention.setValue(1.0)
+        row.addWidget(self.exclude_failing)
+        row.addWidget(self.min_attention)
+        row.addStretch(1)
+        export_ds = QtWidgets.QPushButton("Export ranked dataset…")
+        export_ds.clicked.connect(self._export_dataset)
+        export_rep = QtWidgets.QPushButton("Export report…")
+        export_rep.clicked.connect(self._export_report)
+        row.addWidget(export_ds)
+        row.addWidget(export_rep)
+        self.rule.currentIndexChanged.connect(self._rule_changed)
+        for w in (self.k, self.p, self.min_attention):
+            w.valueChanged.connect(self.refresh)
+        self.exclude_failing.toggled.connect(self.refresh)
+        self._rule_changed()
+        return row
+
+    def _groups_tab(self) -> QtWidgets.QWidget:
+        split = QtWidgets.QSplitter()
+        self.groups = _table(
+            ["group", "sample", "consensus (best first)", "reason", "votes", "W", "κ", "circular"]
+        )
+        self.groups.horizontalHeader().setStretchLastSection(False)
+        self.groups.horizontalHeader().setSectionResizeMode(
+            3, QtWidgets.QHeaderView.ResizeMode.Stretch
+        )
+        self.groups.itemSelectionChanged.connect(self._show_group)
+        split.addWidget(self.groups)
+        detail = QtWidgets.QWidget()
+        dl = QtWidgets.QVBoxLayout(detail)
+        self.group_title = QtWidgets.QLabel()
+        dl.addWidget(self.group_title)
+        self.thumbs = QtWidgets.QWidget()
+        self.thumbs.setMinimumHeight(150)
+        QtWidgets.QHBoxLayout(self.thumbs).setContentsMargins(0, 0, 0, 0)
+        dl.addWidget(self.thumbs, 2)
+        self.bt_plot = pg.PlotWidget()
+        self.bt_plot.setLabel("left", "Bradley–Terry strength (log) ± 1 s.d.")
+        self.bt_plot.setMouseEnabled(False, False)
+        self.bt_plot.hideButtons()
+        dl.addWidget(self.bt_plot, 2)
+        self.wins = _table([])
+        dl.addWidget(QtWidgets.QLabel("Votes: row preferred over column (ties count ½)"))
+        dl.addWidget(self.wins, 1)
+        split.addWidget(detail)
+        split.setSizes([760, 560])
+        return split
+
+    def _participants_tab(self) -> QtWidgets.QWidget:
+        self.participants = _table(
+            [
+                "exclude",
+                "participant",
+                "votes",
+                "attention",
+                "consistency",
+                "left share",
+                "side-bias p",
+                "ties",
+                "median RT (ms)",
+            ]
+        )
+        self.participants.itemChanged.connect(self._exclusion_toggled)
+        return self.participants
+
+    def _measures_tab(self) -> QtWidgets.QWidget:
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        self.measures = _table(
+            [
+                "measure (exact variant)",
+                "θ = 1 − ρ ↓",
+                "95 % CI",
+                "error rate ↓",
+                "95 % CI",
+                "top-1 error",
+                "groups",
+            ]
+        )
+        self.measures.horizontalHeader().setStretchLastSection(False)
+        split.addWidget(self.measures)
+        self.measure_plot = pg.GraphicsLayoutWidget()
+        split.addWidget(self.measure_plot)
+        self.measures_note = QtWidgets.QLabel()
+        self.measures_note.setWordWrap(True)
+        box = QtWidgets.QWidget()
+        bl = QtWidgets.QVBoxLayout(box)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addWidget(self.measures_note)
+        bl.addWidget(split, 1)
+        split.setSizes([250, 430])
+        return box
+
+    # ------------------------------------------------------------------ state
+    def rule_choice(self) -> Rule:
+        """The rule chosen in the controls."""
+        name = self.rule.currentData()
+        return Rule(name, k=self.k.value(), p=self.p.value())
+
+    def _rule_changed(self) -> None:
+        name = self.rule.currentData()
+        self.k.setVisible(name == "k_of_n")
+        self.p.setVisible(name == "bt")
+        if hasattr(self, "groups"):
+            self.refresh()
+
+    def excluded(self) -> list[str]:
+        """Participants ticked as excluded."""
+        out = []
+        for r in range(self.participants.rowCount()):
+            box = self.participants.item(r, 0)
+            if (
+                box is not None
+                and box.checkState() == QtCore.Qt.CheckState.Checked
+                and box.data(QtCore.Qt.ItemDataRole.UserRole + 1) == "manual"
+            ):
+                out.append(box.data(QtCore.Qt.ItemDataRole.UserRole))
+        return out
+
+    def refresh(self) -> None:
+        """Aggregate again with the chosen rule and participants; update every tab."""
+        manual = self.excluded() if hasattr(self, "participants") else []
+        self.result = aggregate(
+            self.store,
+            self.rule_choice(),
+            exclude_failing=self.exclude_failing.isChecked(),
+            min_attention=self.min_attention.value(),
+            exclude=manual,
+        )
+        r = self.result
+        kept = sum(not p.excluded for p in r.participants)
+        self.summary.setText(
+            f"<b>{len(r.groups)}</b> groups · <b>{len(r.participants)}</b> participants ({kept} counted"
+            f"{', excluded: ' + ', '.join(r.excluded) if r.excluded else ''}) · consensus (<b>{r.rule}</b>): "
+            f"<b>{len(r.consensual)}</b> of {len(r.groups)} groups · Kendall's W {_f(r.kendall_w)} · "
+            f"Fleiss' κ {_f(r.fleiss_kappa)}"
+        )
+        self._fill_groups()
+        self._fill_participants(manual)
+        self._start_agreement()
+
+    def _fill_groups(self) -> None:
+        assert self.result is not None
+        rows = group_rows(self.result)
+        selected = self.groups.currentRow()
+        self.groups.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            vals = [
+                r["group"],
+                r["sample"],
+                r["consensus"] or "—",
+                r["reason"],
+                str(r["votes"]),
+                _f(r["kendall_w"], 2),
+                _f(r["fleiss_kappa"], 2),
+                str(r["circular_triads"]),
+            ]
+            for j, v in enumerate(vals):
+                self.groups.setItem(i, j, _item(v, j >= 4))
+        self.groups.resizeColumnsToContents()
+        if rows:
+            self.groups.selectRow(max(0, selected))
+            self._show_group()
+
+    def _show_group(self) -> None:
+        if self.result is None:
+            return
+        row = self.groups.currentRow()
+        if row < 0 or row >= len(self.result.groups):
+            return
+        g = self.result.groups[row]
+        grp = self.store.design.group(g.group)
+        order = list(np.argsort(-g.bt, kind="stable"))
+        self.group_title.setText(f"<b>{g.group}</b> — {g.sample}: {g.reason}")
+        from fminspect.gui.voting import Picture
+        from fminspect.io.loading import load_map
+        from fminspect.io.validation import LoadError
+
+        lay = self.thumbs.layout()
+        while lay.count():
+            old = lay.takeAt(0).widget()
+            old.setParent(None)  # gone now, not at the next event loop turn
+            old.deleteLater()
+        panels = [("GT", grp.gt)] if grp.gt else []
+        panels += [
+            (f"{g.models[k]}  (BT {round(float(g.bt[k]), 2) + 0.0:+.2f})", grp.items[k].path)
+            for k in order
+        ]
+        for title, path in panels:
+            pic = Picture(title, 9, colour=None)
+            try:
+                arr = load_map(path).array
+                pic.set_image(np.repeat(arr[..., None], 3, axis=2))
+            except LoadError as exc:
+                pic.set_image(None, message=str(exc))
+            lay.addWidget(pic, 1)
+        self.bt_plot.clear()
+        x = np.arange(len(order))
+        means = g.bt[order]
+        sds = np.nan_to_num(g.bt_sd[order])
+        self.bt_plot.addItem(pg.BarGraphItem(x=x, height=means, width=0.6, brush=(76, 114, 176)))
+        self.bt_plot.addItem(
+            pg.ErrorBarItem(
+                x=x,
+                y=means,
+                height=2 * sds,
+                beam=0.2,
+                pen=pg.mkPen(pg.getConfigOption("foreground"), width=1.5),
+            )
+        )
+        self.bt_plot.getAxis("bottom").setTicks([[(i, g.models[k]) for i, k in enumerate(order)]])
+        n = len(g.items)
+        self.wins.setColumnCount(n)
+        self.wins.setRowCount(n)
+        self.wins.setHorizontalHeaderLabels(g.models)
+        self.wins.setVerticalHeaderLabels(g.models)
+        self.wins.verticalHeader().setVisible(True)
+        for i in range(n):
+            for j in range(n):
+                self.wins.setItem(i, j, _item("" if i == j else f"{g.wins[i, j]:g}", True))
+        self.wins.resizeRowsToContents()
+        self.wins.setFixedHeight(
+            self.wins.horizontalHeader().height()
+            + sum(self.wins.rowHeight(i) for i in range(n))
+            + 4
+        )
+
+    def _fill_participants(self, manual: list[str]) -> None:
+        assert self.result is not None
+        self.participants.blockSignals(True)
+        rows = participant_rows(self.result)
+        self.participants.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            box = QtWidgets.QTableWidgetItem()
+            box.setFlags(QtCore.Qt.ItemFlag.ItemIsUserCheckable | QtCore.Qt.ItemFlag.ItemIsEnabled)
+            box.setCheckState(
+                QtCore.Qt.CheckState.Checked if r["excluded"] else QtCore.Qt.CheckState.Unchecked
+            )
+            box.setData(QtCore.Qt.ItemDataRole.UserRole, r["participant"])
+            box.setData(
+                QtCore.Qt.ItemDataRole.UserRole + 1,
+                "manual" if r["participant"] in manual else "auto",
+            )
+            self.participants.setItem(i, 0, box)
+            bias = r["left_bias_p"]
+            vals = [
+                r["participant"],
+                str(r["votes"]),
+                r["attention"],
+                r["consistency"],
+                _f(r["left_share"], 2),
+                _f(bias, 4) + (" ⚠" if not math.isnan(bias) and bias < 0.01 else ""),
+                str(r["ties"]),
+                _f(r["median_rt_ms"], 0),
+            ]
+            for j, v in enumerate(vals, start=1):
+                self.participants.setItem(i, j, _item(v, j >= 2))
+        self.participants.resizeColumnsToContents()
+        self.participants.blockSignals(False)
+
+    def _exclusion_toggled(self, item: QtWidgets.QTableWidgetItem) -> None:
+        if item.column() == 0:
+            item.setData(
+                QtCore.Qt.ItemDataRole.UserRole + 1,
+                "manual" if item.checkState() == QtCore.Qt.CheckState.Checked else "auto",
+            )
+            self.refresh()
+
+    # ------------------------------------------------------------------ measures vs humans
+    def _start_agreement(self) -> None:
+        assert self.result is not None
+        self._generation += 1
+        generation = self._generation
+        result = self.result
+        self.measures_note.setText("computing every measure on the consensual groups…")
+        keys = self.measure_keys
+
+        def work() -> tuple[HumanAgreementReport | None, list[str]]:
+            from fminspect.metrics import MEASURE_KEYS
+
+            groups, problems = ranked_groups(result)
+            if not groups:
+                return None, problems
+            chosen = keys or [
+                k for k in MEASURE_KEYS if k != "CCm" or all(g.image is not None for g in groups)
+            ]
+            return measures_vs_humans(groups, chosen, n_boot=1000), problems
+
+        def done(value: tuple[HumanAgreementReport | None, list[str]]) -> None:
+            if generation != self._generation:
+                return  # a newer rule or exclusion is being computed
+            self.agreement, problems = value
+            self._fill_measures(problems)
+            self.agreement_ready.emit()
+
+        def failed(message: str) -> None:
+            if generation == self._generation:
+                self.measures_note.setText(f"could not compute: {message}")
+
+        submit(work, done, failed)
+
+    def _fill_measures(self, problems: list[str]) -> None:
+        rep = self.agreement
+        self.measure_plot.clear()
+        if rep is None:
+            self.measures.setRowCount(0)
+            self.measures_note.setText(
+                "No group reaches consensus under this rule: nothing to compare with."
+                + "".join(f"\n{p}" for p in problems)
+            )
+            return
+        rows = agreement_rows(rep)
+        self.measures.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            err_ci = (
+                f"[{100 * r['error_ci_low']:.1f}, {100 * r['error_ci_high']:.1f}] %"
+                if not math.isnan(r["error_ci_low"])
+                else "–"
+            )
+            vals = [
+                r["measure"],
+                _f(r["theta"]),
+                f"[{_f(r['theta_ci_low'])}, {_f(r['theta_ci_high'])}]",
+                f"{100 * r['error_rate']:.1f} %",
+                err_ci,
+                f"{100 * r['top1_error_rate']:.1f} %",
+                str(r["groups"]),
+            ]
+            for j, v in enumerate(vals):
+                self.measures.setItem(i, j, _item(v, j >= 1))
+        self.measures.resizeColumnsToContents()
+        n = max((r["groups"] for r in rows), default=0)
+        skipped = "".join(f" Skipped {g}: {why}." for g, why in rep.skipped) + "".join(
+            f" {p}." for p in problems
+        )
+        self.measures_note.setText(
+            f"{n} consensual groups. θ = 1 − Spearman ρ between each measure's and the people's order, averaged "
+            f"over groups; error rate = groups ordered differently (ties count as errors); 95 % bootstrap "
+            f"intervals. Normalisation: {rep.normalization}.{skipped}"
+        )
+        ticks = [[(i, r["measure"]) for i, r in enumerate(rows)]]
+        for col, (key, lo_key, hi_key, title, colour) in enumerate(
+            (
+                (
+                    "theta",
+                    "theta_ci_low",
+                    "theta_ci_high",
+                    "θ = 1 − ρ (lower is better)",
+                    (76, 114, 176),
+                ),
+                (
+                    "error_rate",
+                    "error_ci_low",
+                    "error_ci_high",
+                    "error rate (lower is better)",
+                    (221, 132, 82),
+                ),
+            )
+        ):
+            plot = self.measure_plot.addPlot(row=0, col=col, title=title)
+            plot.invertY(True)
+            plot.setMouseEnabled(False, False)
+            plot.hideButtons()
+            y = np.arange(len(rows))
+            v = np.array([r[key] for r in rows])
+            lo = np.nan_to_num(v - np.array([r[lo_key] for r in rows]))
+            hi = np.nan_to_num(np.array([r[hi_key] for r in rows]) - v)
+            plot.addItem(pg.BarGraphItem(x0=0, y=y, height=0.65, width=v, brush=colour))
+            plot.addItem(
+                pg.ErrorBarItem(
+                    x=v,
+                    y=y,
+                    left=lo,
+                    right=hi,
+                    beam=0.2,
+                    pen=pg.mkPen(pg.getConfigOption("foreground"), width=1.2),
+                )
+            )
+            axis = plot.getAxis("left")
+            axis.setTicks(ticks if col == 0 else [[(i, "") for i in range(len(rows))]])
+            axis.setStyle(hideOverlappingLabels=False, tickFont=self._small_font())
+            if col == 0:
+                axis.setWidth(
+                    QtGui.QFontMetrics(self._small_font()).horizontalAdvance(
+                        max((r["measure"] for r in rows), key=len)
+                    )
+                    + 16
+                )
+            plot.setXRange(0, max(1e-3, float((v + hi).max())) * 1.05)
+
+    def _small_font(self) -> QtGui.QFont:
+        font = QtGui.QFont(self.font())
+        font.setPointSizeF(max(6.5, font.pointSizeF() - 1.5))
+        return font
+
+    # ------------------------------------------------------------------ exports
+    def _export_dataset(self) -> None:
+        from fminspect.ranking.export import export_ranked
+
+        folder = QtWidgets.QFileDialog.getExistingDirectory(
+            self, "Export the human-ranked dataset into"
+        )
+        if folder and self.result is not None:
+            out = export_ranked(self.result, Path(folder))
+            self.statusBar().showMessage(
+                f"{len(self.result.consensual)} groups written to {out}", 8000
+            )
+
+    def _export_report(self) -> None:
+        from fminspect.ranking.export import write_votes_csv
+        from fminspect.ranking.report import write_agreement, write_study_report
+
+        folder = QtWidgets.QFileDialog.getExistingDirectory(self, "Write the study report into")
+        if folder and self.result is not None:
+            write_study_report(self.result, folder)
+            write_votes_csv(self.store, Path(folder) / "votes.csv")
+            if self.agreement is not None:
+                write_agreement(
+                    self.agreement, folder, f"{self.store.design.name} ({self.result.rule})"
+                )
+            self.statusBar().showMessage(f"report written to {folder}", 8000)
+
+
+def run_analysis(path: Path | str) -> int:
+    """``fminspect rank analyze``: open the analysis window and run Qt."""
+    from PySide6 import QtCore as _QtCore
+
+    from fminspect.gui.app import application
+    from fminspect.gui.theme import apply_theme
+
+    app = application()
+    apply_theme(app, str(_QtCore.QSettings().value("theme", "system")))
+    window = AnalysisWindow(StudyStore(path))
+    window.resize(1400, 900)
+    window.show()
+    return app.exec()

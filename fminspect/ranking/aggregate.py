@@ -1,0 +1,316 @@
+"""From votes to rankings: win counts, Bradley–Terry with uncertainty, circular triads,
+consensus rules, and per-participant quality (attention, consistency, side bias, speed).
+
+Bradley–Terry strengths are fitted with choix (expectation propagation, which also gives a
+posterior covariance: the ± shown are its standard deviations); everything else is counting
+and scipy.stats. Only first presentations of pairs enter rankings; repeats measure
+self-consistency and attention checks measure attention.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+from scipy.stats import binomtest
+
+from fminspect.ranking.design import Design
+from fminspect.ranking.store import StudyStore, Vote
+
+RULES = ("unanimous", "k_of_n", "majority", "bt")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A consensus rule: 'unanimous', 'k_of_n' (``k`` participants agree on the full order),
+    'majority' (pairwise majorities, if transitive) or 'bt' (Bradley–Terry order with
+    P(i beats j) ≥ ``p`` for every adjacent pair)."""
+
+    name: str = "unanimous"
+    k: int = 0
+    p: float = 0.9
+
+    def __post_init__(self) -> None:
+        if self.name not in RULES:
+            raise ValueError(f"rule must be one of {RULES}, got {self.name!r}")
+
+    @classmethod
+    def parse(cls, text: str) -> Rule:
+        """'unanimous', 'majority', 'k_of_n:12' or 'bt:0.9'."""
+        name, _, arg = text.partition(":")
+        if name == "k_of_n":
+            return cls(name, k=int(arg or 0))
+        if name == "bt":
+            return cls(name, p=float(arg or 0.9))
+        return cls(name)
+
+    def __str__(self) -> str:
+        return {"k_of_n": f"k_of_n:{self.k}", "bt": f"bt:{self.p:g}"}.get(self.name, self.name)
+
+
+@dataclass(slots=True)
+class ParticipantStats:
+    """Quality of one participant's votes."""
+
+    participant: str
+    votes: int
+    checks_passed: int
+    checks: int
+    consistent: int
+    repeats: int
+    left: int
+    right: int
+    ties: int
+    left_bias_p: float
+    median_rt_ms: float
+    excluded: bool = False
+
+    @property
+    def attention(self) -> float:
+        """Share of attention checks passed (1 when there were none)."""
+        return self.checks_passed / self.checks if self.checks else 1.0
+
+    @property
+    def consistency(self) -> float:
+        """Share of repeated pairs answered the same way (1 when none)."""
+        return self.consistent / self.repeats if self.repeats else 1.0
+
+    @property
+    def left_share(self) -> float:
+        """Share of decided votes that chose the left map."""
+        n = self.left + self.right
+        return self.left / n if n else math.nan
+
+
+@dataclass(slots=True)
+class GroupResult:
+    """The ranking of one group."""
+
+    group: str
+    sample: str
+    items: list[str]
+    models: list[str]
+    wins: np.ndarray  # wins[i, j] = votes preferring item i over item j (ties count ½)
+    bt: np.ndarray  # Bradley–Terry log-strengths (mean 0)
+    bt_sd: np.ndarray
+    participant_orders: dict[str, tuple[str, ...] | None]  # None: a circular triad / tie
+    consensus: tuple[str, ...] | None
+    reason: str
+    kendall_w: float = math.nan
+    fleiss_kappa: float = math.nan
+    votes: int = 0
+
+    @property
+    def bt_order(self) -> tuple[str, ...]:
+        """Items from strongest to weakest by Bradley–Terry."""
+        return tuple(self.items[i] for i in np.argsort(-self.bt, kind="stable"))
+
+    @property
+    def circular_triads(self) -> int:
+        """Participants whose answers on this group form a cycle (or tie)."""
+        return sum(order is None for order in self.participant_orders.values())
+
+
+@dataclass(slots=True)
+class StudyResult:
+    """Everything aggregated from a study."""
+
+    design: Design
+    rule: Rule
+    groups: list[GroupResult]
+    participants: list[ParticipantStats]
+    excluded: list[str] = field(default_factory=list)
+    fleiss_kappa: float = math.nan
+    kendall_w: float = math.nan
+
+    @property
+    def consensual(self) -> list[GroupResult]:
+        """Groups that reached consensus under the rule."""
+        return [g for g in self.groups if g.consensus is not None]
+
+
+def participant_stats(
+    design: Design, votes: Iterable[Vote], trials_by_index: dict[int, object]
+) -> ParticipantStats:
+    """Attention, self-consistency, side bias and speed of one participant's votes."""
+    votes = list(votes)
+    by_trial = {v.trial: v for v in votes}
+    checks = [v for v in votes if v.kind == "check"]
+    passed = sum(v.chosen == trials_by_index[v.trial].correct for v in checks)  # type: ignore[attr-defined]
+    repeats = [v for v in votes if v.kind == "repeat"]
+    consistent = 0
+    counted = 0
+    for v in repeats:
+        original = by_trial.get(trials_by_index[v.trial].repeat_of)  # type: ignore[attr-defined]
+        if original is not None:
+            counted += 1
+            consistent += original.chosen == v.chosen
+    decided = [v for v in votes if v.choice != "tie"]
+    left = sum(v.choice == "left" for v in decided)
+    right = len(decided) - left
+    p = binomtest(left, left + right, 0.5).pvalue if decided else math.nan
+    rts = [v.rt_ms for v in votes]
+    return ParticipantStats(
+        votes[0].participant if votes else "",
+        len(votes),
+        passed,
+        len(checks),
+        consistent,
+        counted,
+        left,
+        right,
+        len(votes) - len(decided),
+        float(p),
+        float(np.median(rts)) if rts else math.nan,
+    )
+
+
+def _order(wins: dict[str, float], items: list[str]) -> tuple[str, ...] | None:
+    """A strict order from one participant's wins in a group, or None (cycle or tie)."""
+    values = sorted(wins.get(i, 0.0) for i in items)
+    if len(set(values)) < len(values):
+        return None
+    return tuple(sorted(items, key=lambda i: -wins.get(i, 0.0)))
+
+
+def _bradley_terry(n: int, pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    import choix
+
+    if not pairs:
+        return np.zeros(n), np.full(n, math.nan)
+    mean, cov = choix.ep_pairwise(n, pairs, alpha=0.1)
+    # strengths are identified only up to a common shift: report them centred (mean 0), with
+    # the covariance of the centred vector C·Σ·C (C = I − 11ᵀ/n), not the prior-dominated Σ
+    centre = np.eye(n) - 1.0 / n
+    cov_c = centre @ cov @ centre
+    return mean - mean.mean(), np.sqrt(np.clip(np.diag(cov_c), 0, None))
+
+
+def _consensus(
+    rule: Rule,
+    items: list[str],
+    orders: dict[str, tuple[str, ...] | None],
+    wins: np.ndarray,
+    bt: np.ndarray,
+    names: list[str],
+) -> tuple[tuple[str, ...] | None, str]:
+    """The consensus order of ``items`` under ``rule`` (or None) and why; ``names`` (the
+    models) are used in the reason."""
+    n_part = len(orders)
+    if n_part == 0:
+        return None, "no votes"
+    counts = Counter(o for o in orders.values() if o is not None)
+    if rule.name == "unanimous":
+        if len(counts) == 1 and sum(counts.values()) == n_part:
+            return next(iter(counts)), "all participants agree"
+        cycles = n_part - sum(counts.values())
+        return None, f"not unanimous: {len(counts)} different orders, {cycles} circular"
+    if rule.name == "k_of_n":
+        if counts:
+            order, k = counts.most_common(1)[0]
+            if k >= rule.k:
+                return order, f"{k} of {n_part} participants give this order"
+        best = counts.most_common(1)[0][1] if counts else 0
+        return None, f"at most {best} of {n_part} agree (need {rule.k})"
+    if rule.name == "majority":
+        n = len(items)
+        beats = dict.fromkeys(range(n), 0)
+        for i, j in combinations(range(n), 2):
+            if wins[i, j] == wins[j, i]:
+                return None, f"majority tied between {names[i]} and {names[j]}"
+            beats[i if wins[i, j] > wins[j, i] else j] += 1
+        if sorted(beats.values()) != list(range(n)):
+            return None, "pairwise majorities are cyclic"
+        order = tuple(items[i] for i in sorted(beats, key=lambda i: -beats[i]))
+        return order, "transitive pairwise majorities"
+    order_idx = list(np.argsort(-bt, kind="stable"))
+    for a, b in itertools.pairwise(order_idx):
+        prob = 1 / (1 + math.exp(-(bt[a] - bt[b])))
+        if prob < rule.p:
+            return None, f"P({names[a]} beats {names[b]}) = {prob:.2f} < {rule.p:g}"
+    return tuple(items[i] for i in order_idx), f"every adjacent P ≥ {rule.p:g}"
+
+
+def aggregate(
+    store: StudyStore,
+    rule: Rule = Rule(),
+    *,
+    exclude_failing: bool = False,
+    min_attention: float = 1.0,
+    exclude: Iterable[str] = (),
+) -> StudyResult:
+    """Aggregate every vote of a study.
+
+    ``exclude_failing`` drops participants whose attention-check pass rate is below
+    ``min_attention``; ``exclude`` drops named participants. Excluded participants are still
+    listed (with ``excluded=True``).
+    """
+    from fminspect.ranking.agreement import fleiss_kappa_pairs, kendall_w
+
+    design = store.design
+    stats = []
+    excluded = set(exclude)
+    for p in store.participants():
+        trials = {t.index: t for t in store.trials(p)}
+        s = participant_stats(design, store.votes(p), trials)
+        s.participant = p
+        if exclude_failing and s.attention < min_attention:
+            excluded.add(p)
+        s.excluded = p in excluded
+        stats.append(s)
+    votes = [v for v in store.votes() if v.kind == "pair" and v.participant not in excluded]
+    by_group: dict[str, list[Vote]] = defaultdict(list)
+    for v in votes:
+        by_group[v.group].append(v)
+    kept = [s.participant for s in stats if not s.excluded]
+    groups = []
+    for g in design.groups:
+        items = [i.id for i in g.items]
+        index = {i: k for k, i in enumerate(items)}
+        wins = np.zeros((len(items), len(items)))
+        pairs: list[tuple[int, int]] = []
+        per_part: dict[str, dict[str, float]] = {p: {} for p in kept}
+        for v in by_group.get(g.id, []):
+            a, b = index[v.left], index[v.right]
+            if v.choice == "tie":
+                wins[a, b] += 0.5
+                wins[b, a] += 0.5
+                for it in (v.left, v.right):
+                    per_part[v.participant][it] = per_part[v.participant].get(it, 0) + 0.5
+                continue
+            w, lo = (a, b) if v.choice == "left" else (b, a)
+            wins[w, lo] += 1
+            pairs.append((w, lo))
+            per_part[v.participant][items[w]] = per_part[v.participant].get(items[w], 0) + 1
+        orders = {p: _order(per_part[p], items) for p in kept if per_part[p]}
+        bt, sd = _bradley_terry(len(items), pairs)
+        consensus, reason = _consensus(rule, items, orders, wins, bt, [i.model for i in g.items])
+        w_stat = kendall_w([[per_part[p].get(i, 0.0) for i in items] for p in orders])
+        kappa = fleiss_kappa_pairs(by_group.get(g.id, []))
+        groups.append(
+            GroupResult(
+                g.id,
+                g.sample,
+                items,
+                [i.model for i in g.items],
+                wins,
+                bt,
+                sd,
+                orders,
+                consensus,
+                reason,
+                w_stat,
+                kappa,
+                len(by_group.get(g.id, [])),
+            )
+        )
+    result = StudyResult(design, rule, groups, stats, sorted(excluded))
+    result.fleiss_kappa = fleiss_kappa_pairs(votes)
+    ws = [g.kendall_w for g in groups if not math.isnan(g.kendall_w)]
+    result.kendall_w = float(np.mean(ws)) if ws else math.nan
+    return result

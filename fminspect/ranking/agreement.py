@@ -1,0 +1,207 @@
+"""Agreement between people (Kendall's W, Fleiss' kappa) and between measures and people
+(θ = 1 − Spearman ρ and the error rate, with bootstrap confidence intervals).
+
+This is the one module of :mod:`fminspect.ranking` that uses :mod:`fminspect.metrics`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import rankdata, spearmanr
+
+from fminspect.ranking.store import Vote
+
+
+def kendall_w(scores: Sequence[Sequence[float]]) -> float:
+    """Kendall's coefficient of concordance of m raters' scores of n items (ties averaged,
+    with the tie correction). NaN for fewer than two raters or two items; 1 when every rater
+    gives the same order, 0 when the orders cancel out."""
+    data = np.asarray(scores, dtype=float)
+    if data.ndim != 2 or data.shape[0] < 2 or data.shape[1] < 2:
+        return math.nan
+    m, n = data.shape
+    ranks = np.apply_along_axis(rankdata, 1, data)
+    s = ((ranks.sum(axis=0) - m * (n + 1) / 2) ** 2).sum()
+    ties = 0.0
+    for row in data:
+        _, counts = np.unique(row, return_counts=True)
+        ties += (counts**3 - counts).sum()
+    denom = m**2 * (n**3 - n) - m * ties
+    return float(12 * s / denom) if denom > 0 else math.nan
+
+
+def fleiss_kappa_pairs(votes: Iterable[Vote]) -> float:
+    """Fleiss' kappa over every pair (subject) of every group, the categories being the
+    pair's two maps and "cannot decide".
+
+    Which map of a pair is category 0 is fixed by a hash of the pair, not by the maps' ids:
+    ids often follow quality (a study built by :func:`~fminspect.ranking.build.pick_spread`
+    lists the best map first), and a category that is nearly always chosen makes kappa
+    collapse towards 0 however much people agree (the prevalence paradox). Pairs rated by
+    fewer people than the most common number of raters are left out (the statistic assumes
+    equal raters per subject)."""
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    table: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    for v in votes:
+        first, second = sorted((v.left, v.right))
+        if hashlib.sha256(f"{v.group}/{first}/{second}".encode()).digest()[0] & 1:
+            first, second = second, first
+        cat = 2 if v.choice == "tie" else (0 if v.chosen == first else 1)
+        table[(v.group, first, second)][cat] += 1
+    if not table:
+        return math.nan
+    sizes = [sum(r) for r in table.values()]
+    mode = max(set(sizes), key=sizes.count)
+    rows = [r for r in table.values() if sum(r) == mode]
+    counts = np.asarray(rows)
+    if mode < 2 or len(rows) < 2 or np.count_nonzero(counts.sum(axis=0)) < 2:
+        return math.nan  # undefined: one category only (expected agreement is 1)
+    return float(fleiss_kappa(counts, method="fleiss"))
+
+
+@dataclass(frozen=True, slots=True)
+class RankedGroup:
+    """A group with a human ranking: maps from best to worst."""
+
+    group: str
+    gt: np.ndarray
+    maps: tuple[np.ndarray, ...]
+    image: np.ndarray | None = None
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MeasureAgreement:
+    """How one measure agrees with the human rankings."""
+
+    key: str
+    theta: float  # mean 1 − Spearman ρ over groups
+    theta_ci: tuple[float, float]
+    error_rate: float  # share of groups whose full order differs from the humans'
+    error_ci: tuple[float, float]
+    top1_error_rate: float  # share of groups whose best map differs
+    groups: int
+
+
+@dataclass(frozen=True, slots=True)
+class HumanAgreementReport:
+    """Every measure's agreement with people, and the groups that could not be scored."""
+
+    rows: tuple[MeasureAgreement, ...]
+    skipped: tuple[tuple[str, str], ...]  # (group, reason)
+    notes: tuple[tuple[str, str], ...]  # (group, note), e.g. a map resized to its GT
+    normalization: str  # the exact normalisation used
+    labels: dict[str, str]  # key → the measure's exact variant label
+
+    def row(self, key: str) -> MeasureAgreement:
+        """The row of measure ``key``."""
+        for r in self.rows:
+            if r.key == key:
+                return r
+        raise KeyError(key)
+
+
+def _bootstrap_ci(
+    values: np.ndarray, rng: np.random.Generator, n: int = 2000
+) -> tuple[float, float]:
+    if values.size < 2:
+        return (math.nan, math.nan)
+    means = rng.choice(values, size=(n, values.size), replace=True).mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def group_agreement(values: Sequence[float]) -> tuple[float, bool, bool]:
+    """For one group whose maps are listed best first by people, and a measure's values of
+    them (larger = better): 1 − Spearman ρ, whether the measure's order differs from the
+    people's (a tie counts as different), and whether its best map differs."""
+    v = np.asarray(values, dtype=float)
+    human = np.arange(v.size, 0, -1)
+    rho = float(spearmanr(v, human).statistic) if np.ptp(v) > 0 else 0.0
+    order = tuple(np.argsort(-v, kind="stable"))
+    wrong_order = order != tuple(range(v.size)) or np.unique(v).size < v.size
+    wrong_top = int(np.argmax(v)) != 0 or int((v == v.max()).sum()) > 1
+    return 1.0 - rho, bool(wrong_order), bool(wrong_top)
+
+
+def measures_vs_humans(
+    groups: Sequence[RankedGroup],
+    keys: Sequence[str],
+    *,
+    params=None,
+    seed: int = 0,
+    n_boot: int = 2000,
+    interpolation: str = "bilinear",
+) -> HumanAgreementReport:  # type: ignore[no-untyped-def]
+    """θ = 1 − ρ (Spearman between a measure's and people's order of a group's maps, averaged
+    over groups, as in the S-measure and E-measure papers' human-judgement meta-measure) and
+    the error rate (share of groups the measure orders differently from people, as the
+    Context-measure paper reports on CamoHR), each with a 95 % percentile bootstrap interval
+    over groups. A map of another size is resized to its GT (noted); a group whose maps
+    cannot be scored (e.g. an empty GT for CCm) is skipped with the reason."""
+    from fminspect.io.loading import fit_to
+    from fminspect.metrics import DEFAULT_PARAMS, MEASURES_BY_KEY, compute_suite, prepare_gt
+
+    params = params or DEFAULT_PARAMS
+    per_key: dict[str, list[tuple[float, bool, bool]]] = {k: [] for k in keys}
+    skipped, notes = [], []
+    for g in groups:
+        try:
+            gt = prepare_gt(g.gt, params.norm)
+            img = (
+                g.image
+                if "CCm" in keys and g.image is not None and g.image.shape[:2] == g.gt.shape[:2]
+                else None
+            )
+            suites = []
+            for name, m in zip(
+                g.names or [f"rank{i + 1}" for i in range(len(g.maps))], g.maps, strict=False
+            ):
+                m, note = fit_to(m, g.gt.shape[:2], interpolation)
+                if note:
+                    notes.append((g.group, f"{name}: {note}"))
+                suites.append(
+                    compute_suite(
+                        m,
+                        gt,
+                        params,
+                        img=img,
+                        keys=[k for k in keys if k != "CCm" or img is not None],
+                    ).scores()
+                )
+        except (ValueError, ArithmeticError) as exc:
+            skipped.append((g.group, str(exc)))
+            continue
+        for k in keys:
+            if any(k not in s for s in suites):
+                continue
+            sign = 1 if MEASURES_BY_KEY[k].higher_is_better else -1
+            per_key[k].append(group_agreement([sign * s[k] for s in suites]))
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k, found in per_key.items():
+        if not found:
+            continue
+        arr = np.array(found, dtype=float)
+        rows.append(
+            MeasureAgreement(
+                k,
+                float(arr[:, 0].mean()),
+                _bootstrap_ci(arr[:, 0], rng, n_boot),
+                float(arr[:, 1].mean()),
+                _bootstrap_ci(arr[:, 1], rng, n_boot),
+                float(arr[:, 2].mean()),
+                len(found),
+            )
+        )
+    labels = {r.key: MEASURES_BY_KEY[r.key].label(params) for r in rows}
+    return HumanAgreementReport(
+        tuple(rows), tuple(skipped), tuple(notes), params.norm.label, labels
+    )

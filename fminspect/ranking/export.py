@@ -1,0 +1,368 @@
+"""Moving studies and their results between computers, and publishing the consensus.
+
+* **Study pack** (:func:`write_pack`): a zip with every file the study shows, the design
+  (paths made relative) and a manifest of SHA-256 digests. A participant elsewhere opens it
+  (:func:`open_pack`), votes, and sends back a results JSON
+  (:meth:`StudyStore.export_results`), which the lab merges (:meth:`StudyStore.merge_results`).
+* **Human-ranked dataset** (:func:`export_ranked`), one folder per group::
+
+      OUT/manifest.json          format "fminspect-human-ranked/1": study, rule, groups
+      OUT/manifest.csv           group, rank, file, model, bt, bt_sd, wins, kendall_w, participants
+      OUT/<group>/image.<ext>    the image (when the study has one)
+      OUT/<group>/gt.png         the GT
+      OUT/<group>/rank1.png …    the maps, best first
+
+  :func:`load_ranked` reads it back, and also reads FMDatabase/CamoHR-style folders: one
+  folder per group holding an image, a GT (``gt*``/``GT*``/``mask*``) and maps whose names
+  start with their rank (``1.png``, ``rank2_x.png``, ``3-model.png``).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+import shutil
+import zipfile
+from pathlib import Path
+
+from fminspect.io.loading import load_image, load_map
+from fminspect.ranking.aggregate import StudyResult
+from fminspect.ranking.agreement import RankedGroup
+from fminspect.ranking.design import Design
+from fminspect.ranking.store import StudyError, StudyStore
+
+PACK_FORMAT = "fminspect-study-pack/1"
+RANKED_FORMAT = "fminspect-human-ranked/1"
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def write_pack(store: StudyStore, out: Path | str) -> Path:
+    """Write a self-contained study pack (zip) for participants on other computers."""
+    out = Path(out)
+    design = store.design
+    mapping, manifest = {}, {}
+    for i, f in enumerate(design.files()):
+        src = Path(f)
+        if not src.exists():
+            raise StudyError(f"{src}: file of the study is missing; cannot pack")
+        arc = f"files/{i:05d}{src.suffix.lower()}"
+        mapping[f] = arc
+        manifest[arc] = _sha256(src)
+    packed = design.with_paths(mapping)
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr(
+            "manifest.json",
+            json.dumps(
+                {
+                    "format": PACK_FORMAT,
+                    "study_id": design.study_id,
+                    "design_fingerprint": design.fingerprint,
+                    "name": design.name,
+                    "files": manifest,
+                },
+                indent=1,
+            ),
+        )
+        z.writestr("design.json", design.to_json())
+        z.writestr("design_packed.json", packed.to_json())
+        for f, arc in mapping.items():
+            z.write(f, arc)
+    return out
+
+
+def open_pack(pack: Path | str, folder: Path | str) -> Path:
+    """Unpack a study pack into ``folder`` and create its local study file; returns its path.
+
+    Refuses packs that are not fminspect packs or whose files do not match their manifest.
+    """
+    pack, folder = Path(pack), Path(folder)
+    try:
+        z = zipfile.ZipFile(pack)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise StudyError(f"{pack}: not a study pack ({exc})") from None
+    with z:
+        try:
+            manifest = json.loads(z.read("manifest.json"))
+            design = Design.from_json(z.read("design.json").decode())
+        except (KeyError, ValueError) as exc:
+            raise StudyError(f"{pack}: not a study pack ({exc})") from None
+        if (
+            manifest.get("format") != PACK_FORMAT
+            or manifest.get("design_fingerprint") != design.fingerprint
+        ):
+            raise StudyError(f"{pack}: manifest and design do not match (damaged or edited pack)")
+        folder.mkdir(parents=True, exist_ok=True)
+        for arc, digest in manifest["files"].items():
+            target = folder / arc
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(z.read(arc))
+            if _sha256(target) != digest:
+                raise StudyError(f"{pack}: {arc} is damaged (digest mismatch)")
+    study = folder / "study.sqlite"
+    if not study.exists():
+        # the local study keeps the lab's design (same fingerprint), with local file paths
+        StudyStore.create(study, design)
+        (folder / "paths.json").write_text(
+            json.dumps({f: str((folder / a).resolve()) for f, a in _pack_mapping(pack).items()})
+        )
+    return study
+
+
+def _pack_mapping(pack: Path) -> dict[str, str]:
+    with zipfile.ZipFile(pack) as z:
+        design = Design.from_json(z.read("design.json").decode())
+        packed = Design.from_json(z.read("design_packed.json").decode())
+    mapping = {}
+    for g, pg in zip(design.groups, packed.groups, strict=True):
+        for a, b in ((g.gt, pg.gt), (g.image, pg.image)):
+            if a and b:
+                mapping[a] = b
+        for i, pi in zip(g.items, pg.items, strict=True):
+            mapping[i.path] = pi.path
+    for c, pc in zip(design.checks, packed.checks, strict=True):
+        mapping[c.good.path], mapping[c.bad.path] = pc.good.path, pc.bad.path
+    return mapping
+
+
+def local_paths(study: Path | str) -> dict[str, str]:
+    """For a study opened from a pack: the lab's paths → the unpacked files (else empty)."""
+    p = Path(study).with_name("paths.json")
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def write_results(store: StudyStore, participant: str, out: Path | str) -> Path:
+    """A participant's results file (JSON) to send back to the lab."""
+    out = Path(out)
+    out.write_text(json.dumps(store.export_results(participant), indent=1))
+    return out
+
+
+def merge_results_file(store: StudyStore, path: Path | str) -> int:
+    """Merge a results JSON into the lab's study (see :meth:`StudyStore.merge_results`)."""
+    path = Path(path)
+    try:
+        results = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise StudyError(f"{path}: cannot read the results ({exc})") from None
+    return store.merge_results(results, str(path))
+
+
+VOTE_COLUMNS = (
+    "observer",
+    "session",
+    "scene",
+    "condition_A",
+    "condition_B",
+    "selection",
+    "trial",
+    "kind",
+    "item_A",
+    "item_B",
+    "chosen_item",
+    "chosen_model",
+    "rt_ms",
+    "timestamp",
+    "app_version",
+    "study_id",
+)
+
+
+def write_votes_csv(store: StudyStore, out: Path | str) -> Path:
+    """Every vote as a tidy CSV, one row per vote, in the column style of pwcmp (Mantiuk's
+    pairwise-comparison toolbox): ``observer``, ``session``, ``scene`` (the group's sample),
+    ``condition_A``/``condition_B`` (the models shown left/right) and ``selection`` (1 = A
+    chosen, 0 = B, 0.5 = cannot decide), then fminspect's own columns."""
+    out = Path(out)
+    design = store.design
+    models: dict[str, str] = {i.id: i.model for g in design.groups for i in g.items}
+    models.update({i.id: i.model for c in design.checks for i in (c.good, c.bad)})
+    scenes = {g.id: g.sample for g in design.groups} | {
+        c.id: f"check:{c.kind}" for c in design.checks
+    }
+    with open(out, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(VOTE_COLUMNS)
+        for v in store.votes():
+            selection = {"left": 1, "right": 0, "tie": 0.5}[v.choice]
+            w.writerow(
+                [
+                    v.participant,
+                    design.name,
+                    scenes.get(v.group, v.group),
+                    models[v.left],
+                    models[v.right],
+                    selection,
+                    v.trial,
+                    v.kind,
+                    v.left,
+                    v.right,
+                    v.chosen or "",
+                    models.get(v.chosen, "") if v.chosen else "",
+                    f"{v.rt_ms:.1f}",
+                    v.ts,
+                    v.app_version,
+                    design.study_id,
+                ]
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- ranked datasets
+def export_ranked(result: StudyResult, out: Path | str) -> Path:
+    """Write the consensual groups as a human-ranked dataset (layout in the module notes)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    design = result.design
+    rows, groups = [], []
+    for g in result.consensual:
+        grp = design.group(g.group)
+        folder = out / g.group
+        folder.mkdir(exist_ok=True)
+        if grp.image:
+            shutil.copyfile(grp.image, folder / f"image{Path(grp.image).suffix.lower()}")
+        if grp.gt:
+            (folder / "gt.png").write_bytes(_png(grp.gt))
+        ranked = []
+        for rank, item_id in enumerate(g.consensus, start=1):
+            k = g.items.index(item_id)
+            item = grp.item(item_id)
+            name = f"rank{rank}.png"
+            (folder / name).write_bytes(_png(item.path))
+            entry = {
+                "rank": rank,
+                "file": f"{g.group}/{name}",
+                "item": item_id,
+                "model": item.model,
+                "bt": float(g.bt[k]),
+                "bt_sd": float(g.bt_sd[k]),
+                "wins": float(g.wins[k].sum()),
+            }
+            ranked.append(entry)
+            rows.append(
+                [
+                    g.group,
+                    rank,
+                    entry["file"],
+                    item.model,
+                    entry["bt"],
+                    entry["bt_sd"],
+                    entry["wins"],
+                    g.kendall_w,
+                    len(g.participant_orders),
+                ]
+            )
+        groups.append(
+            {
+                "group": g.group,
+                "dataset": grp.dataset,
+                "sample": grp.sample,
+                "image": f"{g.group}/image{Path(grp.image).suffix.lower()}" if grp.image else None,
+                "gt": f"{g.group}/gt.png",
+                "ranked": ranked,
+                "kendall_w": g.kendall_w,
+                "participants": len(g.participant_orders),
+                "reason": g.reason,
+            }
+        )
+    manifest = {
+        "format": RANKED_FORMAT,
+        "study": design.name,
+        "study_id": design.study_id,
+        "rule": str(result.rule),
+        "excluded_participants": result.excluded,
+        "groups": groups,
+        "rejected": [
+            {"group": g.group, "reason": g.reason} for g in result.groups if g.consensus is None
+        ],
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    with open(out / "manifest.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(
+            ["group", "rank", "file", "model", "bt", "bt_sd", "wins", "kendall_w", "participants"]
+        )
+        w.writerows(rows)
+    return out
+
+
+def _png(path: str) -> bytes:
+    import cv2
+
+    ok, buf = cv2.imencode(".png", load_map(path).array)
+    if not ok:
+        raise StudyError(f"{path}: could not be encoded as PNG")
+    return buf.tobytes()
+
+
+_RANK = re.compile(r"^(?:rank)?[_-]?(\d+)(?:[_\-. ].*)?$", re.IGNORECASE)
+
+
+def load_ranked(root: Path | str) -> tuple[list[RankedGroup], list[str]]:
+    """Read a human-ranked dataset (fminspect's layout or rank-named folders; module notes).
+
+    Returns the groups and a message for each group that could not be read (left out)."""
+    from fminspect.io.validation import LoadError
+
+    root = Path(root)
+    if not root.is_dir():
+        raise StudyError(f"{root}: no such folder")
+    manifest = root / "manifest.json"
+    out, problems = [], []
+    if manifest.exists():
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise StudyError(f"{manifest}: not valid JSON ({exc})") from None
+        if data.get("format") != RANKED_FORMAT:
+            raise StudyError(f"{manifest}: not a {RANKED_FORMAT} manifest")
+        for g in data["groups"]:
+            ranked = sorted(g["ranked"], key=lambda r: r["rank"])
+            try:
+                maps = tuple(load_map(root / r["file"]).array for r in ranked)
+                image = load_image(root / g["image"]) if g.get("image") else None
+                gt = load_map(root / g["gt"]).array
+            except LoadError as exc:
+                problems.append(f"{g['group']}: {exc}")
+                continue
+            out.append(RankedGroup(g["group"], gt, maps, image, tuple(r["model"] for r in ranked)))
+        return out, problems
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        files = sorted(f for f in folder.iterdir() if f.is_file() and not f.name.startswith("."))
+        gt = next((f for f in files if f.stem.lower().startswith(("gt", "mask"))), None)
+        image = next((f for f in files if f.stem.lower().startswith(("image", "img"))), None)
+        ranked = sorted(
+            (int(m.group(1)), f)
+            for f in files
+            if f not in (gt, image) and (m := _RANK.match(f.stem))
+        )
+        if gt is None or len(ranked) < 2:
+            if files:
+                problems.append(
+                    f"{folder}: skipped (needs a GT named gt*/mask* and at least two maps "
+                    "named by rank)"
+                )
+            continue
+        try:
+            maps = tuple(load_map(f).array for _, f in ranked)
+            out.append(
+                RankedGroup(
+                    folder.name,
+                    load_map(gt).array,
+                    maps,
+                    load_image(image) if image else None,
+                    tuple(f.stem for _, f in ranked),
+                )
+            )
+        except LoadError as exc:
+            problems.append(f"{folder.name}: {exc}")
+    if not out:
+        raise StudyError(
+            f"{root}: no ranked groups found (need a manifest.json, or folders with a "
+            "GT and maps named by rank)" + "".join(f"\n  {p}" for p in problems)
+        )
+    return out, problems

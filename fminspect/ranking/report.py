@@ -1,0 +1,310 @@
+"""Tables and files describing a study's result and how measures agree with people.
+
+Used by ``fminspect rank aggregate``/``report`` and by the analysis window (which draws the
+same rows). Every measure is named by its exact variant label; files carry the study, the
+consensus rule, the excluded participants and the normalisation.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fminspect import __version__
+from fminspect.ranking.aggregate import StudyResult
+from fminspect.ranking.agreement import HumanAgreementReport, RankedGroup
+
+
+def _f(v: float, digits: int = 3) -> str:
+    return "–" if v is None or math.isnan(v) else f"{v:.{digits}f}"
+
+
+def group_rows(result: StudyResult) -> list[dict[str, Any]]:
+    """One row per group: consensus (as model names), reason, votes and agreement."""
+    rows = []
+    for g in result.groups:
+        models = dict(zip(g.items, g.models, strict=True))
+        rows.append(
+            {
+                "group": g.group,
+                "sample": g.sample,
+                "consensus": " > ".join(models[i] for i in g.consensus) if g.consensus else "",
+                "reason": g.reason,
+                "bt_order": " > ".join(models[i] for i in g.bt_order),
+                "bt": "; ".join(
+                    f"{models[i]} {b:+.2f}±{s:.2f}"
+                    for i, b, s in zip(g.items, g.bt, g.bt_sd, strict=True)
+                ),
+                "votes": g.votes,
+                "participants": len(g.participant_orders),
+                "circular_triads": g.circular_triads,
+                "kendall_w": g.kendall_w,
+                "fleiss_kappa": g.fleiss_kappa,
+            }
+        )
+    return rows
+
+
+def participant_rows(result: StudyResult) -> list[dict[str, Any]]:
+    """One row per participant: attention, consistency, side bias, speed, exclusion."""
+    return [
+        {
+            "participant": s.participant,
+            "votes": s.votes,
+            "attention": f"{s.checks_passed}/{s.checks}",
+            "attention_rate": s.attention,
+            "consistency": f"{s.consistent}/{s.repeats}",
+            "consistency_rate": s.consistency,
+            "left_share": s.left_share,
+            "left_bias_p": s.left_bias_p,
+            "ties": s.ties,
+            "median_rt_ms": s.median_rt_ms,
+            "excluded": s.excluded,
+        }
+        for s in result.participants
+    ]
+
+
+def agreement_rows(report: HumanAgreementReport) -> list[dict[str, Any]]:
+    """One row per measure, best θ first."""
+    rows = [
+        {
+            "measure": report.labels[r.key],
+            "key": r.key,
+            "theta": r.theta,
+            "theta_ci_low": r.theta_ci[0],
+            "theta_ci_high": r.theta_ci[1],
+            "error_rate": r.error_rate,
+            "error_ci_low": r.error_ci[0],
+            "error_ci_high": r.error_ci[1],
+            "top1_error_rate": r.top1_error_rate,
+            "groups": r.groups,
+        }
+        for r in report.rows
+    ]
+    return sorted(rows, key=lambda r: (r["theta"], r["error_rate"], r["key"]))
+
+
+def _write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        if not rows:
+            return
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def study_summary(result: StudyResult) -> str:
+    """A Markdown summary of a study's result."""
+    d = result.design
+    kept = [p for p in result.participants if not p.excluded]
+    head = (
+        f"# {d.name}: human ranking\n\n"
+        f"{len(result.groups)} groups, {len(result.participants)} participants "
+        f"({len(kept)} kept, excluded: {', '.join(result.excluded) or 'none'}), "
+        f"consensus rule **{result.rule}**: {len(result.consensual)} of {len(result.groups)} "
+        f"groups reach consensus.\n\nKendall's W (mean over groups) {_f(result.kendall_w)}, "
+        f"Fleiss' κ (all pairs) {_f(result.fleiss_kappa)}. Presentation: {d.presentation}"
+        f"{f' (α={d.overlay_alpha:g})' if d.presentation == 'overlay' else ''}, GT "
+        f"{'shown' if d.show_gt else 'hidden'}, "
+        f"ties {'allowed' if d.allow_ties else 'not allowed'}, "
+        f"{d.repeats} repeated pairs, {len(d.checks)} attention checks, seed {d.seed}.\n"
+    )
+    parts = _md_table(
+        [
+            "participant",
+            "votes",
+            "attention",
+            "consistency",
+            "left share",
+            "side-bias p",
+            "median RT (ms)",
+            "excluded",
+        ],
+        [
+            [
+                r["participant"],
+                str(r["votes"]),
+                r["attention"],
+                r["consistency"],
+                _f(r["left_share"], 2),
+                _f(r["left_bias_p"], 4),
+                _f(r["median_rt_ms"], 0),
+                "yes" if r["excluded"] else "",
+            ]
+            for r in participant_rows(result)
+        ],
+    )
+    groups = _md_table(
+        ["group", "sample", "consensus", "reason", "W", "κ", "circular"],
+        [
+            [
+                r["group"],
+                r["sample"],
+                r["consensus"] or "—",
+                r["reason"],
+                _f(r["kendall_w"], 2),
+                _f(r["fleiss_kappa"], 2),
+                str(r["circular_triads"]),
+            ]
+            for r in group_rows(result)
+        ],
+    )
+    return f"{head}\n## Participants\n\n{parts}\n\n## Groups\n\n{groups}\n"
+
+
+def write_study_report(result: StudyResult, out: Path | str) -> Path:
+    """groups.csv, participants.csv, summary.md and summary.json into ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_csv(out / "groups.csv", group_rows(result))
+    _write_csv(out / "participants.csv", participant_rows(result))
+    (out / "summary.md").write_text(study_summary(result), encoding="utf-8")
+    (out / "summary.json").write_text(
+        json.dumps(
+            {
+                "fminspect": __version__,
+                "study": result.design.name,
+                "study_id": result.design.study_id,
+                "design_fingerprint": result.design.fingerprint,
+                "rule": str(result.rule),
+                "excluded_participants": result.excluded,
+                "kendall_w": result.kendall_w,
+                "fleiss_kappa": result.fleiss_kappa,
+                "consensual_groups": len(result.consensual),
+                "groups": group_rows(result),
+                "participants": participant_rows(result),
+            },
+            indent=1,
+            default=float,
+        ),
+        encoding="utf-8",
+    )
+    return out
+
+
+def agreement_markdown(report: HumanAgreementReport, title: str) -> str:
+    """The measures-vs-humans table in Markdown."""
+    rows = agreement_rows(report)
+    n = max((r["groups"] for r in rows), default=0)
+    table = _md_table(
+        ["measure", "θ = 1 − ρ ↓", "95 % CI", "error rate ↓", "95 % CI", "top-1 error", "groups"],
+        [
+            [
+                r["measure"],
+                _f(r["theta"]),
+                f"[{_f(r['theta_ci_low'])}, {_f(r['theta_ci_high'])}]",
+                f"{100 * r['error_rate']:.1f} %",
+                f"[{100 * r['error_ci_low']:.1f}, {100 * r['error_ci_high']:.1f}] %"
+                if not math.isnan(r["error_ci_low"])
+                else "–",
+                f"{100 * r['top1_error_rate']:.1f} %",
+                str(r["groups"]),
+            ]
+            for r in rows
+        ],
+    )
+    notes = "".join(f"\n- {g}: skipped ({why})" for g, why in report.skipped)
+    notes += "".join(f"\n- {g}: {why}" for g, why in report.notes)
+    return (
+        f"# Measures against human rankings: {title}\n\n{table}\n\n"
+        f"θ = 1 − Spearman ρ between a measure's and the people's order of each group's maps, "
+        f"averaged over {n} groups; error rate = share of groups ordered differently (a tie "
+        f"counts as an error). 95 % percentile bootstrap intervals over groups. "
+        f"Normalisation: {report.normalization}. fminspect {__version__}.\n"
+        + (f"\nNotes:{notes}\n" if notes else "")
+    )
+
+
+def write_agreement(report: HumanAgreementReport, out: Path | str, title: str) -> Path:
+    """measures_vs_humans.{csv,md,json,png} into ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = agreement_rows(report)
+    _write_csv(out / "measures_vs_humans.csv", rows)
+    (out / "measures_vs_humans.md").write_text(agreement_markdown(report, title), encoding="utf-8")
+    (out / "measures_vs_humans.json").write_text(
+        json.dumps(
+            {
+                "fminspect": __version__,
+                "title": title,
+                "normalization": report.normalization,
+                "rows": rows,
+                "skipped": [list(s) for s in report.skipped],
+                "notes": [list(n) for n in report.notes],
+            },
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
+    plot_agreement(report, out / "measures_vs_humans.png", title)
+    return out
+
+
+def plot_agreement(report: HumanAgreementReport, path: Path, title: str) -> None:
+    """Bar chart of θ and the error rate per measure, with their 95 % intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    rows = agreement_rows(report)
+    if not rows:
+        return
+    y = np.arange(len(rows))
+    fig, axes = plt.subplots(1, 2, figsize=(9, 0.32 * len(rows) + 1.4), dpi=130, sharey=True)
+    for ax, key, label in (
+        (axes[0], "theta", "θ = 1 − ρ (lower is better)"),
+        (axes[1], "error_rate", "error rate (lower is better)"),
+    ):
+        prefix = "theta" if key == "theta" else "error"
+        v = np.array([r[key] for r in rows])
+        lo = np.array([r[f"{prefix}_ci_low"] for r in rows])
+        hi = np.array([r[f"{prefix}_ci_high"] for r in rows])
+        err = np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)])
+        ax.barh(y, v, xerr=err, color="#4c72b0" if key == "theta" else "#dd8452", capsize=2)
+        ax.set_xlabel(label, fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+        ax.tick_params(labelsize=7)
+    axes[0].set_yticks(y, [r["measure"] for r in rows])
+    axes[0].invert_yaxis()
+    fig.suptitle(f"Measures against human rankings: {title}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Software": None})
+    plt.close(fig)
+
+
+def ranked_groups(result: StudyResult) -> tuple[list[RankedGroup], list[str]]:
+    """The consensual groups of a study as human-ranked groups (maps best first), and a
+    message for each group whose files cannot be read (it is left out)."""
+    from fminspect.io.loading import load_image, load_map
+    from fminspect.io.validation import LoadError
+
+    out, problems = [], []
+    for g in result.consensual:
+        grp = result.design.group(g.group)
+        if not grp.gt:
+            problems.append(f"{g.group}: the study has no GT for this group")
+            continue
+        try:
+            maps = tuple(load_map(grp.item(i).path).array for i in g.consensus)
+            image = load_image(grp.image) if grp.image else None
+            gt = load_map(grp.gt).array
+        except LoadError as exc:
+            problems.append(f"{g.group}: {exc}")
+            continue
+        out.append(
+            RankedGroup(g.group, gt, maps, image, tuple(grp.item(i).model for i in g.consensus))
+        )
+    return out, problems

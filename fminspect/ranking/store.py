@@ -1,0 +1,359 @@
+"""Durable storage of a study (SQLite, stdlib) and the voting session on top of it.
+
+Each vote is committed in its own transaction with ``journal_mode=WAL`` and
+``synchronous=FULL`` before the next pair is shown, so a session killed at any moment
+loses no acknowledged vote; the primary key (participant, trial) makes a duplicate
+impossible, and a restarted session resumes at the first trial without a vote.
+
+Tables: ``study`` (the design JSON and the schema version), ``participants``, ``trials``
+(each participant's schedule) and ``votes`` (participant, trial, pair, side shown, choice,
+the chosen item, response time, timestamp, app version).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from fminspect import __version__
+from fminspect.ranking.design import Design
+from fminspect.ranking.schedule import Trial, participant_seed, schedule
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS study (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS participants (
+    id TEXT PRIMARY KEY, seed INTEGER NOT NULL, created TEXT NOT NULL, origin TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS trials (
+    participant TEXT NOT NULL REFERENCES participants(id), idx INTEGER NOT NULL,
+    kind TEXT NOT NULL, grp TEXT NOT NULL, left_item TEXT NOT NULL, right_item TEXT NOT NULL,
+    repeat_of INTEGER, correct TEXT, PRIMARY KEY (participant, idx)
+);
+CREATE TABLE IF NOT EXISTS votes (
+    participant TEXT NOT NULL, trial INTEGER NOT NULL,
+    kind TEXT NOT NULL, grp TEXT NOT NULL, left_item TEXT NOT NULL, right_item TEXT NOT NULL,
+    choice TEXT NOT NULL CHECK (choice IN ('left', 'right', 'tie')),
+    chosen TEXT, rt_ms REAL NOT NULL, ts TEXT NOT NULL, app_version TEXT NOT NULL,
+    PRIMARY KEY (participant, trial),
+    FOREIGN KEY (participant, trial) REFERENCES trials(participant, idx)
+);
+"""
+
+
+class StudyError(Exception):
+    """A study file that cannot be used (wrong file, wrong study, duplicate results…)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Vote:
+    """One recorded vote."""
+
+    participant: str
+    trial: int
+    kind: str
+    group: str
+    left: str
+    right: str
+    choice: str
+    chosen: str | None
+    rt_ms: float
+    ts: str
+    app_version: str
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None)  # explicit transactions
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA foreign_keys=ON")
+    return db
+
+
+class StudyStore:
+    """A study on disk: its design, participants, schedules and votes."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        if not self.path.exists():
+            raise StudyError(f"{self.path}: no such study file")
+        try:
+            self.db = _connect(self.path)
+            row = self.db.execute("SELECT value FROM study WHERE key = 'design'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StudyError(f"{self.path}: not a study file ({exc})") from None
+        if row is None:
+            raise StudyError(f"{self.path}: not a study file (no design)")
+        try:
+            self.design = Design.from_json(row[0])
+        except (ValueError, TypeError, KeyError) as exc:
+            raise StudyError(f"{self.path}: the stored design cannot be read ({exc})") from None
+
+    @classmethod
+    def create(cls, path: Path | str, design: Design) -> StudyStore:
+        """Write a new study file (refusing to overwrite one)."""
+        path = Path(path)
+        if path.exists():
+            raise StudyError(f"{path} already exists; choose another file")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = _connect(path)
+        for stmt in SCHEMA.strip().split(";"):
+            if stmt.strip():
+                db.execute(stmt)
+        db.execute("BEGIN")
+        db.execute("INSERT INTO study VALUES ('design', ?)", (design.to_json(),))
+        db.execute("INSERT INTO study VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        db.execute("COMMIT")
+        db.close()
+        return cls(path)
+
+    def close(self) -> None:
+        """Close the file."""
+        self.db.close()
+
+    def __enter__(self) -> StudyStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ participants
+    def participants(self) -> list[str]:
+        """Participant ids in order of registration."""
+        return [r[0] for r in self.db.execute("SELECT id FROM participants ORDER BY rowid")]
+
+    def register(self, participant: str, origin: str = "local") -> list[Trial]:
+        """Add a participant (once) and store their schedule; returns it."""
+        participant = participant.strip()
+        if not participant:
+            raise StudyError("a participant needs a non-empty id")
+        if participant in self.participants():
+            return self.trials(participant)
+        trials = schedule(self.design, participant)
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.db.execute("BEGIN")
+        self.db.execute(
+            "INSERT INTO participants VALUES (?, ?, ?, ?)",
+            (participant, participant_seed(self.design.seed, participant) % 2**62, now, origin),
+        )
+        self.db.executemany(
+            "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (participant, t.index, t.kind, t.group, t.left, t.right, t.repeat_of, t.correct)
+                for t in trials
+            ],
+        )
+        self.db.execute("COMMIT")
+        return trials
+
+    def trials(self, participant: str) -> list[Trial]:
+        """A registered participant's schedule."""
+        rows = self.db.execute(
+            "SELECT idx, kind, grp, left_item, right_item, repeat_of, correct FROM trials "
+            "WHERE participant = ? ORDER BY idx",
+            (participant,),
+        ).fetchall()
+        return [Trial(*r) for r in rows]
+
+    # ------------------------------------------------------------------ votes
+    def votes(self, participant: str | None = None) -> list[Vote]:
+        """Every vote (of one participant), in trial order."""
+        sql = (
+            "SELECT * FROM votes"
+            + (" WHERE participant = ?" if participant else "")
+            + " ORDER BY participant, trial"
+        )
+        return [Vote(*r) for r in self.db.execute(sql, (participant,) if participant else ())]
+
+    def record(self, participant: str, trial: Trial, choice: str, rt_ms: float) -> Vote:
+        """Commit one vote durably (raises if that trial already has a vote)."""
+        if choice not in ("left", "right", "tie"):
+            raise ValueError(f"choice must be left, right or tie, got {choice!r}")
+        if choice == "tie" and not self.design.allow_ties:
+            raise StudyError("this study does not allow 'cannot decide'")
+        chosen = {"left": trial.left, "right": trial.right, "tie": None}[choice]
+        vote = Vote(
+            participant,
+            trial.index,
+            trial.kind,
+            trial.group,
+            trial.left,
+            trial.right,
+            choice,
+            chosen,
+            float(rt_ms),
+            datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            __version__,
+        )
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(
+                "INSERT INTO votes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", _vote_row(vote)
+            )
+        except sqlite3.IntegrityError:
+            self.db.execute("ROLLBACK")
+            raise StudyError(f"{participant} already voted on trial {trial.index}") from None
+        self.db.execute("COMMIT")  # synchronous=FULL: on disk before the next pair is shown
+        return vote
+
+    def delete_vote(self, participant: str, trial: int) -> None:
+        """Remove one vote (undo)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute(
+            "DELETE FROM votes WHERE participant = ? AND trial = ?", (participant, trial)
+        )
+        self.db.execute("COMMIT")
+
+    # ------------------------------------------------------------------ results files
+    def export_results(self, participant: str) -> dict[str, object]:
+        """A participant's results as a self-describing dict (JSON-ready)."""
+        if participant not in self.participants():
+            raise StudyError(f"no participant {participant!r} in {self.path}")
+        return {
+            "format": "fminspect-study-results/1",
+            "study_id": self.design.study_id,
+            "design_fingerprint": self.design.fingerprint,
+            "participant": participant,
+            "trials": [_trial_dict(t) for t in self.trials(participant)],
+            "votes": [_vote_dict(v) for v in self.votes(participant)],
+        }
+
+    def merge_results(self, results: dict[str, object], origin: str) -> int:
+        """Add a participant's results from another computer; returns the number of votes.
+
+        Refused (StudyError, nothing written) when the results belong to another study or
+        another version of this study's design, or when that participant is already here.
+        """
+        if results.get("format") != "fminspect-study-results/1":
+            raise StudyError(f"{origin}: not an fminspect results file")
+        if results.get("study_id") != self.design.study_id:
+            raise StudyError(
+                f"{origin}: results of another study ({results.get('study_id')}), "
+                f"not of {self.design.name} ({self.design.study_id})"
+            )
+        if results.get("design_fingerprint") != self.design.fingerprint:
+            raise StudyError(
+                f"{origin}: made from a different version of this study's design "
+                f"({results.get('design_fingerprint')} ≠ {self.design.fingerprint})"
+            )
+        participant = str(results["participant"])
+        if participant in self.participants():
+            raise StudyError(
+                f"{origin}: participant {participant!r} is already in this study "
+                "(duplicate results are refused)"
+            )
+        expected = [_trial_dict(t) for t in schedule(self.design, participant)]
+        if results["trials"] != expected:
+            raise StudyError(f"{origin}: the schedule does not match the study's (tampered file?)")
+        votes = [Vote(**v) for v in results["votes"]]  # type: ignore[arg-type]
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(
+                "INSERT INTO participants VALUES (?, ?, ?, ?)",
+                (participant, participant_seed(self.design.seed, participant) % 2**62, now, origin),
+            )
+            self.db.executemany(
+                "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        participant,
+                        t["index"],
+                        t["kind"],
+                        t["group"],
+                        t["left"],
+                        t["right"],
+                        t["repeat_of"],
+                        t["correct"],
+                    )
+                    for t in expected
+                ],
+            )
+            self.db.executemany(
+                "INSERT INTO votes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [_vote_row(v) for v in votes],
+            )
+        except sqlite3.DatabaseError as exc:
+            self.db.execute("ROLLBACK")
+            raise StudyError(f"{origin}: could not merge ({exc})") from None
+        self.db.execute("COMMIT")
+        return len(votes)
+
+
+def _trial_dict(t: Trial) -> dict[str, object]:
+    return {
+        "index": t.index,
+        "kind": t.kind,
+        "group": t.group,
+        "left": t.left,
+        "right": t.right,
+        "repeat_of": t.repeat_of,
+        "correct": t.correct,
+    }
+
+
+def _vote_row(v: Vote) -> tuple[object, ...]:
+    return tuple(getattr(v, f) for f in Vote.__dataclass_fields__)
+
+
+def _vote_dict(v: Vote) -> dict[str, object]:
+    return {f: getattr(v, f) for f in Vote.__dataclass_fields__}
+
+
+class VotingSession:
+    """One participant voting: what to show next, recording a vote, undoing the last one.
+
+    The voting window and the simulated participants in the tests use exactly this API.
+    """
+
+    def __init__(self, store: StudyStore, participant: str) -> None:
+        self.store = store
+        self.participant = participant
+        self.trials = store.register(participant)
+        voted = {v.trial for v in store.votes(participant)}
+        self._done = [t.index for t in self.trials if t.index in voted]
+
+    @property
+    def total(self) -> int:
+        """Number of trials."""
+        return len(self.trials)
+
+    @property
+    def position(self) -> int:
+        """Number of trials voted on."""
+        return len(self._done)
+
+    @property
+    def finished(self) -> bool:
+        """Every trial has a vote."""
+        return self.position >= self.total
+
+    def current(self) -> Trial | None:
+        """The first trial without a vote (None when finished)."""
+        done = set(self._done)
+        return next((t for t in self.trials if t.index not in done), None)
+
+    def vote(self, choice: str, rt_ms: float) -> Vote:
+        """Record ``choice`` ('left', 'right' or 'tie') for the current trial, durably."""
+        trial = self.current()
+        if trial is None:
+            raise StudyError("the session is finished")
+        vote = self.store.record(self.participant, trial, choice, rt_ms)
+        self._done.append(trial.index)
+        return vote
+
+    def undo(self) -> Trial | None:
+        """Delete the last vote; returns its trial (shown again), or None if none."""
+        if not self._done:
+            return None
+        index = self._done.pop()
+        self.store.delete_vote(self.participant, index)
+        return self.trials[index]
+
+    def iter_remaining(self) -> Iterator[Trial]:
+        """Trials still to vote on, in order."""
+        done = set(self._done)
+        return (t for t in self.trials if t.index not in done)

@@ -1,0 +1,220 @@
+"""The voting window driven by key presses, and the analysis window."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+
+from fminspect.io.discovery import discover
+from fminspect.ranking.build import build_design, groups_from_dataset
+from fminspect.ranking.export import write_pack
+from fminspect.ranking.present import Presenter
+from fminspect.ranking.simulate import SimulatedParticipant, simulate, strengths_by_position
+from fminspect.ranking.store import StudyStore
+from tests.datasets import make_dataset
+
+Key = QtCore.Qt.Key
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Path:
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B", "C"), size=(60, 80))
+    (ds,), _ = discover(root)
+    path = tmp_path / "study.sqlite"
+    design = build_design(
+        "gui study", groups_from_dataset(ds), path, checks=1, repeats=1, allow_ties=True
+    )
+    StudyStore.create(path, design).close()
+    return path
+
+
+def _window(qtbot, store, **kw):  # type: ignore[no-untyped-def]
+    from fminspect.gui.app import application
+    from fminspect.gui.voting import VotingWindow
+
+    application()
+    w = VotingWindow(store, min_view_ms=0, **kw)
+    qtbot.addWidget(w)
+    w.resize(900, 600)
+    w.show()
+    w.setFocus()
+    return w
+
+
+def test_keys_vote_undo_pause_and_finish(qtbot, study: Path) -> None:
+    store = StudyStore(study)
+    w = _window(qtbot, store)
+    assert w.page == "start"
+    qtbot.keyClicks(w.id_edit, "anna")
+    qtbot.keyClick(w.id_edit, Key.Key_Return)
+    assert w.page == "vote" and w.session is not None and w.session.participant == "anna"
+    total = w.session.total
+    first = w.session.current()
+    qtbot.keyClick(w, Key.Key_Left)
+    qtbot.keyClick(w, Key.Key_2)
+    qtbot.keyClick(w, Key.Key_Space)  # ties allowed in this study
+    votes = store.votes("anna")
+    assert [v.choice for v in votes] == ["left", "right", "tie"]
+    assert votes[0].chosen == first.left and all(v.rt_ms >= 0 for v in votes)
+    qtbot.keyClick(w, Key.Key_Backspace)
+    assert len(store.votes("anna")) == 2 and w.session.position == 2
+    # pause: keys do not vote; P resumes
+    qtbot.keyClick(w, Key.Key_P)
+    assert w.page == "pause"
+    qtbot.keyClick(w, Key.Key_Left)
+    assert len(store.votes("anna")) == 2
+    qtbot.keyClick(w, Key.Key_P)
+    assert w.page == "vote"
+    while w.page == "vote":
+        qtbot.keyClick(w, Key.Key_1)
+    assert w.page == "finished" and len(store.votes("anna")) == total
+    assert "pairs" in w.finished_text.text()
+    # Backspace on the last screen takes back the last answer
+    qtbot.keyClick(w, Key.Key_Backspace)
+    assert w.page == "vote" and len(store.votes("anna")) == total - 1
+
+
+def test_no_model_name_on_screen_and_it_scales(qtbot, study: Path) -> None:
+    store = StudyStore(study)
+    w = _window(qtbot, store, participant="bo")
+    from PySide6 import QtWidgets
+
+    texts = " ".join(lbl.text() for lbl in w.findChildren(QtWidgets.QLabel)) + w.windowTitle()
+    for model in ("A", "B", "C"):
+        assert f" {model} " not in f" {texts} "
+    for item in store.design.groups[0].items:
+        assert item.model not in w.left_pic.caption + w.right_pic.caption
+    for size in ((1600, 1000), (420, 300)):
+        w.resize(*size)
+        qtbot.wait(10)
+        r = w.left_pic.image_rect()
+        assert 0 < r.width() <= w.left_pic.width() and 0 < r.height() <= w.left_pic.height()
+        assert abs(r.width() / r.height() - 80 / 60) < 0.05  # the aspect ratio is kept
+
+
+def test_ties_refused_when_not_allowed_and_min_view_time(qtbot, tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=2, methods=("A", "B"), size=(30, 40))
+    (ds,), _ = discover(root)
+    path = tmp_path / "s.sqlite"
+    StudyStore.create(path, build_design("no ties", groups_from_dataset(ds), path)).close()
+    from fminspect.gui.app import application
+    from fminspect.gui.voting import VotingWindow
+
+    application()
+    store = StudyStore(path)
+    w = VotingWindow(store, participant="c", min_view_ms=60_000)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.keyClick(w, Key.Key_Left)  # pressed at once: ignored
+    assert store.votes("c") == []
+    w.min_view_ms = 0
+    qtbot.keyClick(w, Key.Key_Space)  # no ties in this study
+    assert store.votes("c") == []
+    qtbot.keyClick(w, Key.Key_Right)
+    assert len(store.votes("c")) == 1
+
+
+def test_resume_after_closing_and_pause_time_is_not_counted(qtbot, study: Path) -> None:
+    store = StudyStore(study)
+    w = _window(qtbot, store, participant="dan")
+    qtbot.keyClick(w, Key.Key_Left)
+    qtbot.keyClick(w, Key.Key_P)
+    qtbot.wait(400)  # a long pause
+    qtbot.keyClick(w, Key.Key_P)
+    qtbot.keyClick(w, Key.Key_Right)
+    w.close()
+    assert store.votes("dan")[1].rt_ms < 350
+    w2 = _window(qtbot, StudyStore(study), participant="dan")
+    assert w2.page == "pause" and "Welcome back" in w2.pause_title.text()
+    qtbot.keyClick(w2, Key.Key_Space)
+    assert w2.page == "vote" and w2.session.position == 2
+
+
+def test_a_pack_is_voted_on_and_the_results_file_is_written(
+    qtbot, study: Path, tmp_path: Path
+) -> None:
+    from fminspect.gui.voting import prepare_study
+
+    pack = write_pack(StudyStore(study), tmp_path / "pack.zip")
+    store, paths, results_dir = prepare_study(pack, tmp_path / "elsewhere")
+    assert paths and results_dir == tmp_path / "elsewhere"
+    w = _window(qtbot, store, participant="eve", paths=paths, results_dir=results_dir)
+    while w.page == "vote":
+        qtbot.keyClick(w, Key.Key_Right)
+    assert w.page == "finished" and w.results_file is not None
+    data = json.loads(w.results_file.read_text())
+    assert data["participant"] == "eve" and len(data["votes"]) == w.session.total
+    assert str(w.results_file) in w.finished_text.text()
+
+
+def test_unreadable_file_blocks_the_start_with_its_name(qtbot, study: Path) -> None:
+    store = StudyStore(study)
+    victim = Path(store.design.groups[1].items[0].path)
+    victim.write_bytes(b"corrupt")
+    w = _window(qtbot, store)
+    assert not w.start_button.isEnabled()
+    assert victim.name in w.problems_label.text()
+
+
+def test_overlay_presentation_tints_the_image() -> None:
+    from fminspect.ranking.present import OVERLAY_COLOUR, candidate
+
+    image = np.full((10, 10, 3), 100, np.uint8)
+    import cv2
+
+    m = np.zeros((10, 10), np.uint8)
+    m[:5] = 255
+    _, buf = cv2.imencode(".png", m)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "m.png"
+        p.write_bytes(buf.tobytes())
+        out = candidate(str(p), (10, 10), "overlay", 0.5, image)
+        grey = candidate(str(p), (10, 10), "side_by_side", 0.5, image)
+    assert np.array_equal(out[7, 7], [100, 100, 100])  # map 0: the image untouched
+    assert np.allclose(out[2, 2], 0.5 * 100 + 0.5 * OVERLAY_COLOUR, atol=1)
+    assert np.array_equal(grey[2, 2], [255, 255, 255]) and np.array_equal(grey[7, 7], [0, 0, 0])
+
+
+def test_presenter_shows_references_as_designed(study: Path) -> None:
+    store = StudyStore(study)
+    trial = store.register("x")[0]
+    screen = Presenter(store.design).screen(trial)
+    assert [name for name, _ in screen.references] == ["image", "ground truth"]
+    assert screen.left.shape == screen.right.shape == (60, 80, 3)
+
+
+def test_analysis_window_rule_exclusion_and_measures(qtbot, study: Path) -> None:
+    from fminspect.gui.analysis import AnalysisWindow
+    from fminspect.gui.app import application
+
+    application()
+    store = StudyStore(study)
+    truth = strengths_by_position(store, gap=50)
+    for k in range(3):
+        simulate(store, SimulatedParticipant(f"p{k}", truth, seed=k))
+    simulate(store, SimulatedParticipant("rev", {i: -s for i, s in truth.items()}, seed=9))
+    w = AnalysisWindow(store, measure_keys=["MAE", "Sm"])
+    qtbot.addWidget(w)
+    w.show()
+    assert w.result is not None and not w.result.consensual  # 'rev' breaks unanimity
+    with qtbot.waitSignal(w.agreement_ready, timeout=30000):
+        w.rule.setCurrentIndex(w.rule.findData("majority"))
+    assert len(w.result.consensual) == 4 and w.agreement is not None
+    assert w.measures.rowCount() == 2 and "Sm α=0.5" in {
+        w.measures.item(r, 0).text() for r in range(2)
+    }
+    # exclude 'rev' by ticking it: unanimity is reached
+    w.rule.setCurrentIndex(w.rule.findData("unanimous"))
+    row = next(
+        r for r in range(w.participants.rowCount()) if w.participants.item(r, 1).text() == "rev"
+    )
+    with qtbot.waitSignal(w.agreement_ready, timeout=30000):
+        w.participants.item(row, 0).setCheckState(QtCore.Qt.CheckState.Checked)
+    assert w.result.excluded == ["rev"] and len(w.result.consensual) == 4
+    QtCore.QThreadPool.globalInstance().waitForDone(30000)

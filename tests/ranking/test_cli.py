@@ -1,0 +1,78 @@
+"""``fminspect rank`` end to end, as a lab would run it (no GUI subcommands)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fminspect.cli import main
+from fminspect.ranking.store import StudyStore
+from tests.datasets import make_dataset
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return make_dataset(tmp_path / "DS", n_images=6, methods=("A", "B", "C", "D"), size=(40, 50))
+
+
+def test_create_simulate_aggregate_export_report(tmp_path: Path, root: Path, capsys) -> None:
+    study = tmp_path / "s.sqlite"
+    args = ["rank", "create", str(study), str(root), "--auto", "3", "--by", "MAE", "--checks", "2"]
+    assert main([*args, "--repeats", "2", "--presentation", "overlay", "--min-gap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "6 groups, 18 pairs" in out and "22 trials" in out
+    with StudyStore(study) as store:
+        d = store.design
+        assert d.presentation == "overlay" and d.selection["by"] == "MAE" and len(d.checks) == 2
+        assert all(len(g.items) == 3 for g in d.groups)
+    assert main(["rank", "create", str(study), str(root)]) == 2  # never overwrites a study
+    assert "already exists" in capsys.readouterr().err
+
+    assert main(["rank", "simulate", str(study), "--participants", "4", "--gap", "20"]) == 0
+    agg = tmp_path / "agg"
+    assert main(["rank", "aggregate", str(study), "--rule", "unanimous", "--out", str(agg)]) == 0
+    summary = capsys.readouterr().out
+    assert "6 of 6 groups reach consensus" in summary
+    for name in ("groups.csv", "participants.csv", "summary.md", "summary.json", "votes.csv"):
+        assert (agg / name).exists(), name
+    assert json.loads((agg / "summary.json").read_text())["rule"] == "unanimous"
+
+    ranked = tmp_path / "ranked"
+    assert main(["rank", "export", str(study), str(ranked)]) == 0
+    assert len(json.loads((ranked / "manifest.json").read_text())["groups"]) == 6
+    rep = tmp_path / "rep"
+    cmd = ["rank", "report", "--ranked", str(ranked), "--measures", "MAE", "Sm", "--out", str(rep)]
+    assert main([*cmd, "--bootstrap", "100"]) == 0
+    table = capsys.readouterr().out
+    # the simulated people ranked by MAE (--by MAE), so MAE agrees with them exactly
+    assert "| MAE | 0.000 |" in table and "Sm α=0.5" in table
+    for name in ("measures_vs_humans.csv", "measures_vs_humans.md", "measures_vs_humans.png"):
+        assert (rep / name).exists(), name
+    assert main(["rank", "report", str(study), "--measures", "MAE", "--bootstrap", "50"]) == 0
+
+
+def test_pack_export_results_and_merge_refusals(tmp_path: Path, root: Path, capsys) -> None:
+    study = tmp_path / "s.sqlite"
+    assert main(["rank", "create", str(study), str(root), "--models", "A", "B", "C"]) == 0
+    assert main(["rank", "create", str(tmp_path / "x.sqlite"), str(root), "--models", "Z"]) == 2
+    assert "no model named Z" in capsys.readouterr().err
+    pack = tmp_path / "s.zip"
+    assert main(["rank", "pack", str(study), str(pack)]) == 0
+    from fminspect.ranking.export import open_pack
+    from fminspect.ranking.simulate import SimulatedParticipant, simulate, strengths_by_position
+
+    remote = StudyStore(open_pack(pack, tmp_path / "remote"))
+    simulate(remote, SimulatedParticipant("r1", strengths_by_position(remote)))
+    remote_study = str(remote.path)
+    remote.close()
+    results = tmp_path / "res"
+    results.mkdir()
+    assert main(["rank", "export-results", remote_study, "--out", str(results)]) == 0
+    file = results / "results_r1.json"
+    assert main(["rank", "merge", str(study), str(file)]) == 0
+    assert main(["rank", "merge", str(study), str(file)]) == 1  # the same results again
+    assert "already in this study" in capsys.readouterr().err
+    assert main(["rank", "aggregate", str(tmp_path / "missing.sqlite")]) == 1
+    assert "no such study file" in capsys.readouterr().err
