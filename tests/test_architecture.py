@@ -16,6 +16,7 @@ HEADLESS = [
     "fminspect.io",
     "fminspect.ranking",
     "fminspect.batch",
+    "fminspect.meta",
     "fminspect.cli",
 ]
 
@@ -60,7 +61,7 @@ def test_io_does_not_import_the_measures() -> None:
 
 
 def test_metrics_io_ranking_sources_never_import_qt() -> None:
-    for sub in ("metrics", "io", "ranking", "batch"):
+    for sub in ("metrics", "io", "ranking", "batch", "meta"):
         for path in (REPO / "fminspect" / sub).rglob("*.py"):
             text = path.read_text()
             for name in ("PySide6", "pyqtgraph", "qtpy"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -163,9 +163,9 @@ def evaluate_unit(unit: Unit) -> UnitResult:
 
 
 # ---------------------------------------------------------------------------- executors
-def _run_serial(units: Sequence[Unit]) -> Iterator[UnitResult]:
+def _run_serial(units: Sequence[Any], fn: Callable[[Any], Any] = evaluate_unit) -> Iterator[Any]:
     for u in units:
-        yield evaluate_unit(u)
+        yield fn(u)
 
 
 def _local_pool(jobs: int) -> Any:
@@ -178,16 +178,20 @@ def _local_pool(jobs: int) -> Any:
     return pool, [pool.submit(_configure_worker) for _ in range(jobs)], wait
 
 
-def _run_local(units: Sequence[Unit], pool: Any) -> Iterator[UnitResult]:
+def _run_local(
+    units: Sequence[Any], pool: Any, fn: Callable[[Any], Any] = evaluate_unit
+) -> Iterator[Any]:
     from concurrent.futures import as_completed
 
     executor, warmup, wait = pool
     wait(warmup)
-    for fut in as_completed([executor.submit(evaluate_unit, u) for u in units]):
+    for fut in as_completed([executor.submit(fn, u) for u in units]):
         yield fut.result()
 
 
-def _run_dask(units: Sequence[Unit], scheduler: Any) -> Iterator[UnitResult]:
+def _run_dask(
+    units: Sequence[Any], scheduler: Any, fn: Callable[[Any], Any] = evaluate_unit
+) -> Iterator[Any]:
     try:
         from dask.distributed import Client, as_completed
     except ImportError as exc:  # pragma: no cover - depends on the optional extra
@@ -195,12 +199,24 @@ def _run_dask(units: Sequence[Unit], scheduler: Any) -> Iterator[UnitResult]:
     own = not hasattr(scheduler, "submit")
     client = Client(scheduler) if own else scheduler
     try:
-        futures = client.map(evaluate_unit, list(units), pure=False)
+        futures = client.map(fn, list(units), pure=False)
         for fut in as_completed(futures):
             yield fut.result()
     finally:
         if own:
             client.close()
+
+
+def run_units(
+    units: Sequence[Any], fn: Callable[[Any], Any], *, jobs: int = 1, scheduler: Any = None
+) -> Iterator[Any]:
+    """``fn(unit)`` for every unit, serially, on ``jobs`` local processes or on a Dask
+    scheduler; results arrive in completion order (callers sort them)."""
+    if scheduler is not None:
+        return _run_dask(units, scheduler, fn)
+    if jobs > 1 and len(units) > 1:
+        return _run_local(units, _local_pool(jobs), fn)
+    return _run_serial(units, fn)
 
 
 # ---------------------------------------------------------------------------- results

@@ -38,6 +38,8 @@ def run_inspector(
     preds: list[str] | None = None,
     image: str | None = None,
     theme: str | None = None,
+    dataset: str | None = None,
+    sample: str | None = None,
 ) -> int:
     """Open the inspector (on ``root``, on explicit files, or on the demo) and run Qt."""
     from PySide6 import QtCore
@@ -53,7 +55,8 @@ def run_inspector(
     if gt is not None:
         window.open_files(gt, list(preds or []), image)
     elif root is not None:
-        window.open_path(root)
+        if window.open_path(root) and sample:
+            window.go_to(sample, dataset)
     else:
         window.open_demo()
     window.show()

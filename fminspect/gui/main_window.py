@@ -179,6 +179,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         tools.addSeparator()
         self._action(tools, "Ranking study: vote…", self._choose_vote)
         self._action(tools, "Ranking study: analyse…", self._choose_analysis)
+        tools.addSeparator()
+        self._action(tools, "Meta-measures on this dataset…", self.open_meta)
         help_ = bar.addMenu("&Help")
         self._action(help_, "Keyboard shortcuts", lambda: ShortcutsDialog(self).exec(), "F1")
         self._action(help_, "About fminspect", self._about)
@@ -404,6 +406,22 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.explain_windows.append(window)
         return window
 
+    def open_meta(self) -> QtWidgets.QMainWindow | None:
+        """Open the meta-measures window on the current dataset."""
+        from fminspect.gui.meta_view import MetaWindow
+
+        ds = self.controller.dataset
+        if ds is None or len(ds.samples) < 2 or not ds.methods:
+            self.statusBar().showMessage(
+                "open a dataset with at least two images and a model first", 6000
+            )
+            return None
+        window = MetaWindow(ds, self.controller.settings.params, inspector=self)
+        window.resize(1400, 900)
+        window.show()
+        self.explain_windows.append(window)
+        return window
+
     def open_analysis(self, path: str) -> QtWidgets.QMainWindow | None:
         """Open the analysis window of a study."""
         from fminspect.gui.analysis import AnalysisWindow
@@ -445,6 +463,16 @@ class InspectorWindow(QtWidgets.QMainWindow):
         row, col, values = info
         parts = [f"row {row}, col {col}"] + [f"{k}: {v}" for k, v in values.items()]
         self.hover_label.setText("   ".join(parts))
+
+    def go_to(self, sample: str, dataset: str | None = None) -> bool:
+        """Show ``sample`` (of ``dataset``); False, with a message, when there is none."""
+        if dataset and self.browser.dataset.findText(dataset) >= 0:
+            self.browser.dataset.setCurrentText(dataset)
+        if sample not in self.controller.sample_names:
+            self.statusBar().showMessage(f"no sample {sample!r} in this dataset", 8000)
+            return False
+        self.controller.select_sample(self.controller.sample_names.index(sample))
+        return True
 
     def _on_sample_chosen(self, name: str) -> None:
         if self.controller.sample is None or name != self.controller.sample.name:

@@ -146,6 +146,29 @@ def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[
 
     grab_window("playground", lambda: playground(0))
     grab_window("playground_demos", lambda: playground(1))
+
+    def meta():  # type: ignore[no-untyped-def]
+        from fminspect.gui.meta_view import MetaWindow
+
+        win = MetaWindow(
+            c.dataset, c.settings.params, inspector=window, cache=Path(tmp) / "meta.sqlite"
+        )
+        win.show()
+        done: list[int] = []
+        win.finished_run.connect(lambda: done.append(1))
+        win.run()
+        for _ in range(12000):  # at most ten minutes
+            if done:
+                break
+            app.processEvents()
+            QtCore.QThread.msleep(50)
+        headers = [win.table.horizontalHeaderItem(j).text() for j in range(win.table.columnCount())]
+        column = next(j for j, h in enumerate(headers) if h.startswith("noise_map"))
+        win._plot_column(column)
+        win._cell_clicked(list(win.report.labels).index("maxEm"), column)
+        return win
+
+    grab_window("meta", meta, (1500, 950))
     if not only or {"voting", "voting_overlay", "analysis", "analysis_measures"} & set(only):
         _study_shots(app, Path(tmp), grab_window)
     window.close()

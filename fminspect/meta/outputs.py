@@ -1,0 +1,279 @@
+"""Writing a meta-measure run: per-case records, the summary (CSV, Markdown, LaTeX), the
+protocol (JSON) and a plot.
+
+The summary is in the shape of the papers' tables: one row per measure (named by its exact
+variant), one column per meta-measure statistic and dataset. Lower is better in every
+column except the mean score changes, where closer to 0 is better.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import asdict
+from pathlib import Path
+
+from fminspect import MEASURE_DEFINITION_VERSION
+from fminspect.meta.runner import MetaReport
+
+
+def _fmt(v: float, pct: bool) -> str:
+    if v is None or math.isnan(v):
+        return "–"
+    return f"{100 * v:.1f}" if pct else f"{v:.3f}"
+
+
+def columns(report: MetaReport) -> list[tuple[str, str, str]]:
+    """(meta, statistic, dataset) of every summary column, in protocol order."""
+    order = {
+        m: i
+        for i, m in enumerate(
+            (
+                "generic",
+                "noise_map",
+                "gt_switch",
+                "noise_injection",
+                "annotation",
+                "application",
+                "human",
+            )
+        )
+    }
+    seen = {(r.meta, r.statistic, r.dataset) for r in report.summary}
+    ds_order = {d: i for i, d in enumerate(report.datasets)}
+    return sorted(seen, key=lambda c: (order.get(c[0], 99), c[1], ds_order.get(c[2], 99)))
+
+
+def measures(report: MetaReport) -> list[str]:
+    """Measure keys present, in the order of the measure registry."""
+    from fminspect.metrics import MEASURE_KEYS
+
+    present = {r.measure for r in report.summary}
+    return [k for k in MEASURE_KEYS if k in present]
+
+
+def table(report: MetaReport) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the wide summary (rates in %)."""
+    cols = columns(report)
+    values = {(r.meta, r.statistic, r.dataset, r.measure): r for r in report.summary}
+    header = ["measure"] + [
+        f"{meta}: {stat} · {ds}" + (" (%)" if "rate" in stat else "") for meta, stat, ds in cols
+    ]
+    rows = []
+    for key in measures(report):
+        row = [report.labels.get(key, key)]
+        for meta, stat, ds in cols:
+            r = values.get((meta, stat, ds, key))
+            row.append(_fmt(r.value, "rate" in stat) if r else "")
+        rows.append(row)
+    return header, rows
+
+
+def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Path:
+    """cases.csv, summary.csv/.md/.tex, protocol.json and meta.png/.pdf into ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "cases.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(
+            [
+                "dataset",
+                "image",
+                "meta",
+                "case",
+                "model",
+                "measure",
+                "reference",
+                "test",
+                "outcome",
+                "detail",
+            ]
+        )
+        for c in report.cases:
+            w.writerow(
+                [
+                    c.dataset,
+                    c.image,
+                    c.meta,
+                    c.case,
+                    c.model,
+                    c.measure,
+                    repr(c.reference),
+                    repr(c.test),
+                    "" if c.outcome is None else c.outcome,
+                    c.detail,
+                ]
+            )
+    with open(out / "summary.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["dataset", "meta", "statistic", "measure", "variant", "value", "n"])
+        for r in report.summary:
+            w.writerow(
+                [
+                    r.dataset,
+                    r.meta,
+                    r.statistic,
+                    r.measure,
+                    report.labels.get(r.measure, r.measure),
+                    repr(r.value),
+                    r.n,
+                ]
+            )
+    header, rows = table(report)
+    caption = protocol_caption(report)
+    md = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    md += ["| " + " | ".join(r) + " |" for r in rows]
+    (out / "summary.md").write_text(
+        "# Meta-measures\n\n" + "\n".join(md) + f"\n\n{caption}\n", encoding="utf-8"
+    )
+    (out / "summary.tex").write_text(_latex(header, rows, caption), encoding="utf-8")
+    protocol = {
+        "fminspect": report.version,
+        "measure_definition_version": MEASURE_DEFINITION_VERSION,
+        "protocol": report.config.as_dict(),
+        "datasets": report.datasets,
+        "gt_switch_derangements": report.derangements,
+        "labels": report.labels,
+        "problems": [
+            {
+                "path": str(p.path),
+                "message": p.message,
+                "severity": p.severity,
+                "dataset": p.dataset,
+                "method": p.method,
+                "name": p.name,
+            }
+            for p in report.problems
+        ],
+        "summary": [asdict(r) for r in report.summary],
+    }
+    (out / "protocol.json").write_text(
+        json.dumps(protocol, indent=1, default=str) + "\n", encoding="utf-8"
+    )
+    if plot and report.summary:
+        write_plot(report, out)
+    return out
+
+
+def protocol_caption(report: MetaReport) -> str:
+    """One paragraph stating the exact protocol."""
+    c = report.config
+    parts = [
+        f"Normalisation {c.params.norm.label}; seed {c.seed}",
+        f"generic maps: centred circle r = {c.circle_radius:g}·min(h, w), centred Gaussian "
+        f"σ = {c.gaussian_sigma:g}·min(h, w), error = scores better than the models' mean "
+        "on the image",
+        f"noise map: N({c.noise_mean:g}, {c.noise_std:g}²) clipped to [0, 1]",
+        f"GT switch: maps with {c.good_key} ≥ {c.good_min:g}, GT of a deranged image "
+        "(nearest resize)",
+        f"noise injection: N(0, {c.inject_std:g}²) on {100 * c.inject_fraction:g} % of the "
+        f"pixels with map ≥ {c.inject_fg_threshold:g} on GT background, clipped to [0, 1]",
+        f"annotation: GT dilated/eroded by a {c.morph_size}×{c.morph_size} kernel "
+        f"×{c.morph_iterations}",
+    ]
+    if c.application:
+        parts.append(f"application: {c.application} (θ = 1 − ρ over images)")
+    return (
+        "Error rates in %, lower is better; Δ = mean score change (closer to 0 is better); 1 − ρ = "
+        "change of the models' ranking. " + "; ".join(parts) + f". fminspect {report.version}."
+    )
+
+
+def _tex(text: str) -> str:
+    for a, b in (
+        ("\\", r"\textbackslash{}"),
+        ("&", r"\&"),
+        ("%", r"\%"),
+        ("_", r"\_"),
+        ("#", r"\#"),
+        ("β²", r"$\beta^2$"),
+        ("α", r"$\alpha$"),
+        ("γ", r"$\gamma$"),
+        ("λ", r"$\lambda$"),
+        ("ρ", r"$\rho$"),
+        ("θ", r"$\theta$"),
+        ("Δ", r"$\Delta$"),
+        ("·", r"$\cdot$"),
+        ("−", "-"),
+        ("≥", r"$\geq$"),
+        ("×", r"$\times$"),
+        ("σ", r"$\sigma$"),
+        ("²", r"$^2$"),
+    ):
+        text = text.replace(a, b)
+    return text
+
+
+def _latex(header: list[str], rows: list[list[str]], caption: str) -> str:
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
+        r"\toprule",
+        " & ".join(_tex(h) for h in header) + r" \\",
+        r"\midrule",
+    ]
+    lines += [" & ".join(_tex(v) for v in r) + r" \\" for r in rows]
+    lines += [
+        r"\bottomrule",
+        r"\end{tabular}",
+        r"\caption{" + _tex(caption) + "}",
+        r"\end{table}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_plot(report: MetaReport, out: Path) -> None:
+    """One panel per meta-measure statistic: a bar per measure, grouped by dataset."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    stats = sorted(
+        {(r.meta, r.statistic) for r in report.summary},
+        key=lambda s: columns(report).index(next(c for c in columns(report) if c[:2] == s)),
+    )
+    keys = measures(report)
+    datasets = [d for d in report.datasets if any(r.dataset == d for r in report.summary)]
+    values = {(r.meta, r.statistic, r.dataset, r.measure): r.value for r in report.summary}
+    ncols = min(3, len(stats))
+    nrows = math.ceil(len(stats) / ncols)
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(4.2 * ncols, 0.22 * len(keys) * nrows + 1.2 * nrows),
+        dpi=120,
+        squeeze=False,
+    )
+    y = np.arange(len(keys))
+    height = 0.8 / max(1, len(datasets))
+    for ax, (meta, stat) in zip(axes.flat, stats, strict=False):
+        for j, ds in enumerate(datasets):
+            v = np.array([values.get((meta, stat, ds, k), np.nan) for k in keys])
+            ax.barh(y + j * height, v, height=height, label=ds)
+        ax.set_yticks(
+            y + height * (len(datasets) - 1) / 2,
+            [report.labels.get(k, k) for k in keys],
+            fontsize=6,
+        )
+        ax.invert_yaxis()
+        ax.set_title(f"{meta}: {stat}", fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.grid(axis="x", alpha=0.3)
+        if "Δ" in stat:
+            ax.axvline(0, color="k", lw=0.6)
+    for ax in list(axes.flat)[len(stats) :]:
+        ax.axis("off")
+    if len(datasets) > 1:
+        axes.flat[0].legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(out / "meta.png", metadata={"Software": None})
+    fig.savefig(
+        out / "meta.pdf", metadata={"CreationDate": None, "Producer": None, "Creator": None}
+    )
+    plt.close(fig)

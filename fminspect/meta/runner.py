@@ -1,0 +1,390 @@
+"""Running the meta-measures over datasets and turning scores into outcomes.
+
+The models' own scores come from :func:`fminspect.batch.evaluate_datasets` (so they are
+read from, or added to, ``fminspect eval``'s cache); the synthetic and perturbed cases are
+scored in work units of one image each, run serially, on local processes or on a Dask
+cluster like ``fminspect eval``. Outcomes are computed here, in the driver, in natural
+sample order, so the results do not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from fminspect import __version__
+from fminspect.batch.progress import Progress
+from fminspect.batch.runner import EvalConfig, evaluate_datasets, run_units
+from fminspect.io.discovery import Dataset
+from fminspect.io.validation import Problem
+from fminspect.meta.maps import case_seed, derangement
+from fminspect.meta.protocol import MetaConfig, MetaUnit, MetaUnitResult, meta_unit
+from fminspect.metrics import MEASURES_BY_KEY
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One comparison: what was scored, against what, and whether the measure erred.
+
+    ``outcome`` is 1 (the measure erred), 0 (it did not) or None (not applicable, with the
+    reason in ``detail``); for ``annotation`` and ``application`` cases, ``value`` is the
+    statistic itself (a score change, 1 − ρ).
+    """
+
+    dataset: str
+    image: str
+    meta: str
+    case: str
+    model: str
+    measure: str
+    reference: float
+    test: float
+    outcome: int | None
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """One statistic of one meta-measure, measure and dataset."""
+
+    dataset: str
+    meta: str
+    statistic: str  # e.g. 'error rate (circle)', 'mean Δ (dilate)', '1 − ρ (erode)', 'θ'
+    measure: str
+    value: float
+    n: int
+
+
+@dataclass(slots=True)
+class MetaReport:
+    """Everything a meta-measure run produced."""
+
+    config: MetaConfig
+    datasets: list[str]
+    cases: list[Case] = field(default_factory=list)
+    summary: list[SummaryRow] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    derangements: dict[str, dict[str, str]] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    version: str = __version__
+
+    def value(self, dataset: str, meta: str, statistic: str, measure: str) -> float:
+        """One summary value (KeyError when absent)."""
+        for r in self.summary:
+            if (r.dataset, r.meta, r.statistic, r.measure) == (dataset, meta, statistic, measure):
+                return r.value
+        raise KeyError((dataset, meta, statistic, measure))
+
+
+def _better(key: str, test: float, reference: float) -> bool:
+    return test > reference if MEASURES_BY_KEY[key].higher_is_better else test < reference
+
+
+def _rho(a: Sequence[float], b: Sequence[float]) -> float:
+    """Spearman ρ; NaN when either side is constant or there are fewer than two values."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if a.size < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return math.nan
+    return float(spearmanr(a, b).statistic)
+
+
+def run_meta(
+    datasets: Sequence[Dataset],
+    config: MetaConfig | None = None,
+    *,
+    cache_path: Path | str,
+    methods: Sequence[str] | None = None,
+    jobs: int = 1,
+    scheduler: Any = None,
+    ranked: Sequence[Path] = (),
+    progress: bool | None = None,
+) -> MetaReport:
+    """Run the configured meta-measures on ``datasets`` (and ``ranked`` human-ranked folders)."""
+    config = config or MetaConfig()
+    datasets = list(datasets)
+    report = MetaReport(config, [d.name for d in datasets])
+    # the models' own scores (cached like fminspect eval's); the good-map criterion too
+    units: list[MetaUnit] = []
+    originals: dict[tuple[str, str, str], dict[str, float]] = {}
+    keys_by_ds: dict[str, tuple[str, ...]] = {}
+    for ds in datasets:
+        with_images = ds.image is not None and any(s.image for s in ds.samples)
+        keys = config.keys_for(with_images)
+        keys_by_ds[ds.name] = keys
+        wanted = tuple(dict.fromkeys((*keys, config.good_key)))
+        # every measure (keys=None) is exactly `fminspect eval`'s default run: its cache is reused
+        eval_keys = None if config.keys is None else wanted
+        ev = evaluate_datasets(
+            [ds],
+            EvalConfig(config.params, eval_keys, config.interpolation),
+            cache_path=cache_path,
+            methods=methods,
+            jobs=jobs,
+            scheduler=scheduler,
+            progress=progress,
+        )
+        report.problems += ev.problems
+        for row in ev.per_image:
+            originals[(ds.name, row["image"], row["method"])] = {
+                k: row.get(k, math.nan) for k in wanted
+            }
+        names = [m for m in ds.method_names if methods is None or m in methods]
+        samples = ds.samples
+        wrong: dict[str, Any] = {}
+        if "gt_switch" in config.metas and len(samples) >= 2:
+            perm = derangement(
+                len(samples), np.random.default_rng(case_seed(config.seed, ds.name, "gt_switch"))
+            )
+            wrong = {s.name: samples[int(j)] for s, j in zip(samples, perm, strict=True)}
+            report.derangements[ds.name] = {k: v.name for k, v in wrong.items()}
+        elif "gt_switch" in config.metas:
+            report.problems.append(
+                Problem(
+                    Path(str(ds.gt.path)),
+                    "the GT switch needs at least two images",
+                    "warning",
+                    dataset=ds.name,
+                )
+            )
+        for s in samples:
+            models = tuple((m, str(s.preds[m])) for m in names if m in s.preds)
+            w = wrong.get(s.name)
+            units.append(
+                MetaUnit(
+                    ds.name,
+                    s.name,
+                    str(s.gt),
+                    str(s.image) if s.image else None,
+                    models,
+                    w.name if w else None,
+                    str(w.gt) if w else None,
+                    keys,
+                    config,
+                )
+            )
+    results: dict[tuple[str, str], MetaUnitResult] = {}
+    with Progress(len(units), "meta-measures", enabled=progress) as bar:
+        for res in run_units(units, meta_unit, jobs=jobs, scheduler=scheduler):
+            results[(res.dataset, res.sample)] = res
+            bar.advance()
+    for ds in datasets:
+        order = [s.name for s in ds.samples]
+        for name in order:
+            res = results.get((ds.name, name))
+            if res is None:
+                continue
+            report.problems += res.problems
+            report.cases += _outcomes(config, ds.name, name, res, originals, keys_by_ds[ds.name])
+    report.summary = _summarise(report.cases, config)
+    if "human" in config.metas and ranked:
+        report.summary += _human(ranked, config, report)
+    all_keys = {k for ks in keys_by_ds.values() for k in ks}
+    report.labels = {
+        k: MEASURES_BY_KEY[k].label(config.params) for k in MEASURES_BY_KEY if k in all_keys
+    }
+    return report
+
+
+def _outcomes(
+    config: MetaConfig,
+    dataset: str,
+    image: str,
+    res: MetaUnitResult,
+    originals: dict[tuple[str, str, str], dict[str, float]],
+    keys: tuple[str, ...],
+) -> list[Case]:
+    own = {m: s for (d, i, m), s in originals.items() if d == dataset and i == image}
+    cases: list[Case] = []
+    by: dict[tuple[str, str], dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
+    for meta, case, model, key, value, detail in res.rows:
+        by[(meta, case)][model][key] = value
+        if meta in ("generic", "noise_map"):
+            vals = [s[key] for s in own.values() if not math.isnan(s.get(key, math.nan))]
+            if not vals or math.isnan(value):
+                cases.append(
+                    Case(
+                        dataset, image, meta, case, "", key, math.nan, value, None, "no model score"
+                    )
+                )
+                continue
+            ref = float(np.mean(vals))
+            cases.append(
+                Case(
+                    dataset,
+                    image,
+                    meta,
+                    case,
+                    "",
+                    key,
+                    ref,
+                    value,
+                    int(_better(key, value, ref)),
+                    f"mean of {len(vals)} models",
+                )
+            )
+        elif meta in ("gt_switch", "noise_injection"):
+            ref = own.get(model, {}).get(key, math.nan)
+            if meta == "gt_switch":
+                good = own.get(model, {}).get(config.good_key, math.nan)
+                if not good >= config.good_min:
+                    continue  # only good maps enter the GT switch
+                detail = f"GT of {case}; {config.good_key} = {good:.3f}"
+            if math.isnan(ref) or math.isnan(value):
+                cases.append(
+                    Case(
+                        dataset,
+                        image,
+                        meta,
+                        case,
+                        model,
+                        key,
+                        ref,
+                        value,
+                        None,
+                        detail or "undefined",
+                    )
+                )
+            else:
+                cases.append(
+                    Case(
+                        dataset,
+                        image,
+                        meta,
+                        case,
+                        model,
+                        key,
+                        ref,
+                        value,
+                        int(_better(key, value, ref)),
+                        detail,
+                    )
+                )
+    # annotation errors: score change per model, ranking change per image
+    for op in ("dilate", "erode"):
+        per_model = by.get(("annotation", op))
+        if not per_model:
+            continue
+        for key in keys:
+            models = [m for m in per_model if not math.isnan(own.get(m, {}).get(key, math.nan))]
+            before = [own[m][key] for m in models]
+            after = [per_model[m][key] for m in models]
+            for m, b, a in zip(models, before, after, strict=True):
+                cases.append(
+                    Case(
+                        dataset,
+                        image,
+                        "annotation",
+                        f"Δ ({op})",
+                        m,
+                        key,
+                        b,
+                        a,
+                        None,
+                        f"{a - b:+.6f}",
+                    )
+                )
+            rho = _rho(before, after)
+            cases.append(
+                Case(
+                    dataset,
+                    image,
+                    "annotation",
+                    f"1 − ρ ({op})",
+                    "",
+                    key,
+                    math.nan,
+                    1 - rho if not math.isnan(rho) else math.nan,
+                    None,
+                    f"{len(models)} models"
+                    + ("; ranking undefined (ties)" if math.isnan(rho) else ""),
+                )
+            )
+    # application ranking
+    quality = {
+        m: v["quality"] for m, v in by.get(("application", config.application or ""), {}).items()
+    }
+    if quality:
+        for key in keys:
+            models = [m for m in quality if not math.isnan(own.get(m, {}).get(key, math.nan))]
+            sign = 1 if MEASURES_BY_KEY[key].higher_is_better else -1
+            rho = _rho([sign * own[m][key] for m in models], [quality[m] for m in models])
+            cases.append(
+                Case(
+                    dataset,
+                    image,
+                    "application",
+                    "θ",
+                    "",
+                    key,
+                    math.nan,
+                    1 - rho if not math.isnan(rho) else math.nan,
+                    None,
+                    f"{len(models)} models",
+                )
+            )
+    return cases
+
+
+def _summarise(cases: Sequence[Case], config: MetaConfig) -> list[SummaryRow]:
+    groups: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
+    for c in cases:
+        if c.meta in ("generic", "noise_map", "gt_switch", "noise_injection"):
+            if c.outcome is None:
+                continue
+            stat = f"error rate ({c.case})" if c.meta == "generic" else "error rate"
+            groups[(c.dataset, c.meta, stat, c.measure)].append(float(c.outcome))
+        elif c.meta == "annotation" and c.case.startswith("Δ"):
+            groups[(c.dataset, c.meta, f"mean {c.case}", c.measure)].append(c.test - c.reference)
+        elif c.meta in ("annotation", "application") and not math.isnan(c.test):
+            groups[(c.dataset, c.meta, c.case, c.measure)].append(c.test)
+    return [
+        SummaryRow(d, meta, stat, key, float(np.mean(v)), len(v))
+        for (d, meta, stat, key), v in groups.items()
+    ]
+
+
+def _human(ranked: Sequence[Path], config: MetaConfig, report: MetaReport) -> list[SummaryRow]:
+    from fminspect.metrics import MEASURE_KEYS
+    from fminspect.ranking.agreement import measures_vs_humans
+    from fminspect.ranking.export import load_ranked
+
+    rows = []
+    for folder in ranked:
+        groups, problems = load_ranked(folder)
+        report.problems += [
+            Problem(Path(folder), p, "warning", dataset=Path(folder).name) for p in problems
+        ]
+        keys = config.keys or tuple(
+            k for k in MEASURE_KEYS if k != "CCm" or all(g.image is not None for g in groups)
+        )
+        rep = measures_vs_humans(groups, keys, params=config.params, seed=config.seed)
+        name = f"{Path(folder).name} (human)"
+        report.datasets.append(name)
+        for r in rep.rows:
+            rows.append(SummaryRow(name, "human", "θ", r.key, r.theta, r.groups))
+            rows.append(SummaryRow(name, "human", "error rate", r.key, r.error_rate, r.groups))
+            for g, n in (("θ", r.theta), ("error rate", r.error_rate)):
+                report.cases.append(
+                    Case(
+                        name,
+                        "",
+                        "human",
+                        g,
+                        "",
+                        r.key,
+                        math.nan,
+                        n,
+                        None,
+                        f"{r.groups} groups; 95 % CI {r.theta_ci if g == 'θ' else r.error_ci}",
+                    )
+                )
+        for g, why in rep.skipped:
+            report.problems.append(Problem(Path(folder) / g, why, "warning", dataset=name))
+    return rows
