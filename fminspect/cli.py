@@ -106,7 +106,16 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_coverage(datasets) -> None:  # type: ignore[no-untyped-def]
+def _unknown_methods(datasets, methods) -> str | None:  # type: ignore[no-untyped-def]
+    """A message naming the ``--methods`` no dataset has (None when all exist)."""
+    known = {m for d in datasets for m in d.method_names}
+    unknown = [m for m in methods or [] if m not in known]
+    if unknown:
+        return f"no method named {', '.join(unknown)} (found: {', '.join(sorted(known)) or 'none'})"
+    return None
+
+
+def _print_coverage(datasets, methods=None) -> None:  # type: ignore[no-untyped-def]
     for ds in datasets:
         print(
             f"dataset {ds.name} ({ds.layout}): {len(ds.samples)} GT maps, "
@@ -114,6 +123,8 @@ def _print_coverage(datasets) -> None:  # type: ignore[no-untyped-def]
             file=sys.stderr,
         )
         for m in ds.method_names:
+            if methods and m not in methods:
+                continue
             cov = ds.coverage[m]
             flag = "" if cov.complete else f"  ⚠ {len(cov.missing)} missing"
             extra = f", {len(cov.extra)} without GT" if cov.extra else ""
@@ -157,7 +168,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         for p in problems:
             print(p, file=sys.stderr)
         return 1
-    _print_coverage(datasets)
+    message = _unknown_methods(datasets, args.methods)
+    if message:
+        print(f"fminspect eval: {message}", file=sys.stderr)
+        return 2
+    _print_coverage(datasets, args.methods)
     try:
         config = EvalConfig(
             _params(args), tuple(args.measures) if args.measures else None, args.interpolation
@@ -244,7 +259,11 @@ def _cmd_meta(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    _print_coverage(datasets)
+    message = _unknown_methods(datasets, args.methods)
+    if message:
+        print(f"fminspect meta: {message}", file=sys.stderr)
+        return 2
+    _print_coverage(datasets, args.methods)
     out = Path(args.out)
     report = run_meta(
         datasets,
@@ -299,7 +318,7 @@ def _add_meta_parser(sub) -> None:  # type: ignore[no-untyped-def]
     m.add_argument(
         "--application", help="application ranking: 'grabcut' or package.module:function"
     )
-    m.add_argument("--out", default="fminspect-meta", help="output folder")
+    m.add_argument("--out", default="fminspect-meta", help="output folder (fminspect-meta)")
     m.add_argument("--jobs", type=int, default=1, help="local worker processes (1)")
     m.add_argument("--scheduler", help="Dask scheduler address")
     m.add_argument(
@@ -310,10 +329,10 @@ def _add_meta_parser(sub) -> None:  # type: ignore[no-untyped-def]
     m.add_argument("--quiet", action="store_true")
     p = m.add_argument_group("protocol (defaults as in the papers where they state them)")
     p.add_argument(
-        "--circle-radius", type=float, default=0.25, help="generic circle radius × min(h, w)"
+        "--circle-radius", type=float, default=0.25, help="generic circle radius × min(h, w) (0.25)"
     )
     p.add_argument(
-        "--gaussian-sigma", type=float, default=0.25, help="generic Gaussian σ × min(h, w)"
+        "--gaussian-sigma", type=float, default=0.25, help="generic Gaussian σ × min(h, w) (0.25)"
     )
     p.add_argument("--noise-mean", type=float, default=0.5, help="noise map mean (0.5)")
     p.add_argument("--noise-std", type=float, default=0.25, help="noise map σ (0.25)")
@@ -322,11 +341,17 @@ def _add_meta_parser(sub) -> None:  # type: ignore[no-untyped-def]
     )
     p.add_argument("--good-min", type=float, default=0.6, help="GT switch: good when ≥ this (0.6)")
     p.add_argument(
-        "--inject-fraction", type=float, default=0.01, help="noise injection: share of pixels"
+        "--inject-fraction",
+        type=float,
+        default=0.01,
+        help="noise injection: share of the region's pixels (0.01)",
     )
     p.add_argument("--inject-std", type=float, default=0.2, help="noise injection: σ (0.2)")
     p.add_argument(
-        "--inject-threshold", type=float, default=0.5, help="predicted foreground: map ≥ this"
+        "--inject-threshold",
+        type=float,
+        default=0.5,
+        help="noise injection: predicted foreground is map ≥ this (0.5)",
     )
     p.add_argument("--morph-size", type=int, default=3, help="annotation errors: kernel size (3)")
     p.add_argument(
@@ -350,7 +375,7 @@ def _open_study(path: Path):  # type: ignore[no-untyped-def]
 
 def _cmd_rank_create(args: argparse.Namespace) -> int:
     from fminspect.io.discovery import discover
-    from fminspect.ranking.build import build_design, groups_from_dataset
+    from fminspect.ranking.build import build_design, check_files, groups_from_dataset
     from fminspect.ranking.store import StudyStore
 
     if args.study.exists():
@@ -410,6 +435,23 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
         groups = [groups[i] for i in keep]
     if not groups:
         return _fail("no sample has at least two of the chosen maps")
+    if args.auto:
+        sizes = sorted({len(g.items) for g in groups})
+        if sizes != [args.auto]:
+            print(
+                f"warning: --auto {args.auto}: groups have {', '.join(map(str, sizes))} maps "
+                f"(fewer models, or scores closer than --min-gap {args.min_gap:g})",
+                file=sys.stderr,
+            )
+    from fminspect.ranking.design import new_design
+
+    unreadable = check_files(new_design("check", groups))
+    if unreadable:
+        return _fail(
+            "files of the study cannot be read; fix or leave them out (--samples/--models):\n  "
+            + "\n  ".join(unreadable),
+            1,
+        )
     selection = {
         "root": str(args.root.resolve()),
         "datasets": [d.name for d in datasets],
@@ -438,11 +480,12 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         return _fail(str(exc))
     n_pairs = sum(len(g.items) * (len(g.items) - 1) // 2 for g in groups)
-    per_person = n_pairs + min(args.repeats, n_pairs) + args.checks
+    per_person = n_pairs + min(args.repeats, max(0, n_pairs - 3)) + args.checks
+    seconds = per_person * 3
+    duration = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds} s"
     print(
         f"study {args.study}: {len(groups)} groups, {n_pairs} pairs; "
-        f"each participant sees {per_person} "
-        f"trials (~{per_person * 3 / 60:.0f} min at 3 s per vote)"
+        f"each participant sees {per_person} trials (~{duration} at 3 s per vote)"
     )
     print(
         f"vote here:      fminspect rank vote {args.study}\n"
@@ -479,8 +522,10 @@ def _cmd_rank_export_results(args: argparse.Namespace) -> int:
 
     with _open_study(args.study) as store:
         people = [args.participant] if args.participant else store.participants()
+        folder = Path(args.out or ".")
+        folder.mkdir(parents=True, exist_ok=True)
         for p in people:
-            out = write_results(store, p, Path(args.out or ".") / f"results_{p}.json")
+            out = write_results(store, p, folder / f"results_{p}.json")
             print(out)
     return 0
 
@@ -503,10 +548,18 @@ def _cmd_rank_merge(args: argparse.Namespace) -> int:
 
 def _aggregate(args: argparse.Namespace, store):  # type: ignore[no-untyped-def]
     from fminspect.ranking.aggregate import Rule, aggregate
+    from fminspect.ranking.store import StudyError
 
+    try:
+        rule = Rule.parse(args.rule)
+    except ValueError as exc:
+        raise StudyError(f"--rule: {exc}") from None
+    unknown = [p for p in args.exclude or () if p not in store.participants()]
+    if unknown:
+        raise StudyError(f"--exclude: no participant named {', '.join(unknown)} in {store.path}")
     return aggregate(
         store,
-        Rule.parse(args.rule),
+        rule,
         exclude_failing=args.exclude_failing,
         min_attention=args.min_attention,
         exclude=args.exclude or (),
@@ -532,13 +585,18 @@ def _cmd_rank_export(args: argparse.Namespace) -> int:
 
     with _open_study(args.study) as store:
         result = _aggregate(args, store)
+    if not result.consensual:
+        return _fail(
+            f"no group reaches consensus under {result.rule}; nothing exported "
+            "(fminspect rank aggregate shows why)",
+            1,
+        )
     out = export_ranked(result, args.out)
     print(
         f"{len(result.consensual)} of {len(result.groups)} groups reached consensus "
-        f"({result.rule}); "
-        f"human-ranked dataset written to {out}"
+        f"({result.rule}); human-ranked dataset written to {out}"
     )
-    return 0 if result.consensual else 1
+    return 0
 
 
 def _cmd_rank_report(args: argparse.Namespace) -> int:
@@ -611,7 +669,10 @@ def _add_rule_options(parser: argparse.ArgumentParser) -> None:
         "--exclude-failing", action="store_true", help="drop participants failing attention checks"
     )
     g.add_argument(
-        "--min-attention", type=float, default=1.0, help="pass rate needed with --exclude-failing"
+        "--min-attention",
+        type=float,
+        default=1.0,
+        help="attention-check pass rate needed with --exclude-failing (default 1.0: all)",
     )
     g.add_argument("--exclude", nargs="+", metavar="ID", help="drop these participants")
 
@@ -708,8 +769,10 @@ def _add_rank_parser(sub) -> None:  # type: ignore[no-untyped-def]
     s = rs.add_parser(
         "simulate", help="add simulated participants (Bradley–Terry voters) to pilot a design"
     )
-    s.add_argument("study", type=Path)
-    s.add_argument("--participants", type=int, default=10)
+    s.add_argument("study", type=Path, help="the study file to add simulated votes to")
+    s.add_argument(
+        "--participants", type=int, default=10, help="how many simulated participants (10)"
+    )
     s.add_argument("--gap", type=float, default=2.0, help="logit gap between adjacent maps (2)")
     s.add_argument("--left-bias", type=float, default=0.0, help="logit added to the left map")
     s.add_argument("--lapse", type=float, default=0.0, help="probability of a random answer")
@@ -717,7 +780,7 @@ def _add_rank_parser(sub) -> None:  # type: ignore[no-untyped-def]
         "--tie-margin", type=float, default=0.0, help="answer 'cannot decide' below this gap"
     )
     s.add_argument("--prefix", default="sim-", help="participant id prefix (sim-)")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=int, default=0, help="seed of the simulated answers (0)")
     s.set_defaults(func=_cmd_rank_simulate)
 
 

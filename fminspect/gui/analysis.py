@@ -285,6 +285,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         from fminspect.gui.voting import Picture
         from fminspect.io.loading import load_map
         from fminspect.io.validation import LoadError
+        from fminspect.ranking.present import to_u8
 
         lay = self.thumbs.layout()
         while lay.count():
@@ -299,7 +300,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         for title, path in panels:
             pic = Picture(title, 9, colour=None)
             try:
-                arr = load_map(path).array
+                arr = to_u8(load_map(path).array)
                 pic.set_image(np.repeat(arr[..., None], 3, axis=2))
             except LoadError as exc:
                 pic.set_image(None, message=str(exc))
@@ -382,6 +383,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         self._generation += 1
         generation = self._generation
         result = self.result
+        self.agreement = None  # the previous rule's numbers must not be exported under this one
         self.measures_note.setText("computing every measure on the consensual groups…")
         keys = self.measure_keys
 
@@ -462,7 +464,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
                     "error_rate",
                     "error_ci_low",
                     "error_ci_high",
-                    "error rate (lower is better)",
+                    "error rate in % (lower is better)",
                     (221, 132, 82),
                 ),
             )
@@ -472,9 +474,10 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             plot.setMouseEnabled(False, False)
             plot.hideButtons()
             y = np.arange(len(rows))
-            v = np.array([r[key] for r in rows])
-            lo = np.nan_to_num(v - np.array([r[lo_key] for r in rows]))
-            hi = np.nan_to_num(np.array([r[hi_key] for r in rows]) - v)
+            scale = 100.0 if key == "error_rate" else 1.0  # as in the table
+            v = scale * np.array([r[key] for r in rows])
+            lo = np.nan_to_num(v - scale * np.array([r[lo_key] for r in rows]))
+            hi = np.nan_to_num(scale * np.array([r[hi_key] for r in rows]) - v)
             plot.addItem(pg.BarGraphItem(x0=0, y=y, height=0.65, width=v, brush=colour))
             plot.addItem(
                 pg.ErrorBarItem(

@@ -15,6 +15,7 @@ twice). Nothing on screen names a model: candidates are "left" and "right".
 
 from __future__ import annotations
 
+import sqlite3
 import zipfile
 from pathlib import Path
 
@@ -210,14 +211,9 @@ class VotingWindow(QtWidgets.QWidget):
         self.pages.addWidget(page)
 
     def _check_files(self) -> list[str]:
-        from fminspect.io.loading import load_map
+        from fminspect.ranking.build import check_files
 
-        problems = []
-        for f in self.design.files():
-            try:
-                load_map(f)
-            except LoadError as exc:
-                problems.append(str(exc))
+        problems = check_files(self.design)
         if problems:
             problems.insert(
                 0,
@@ -384,9 +380,12 @@ class VotingWindow(QtWidgets.QWidget):
             return False
         try:
             self.session.vote(choice, self._carried_ms + shown_ms)  # durable before the next pair
-        except StudyError as exc:
+        except (StudyError, sqlite3.Error) as exc:
             QtWidgets.QMessageBox.critical(
-                self, "fminspect", f"The answer could not be saved: {exc}"
+                self,
+                "fminspect",
+                f"The answer could not be saved ({exc}). Please tell the "
+                "experimenter; the earlier answers are safe.",
             )
             return False
         self._since_break += 1
@@ -402,6 +401,11 @@ class VotingWindow(QtWidgets.QWidget):
         ):
             return False
         self.session.undo()
+        if (
+            self.results_file is not None
+        ):  # it holds the vote just taken back: written again at the end
+            self.results_file.unlink(missing_ok=True)
+            self.results_file = None
         self._since_break = max(0, self._since_break - 1)
         self._show_current()
         return True
@@ -456,7 +460,7 @@ def prepare_study(
     path = Path(path)
     if not path.exists():
         raise StudyError(f"{path}: no such file")
-    if zipfile.is_zipfile(path):
+    if zipfile.is_zipfile(path) or path.suffix.lower() == ".zip":
         target = Path(folder) if folder else path.with_name(path.stem + "_study")
         study = open_pack(path, target)
         return StudyStore(study), local_paths(study), target

@@ -157,26 +157,47 @@ def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Pat
 
 
 def protocol_caption(report: MetaReport) -> str:
-    """One paragraph stating the exact protocol."""
+    """One paragraph stating the exact protocol of the meta-measures that ran."""
+    from fminspect.meta.runner import _good_sign
+
     c = report.config
-    parts = [
-        f"Normalisation {c.params.norm.label}; seed {c.seed}",
-        f"generic maps: centred circle r = {c.circle_radius:g}·min(h, w), centred Gaussian "
-        f"σ = {c.gaussian_sigma:g}·min(h, w), error = scores better than the models' mean "
-        "on the image",
-        f"noise map: N({c.noise_mean:g}, {c.noise_std:g}²) clipped to [0, 1]",
-        f"GT switch: maps with {c.good_key} ≥ {c.good_min:g}, GT of a deranged image "
-        "(nearest resize)",
-        f"noise injection: N(0, {c.inject_std:g}²) on {100 * c.inject_fraction:g} % of the "
-        f"pixels with map ≥ {c.inject_fg_threshold:g} on GT background, clipped to [0, 1]",
-        f"annotation: GT dilated/eroded by a {c.morph_size}×{c.morph_size} kernel "
-        f"×{c.morph_iterations}",
-    ]
-    if c.application:
-        parts.append(f"application: {c.application} (θ = 1 − ρ over images)")
+    ran = set(c.metas)
+    parts = [f"Normalisation {c.params.norm.label}; seed {c.seed}"]
+    if "generic" in ran:
+        parts.append(
+            f"generic maps: centred circle r = {c.circle_radius:g}·min(h, w), centred Gaussian "
+            f"σ = {c.gaussian_sigma:g}·min(h, w); error = scores better than the models' mean "
+            "on the image"
+        )
+    if "noise_map" in ran:
+        parts.append(f"noise map: N({c.noise_mean:g}, {c.noise_std:g}²) clipped to [0, 1]")
+    if "gt_switch" in ran:
+        parts.append(
+            f"GT switch: maps with {c.good_key} {_good_sign(c)} {c.good_min:g}, GT of a deranged "
+            "image (nearest resize)"
+        )
+    if "noise_injection" in ran:
+        parts.append(
+            f"noise injection: N(0, {c.inject_std:g}²) on {100 * c.inject_fraction:g} % of the "
+            f"pixels with map ≥ {c.inject_fg_threshold:g} on GT background, clipped to [0, 1]"
+        )
+    if "annotation" in ran:
+        parts.append(
+            f"annotation: GT dilated/eroded by a {c.morph_size}×{c.morph_size} kernel "
+            f"×{c.morph_iterations}; Δ = mean score change (closer to 0 is better), 1 − ρ = change "
+            "of the models' ranking"
+        )
+    if "application" in ran:
+        parts.append(
+            f"application: {c.application}, θ = 1 − ρ between the orders by measure and by "
+            "application"
+        )
+    if "human" in ran:
+        parts.append(
+            "human: θ = 1 − ρ against the people's order, error rate = groups ordered differently"
+        )
     return (
-        "Error rates in %, lower is better; Δ = mean score change (closer to 0 is better); 1 − ρ = "
-        "change of the models' ranking. " + "; ".join(parts) + f". fminspect {report.version}."
+        "Error rates in %, lower is better. " + "; ".join(parts) + f". fminspect {report.version}."
     )
 
 
@@ -254,7 +275,8 @@ def write_plot(report: MetaReport, out: Path) -> None:
     height = 0.8 / max(1, len(datasets))
     for ax, (meta, stat) in zip(axes.flat, stats, strict=False):
         for j, ds in enumerate(datasets):
-            v = np.array([values.get((meta, stat, ds, k), np.nan) for k in keys])
+            scale = 100.0 if "rate" in stat else 1.0  # rates in %, as in the tables
+            v = scale * np.array([values.get((meta, stat, ds, k), np.nan) for k in keys])
             ax.barh(y + j * height, v, height=height, label=ds)
         ax.set_yticks(
             y + height * (len(datasets) - 1) / 2,
@@ -262,7 +284,7 @@ def write_plot(report: MetaReport, out: Path) -> None:
             fontsize=6,
         )
         ax.invert_yaxis()
-        ax.set_title(f"{meta}: {stat}", fontsize=8)
+        ax.set_title(f"{meta}: {stat}" + (" (%)" if "rate" in stat else ""), fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", alpha=0.3)
         if "Δ" in stat:

@@ -183,13 +183,39 @@ def run_meta(
             report.problems += res.problems
             report.cases += _outcomes(config, ds.name, name, res, originals, keys_by_ds[ds.name])
     report.summary = _summarise(report.cases, config)
+    if "gt_switch" in config.metas:
+        for ds in datasets:
+            if not any(c.meta == "gt_switch" and c.dataset == ds.name for c in report.cases):
+                report.problems.append(
+                    Problem(
+                        Path(str(ds.gt.path)),
+                        f"GT switch: no map is good enough "
+                        f"({config.good_key} {_good_sign(config)} {config.good_min:g})",
+                        "warning",
+                        dataset=ds.name,
+                    )
+                )
     if "human" in config.metas and ranked:
         report.summary += _human(ranked, config, report)
-    all_keys = {k for ks in keys_by_ds.values() for k in ks}
     report.labels = {
-        k: MEASURES_BY_KEY[k].label(config.params) for k in MEASURES_BY_KEY if k in all_keys
+        r.measure: MEASURES_BY_KEY[r.measure].label(config.params) for r in report.summary
     }
+    # a file that is bad for `eval` is bad for the meta-measures too: report it once
+    report.problems = list(
+        {(str(p.path), p.message, p.method): p for p in report.problems}.values()
+    )
     return report
+
+
+def _good_sign(config: MetaConfig) -> str:
+    return "≥" if MEASURES_BY_KEY[config.good_key].higher_is_better else "≤"
+
+
+def is_good(config: MetaConfig, value: float) -> bool:
+    """Whether a map with ``value`` of ``config.good_key`` enters the GT switch."""
+    if MEASURES_BY_KEY[config.good_key].higher_is_better:
+        return value >= config.good_min
+    return value <= config.good_min
 
 
 def _outcomes(
@@ -233,8 +259,8 @@ def _outcomes(
             ref = own.get(model, {}).get(key, math.nan)
             if meta == "gt_switch":
                 good = own.get(model, {}).get(config.good_key, math.nan)
-                if not good >= config.good_min:
-                    continue  # only good maps enter the GT switch
+                if not is_good(config, good):
+                    continue  # only good maps enter the GT switch (NaN never does)
                 detail = f"GT of {case}; {config.good_key} = {good:.3f}"
             if math.isnan(ref) or math.isnan(value):
                 cases.append(
@@ -310,7 +336,23 @@ def _outcomes(
     quality = {
         m: v["quality"] for m, v in by.get(("application", config.application or ""), {}).items()
     }
+    for m, q in sorted(quality.items()):
+        cases.append(
+            Case(
+                dataset,
+                image,
+                "application",
+                "quality",
+                m,
+                "",
+                math.nan,
+                q,
+                None,
+                f"{config.application} quality of the model's map",
+            )
+        )
     if quality:
+        flat = np.ptp(list(quality.values())) == 0
         for key in keys:
             models = [m for m in quality if not math.isnan(own.get(m, {}).get(key, math.nan))]
             sign = 1 if MEASURES_BY_KEY[key].higher_is_better else -1
@@ -326,7 +368,14 @@ def _outcomes(
                     math.nan,
                     1 - rho if not math.isnan(rho) else math.nan,
                     None,
-                    f"{len(models)} models",
+                    f"{len(models)} models"
+                    + (
+                        ""
+                        if not math.isnan(rho)
+                        else "; undefined: the application rates every model the same"
+                        if flat
+                        else "; undefined: the measure gives every model the same score"
+                    ),
                 )
             )
     return cases
@@ -341,8 +390,15 @@ def _summarise(cases: Sequence[Case], config: MetaConfig) -> list[SummaryRow]:
             stat = f"error rate ({c.case})" if c.meta == "generic" else "error rate"
             groups[(c.dataset, c.meta, stat, c.measure)].append(float(c.outcome))
         elif c.meta == "annotation" and c.case.startswith("Δ"):
-            groups[(c.dataset, c.meta, f"mean {c.case}", c.measure)].append(c.test - c.reference)
-        elif c.meta in ("annotation", "application") and not math.isnan(c.test):
+            if not math.isnan(c.test - c.reference):
+                groups[(c.dataset, c.meta, f"mean {c.case}", c.measure)].append(
+                    c.test - c.reference
+                )
+        elif (
+            c.meta in ("annotation", "application")
+            and c.case != "quality"
+            and not math.isnan(c.test)
+        ):
             groups[(c.dataset, c.meta, c.case, c.measure)].append(c.test)
     return [
         SummaryRow(d, meta, stat, key, float(np.mean(v)), len(v))
@@ -356,8 +412,16 @@ def _human(ranked: Sequence[Path], config: MetaConfig, report: MetaReport) -> li
     from fminspect.ranking.export import load_ranked
 
     rows = []
+    from fminspect.ranking.store import StudyError
+
     for folder in ranked:
-        groups, problems = load_ranked(folder)
+        try:
+            groups, problems = load_ranked(folder)
+        except StudyError as exc:
+            report.problems.append(
+                Problem(Path(folder), str(exc), "error", dataset=Path(folder).name)
+            )
+            continue
         report.problems += [
             Problem(Path(folder), p, "warning", dataset=Path(folder).name) for p in problems
         ]

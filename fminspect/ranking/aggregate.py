@@ -32,21 +32,32 @@ class Rule:
     P(i beats j) ≥ ``p`` for every adjacent pair)."""
 
     name: str = "unanimous"
-    k: int = 0
+    k: int = 1
     p: float = 0.9
 
     def __post_init__(self) -> None:
         if self.name not in RULES:
-            raise ValueError(f"rule must be one of {RULES}, got {self.name!r}")
+            raise ValueError(f"rule must be one of {', '.join(RULES)}, got {self.name!r}")
+        if self.name == "k_of_n" and self.k < 1:
+            raise ValueError(f"k_of_n needs k ≥ 1 participants, got {self.k}")
+        if self.name == "bt" and not 0.5 < self.p < 1:
+            raise ValueError(f"bt needs 0.5 < p < 1 (p ≤ 0.5 accepts any order), got {self.p:g}")
 
     @classmethod
     def parse(cls, text: str) -> Rule:
-        """'unanimous', 'majority', 'k_of_n:12' or 'bt:0.9'."""
+        """'unanimous', 'majority', 'k_of_n:12' or 'bt:0.9' (ValueError with the reason)."""
         name, _, arg = text.partition(":")
-        if name == "k_of_n":
-            return cls(name, k=int(arg or 0))
-        if name == "bt":
-            return cls(name, p=float(arg or 0.9))
+        try:
+            if name == "k_of_n":
+                if not arg:
+                    raise ValueError("k_of_n needs a number: k_of_n:K")
+                return cls(name, k=int(arg))
+            if name == "bt":
+                return cls(name, p=float(arg or 0.9))
+        except ValueError as exc:
+            raise ValueError(f"rule {text!r}: {exc}") from None
+        if arg:
+            raise ValueError(f"rule {text!r}: {name} takes no argument")
         return cls(name)
 
     def __str__(self) -> str:
@@ -98,12 +109,17 @@ class GroupResult:
     wins: np.ndarray  # wins[i, j] = votes preferring item i over item j (ties count ½)
     bt: np.ndarray  # Bradley–Terry log-strengths (mean 0)
     bt_sd: np.ndarray
-    participant_orders: dict[str, tuple[str, ...] | None]  # None: a circular triad / tie
+    # participants who answered every pair of the group: their strict order, or None when
+    # their answers are circular or include "cannot decide"
+    participant_orders: dict[str, tuple[str, ...] | None]
     consensus: tuple[str, ...] | None
     reason: str
     kendall_w: float = math.nan
     fleiss_kappa: float = math.nan
     votes: int = 0
+    circular: int = 0  # complete participants whose answers form a cycle
+    undecided: int = 0  # complete participants who answered "cannot decide" on some pair
+    unfinished: int = 0  # participants who have not answered every pair of the group yet
 
     @property
     def bt_order(self) -> tuple[str, ...]:
@@ -112,8 +128,8 @@ class GroupResult:
 
     @property
     def circular_triads(self) -> int:
-        """Participants whose answers on this group form a cycle (or tie)."""
-        return sum(order is None for order in self.participant_orders.values())
+        """Participants whose answers on this group form a cycle (A>B, B>C, C>A)."""
+        return self.circular
 
 
 @dataclass(slots=True)
@@ -171,7 +187,8 @@ def participant_stats(
 
 
 def _order(wins: dict[str, float], items: list[str]) -> tuple[str, ...] | None:
-    """A strict order from one participant's wins in a group, or None (cycle or tie)."""
+    """The strict order given by a participant's decided answers on every pair of a group, or
+    None when they are circular (every pair decided, yet two items have equal wins)."""
     values = sorted(wins.get(i, 0.0) for i in items)
     if len(set(values)) < len(values):
         return None
@@ -208,14 +225,21 @@ def _consensus(
     if rule.name == "unanimous":
         if len(counts) == 1 and sum(counts.values()) == n_part:
             return next(iter(counts)), "all participants agree"
-        cycles = n_part - sum(counts.values())
-        return None, f"not unanimous: {len(counts)} different orders, {cycles} circular"
+        no_order = n_part - sum(counts.values())
+        return (
+            None,
+            f"not unanimous: {len(counts)} different orders, {no_order} circular or undecided",
+        )
     if rule.name == "k_of_n":
-        if counts:
-            order, k = counts.most_common(1)[0]
-            if k >= rule.k:
-                return order, f"{k} of {n_part} participants give this order"
-        best = counts.most_common(1)[0][1] if counts else 0
+        top = counts.most_common(2)
+        if top and top[0][1] >= rule.k:
+            if len(top) > 1 and top[1][1] == top[0][1]:
+                return (
+                    None,
+                    f"two different orders are each given by {top[0][1]} of {n_part} participants",
+                )
+            return top[0][0], f"{top[0][1]} of {n_part} participants give this order"
+        best = top[0][1] if top else 0
         return None, f"at most {best} of {n_part} agree (need {rule.k})"
     if rule.name == "majority":
         n = len(items)
@@ -250,7 +274,7 @@ def aggregate(
     ``min_attention``; ``exclude`` drops named participants. Excluded participants are still
     listed (with ``excluded=True``).
     """
-    from fminspect.ranking.agreement import fleiss_kappa_pairs, kendall_w
+    from fminspect.ranking.agreement import category_shares, fleiss_kappa_pairs, kendall_w
 
     design = store.design
     stats = []
@@ -268,18 +292,24 @@ def aggregate(
     for v in votes:
         by_group[v.group].append(v)
     kept = [s.participant for s in stats if not s.excluded]
+    chance = category_shares(votes)
     groups = []
     for g in design.groups:
         items = [i.id for i in g.items]
         index = {i: k for k, i in enumerate(items)}
+        n_pairs = len(items) * (len(items) - 1) // 2
         wins = np.zeros((len(items), len(items)))
         pairs: list[tuple[int, int]] = []
         per_part: dict[str, dict[str, float]] = {p: {} for p in kept}
+        answered: Counter[str] = Counter()
+        tied: set[str] = set()
         for v in by_group.get(g.id, []):
             a, b = index[v.left], index[v.right]
+            answered[v.participant] += 1
             if v.choice == "tie":
                 wins[a, b] += 0.5
                 wins[b, a] += 0.5
+                tied.add(v.participant)
                 for it in (v.left, v.right):
                     per_part[v.participant][it] = per_part[v.participant].get(it, 0) + 0.5
                 continue
@@ -287,17 +317,20 @@ def aggregate(
             wins[w, lo] += 1
             pairs.append((w, lo))
             per_part[v.participant][items[w]] = per_part[v.participant].get(items[w], 0) + 1
-        orders = {p: _order(per_part[p], items) for p in kept if per_part[p]}
+        complete = [p for p in kept if answered[p] == n_pairs]
+        orders = {p: None if p in tied else _order(per_part[p], items) for p in complete}
+        circular = sum(orders[p] is None for p in complete if p not in tied)
         bt, sd = _bradley_terry(len(items), pairs)
-        consensus, reason = _consensus(rule, items, orders, wins, bt, [i.model for i in g.items])
-        w_stat = kendall_w([[per_part[p].get(i, 0.0) for i in items] for p in orders])
-        kappa = fleiss_kappa_pairs(by_group.get(g.id, []))
+        names = [i.model for i in g.items]
+        consensus, reason = _consensus(rule, items, orders, wins, bt, names)
+        w_stat = kendall_w([[per_part[p].get(i, 0.0) for i in items] for p in complete])
+        kappa = fleiss_kappa_pairs(by_group.get(g.id, []), chance=chance)
         groups.append(
             GroupResult(
                 g.id,
                 g.sample,
                 items,
-                [i.model for i in g.items],
+                names,
                 wins,
                 bt,
                 sd,
@@ -307,6 +340,9 @@ def aggregate(
                 w_stat,
                 kappa,
                 len(by_group.get(g.id, [])),
+                circular,
+                len(tied & set(complete)),
+                sum(0 < answered[p] < n_pairs for p in kept),
             )
         )
     result = StudyResult(design, rule, groups, stats, sorted(excluded))

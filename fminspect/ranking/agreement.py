@@ -36,18 +36,15 @@ def kendall_w(scores: Sequence[Sequence[float]]) -> float:
     return float(12 * s / denom) if denom > 0 else math.nan
 
 
-def fleiss_kappa_pairs(votes: Iterable[Vote]) -> float:
-    """Fleiss' kappa over every pair (subject) of every group, the categories being the
-    pair's two maps and "cannot decide".
+def _pair_table(votes: Iterable[Vote]) -> np.ndarray:
+    """Rows = pairs (subjects) rated by the most common number of people; columns = the
+    pair's first map, its second map, "cannot decide".
 
-    Which map of a pair is category 0 is fixed by a hash of the pair, not by the maps' ids:
-    ids often follow quality (a study built by :func:`~fminspect.ranking.build.pick_spread`
-    lists the best map first), and a category that is nearly always chosen makes kappa
-    collapse towards 0 however much people agree (the prevalence paradox). Pairs rated by
-    fewer people than the most common number of raters are left out (the statistic assumes
-    equal raters per subject)."""
-    from statsmodels.stats.inter_rater import fleiss_kappa
-
+    Which map of a pair comes first is fixed by a hash of the pair, not by the maps' ids: ids
+    often follow quality (a study built by :func:`~fminspect.ranking.build.pick_spread` lists
+    the best map first), and a category that is nearly always chosen makes kappa collapse
+    towards 0 however much people agree (the prevalence paradox). Pairs rated by fewer
+    people are left out (the statistic assumes equal raters per subject)."""
     table: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for v in votes:
         first, second = sorted((v.left, v.right))
@@ -56,14 +53,40 @@ def fleiss_kappa_pairs(votes: Iterable[Vote]) -> float:
         cat = 2 if v.choice == "tie" else (0 if v.chosen == first else 1)
         table[(v.group, first, second)][cat] += 1
     if not table:
-        return math.nan
+        return np.zeros((0, 3))
     sizes = [sum(r) for r in table.values()]
     mode = max(set(sizes), key=sizes.count)
-    rows = [r for r in table.values() if sum(r) == mode]
-    counts = np.asarray(rows)
-    if mode < 2 or len(rows) < 2 or np.count_nonzero(counts.sum(axis=0)) < 2:
-        return math.nan  # undefined: one category only (expected agreement is 1)
-    return float(fleiss_kappa(counts, method="fleiss"))
+    return np.asarray([r for r in table.values() if sum(r) == mode], dtype=float)
+
+
+def category_shares(votes: Iterable[Vote]) -> np.ndarray:
+    """Share of each category of :func:`_pair_table` over every rated pair (chance rates)."""
+    table = _pair_table(votes)
+    total = table.sum()
+    return table.sum(axis=0) / total if total else np.full(3, math.nan)
+
+
+def fleiss_kappa_pairs(votes: Iterable[Vote], chance: np.ndarray | None = None) -> float:
+    """Fleiss' kappa of the pairwise choices, every pair being a subject (:func:`_pair_table`).
+
+    With ``chance`` (category shares, :func:`category_shares` of the whole study) the
+    expected agreement is taken from it instead of from these votes: that is how fminspect
+    computes the kappa of one group, whose three pairs are far too few to estimate the
+    chance rates (their own shares make kappa swing to 0 or below when people agree).
+    """
+    table = _pair_table(votes)
+    n = table.sum(axis=1)
+    if table.shape[0] < (1 if chance is not None else 2) or n.size == 0 or n[0] < 2:
+        return math.nan
+    if chance is None:
+        if np.count_nonzero(table.sum(axis=0)) < 2:
+            return math.nan  # undefined: one category only (expected agreement is 1)
+        from statsmodels.stats.inter_rater import fleiss_kappa
+
+        return float(fleiss_kappa(table.astype(int), method="fleiss"))
+    observed = float((((table**2).sum(axis=1) - n) / (n * (n - 1))).mean())
+    expected = float((np.asarray(chance) ** 2).sum())
+    return (observed - expected) / (1 - expected) if expected < 1 else math.nan
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,11 +207,12 @@ def measures_vs_humans(
                 continue
             sign = 1 if MEASURES_BY_KEY[k].higher_is_better else -1
             per_key[k].append(group_agreement([sign * s[k] for s in suites]))
-    rng = np.random.default_rng(seed)
     rows = []
     for k, found in per_key.items():
         if not found:
             continue
+        # one generator per measure: its interval does not depend on which others were asked
+        rng = np.random.default_rng([seed, *k.encode()])
         arr = np.array(found, dtype=float)
         rows.append(
             MeasureAgreement(

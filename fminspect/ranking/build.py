@@ -10,6 +10,7 @@ import numpy as np
 
 from fminspect.io.discovery import Dataset
 from fminspect.io.loading import load_map
+from fminspect.io.validation import LoadError
 from fminspect.ranking.design import Check, Design, Group, Item, new_design
 
 
@@ -99,6 +100,18 @@ def groups_from_dataset(
     return groups
 
 
+def check_files(design: Design) -> list[str]:
+    """A message for every file of the study that is missing or cannot be read as an image
+    (empty when all can be shown)."""
+    problems = []
+    for f in design.files():
+        try:
+            load_map(f)
+        except LoadError as exc:
+            problems.append(str(exc))
+    return problems
+
+
 def make_checks(
     groups: Sequence[Group], count: int, folder: Path, seed: int = 0
 ) -> tuple[Check, ...]:
@@ -109,12 +122,23 @@ def make_checks(
     usable = [g for g in groups if g.gt]
     if not usable:
         raise ValueError("attention checks need groups with a GT")
+    from fminspect.metrics import prepare_gt  # the study's GT rule (> 128 by default)
+
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     checks = []
+    gts: dict[str, np.ndarray] = {}
+    for g in usable:
+        try:
+            gts[g.id] = prepare_gt(load_map(g.gt).array).mask
+        except (LoadError, ValueError):
+            continue  # an unreadable GT is reported by check_files; checks use the others
+    usable = [g for g in usable if g.id in gts]
+    if not usable:
+        raise ValueError("attention checks need at least one readable GT")
     for i in range(count):
         g = usable[int(rng.integers(len(usable)))]
-        gt = load_map(g.gt).array
+        gt = gts[g.id]
         kind = ("GT vs noise", "GT vs empty")[i % 2]
         bad = (
             (rng.random(gt.shape) * 255).astype(np.uint8)
@@ -124,7 +148,7 @@ def make_checks(
         good_path = folder / f"check{i + 1}_gt.png"
         bad_path = folder / f"check{i + 1}_{'noise' if 'noise' in kind else 'empty'}.png"
         for path, arr in (
-            (good_path, (gt > (gt.max() // 2)).astype(np.uint8) * 255),
+            (good_path, gt.astype(np.uint8) * 255),
             (bad_path, bad),
         ):
             ok, buf = cv2.imencode(".png", arr)

@@ -25,6 +25,7 @@ import json
 import re
 import shutil
 import zipfile
+import zlib
 from pathlib import Path
 
 from fminspect.io.loading import load_image, load_map
@@ -41,19 +42,25 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _pack_names(design: Design) -> dict[str, str]:
+    """Each file of the study → its name inside a pack (``files/00000.png`` …), in the order of
+    :meth:`Design.files`; packing and unpacking both derive it from the design."""
+    return {f: f"files/{i:05d}{Path(f).suffix.lower()}" for i, f in enumerate(design.files())}
+
+
 def write_pack(store: StudyStore, out: Path | str) -> Path:
-    """Write a self-contained study pack (zip) for participants on other computers."""
+    """Write a self-contained study pack (zip) for participants on other computers.
+
+    Refused when a file of the study is missing or cannot be read as an image."""
+    from fminspect.ranking.build import check_files
+
     out = Path(out)
     design = store.design
-    mapping, manifest = {}, {}
-    for i, f in enumerate(design.files()):
-        src = Path(f)
-        if not src.exists():
-            raise StudyError(f"{src}: file of the study is missing; cannot pack")
-        arc = f"files/{i:05d}{src.suffix.lower()}"
-        mapping[f] = arc
-        manifest[arc] = _sha256(src)
-    packed = design.with_paths(mapping)
+    problems = check_files(design)
+    if problems:
+        raise StudyError("cannot pack: " + "; ".join(problems))
+    names = _pack_names(design)
+    manifest = {arc: _sha256(Path(f)) for f, arc in names.items()}
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr(
             "manifest.json",
@@ -69,8 +76,7 @@ def write_pack(store: StudyStore, out: Path | str) -> Path:
             ),
         )
         z.writestr("design.json", design.to_json())
-        z.writestr("design_packed.json", packed.to_json())
-        for f, arc in mapping.items():
+        for f, arc in names.items():
             z.write(f, arc)
     return out
 
@@ -78,55 +84,62 @@ def write_pack(store: StudyStore, out: Path | str) -> Path:
 def open_pack(pack: Path | str, folder: Path | str) -> Path:
     """Unpack a study pack into ``folder`` and create its local study file; returns its path.
 
-    Refuses packs that are not fminspect packs or whose files do not match their manifest.
+    Refuses (StudyError naming the pack) anything that is not an intact fminspect pack: a
+    damaged zip, a manifest that does not match the design, a member whose digest differs,
+    and a folder already holding another version of the study.
     """
     pack, folder = Path(pack), Path(folder)
     try:
-        z = zipfile.ZipFile(pack)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise StudyError(f"{pack}: not a study pack ({exc})") from None
-    with z:
-        try:
+        with zipfile.ZipFile(pack) as z:
             manifest = json.loads(z.read("manifest.json"))
             design = Design.from_json(z.read("design.json").decode())
-        except (KeyError, ValueError) as exc:
-            raise StudyError(f"{pack}: not a study pack ({exc})") from None
-        if (
-            manifest.get("format") != PACK_FORMAT
-            or manifest.get("design_fingerprint") != design.fingerprint
-        ):
-            raise StudyError(f"{pack}: manifest and design do not match (damaged or edited pack)")
-        folder.mkdir(parents=True, exist_ok=True)
-        for arc, digest in manifest["files"].items():
-            target = folder / arc
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(z.read(arc))
-            if _sha256(target) != digest:
-                raise StudyError(f"{pack}: {arc} is damaged (digest mismatch)")
-    study = folder / "study.sqlite"
+            names = _pack_names(design)
+            if (
+                not isinstance(manifest, dict)
+                or manifest.get("format") != PACK_FORMAT
+                or manifest.get("design_fingerprint") != design.fingerprint
+                or set(manifest.get("files", {})) != set(names.values())
+            ):
+                raise StudyError(
+                    f"{pack}: manifest and design do not match (damaged or edited pack)"
+                )
+            study = folder / "study.sqlite"
+            if study.exists():
+                with StudyStore(study) as existing:
+                    if existing.design.fingerprint != design.fingerprint:
+                        raise StudyError(
+                            f"{folder} already holds another version of this study; "
+                            "unpack into a new folder"
+                        )
+            folder.mkdir(parents=True, exist_ok=True)
+            for arc in names.values():  # names made here, never paths taken from the zip
+                data = z.read(arc)
+                if hashlib.sha256(data).hexdigest() != manifest["files"][arc]:
+                    raise StudyError(f"{pack}: {arc} is damaged (digest mismatch)")
+                target = folder / arc
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+    except StudyError:
+        raise
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        OSError,
+        KeyError,
+        ValueError,
+        TypeError,
+        EOFError,
+    ) as exc:
+        raise StudyError(
+            f"{pack}: not a study pack, or a damaged one ({type(exc).__name__}: {exc})"
+        ) from None
     if not study.exists():
         # the local study keeps the lab's design (same fingerprint), with local file paths
-        StudyStore.create(study, design)
-        (folder / "paths.json").write_text(
-            json.dumps({f: str((folder / a).resolve()) for f, a in _pack_mapping(pack).items()})
-        )
+        StudyStore.create(study, design).close()
+    (folder / "paths.json").write_text(
+        json.dumps({f: str((folder / a).resolve()) for f, a in names.items()})
+    )
     return study
-
-
-def _pack_mapping(pack: Path) -> dict[str, str]:
-    with zipfile.ZipFile(pack) as z:
-        design = Design.from_json(z.read("design.json").decode())
-        packed = Design.from_json(z.read("design_packed.json").decode())
-    mapping = {}
-    for g, pg in zip(design.groups, packed.groups, strict=True):
-        for a, b in ((g.gt, pg.gt), (g.image, pg.image)):
-            if a and b:
-                mapping[a] = b
-        for i, pi in zip(g.items, pg.items, strict=True):
-            mapping[i.path] = pi.path
-    for c, pc in zip(design.checks, packed.checks, strict=True):
-        mapping[c.good.path], mapping[c.bad.path] = pc.good.path, pc.bad.path
-    return mapping
 
 
 def local_paths(study: Path | str) -> dict[str, str]:
@@ -146,9 +159,11 @@ def merge_results_file(store: StudyStore, path: Path | str) -> int:
     """Merge a results JSON into the lab's study (see :meth:`StudyStore.merge_results`)."""
     path = Path(path)
     try:
-        results = json.loads(path.read_text())
+        results = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise StudyError(f"{path}: cannot read the results ({exc})") from None
+    if not isinstance(results, dict):
+        raise StudyError(f"{path}: not an fminspect results file")
     return store.merge_results(results, str(path))
 
 
@@ -216,6 +231,10 @@ def write_votes_csv(store: StudyStore, out: Path | str) -> Path:
 def export_ranked(result: StudyResult, out: Path | str) -> Path:
     """Write the consensual groups as a human-ranked dataset (layout in the module notes)."""
     out = Path(out)
+    if out.exists() and any(out.iterdir()):
+        raise StudyError(
+            f"{out} is not empty; export into a new folder (old groups would stay behind)"
+        )
     out.mkdir(parents=True, exist_ok=True)
     design = result.design
     rows, groups = [], []
@@ -318,18 +337,27 @@ def load_ranked(root: Path | str) -> tuple[list[RankedGroup], list[str]]:
             data = json.loads(manifest.read_text(encoding="utf-8"))
         except ValueError as exc:
             raise StudyError(f"{manifest}: not valid JSON ({exc})") from None
-        if data.get("format") != RANKED_FORMAT:
+        if not isinstance(data, dict) or data.get("format") != RANKED_FORMAT:
             raise StudyError(f"{manifest}: not a {RANKED_FORMAT} manifest")
-        for g in data["groups"]:
-            ranked = sorted(g["ranked"], key=lambda r: r["rank"])
+        for k, g in enumerate(data.get("groups", [])):
             try:
+                ranked = sorted(g["ranked"], key=lambda r: r["rank"])
                 maps = tuple(load_map(root / r["file"]).array for r in ranked)
                 image = load_image(root / g["image"]) if g.get("image") else None
                 gt = load_map(root / g["gt"]).array
+                out.append(
+                    RankedGroup(
+                        str(g["group"]), gt, maps, image, tuple(str(r["model"]) for r in ranked)
+                    )
+                )
             except LoadError as exc:
-                problems.append(f"{g['group']}: {exc}")
-                continue
-            out.append(RankedGroup(g["group"], gt, maps, image, tuple(r["model"] for r in ranked)))
+                problems.append(f"{g.get('group', k + 1)}: {exc}")
+            except (KeyError, TypeError, AttributeError):
+                problems.append(f"{manifest}: group entry {k + 1} is malformed; left out")
+        if not out:
+            raise StudyError(
+                f"{manifest}: no readable group" + "".join(f"\n  {p}" for p in problems)
+            )
         return out, problems
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         files = sorted(f for f in folder.iterdir() if f.is_file() and not f.name.startswith("."))

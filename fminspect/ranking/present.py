@@ -31,16 +31,26 @@ class Screen:
     right: np.ndarray
 
 
+def to_u8(a: np.ndarray) -> np.ndarray:
+    """A map of any depth the loader returns (uint8, uint16, float in [0, 1], bool) as uint8."""
+    if a.dtype == np.uint8:
+        return a
+    if a.dtype == np.uint16:
+        return ((a.astype(np.uint32) + 128) // 257).astype(np.uint8)
+    if a.dtype == bool:
+        return a.astype(np.uint8) * 255
+    return np.clip(np.rint(a.astype(np.float64) * 255), 0, 255).astype(np.uint8)
+
+
 def _grey(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(np.repeat(a[..., None], 3, axis=2))
+    return np.ascontiguousarray(np.repeat(to_u8(a)[..., None], 3, axis=2))
 
 
 def candidate(
     path: str, shape: tuple[int, int], presentation: str, alpha: float, image: np.ndarray | None
 ) -> np.ndarray:
     """One candidate map as shown: grey, or overlaid on ``image``."""
-    m = load_map(path).array
-    m, _ = fit_to(m, shape)
+    m, _ = fit_to(to_u8(load_map(path).array), shape)
     if presentation != "overlay" or image is None:
         return _grey(m)
     w = (alpha * m.astype(np.float32) / 255.0)[..., None]
@@ -79,7 +89,7 @@ class Presenter:
         """The pictures of ``trial`` (raises LoadError naming a file that cannot be read)."""
         d = self.design
         gt_path, image_path, left, right = self._items(trial)
-        gt = self._get(f"gt:{gt_path}", lambda: load_map(gt_path).array) if gt_path else None
+        gt = self._get(f"gt:{gt_path}", lambda: to_u8(load_map(gt_path).array)) if gt_path else None
         image = (
             self._get(f"img:{image_path}", lambda: load_image(image_path)) if image_path else None
         )

@@ -266,12 +266,13 @@ def plot_agreement(report: HumanAgreementReport, path: Path, title: str) -> None
     fig, axes = plt.subplots(1, 2, figsize=(9, 0.32 * len(rows) + 1.4), dpi=130, sharey=True)
     for ax, key, label in (
         (axes[0], "theta", "θ = 1 − ρ (lower is better)"),
-        (axes[1], "error_rate", "error rate (lower is better)"),
+        (axes[1], "error_rate", "error rate in % (lower is better)"),
     ):
         prefix = "theta" if key == "theta" else "error"
-        v = np.array([r[key] for r in rows])
-        lo = np.array([r[f"{prefix}_ci_low"] for r in rows])
-        hi = np.array([r[f"{prefix}_ci_high"] for r in rows])
+        scale = 100.0 if key == "error_rate" else 1.0  # the error rate in %, as in the table
+        v = scale * np.array([r[key] for r in rows])
+        lo = scale * np.array([r[f"{prefix}_ci_low"] for r in rows])
+        hi = scale * np.array([r[f"{prefix}_ci_high"] for r in rows])
         err = np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)])
         ax.barh(y, v, xerr=err, color="#4c72b0" if key == "theta" else "#dd8452", capsize=2)
         ax.set_xlabel(label, fontsize=8)

@@ -47,10 +47,13 @@ def schedule(design: Design, participant: str) -> list[Trial]:
     seq: list[tuple[str, str, str, str, int | None, str | None]] = [
         ("pair", *pairs[i], None, None) for i in order
     ]
-    n_rep = min(design.repeats, len(seq))
-    for pos in sorted(rng.choice(len(seq), size=n_rep, replace=False), reverse=True):
+    # a repeat comes at least 4 trials after its original, so only pairs that have 3 more
+    # after them can be repeated (a study with fewer pairs gets fewer repeats)
+    eligible = max(0, len(seq) - 3)
+    n_rep = min(design.repeats, eligible)
+    for pos in sorted(rng.choice(eligible, size=n_rep, replace=False), reverse=True):
         kind, group, left, right, _, _ = seq[pos]
-        insert_at = int(rng.integers(min(pos + 4, len(seq)), len(seq) + 1))
+        insert_at = int(rng.integers(pos + 4, len(seq) + 1))
         seq.insert(insert_at, ("repeat", group, right, left, pos, None))
     for check in design.checks:
         good, bad = check.good.id, check.bad.id

@@ -225,9 +225,10 @@ class StudyStore:
         """Add a participant's results from another computer; returns the number of votes.
 
         Refused (StudyError, nothing written) when the results belong to another study or
-        another version of this study's design, or when that participant is already here.
+        another version of this study's design, when that participant is already here, or
+        when the schedule or any vote does not match what the study showed that participant.
         """
-        if results.get("format") != "fminspect-study-results/1":
+        if not isinstance(results, dict) or results.get("format") != "fminspect-study-results/1":
             raise StudyError(f"{origin}: not an fminspect results file")
         if results.get("study_id") != self.design.study_id:
             raise StudyError(
@@ -239,16 +240,18 @@ class StudyStore:
                 f"{origin}: made from a different version of this study's design "
                 f"({results.get('design_fingerprint')} ≠ {self.design.fingerprint})"
             )
-        participant = str(results["participant"])
+        participant = results.get("participant")
+        if not isinstance(participant, str) or not participant.strip():
+            raise StudyError(f"{origin}: the results name no participant")
         if participant in self.participants():
             raise StudyError(
                 f"{origin}: participant {participant!r} is already in this study "
                 "(duplicate results are refused)"
             )
         expected = [_trial_dict(t) for t in schedule(self.design, participant)]
-        if results["trials"] != expected:
+        if results.get("trials") != expected:
             raise StudyError(f"{origin}: the schedule does not match the study's (tampered file?)")
-        votes = [Vote(**v) for v in results["votes"]]  # type: ignore[arg-type]
+        votes = self._checked_votes(results.get("votes"), participant, expected, origin)
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         self.db.execute("BEGIN IMMEDIATE")
         try:
@@ -281,6 +284,40 @@ class StudyStore:
             raise StudyError(f"{origin}: could not merge ({exc})") from None
         self.db.execute("COMMIT")
         return len(votes)
+
+    def _checked_votes(
+        self, raw: object, participant: str, expected: list[dict[str, object]], origin: str
+    ) -> list[Vote]:
+        """The votes of a results file, each checked against the trial it answers."""
+        if not isinstance(raw, list):
+            raise StudyError(f"{origin}: no list of votes")
+        trials = {t["index"]: t for t in expected}
+        votes, seen = [], set()
+        for k, v in enumerate(raw):
+            try:
+                vote = Vote(**v)
+                t = trials[vote.trial]
+                float(vote.rt_ms)
+            except (TypeError, KeyError, ValueError):
+                raise StudyError(
+                    f"{origin}: vote {k + 1} is malformed or answers no trial"
+                ) from None
+            chosen = {"left": t["left"], "right": t["right"], "tie": None}.get(vote.choice, "?")
+            if (
+                vote.participant != participant
+                or (vote.kind, vote.group, vote.left, vote.right)
+                != (t["kind"], t["group"], t["left"], t["right"])
+                or vote.chosen != chosen
+                or (vote.choice == "tie" and not self.design.allow_ties)
+                or vote.trial in seen
+            ):
+                raise StudyError(
+                    f"{origin}: vote {k + 1} (trial {vote.trial}) does not match what the study "
+                    "showed this participant (tampered file?)"
+                )
+            seen.add(vote.trial)
+            votes.append(vote)
+        return votes
 
 
 def _trial_dict(t: Trial) -> dict[str, object]:

@@ -218,3 +218,22 @@ def test_analysis_window_rule_exclusion_and_measures(qtbot, study: Path) -> None
         w.participants.item(row, 0).setCheckState(QtCore.Qt.CheckState.Checked)
     assert w.result.excluded == ["rev"] and len(w.result.consensual) == 4
     QtCore.QThreadPool.globalInstance().waitForDone(30000)
+
+
+def test_undo_after_the_end_removes_the_outdated_results_file(
+    qtbot, study: Path, tmp_path: Path
+) -> None:
+    from fminspect.gui.voting import prepare_study
+
+    store, paths, results_dir = prepare_study(
+        write_pack(StudyStore(study), tmp_path / "p.zip"), tmp_path / "u"
+    )
+    w = _window(qtbot, store, participant="fay", paths=paths, results_dir=results_dir)
+    while w.page == "vote":
+        qtbot.keyClick(w, Key.Key_Left)
+    written = w.results_file
+    assert written is not None and written.exists()
+    qtbot.keyClick(w, Key.Key_Backspace)
+    assert not written.exists() and w.results_file is None
+    qtbot.keyClick(w, Key.Key_Right)
+    assert w.page == "finished" and w.results_file is not None and w.results_file.exists()

@@ -256,3 +256,37 @@ def test_write_meta_is_byte_identical_for_the_same_seed(tmp_path: Path) -> None:
         "meta.png",
     ):
         assert (tmp_path / "o1" / name).read_bytes() == (tmp_path / "o2" / name).read_bytes(), name
+
+
+def test_human_only_run_names_variants_and_a_bad_folder_is_a_problem(tmp_path: Path) -> None:
+    gt = square(10, 10, 20)
+    for g in ("g1", "g2"):
+        write_png(tmp_path / "ranked" / g / "gt.png", gt)
+        write_png(tmp_path / "ranked" / g / "1.png", gt)
+        write_png(tmp_path / "ranked" / g / "2.png", np.roll(gt, 5, axis=1))
+        write_png(tmp_path / "ranked" / g / "3.png", np.zeros_like(gt))
+    (tmp_path / "empty").mkdir()
+    config = MetaConfig(metas=("human",), keys=("MAE", "Sm"))
+    r = run_meta(
+        [],
+        config,
+        cache_path=tmp_path / "c.sqlite",
+        ranked=[tmp_path / "ranked", tmp_path / "empty"],
+    )
+    assert r.labels == {"MAE": "MAE", "Sm": "Sm α=0.5"}
+    assert r.value("ranked (human)", "human", "θ", "Sm") == 0.0
+    assert any("empty" in str(p.path) and "no ranked groups" in p.message for p in r.problems)
+    from fminspect.meta.outputs import protocol_caption
+
+    caption = protocol_caption(r)
+    assert "human: θ" in caption and "generic" not in caption and "annotation" not in caption
+
+
+def test_gt_switch_good_maps_follow_the_measure_direction(tmp_path: Path) -> None:
+    gts = [square(5, 5, 20), square(30, 50, 20), square(35, 5, 18)]
+    root = build(tmp_path / "ds", gts, {"perfect": gts, "empty": [np.zeros((H, W), np.uint8)] * 3})
+    # MAE is lower-is-better: "good" means MAE ≤ 0.05, which only the perfect map meets
+    r = run(root, tmp_path, metas=("gt_switch",), keys=("MAE",), good_key="MAE", good_min=0.05)
+    assert {c.model for c in r.cases if c.meta == "gt_switch"} == {"perfect"}
+    none = run(root, tmp_path, metas=("gt_switch",), keys=("MAE",), good_min=1.5)
+    assert not none.cases and any("no map is good enough" in p.message for p in none.problems)

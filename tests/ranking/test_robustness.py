@@ -1,0 +1,187 @@
+"""Edge cases of aggregation and refusals of bad or tampered files."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fminspect.cli import main
+from fminspect.io.discovery import discover
+from fminspect.ranking.aggregate import Rule, aggregate
+from fminspect.ranking.agreement import _pair_table, category_shares, fleiss_kappa_pairs
+from fminspect.ranking.build import build_design, groups_from_dataset
+from fminspect.ranking.export import export_ranked, load_ranked, open_pack, write_pack
+from fminspect.ranking.present import to_u8
+from fminspect.ranking.simulate import SimulatedParticipant, simulate, strengths_by_position
+from fminspect.ranking.store import StudyError, StudyStore, VotingSession
+from tests.datasets import make_dataset
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> StudyStore:
+    root = make_dataset(tmp_path / "data", n_images=4, methods=("A", "B", "C"), size=(30, 40))
+    (ds,), _ = discover(root)
+    path = tmp_path / "study.sqlite"
+    design = build_design("edge", groups_from_dataset(ds), path, allow_ties=True)
+    return StudyStore.create(path, design)
+
+
+def _vote_group(store: StudyStore, who: str, group: str, answer) -> None:  # type: ignore[no-untyped-def]
+    """Answer only ``group``'s pairs with ``answer(trial) -> choice``; leave the rest."""
+    session = VotingSession(store, who)
+    for t in session.trials:
+        if t.group == group:
+            store.record(who, t, answer(t), 100.0)
+
+
+def test_unfinished_and_undecided_participants_are_not_circular(store: StudyStore) -> None:
+    truth = strengths_by_position(store, gap=50)
+    for k in range(2):
+        simulate(store, SimulatedParticipant(f"p{k}", truth, seed=k))
+    g0 = store.design.groups[0]
+    best = g0.items[0].id
+    # 'late' answered one pair of g0 only; 'unsure' answered every pair, one with a tie
+    session = VotingSession(store, "late")
+    first = next(t for t in session.trials if t.group == g0.id)
+    store.record("late", first, "left", 100.0)
+    _vote_group(
+        store,
+        "unsure",
+        g0.id,
+        lambda t: (
+            "tie" if best not in (t.left, t.right) else ("left" if t.left == best else "right")
+        ),
+    )
+    result = aggregate(store, Rule("unanimous"), exclude=["unsure"])
+    g = result.groups[0]
+    assert g.unfinished == 1 and g.circular_triads == 0
+    assert g.consensus == tuple(g.items) and set(g.participant_orders) == {"p0", "p1"}
+    with_unsure = aggregate(store, Rule("unanimous")).groups[0]
+    assert with_unsure.undecided == 1 and with_unsure.circular_triads == 0
+    assert with_unsure.participant_orders["unsure"] is None  # a tie gives no strict order
+    assert "1 circular or undecided" in with_unsure.reason
+
+
+def test_k_of_n_refuses_two_orders_with_the_same_support(store: StudyStore) -> None:
+    truth = strengths_by_position(store, gap=50)
+    reverse = {i: -s for i, s in truth.items()}
+    for k in range(2):
+        simulate(store, SimulatedParticipant(f"up{k}", truth, seed=k))
+        simulate(store, SimulatedParticipant(f"down{k}", reverse, seed=k))
+    g = aggregate(store, Rule("k_of_n", k=2)).groups[0]
+    assert g.consensus is None and "two different orders" in g.reason
+
+
+@pytest.mark.parametrize(
+    "text", ["foo", "k_of_n", "k_of_n:x", "k_of_n:0", "bt:0.3", "bt:1.5", "majority:2"]
+)
+def test_bad_rules_are_refused_with_a_reason(text: str) -> None:
+    with pytest.raises(ValueError, match="rule"):
+        Rule.parse(text)
+
+
+def test_group_kappa_uses_the_study_wide_chance_rates(store: StudyStore) -> None:
+    truth = strengths_by_position(store, gap=50)
+    for k in range(5):
+        simulate(store, SimulatedParticipant(f"p{k}", truth, seed=k))
+    votes = store.votes()
+    chance = category_shares(votes)
+    group = [v for v in votes if v.group == store.design.groups[0].id]
+    assert fleiss_kappa_pairs(group, chance=chance) == pytest.approx(1.0)  # everyone agrees
+    # with the votes' own shares the formula is Fleiss' (statsmodels) exactly
+    assert fleiss_kappa_pairs(votes, chance=category_shares(votes)) == pytest.approx(
+        fleiss_kappa_pairs(votes)
+    )
+    assert _pair_table(votes).shape == (3 * len(store.design.groups), 3)
+
+
+def test_merge_refuses_relabelled_or_malformed_votes(store: StudyStore, tmp_path: Path) -> None:
+    remote_path = open_pack(write_pack(store, tmp_path / "p.zip"), tmp_path / "remote")
+    remote = StudyStore(remote_path)
+    simulate(remote, SimulatedParticipant("r", strengths_by_position(remote)))
+    results = remote.export_results("r")
+    simulate(store, SimulatedParticipant("A", strengths_by_position(store)))
+    forged = json.loads(json.dumps(results))
+    forged["votes"][0]["participant"] = "A"
+    with pytest.raises(StudyError, match=r"vote 1 \(trial \d+\) does not match"):
+        store.merge_results(forged, "forged.json")
+    flipped = json.loads(json.dumps(results))
+    flipped["votes"][0]["chosen"] = (
+        flipped["votes"][0]["right"]
+        if flipped["votes"][0]["choice"] == "left"
+        else flipped["votes"][0]["left"]
+    )
+    with pytest.raises(StudyError, match="does not match"):
+        store.merge_results(flipped, "flipped.json")
+    broken = dict(results, votes=[{"trial": 0}])
+    with pytest.raises(StudyError, match="malformed"):
+        store.merge_results(broken, "broken.json")
+    with pytest.raises(StudyError, match="not an fminspect results file"):
+        store.merge_results([1, 2], "list.json")  # type: ignore[arg-type]
+    assert store.participants() == ["A"]
+    assert store.merge_results(results, "good.json") == len(results["votes"])
+
+
+def test_packs_cannot_write_outside_their_folder_or_mix_versions(
+    store: StudyStore, tmp_path: Path
+) -> None:
+    pack = write_pack(store, tmp_path / "p.zip")
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(pack) as src, zipfile.ZipFile(evil, "w") as dst:
+        manifest = json.loads(src.read("manifest.json"))
+        manifest["files"]["../escaped.txt"] = manifest["files"].pop(next(iter(manifest["files"])))
+        for name in src.namelist():
+            dst.writestr(name, json.dumps(manifest) if name == "manifest.json" else src.read(name))
+    with pytest.raises(StudyError, match="do not match"):
+        open_pack(evil, tmp_path / "x")
+    assert not (tmp_path / "escaped.txt").exists()
+    open_pack(pack, tmp_path / "here")
+    other = tmp_path / "other.sqlite"
+    design = build_design("edge v2", list(store.design.groups), other)
+    other_pack = write_pack(StudyStore.create(other, design), tmp_path / "v2.zip")
+    with pytest.raises(StudyError, match="another version"):
+        open_pack(other_pack, tmp_path / "here")
+    truncated = tmp_path / "trunc.zip"
+    truncated.write_bytes(pack.read_bytes()[: len(pack.read_bytes()) // 2])
+    with pytest.raises(StudyError, match="not a study pack"):
+        open_pack(truncated, tmp_path / "t")
+
+
+def test_export_refuses_a_folder_in_use_and_bad_manifests_are_named(
+    store: StudyStore, tmp_path: Path
+) -> None:
+    simulate(store, SimulatedParticipant("p", strengths_by_position(store)))
+    result = aggregate(store, Rule("unanimous"))
+    out = export_ranked(result, tmp_path / "ranked")
+    with pytest.raises(StudyError, match="not empty"):
+        export_ranked(result, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["groups"][0].pop("ranked")
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    groups, problems = load_ranked(out)
+    assert len(groups) == len(result.consensual) - 1 and "malformed" in problems[0]
+
+
+def test_sixteen_bit_maps_are_shown_at_their_real_levels() -> None:
+    a16 = np.array([[0, 257 * 100, 65535]], np.uint16)
+    assert to_u8(a16).tolist() == [[0, 100, 255]]
+    assert to_u8(np.array([[0.0, 0.5, 1.0]])).tolist() == [[0, 128, 255]]
+    assert to_u8(np.array([[True, False]])).tolist() == [[255, 0]]
+
+
+def test_cli_refuses_bad_rules_unknown_participants_and_makes_the_results_folder(
+    store: StudyStore, tmp_path: Path, capsys
+) -> None:
+    simulate(store, SimulatedParticipant("p", strengths_by_position(store)))
+    path = str(store.path)
+    store.close()
+    assert main(["rank", "aggregate", path, "--rule", "foo"]) == 1
+    assert "--rule" in capsys.readouterr().err
+    assert main(["rank", "aggregate", path, "--exclude", "nobody"]) == 1
+    assert "no participant named nobody" in capsys.readouterr().err
+    assert main(["rank", "export-results", path, "--out", str(tmp_path / "new" / "dir")]) == 0
+    assert (tmp_path / "new" / "dir" / "results_p.json").exists()
