@@ -288,7 +288,7 @@ def _cmd_meta(args: argparse.Namespace) -> int:
 
 
 def _add_meta_parser(sub) -> None:  # type: ignore[no-untyped-def]
-    from fminspect.meta.protocol import META_MEASURES
+    from fminspect.meta import META_MEASURES
 
     m = sub.add_parser(
         "meta",

@@ -43,6 +43,17 @@ def test_package_import_is_light() -> None:
     assert out.stdout.strip() == ""
 
 
+def test_building_the_command_line_parser_is_light() -> None:
+    # every fminspect command builds the whole parser first: it must not import the measures
+    code = (
+        "import sys, fminspect.cli as c\n"
+        "c.build_parser(); c.build_gui_parser()\n"
+        "print(','.join(m for m in ('cv2', 'scipy', 'numpy', 'matplotlib') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
 def test_every_subpackage_is_listed_in_pyproject() -> None:
     listed = set(
         tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]

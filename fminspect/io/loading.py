@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,10 +30,8 @@ from fminspect.io.validation import LoadError
 
 # A corrupt file is reported by fminspect with its path and problem (LoadError); OpenCV's own
 # decoder warnings on stderr would only repeat it, less clearly.
-try:
+with contextlib.suppress(AttributeError):  # builds without the logging module keep theirs
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
-except AttributeError:  # pragma: no cover - builds without the logging module
-    pass
 
 #: Refuse images with more pixels than this (an 8-bit 100 MP grey map is 100 MB).
 MAX_PIXELS = 100_000_000

@@ -44,7 +44,7 @@ import numpy as np
 
 from fminspect.io.loading import fit_to, load_image, load_map
 from fminspect.io.validation import LoadError, Problem
-from fminspect.meta import maps
+from fminspect.meta import META_MEASURES, maps
 from fminspect.metrics import (
     MEASURE_KEYS,
     MEASURES_BY_KEY,
@@ -52,16 +52,6 @@ from fminspect.metrics import (
     compute_suite,
     prepare,
     prepare_gt,
-)
-
-META_MEASURES = (
-    "generic",
-    "noise_map",
-    "gt_switch",
-    "noise_injection",
-    "annotation",
-    "application",
-    "human",
 )
 
 
