@@ -232,66 +232,25 @@ def _outcomes(
     for meta, case, model, key, value, detail in res.rows:
         by[(meta, case)][model][key] = value
         if meta in ("generic", "noise_map"):
+            # the synthetic map against the mean of the real models on this image
             vals = [s[key] for s in own.values() if not math.isnan(s.get(key, math.nan))]
-            if not vals or math.isnan(value):
-                cases.append(
-                    Case(
-                        dataset, image, meta, case, "", key, math.nan, value, None, "no model score"
-                    )
-                )
-                continue
-            ref = float(np.mean(vals))
-            cases.append(
-                Case(
-                    dataset,
-                    image,
-                    meta,
-                    case,
-                    "",
-                    key,
-                    ref,
-                    value,
-                    int(_better(key, value, ref)),
-                    f"mean of {len(vals)} models",
-                )
-            )
+            ref = float(np.mean(vals)) if vals else math.nan
+            detail = f"mean of {len(vals)} models" if vals else "no model score"
         elif meta in ("gt_switch", "noise_injection"):
+            # the same map, perturbed or against another GT, against itself
             ref = own.get(model, {}).get(key, math.nan)
             if meta == "gt_switch":
                 good = own.get(model, {}).get(config.good_key, math.nan)
                 if not is_good(config, good):
                     continue  # only good maps enter the GT switch (NaN never does)
                 detail = f"GT of {case}; {config.good_key} = {good:.3f}"
-            if math.isnan(ref) or math.isnan(value):
-                cases.append(
-                    Case(
-                        dataset,
-                        image,
-                        meta,
-                        case,
-                        model,
-                        key,
-                        ref,
-                        value,
-                        None,
-                        detail or "undefined",
-                    )
-                )
-            else:
-                cases.append(
-                    Case(
-                        dataset,
-                        image,
-                        meta,
-                        case,
-                        model,
-                        key,
-                        ref,
-                        value,
-                        int(_better(key, value, ref)),
-                        detail,
-                    )
-                )
+        else:
+            continue
+        undefined = math.isnan(ref) or math.isnan(value)
+        outcome = None if undefined else int(_better(key, value, ref))
+        if undefined and not detail:
+            detail = "undefined"
+        cases.append(Case(dataset, image, meta, case, model, key, ref, value, outcome, detail))
     # annotation errors: score change per model, ranking change per image
     for op in ("dilate", "erode"):
         per_model = by.get(("annotation", op))
