@@ -11,14 +11,12 @@ camouflage degree of the sample, as fminspect does for several models of one ima
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 from _harness import HERE, ratio_table, reference_python, run_json
-from _inputs import make_pair
+from _inputs import write_inputs
 
 
 def main() -> None:
@@ -29,10 +27,7 @@ def main() -> None:
     ref_python = reference_python()
     with tempfile.TemporaryDirectory() as tmp:
         npz = Path(tmp) / "inputs.npz"
-        arrays = {"sizes": np.array(json.dumps(args.sizes))}
-        for s in args.sizes:
-            arrays[f"pred_{s}"], arrays[f"gt_{s}"], arrays[f"img_{s}"] = make_pair(s)
-        np.savez(npz, **arrays)
+        write_inputs(npz, args.sizes)
         for tuned in (False, True):
             common = [str(npz), str(args.repeats), "context"]
             ref = run_json(ref_python, HERE / "_time_pysod.py", common, tuned)

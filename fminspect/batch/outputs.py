@@ -177,7 +177,9 @@ def write_markdown(report: EvalReport, out: Path) -> None:
     (out / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _tex(text: str) -> str:
+def tex_escape(text: str) -> str:
+    """Text for a LaTeX table: special characters escaped, the Greek and mathematical signs
+    used in variant labels and captions (β², α, ρ, θ, Δ, ≥, ×, σ, ·, †) in math mode."""
     for a, b in (
         ("\\", r"\textbackslash{}"),
         ("_", r"\_"),
@@ -191,7 +193,14 @@ def _tex(text: str) -> str:
         ("γ", r"$\gamma$"),
         ("λ", r"$\lambda$"),
         ("ρ", r"$\rho$"),
+        ("θ", r"$\theta$"),
+        ("Δ", r"$\Delta$"),
+        ("σ", r"$\sigma$"),
         ("·", r"$\cdot$"),
+        ("≥", r"$\geq$"),
+        ("×", r"$\times$"),
+        ("²", r"$^2$"),
+        ("−", "-"),
         ("⚠", r"$\dagger$"),
     ):
         text = text.replace(a, b)
@@ -209,12 +218,12 @@ def write_latex(report: EvalReport, out: Path) -> None:
             r"\begin{table}[t]",
             r"\centering",
             r"\small",
-            rf"\caption{{{_tex(ds)}: {_tex(_caption(report))}}}",
+            rf"\caption{{{tex_escape(ds)}: {tex_escape(_caption(report))}}}",
             r"\begin{tabular}{l" + "r" * len(keys) + "}",
             r"\toprule",
             "Method & "
             + " & ".join(
-                _tex(MEASURES_BY_KEY[k].label(params))
+                tex_escape(MEASURES_BY_KEY[k].label(params))
                 + (r"$\uparrow$" if MEASURES_BY_KEY[k].higher_is_better else r"$\downarrow$")
                 for k in keys
             )
@@ -231,7 +240,7 @@ def write_latex(report: EvalReport, out: Path) -> None:
                         rank or 0, v
                     )
                 )
-            name = _tex(r.method) + ("" if r.coverage.complete else r"$^\dagger$")
+            name = tex_escape(r.method) + ("" if r.coverage.complete else r"$^\dagger$")
             lines.append(f"{name} & " + " & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}"]
         if any(not r.coverage.complete for r in rs):

@@ -125,8 +125,6 @@ def _label(text: str, size: int = 13, bold: bool = False) -> QtWidgets.QLabel:
 class VotingWindow(QtWidgets.QWidget):
     """See the module notes. ``participant`` skips the id field of the start page."""
 
-    finished_session = QtCore.Signal()
-
     def __init__(
         self,
         store: StudyStore,
@@ -423,7 +421,6 @@ class VotingWindow(QtWidgets.QWidget):
         text += "\n\nBackspace: change your last answer."
         self.finished_text.setText(text)
         self.pages.setCurrentWidget(self.finished_page)
-        self.finished_session.emit()
 
     # ------------------------------------------------------------------ keys
     def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:

@@ -15,6 +15,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from fminspect import MEASURE_DEFINITION_VERSION
+from fminspect.batch.outputs import tex_escape
+from fminspect.meta import META_MEASURES
 from fminspect.meta.runner import MetaReport
 
 
@@ -26,20 +28,7 @@ def _fmt(v: float, pct: bool) -> str:
 
 def columns(report: MetaReport) -> list[tuple[str, str, str]]:
     """(meta, statistic, dataset) of every summary column, in protocol order."""
-    order = {
-        m: i
-        for i, m in enumerate(
-            (
-                "generic",
-                "noise_map",
-                "gt_switch",
-                "noise_injection",
-                "annotation",
-                "application",
-                "human",
-            )
-        )
-    }
+    order = {m: i for i, m in enumerate(META_MEASURES)}
     seen = {(r.meta, r.statistic, r.dataset) for r in report.summary}
     ds_order = {d: i for i, d in enumerate(report.datasets)}
     return sorted(seen, key=lambda c: (order.get(c[0], 99), c[1], ds_order.get(c[2], 99)))
@@ -201,31 +190,6 @@ def protocol_caption(report: MetaReport) -> str:
     )
 
 
-def _tex(text: str) -> str:
-    for a, b in (
-        ("\\", r"\textbackslash{}"),
-        ("&", r"\&"),
-        ("%", r"\%"),
-        ("_", r"\_"),
-        ("#", r"\#"),
-        ("β²", r"$\beta^2$"),
-        ("α", r"$\alpha$"),
-        ("γ", r"$\gamma$"),
-        ("λ", r"$\lambda$"),
-        ("ρ", r"$\rho$"),
-        ("θ", r"$\theta$"),
-        ("Δ", r"$\Delta$"),
-        ("·", r"$\cdot$"),
-        ("−", "-"),
-        ("≥", r"$\geq$"),
-        ("×", r"$\times$"),
-        ("σ", r"$\sigma$"),
-        ("²", r"$^2$"),
-    ):
-        text = text.replace(a, b)
-    return text
-
-
 def _latex(header: list[str], rows: list[list[str]], caption: str) -> str:
     lines = [
         r"\begin{table}[t]",
@@ -233,14 +197,14 @@ def _latex(header: list[str], rows: list[list[str]], caption: str) -> str:
         r"\small",
         r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
         r"\toprule",
-        " & ".join(_tex(h) for h in header) + r" \\",
+        " & ".join(tex_escape(h) for h in header) + r" \\",
         r"\midrule",
     ]
-    lines += [" & ".join(_tex(v) for v in r) + r" \\" for r in rows]
+    lines += [" & ".join(tex_escape(v) for v in r) + r" \\" for r in rows]
     lines += [
         r"\bottomrule",
         r"\end{tabular}",
-        r"\caption{" + _tex(caption) + "}",
+        r"\caption{" + tex_escape(caption) + "}",
         r"\end{table}",
         "",
     ]

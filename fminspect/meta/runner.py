@@ -285,7 +285,7 @@ def _outcomes(
                     "",
                     key,
                     math.nan,
-                    1 - rho if not math.isnan(rho) else math.nan,
+                    1 - rho,  # NaN when the ranking is undefined
                     None,
                     f"{len(models)} models"
                     + ("; ranking undefined (ties)" if math.isnan(rho) else ""),
@@ -325,7 +325,7 @@ def _outcomes(
                     "",
                     key,
                     math.nan,
-                    1 - rho if not math.isnan(rho) else math.nan,
+                    1 - rho,  # NaN when the ranking is undefined
                     None,
                     f"{len(models)} models"
                     + (

@@ -14,7 +14,6 @@ import json
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 PRESENTATIONS = ("side_by_side", "overlay")
@@ -190,13 +189,3 @@ def new_design(
         checks=tuple(checks),
         selection=selection or {},
     )
-
-
-def relative_to(path: str | None, root: Path) -> str | None:
-    """``path`` relative to ``root`` when it lies inside it."""
-    if path is None:
-        return None
-    try:
-        return str(Path(path).resolve().relative_to(root.resolve()))
-    except ValueError:
-        return path

@@ -13,7 +13,6 @@ the chosen item, response time, timestamp, app version).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -389,8 +388,3 @@ class VotingSession:
         index = self._done.pop()
         self.store.delete_vote(self.participant, index)
         return self.trials[index]
-
-    def iter_remaining(self) -> Iterator[Trial]:
-        """Trials still to vote on, in order."""
-        done = set(self._done)
-        return (t for t in self.trials if t.index not in done)
