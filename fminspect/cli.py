@@ -7,6 +7,7 @@ subcommands.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
@@ -135,8 +136,14 @@ def _print_coverage(datasets, methods=None) -> None:  # type: ignore[no-untyped-
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
+    pool = None
+    if args.jobs > 1 and not args.scheduler:
+        from fminspect.batch.pool import LocalPool
+
+        pool = LocalPool(args.jobs)  # workers import the measures while this process does
     from fminspect.batch import EvalConfig, evaluate_datasets
     from fminspect.batch.outputs import write_all
+    from fminspect.batch.plots import PlotProcess
     from fminspect.io.discovery import discover, from_toolkit_configs
 
     if args.dataset_config or args.method_config:
@@ -181,16 +188,19 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"fminspect eval: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
-    report = evaluate_datasets(
-        datasets,
-        config,
-        cache_path=args.cache or out / "cache.sqlite",
-        methods=args.methods,
-        jobs=args.jobs,
-        scheduler=args.scheduler,
-        progress=None if not args.quiet else False,
-    )
-    write_all(report, out, plots=not args.no_plots)
+    # a second process imports Matplotlib while the images are scored, then draws the plots
+    with PlotProcess() if not args.no_plots else contextlib.nullcontext() as plotter:
+        report = evaluate_datasets(
+            datasets,
+            config,
+            cache_path=args.cache or out / "cache.sqlite",
+            methods=args.methods,
+            jobs=args.jobs,
+            scheduler=args.scheduler,
+            pool=pool,
+            progress=None if not args.quiet else False,
+        )
+        write_all(report, out, plots=not args.no_plots, plotter=plotter)
     for p in report.problems:
         print(p, file=sys.stderr)
     print(

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from fminspect import MEASURE_DEFINITION_VERSION, __version__
+from fminspect.batch.plots import Figure, Line, PlotProcess, render
 from fminspect.batch.runner import EvalReport, MethodResult
 from fminspect.io.discovery import natural_key
 from fminspect.metrics import MEASURES_BY_KEY
@@ -259,16 +260,10 @@ def _axis(values: list[np.ndarray], margin: float = 0.03) -> tuple[float, float]
     return max(lo - pad, 0.0), min(hi + pad, 1.05)
 
 
-def write_plots(report: EvalReport, out: Path) -> None:
-    """PR, F-measure and E-measure curves per dataset, as PNG and PDF (automatic ranges)."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    plots = out / "plots"
-    plots.mkdir(exist_ok=True)
+def plot_figures(report: EvalReport) -> list[Figure]:
+    """PR, F-measure and E-measure curves per dataset (mean curves over images)."""
     thresholds = np.arange(256) / 255
+    figures = []
     for ds, rs in _by_dataset(report).items():
         specs = [
             (
@@ -299,31 +294,37 @@ def write_plots(report: EvalReport, out: Path) -> None:
             ]
             if not usable:
                 continue
-            fig, ax = plt.subplots(figsize=(5, 4), dpi=150)
-            fig.subplots_adjust(left=0.13, right=0.97, bottom=0.12, top=0.92)
-            xs, ys = [], []
+            lines = []
             for r in sorted(usable, key=lambda r: natural_key(r.method)):
                 x, y = get(r)
-                ax.plot(x, y, lw=1.5, label=r.method + ("" if r.coverage.complete else " ⚠"))
-                xs.append(np.asarray(x))
-                ys.append(np.asarray(y))
-            ax.set_xlim(*(_axis(xs) if tag == "pr" else (0, 1)))
-            ax.set_ylim(*_axis(ys))
-            ax.set_xlabel(xl)
-            ax.set_ylabel(yl)
-            ax.set_title(f"{ds}: {title}", fontsize=10)
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=7, loc="best")
-            fig.savefig(plots / f"{ds}_{tag}.png", metadata={"Software": None})
-            fig.savefig(
-                plots / f"{ds}_{tag}.pdf",
-                metadata={"CreationDate": None, "Producer": None, "Creator": None},
+                label = r.method + ("" if r.coverage.complete else " ⚠")
+                lines.append(Line(label, np.asarray(x), np.asarray(y)))
+            figures.append(
+                Figure(
+                    f"{ds}_{tag}",
+                    f"{ds}: {title}",
+                    xl,
+                    yl,
+                    _axis([ln.x for ln in lines]) if tag == "pr" else (0.0, 1.0),
+                    _axis([ln.y for ln in lines]),
+                    tuple(lines),
+                )
             )
-            plt.close(fig)
+    return figures
 
 
-def write_all(report: EvalReport, out: Path | str, *, plots: bool = True) -> Path:
-    """Write every output file into ``out`` (created if needed)."""
+def write_plots(report: EvalReport, out: Path) -> None:
+    """PR, F-measure and E-measure curves per dataset, as PNG and PDF (automatic ranges),
+    in ``out/plots``."""
+    render(plot_figures(report), out / "plots")
+
+
+def write_all(
+    report: EvalReport, out: Path | str, *, plots: bool = True, plotter: PlotProcess | None = None
+) -> Path:
+    """Write every output file into ``out`` (created if needed). With ``plotter`` (see
+    :class:`fminspect.batch.plots.PlotProcess`) the plots are rendered in its process, which
+    has imported Matplotlib while the images were being scored."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_json(report, out)
@@ -331,7 +332,10 @@ def write_all(report: EvalReport, out: Path | str, *, plots: bool = True) -> Pat
     write_markdown(report, out)
     write_latex(report, out)
     if plots and report.results:
-        write_plots(report, out)
+        if plotter is None:
+            write_plots(report, out)
+        else:
+            plotter.render(plot_figures(report), out / "plots")
     return out
 
 

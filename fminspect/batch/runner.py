@@ -23,6 +23,7 @@ import numpy as np
 
 from fminspect import MEASURE_DEFINITION_VERSION, __version__
 from fminspect.batch.cache import Record, ResultCache, record_key
+from fminspect.batch.pool import LocalPool, configure_worker
 from fminspect.batch.progress import Progress
 from fminspect.io.discovery import Coverage, Dataset, natural_key
 from fminspect.io.loading import INTERPOLATIONS, fit_to, load_image, load_map
@@ -101,19 +102,9 @@ class UnitResult:
     problems: list[Problem]
 
 
-def _configure_worker() -> None:
-    """Keep each worker single-threaded inside (parallelism is across images)."""
-    import cv2
-
-    from fminspect._runtime import tune_allocator
-
-    cv2.setNumThreads(1)
-    tune_allocator()
-
-
 def evaluate_unit(unit: Unit) -> UnitResult:
     """Score every pending method of one image (runs in a worker)."""
-    _configure_worker()
+    configure_worker()
     out = UnitResult(unit.dataset, unit.sample, [], [])
     where = {"dataset": unit.dataset, "name": unit.sample}
     try:
@@ -168,24 +159,13 @@ def _run_serial(units: Sequence[Any], fn: Callable[[Any], Any] = evaluate_unit) 
         yield fn(u)
 
 
-def _local_pool(jobs: int) -> Any:
-    """joblib's loky process pool, with every worker already importing the measures."""
-    from concurrent.futures import wait
-
-    from joblib.externals.loky import get_reusable_executor
-
-    pool = get_reusable_executor(max_workers=jobs, timeout=60)
-    return pool, [pool.submit(_configure_worker) for _ in range(jobs)], wait
-
-
 def _run_local(
-    units: Sequence[Any], pool: Any, fn: Callable[[Any], Any] = evaluate_unit
+    units: Sequence[Any], pool: LocalPool, fn: Callable[[Any], Any] = evaluate_unit
 ) -> Iterator[Any]:
     from concurrent.futures import as_completed
 
-    executor, warmup, wait = pool
-    wait(warmup)
-    for fut in as_completed([executor.submit(fn, u) for u in units]):
+    pool.ready()
+    for fut in as_completed([pool.executor.submit(fn, u) for u in units]):
         yield fut.result()
 
 
@@ -215,7 +195,7 @@ def run_units(
     if scheduler is not None:
         return _run_dask(units, scheduler, fn)
     if jobs > 1 and len(units) > 1:
-        return _run_local(units, _local_pool(jobs), fn)
+        return _run_local(units, LocalPool(jobs), fn)
     return _run_serial(units, fn)
 
 
@@ -277,6 +257,7 @@ def evaluate_datasets(
     methods: Sequence[str] | None = None,
     jobs: int = 1,
     scheduler: Any = None,
+    pool: LocalPool | None = None,
     progress: bool | None = None,
 ) -> EvalReport:
     """Evaluate every (dataset, method, image); see the module notes.
@@ -295,6 +276,9 @@ def evaluate_datasets(
         Local worker processes (1: in this process).
     scheduler : str or dask Client, optional
         A Dask scheduler address (``'tcp://host:8786'``) or client; overrides ``jobs``.
+    pool : LocalPool, optional
+        Local workers started earlier (the CLI starts them before importing the measures);
+        by default a pool of ``jobs`` workers is started here when ``jobs > 1``.
     progress : bool, optional
         Show a progress bar (default: when stderr is a terminal).
     """
@@ -302,7 +286,8 @@ def evaluate_datasets(
     report = EvalReport(config, datasets=[d.name for d in datasets])
     units: list[Unit] = []
     # start local workers now, so their start-up overlaps the planning below
-    pool = _local_pool(jobs) if scheduler is None and jobs > 1 else None
+    if pool is None and scheduler is None and jobs > 1:
+        pool = LocalPool(jobs)
     with ResultCache(cache_path) as cache:
         plan: list[tuple[Dataset, list[str], tuple[str, ...], dict[tuple[str, str], str]]] = []
         for ds in datasets:
@@ -362,6 +347,7 @@ def evaluate_datasets(
         if scheduler is not None:
             stream = _run_dask(units, scheduler)
         elif pool is not None:
+            pool.ready()
             stream = _run_local(units, pool)
         else:
             stream = _run_serial(units)

@@ -148,9 +148,9 @@ def _scores(
 
 def meta_unit(unit: MetaUnit) -> MetaUnitResult:
     """Score every synthetic and perturbed case of one image (runs in a worker)."""
-    from fminspect.batch.runner import _configure_worker
+    from fminspect.batch.pool import configure_worker
 
-    _configure_worker()
+    configure_worker()
     cfg, keys = unit.config, unit.keys
     params = cfg.params
     out = MetaUnitResult(unit.dataset, unit.sample)

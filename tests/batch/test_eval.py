@@ -11,6 +11,8 @@ import pytest
 
 from fminspect.batch import EvalConfig, evaluate_datasets
 from fminspect.batch.outputs import write_all
+from fminspect.batch.plots import PlotProcess
+from fminspect.batch.pool import LocalPool
 from fminspect.cli import main
 from fminspect.io.discovery import discover
 from fminspect.metrics import DatasetAccumulator, compute_suite, prepare_gt
@@ -22,10 +24,11 @@ CLASSIC = ("MAE", "Sm", "wFm", "adpEm", "meanEm", "maxEm", "adpFm", "meanFm", "m
 def _run(root: Path, out: Path, **kw):  # type: ignore[no-untyped-def]
     datasets, _ = discover(root)
     config = kw.pop("config", EvalConfig(keys=CLASSIC))
+    plotter = kw.pop("plotter", None)
     report = evaluate_datasets(
         datasets, config, cache_path=out / "cache.sqlite", progress=False, **kw
     )
-    write_all(report, out)
+    write_all(report, out, plotter=plotter)
     return report
 
 
@@ -112,11 +115,14 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 def test_outputs_are_byte_identical_for_any_number_of_workers(tmp_path: Path) -> None:
+    """Also whether the plots are drawn here or in a plotting process (as the CLI does)."""
     root = make_dataset(tmp_path / "DS", n_images=6, methods=("A", "B"))
     _run(root, tmp_path / "serial", jobs=1)
-    _run(root, tmp_path / "two", jobs=2)
+    with PlotProcess() as plotter:
+        _run(root, tmp_path / "two", jobs=2, pool=LocalPool(2), plotter=plotter)
     a, b = _files(tmp_path / "serial"), _files(tmp_path / "two")
     assert a.keys() == b.keys() and len(a) > 10
+    assert sum(name.endswith((".png", ".pdf")) for name in a) == 6
     for name in a:
         assert a[name] == b[name], name
 
@@ -185,3 +191,19 @@ def test_dataset_values_equal_pysodmetrics_accumulators_on_files(tmp_path: Path,
     for key, value in ref.items():
         if not key.startswith("curve_"):
             assert ours[key] == pytest.approx(value, abs=1e-10), key
+
+
+def test_plot_process_raises_the_rendering_error(tmp_path: Path) -> None:
+    import numpy as np
+
+    from fminspect.batch.plots import Figure, Line
+
+    fig = Figure("x", "t", "a", "b", (0, 1), (0, 1), (Line("m", np.arange(3.0), np.ones(3)),))
+    blocker = tmp_path / "plots"
+    blocker.write_text("a file where the plots folder should go")
+    with PlotProcess() as plotter, pytest.raises(RuntimeError, match="FileExistsError"):
+        plotter.render([fig], blocker)
+    with PlotProcess() as plotter:
+        plotter.render([fig], tmp_path / "ok")
+    assert (tmp_path / "ok" / "x.png").stat().st_size > 0
+    assert (tmp_path / "ok" / "x.pdf").stat().st_size > 0
