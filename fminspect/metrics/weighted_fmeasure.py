@@ -102,33 +102,58 @@ def exact_distance_map(mask: np.ndarray) -> np.ndarray:
     return np.sqrt(d, out=d)  # float64 sqrt of the exact integer, as SciPy
 
 
-def _background_importance(mask: np.ndarray) -> np.ndarray:
-    """B = 2 − exp(ln(0.5)/5 · Δ) on the background pixels (row-major order).
+def _squared_distances(d32: np.ndarray) -> np.ndarray:
+    """The integers n = Δ² (int32) from OpenCV's float32 distances.
 
-    Δ² is an integer n, so B takes one value per distinct n: the values are tabulated (same
-    float operations as the direct formula, hence the same bits) and looked up. While
-    n < 2²¹, n is recovered exactly from OpenCV's float32 distance in float32 arithmetic
-    (error of d32² below 0.32); larger images use float64 recovery or SciPy.
+    While n < 2²¹, n is recovered exactly in float32 arithmetic (error of d32² below 0.32);
+    larger images recover it in float64.
     """
-    bg = ~mask
-    h, w = mask.shape
-    d32 = _squared_distance_f32(mask)
-    if d32 is None:
-        from scipy import ndimage
-
-        dist = np.asarray(ndimage.distance_transform_edt(bg), dtype=np.float64)[bg]
-        return 2 - np.exp(_IMPORTANCE_RATE * dist)
+    h, w = d32.shape
     if h * h + w * w < 2**21:
         sq = cv2.multiply(d32, d32)  # float32
-        n = np.rint(sq, out=sq).astype(np.int32)[bg]
-    else:
-        d = d32.astype(np.float64)
-        n = np.rint(np.square(d, out=d), out=d).astype(np.int64)[bg]
+        return np.rint(sq, out=sq).astype(np.int32)
+    d = d32.astype(np.float64)
+    return np.rint(np.square(d, out=d), out=d).astype(np.int32)
+
+
+# B as a function of n = Δ², tabulated once per process and grown on demand
+_TABLE_LIMIT = 1 << 21  # 16 MiB of float64; farther distances are computed directly
+_importance_table = np.empty(0)
+
+
+def _importance_of(n: np.ndarray) -> np.ndarray:
+    """B = 2 − exp(ln(0.5)/5 · √n) for integers n ≥ 0, bit-identical to the direct formula."""
+    global _importance_table
     n_max = int(n.max()) if n.size else 0
-    if n_max >= n.size:  # a tiny object far from most pixels: the table would not pay off
+    if n_max >= _TABLE_LIMIT:
         return 2 - np.exp(_IMPORTANCE_RATE * np.sqrt(n.astype(np.float64)))
-    table = 2 - np.exp(_IMPORTANCE_RATE * np.sqrt(np.arange(n_max + 1, dtype=np.float64)))
+    table = _importance_table  # one read: another thread may replace it meanwhile
+    if n_max >= table.size:
+        size = min(max(n_max + 1, 2 * table.size, 1 << 16), _TABLE_LIMIT)
+        table = 2 - np.exp(_IMPORTANCE_RATE * np.sqrt(np.arange(size, dtype=np.float64)))
+        if size > _importance_table.size:
+            _importance_table = table
     return table[n]
+
+
+def _background_importance(mask: np.ndarray, n: np.ndarray | None = None) -> np.ndarray:
+    """B = 2 − exp(ln(0.5)/5 · Δ) on the background pixels (row-major order).
+
+    Δ² is an integer n, so B takes one value per n: the values come from a table (same
+    float operations as the direct formula, hence the same bits). ``n`` (the squared
+    distances of every pixel, :func:`_squared_distances`) is computed when not given;
+    images too large for OpenCV's exact float32 recovery use SciPy.
+    """
+    bg = ~mask
+    if n is None:
+        d32 = _squared_distance_f32(mask)
+        if d32 is None:
+            from scipy import ndimage  # only here: importing it costs ~0.35 s per process
+
+            dist = np.asarray(ndimage.distance_transform_edt(bg), dtype=np.float64)[bg]
+            return 2 - np.exp(_IMPORTANCE_RATE * dist)
+        n = _squared_distances(d32)
+    return _importance_of(n[bg])
 
 
 def _offset_rings(radius: int) -> list[np.ndarray]:
@@ -152,6 +177,22 @@ def _offset_rings(radius: int) -> list[np.ndarray]:
 _BAND_RINGS = _offset_rings(_RADIUS + 1)
 
 
+def _ring_table() -> np.ndarray:
+    """``table[n]``: the (at most 8) offsets at squared distance n in tie-break order,
+    padded by repeating the last one; rows for impossible n stay zero."""
+    n_max = 2 * _RADIUS * _RADIUS  # a band pixel is within a 7×7 window of the object
+    table = np.zeros((n_max + 1, 8, 2), dtype=np.intp)
+    for ring in _BAND_RINGS:
+        n = int(ring[0, 0] ** 2 + ring[0, 1] ** 2)
+        if n <= n_max:
+            table[n, : len(ring)] = ring
+            table[n, len(ring) :] = ring[-1]
+    return table
+
+
+_RING_TABLE = _ring_table()
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class _GtPart:
     """GT-only quantities of the weighted F-measure (memoised per GT)."""
@@ -167,14 +208,25 @@ class _GtPart:
 _FIRST_BIT = np.array([(v & -v).bit_length() - 1 for v in range(256)], dtype=np.intp)
 
 
-def _band_sources(mask: np.ndarray, band_index: np.ndarray) -> np.ndarray:
-    """Nearest-foreground flat index for the pixels ``band_index`` (SciPy tie-break)."""
+def _band_sources(
+    mask: np.ndarray, band_index: np.ndarray, band_n: np.ndarray | None = None
+) -> np.ndarray:
+    """Nearest-foreground flat index for the pixels ``band_index`` (SciPy tie-break).
+
+    With ``band_n`` (their exact squared distances to the object) only the ring at that
+    distance is searched, all pixels at once; without it, rings are searched nearest first.
+    """
     w = mask.shape[1]
     pad = _RADIUS + 1
     wp = w + 2 * pad
     padded = np.pad(mask, pad).ravel()
     rows, cols = np.divmod(band_index, w)
     flat = (rows + pad) * wp + (cols + pad)  # positions in the padded image
+    if band_n is not None:
+        candidates = _RING_TABLE[band_n]  # (k, 8, 2); the ring holds at least one hit
+        hits = padded[flat[:, None] + candidates[..., 0] * wp + candidates[..., 1]]
+        first = candidates[np.arange(band_index.size), hits.argmax(axis=1)]
+        return (rows + first[:, 0]) * w + (cols + first[:, 1])
     source = np.full(band_index.shape, -1, dtype=np.intp)
     todo = np.arange(band_index.size)
     for ring in _BAND_RINGS:
@@ -204,13 +256,16 @@ def _gt_part(gt: GroundTruth) -> _GtPart:
     local = np.ascontiguousarray(mask[crop])
     grown = cv2.dilate(local.view(np.uint8), np.ones((KERNEL_SIZE, KERNEL_SIZE), np.uint8))
     band_index = np.flatnonzero(grown > local.view(np.uint8))  # grown minus the object
+    d32 = _squared_distance_f32(mask)
+    n = None if d32 is None else _squared_distances(d32)
+    band_n = None if n is None else np.ascontiguousarray(n[crop]).ravel()[band_index]
     return _GtPart(
         crop=crop,
         fg_index=np.flatnonzero(local),
         band_index=band_index,
-        band_source=_band_sources(local, band_index),
+        band_source=_band_sources(local, band_index, band_n),
         # B(~GT) = 2 - exp(log(1 - 0.5) / 5 .* Dst(~GT))
-        bg_importance=_background_importance(mask),
+        bg_importance=_background_importance(mask, n),
     )
 
 

@@ -31,6 +31,8 @@ def test_band_sources_follow_scipy_tie_breaking() -> None:
         ft = ndimage.distance_transform_edt(~local, return_distances=False, return_indices=True)
         expected = (ft[0] * local.shape[1] + ft[1]).ravel()[part.band_index]
         np.testing.assert_array_equal(part.band_source, expected)
+        # the ring-by-ring search used when exact distances are not at hand
+        np.testing.assert_array_equal(wfm_module._band_sources(local, part.band_index), expected)
         checked += part.band_index.size
     assert checked > 10_000
 
@@ -54,6 +56,12 @@ def test_background_importance_matches_the_formula() -> None:
             d = ndimage.distance_transform_edt(~mask)
             expected = (2 - np.exp(np.log(0.5) / 5 * d))[~mask]
             np.testing.assert_array_equal(wfm_module._background_importance(mask), expected)
+    # the process-wide table (grown on demand) and the direct formula beyond it
+    n = np.array([0, 1, 2, 5, 70_000, wfm_module._TABLE_LIMIT + 3])
+    for part in (n[:4], n[:5], n):
+        np.testing.assert_array_equal(
+            wfm_module._importance_of(part), 2 - np.exp(np.log(0.5) / 5 * np.sqrt(part))
+        )
 
 
 def test_full_gt_all_zero_prediction_scores_above_zero_like_the_reference() -> None:
