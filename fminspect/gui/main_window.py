@@ -20,6 +20,7 @@ from fminspect.gui.workers import submit
 from fminspect.io.discovery import Dataset, discover
 from fminspect.io.sample import LoadedSample, single_sample
 from fminspect.io.validation import Problem
+from fminspect.metrics import SuiteResult
 
 MAX_RECENT = 8
 
@@ -66,6 +67,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._redraw.setSingleShot(True)
         self._redraw.setInterval(0)
         self._redraw.timeout.connect(self._redraw_arrived)
+        self._curves_pending: dict[str, SuiteResult] = {}
+        self._redraw_curves = QtCore.QTimer(self)
+        self._redraw_curves.setSingleShot(True)
+        self._redraw_curves.setInterval(0)
+        self._redraw_curves.timeout.connect(self._redraw_curves_now)
         # the dataset browser is re-scored when the parameters have been still for a while
         self._browser_timer = QtCore.QTimer(self)
         self._browser_timer.setSingleShot(True)
@@ -326,7 +332,18 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._arrived.clear()
         for model, result in arrived.items():
             self.grid.set_result(model, result)
-        self.curves.set_results(arrived)
+        # the curves are updated (and so repainted) one event-loop turn later: Qt paints
+        # every changed widget of the window at once, and the maps and the curves together
+        # would block the GUI thread about twice as long
+        self._curves_pending.update(arrived)
+        self._redraw_curves.start()
+
+    def _redraw_curves_now(self) -> None:
+        pending = {
+            m: r for m, r in self._curves_pending.items() if self.controller.results.get(m) is r
+        }
+        self._curves_pending.clear()
+        self.curves.set_results(pending)
 
     def _on_settings(self, settings: Settings) -> None:
         self.table.reset(

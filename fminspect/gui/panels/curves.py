@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.metrics import SuiteResult
 
@@ -57,7 +57,18 @@ class CurvesPanel(QtWidgets.QWidget):
             plot.showGrid(x=True, y=True, alpha=0.25)
             for axis in ("left", "bottom"):
                 plot.getAxis(axis).enableAutoSIPrefix(False)
+                # the axis (with its grid lines over the whole plot) is repainted whenever a
+                # curve or marker moves; caching it as a pixmap makes that a blit (~4 ms each
+                # otherwise on software rendering)
+                plot.getAxis(axis).setCacheMode(
+                    QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
+                )
             plot.setMinimumWidth(200)
+            # fixed [0, 1] ranges: every curve lives there, plots stay comparable between
+            # samples, and new data does not re-lay out the axes (their tick text is the most
+            # expensive thing to paint on software rendering)
+            plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.04)
+            plot.disableAutoRange()
             box.addWidget(plot)
         dash = pg.mkPen((150, 150, 150), style=QtCore.Qt.PenStyle.DashLine)
         self.lines = {k: pg.InfiniteLine(angle=90, movable=False, pen=dash) for k in ("fm", "em")}
@@ -77,6 +88,7 @@ class CurvesPanel(QtWidgets.QWidget):
         self.results: dict[str, SuiteResult] = {}
         self.order: list[str] = []
         self.threshold = 128
+        self._brushes: dict[int, QtGui.QBrush] = {}
 
     def reset(self, models: list[str]) -> None:
         """New sample: one (empty) curve per model in each plot."""
@@ -93,33 +105,50 @@ class CurvesPanel(QtWidgets.QWidget):
         self._markers()
 
     def set_results(self, results: dict[str, SuiteResult]) -> None:
-        """Draw (or update) the curves of these models."""
+        """Draw (or update) the curves of these models; models whose F- and E-measure
+        results are unchanged (e.g. after a change of α) are left alone."""
+        changed = False
         for model, result in results.items():
             if result.fmeasure is None or result.emeasure is None or model not in self.curves:
                 continue
-            if self.results.get(model) is result:
-                continue
+            old = self.results.get(model)
             self.results[model] = result
+            if old is not None and (old.fmeasure, old.emeasure) == (
+                result.fmeasure,
+                result.emeasure,
+            ):
+                continue  # the same objects: update_suite kept them
             f, e = result.fmeasure, result.emeasure
             items = self.curves[model]
             items["pr"].setData(f.recall.curve, f.precision.curve)
             items["fm"].setData(THRESHOLDS, f.fmeasure.curve)
             items["em"].setData(THRESHOLDS, e.curve)
-        self._markers()
+            changed = True
+        if changed:
+            self._markers()
 
     def set_result(self, model: str, result: SuiteResult) -> None:
         """Draw one model's curves."""
         self.set_results({model: result})
 
     def _markers(self) -> None:
-        spots: dict[tuple[str, str], list[dict[str, object]]] = {key: [] for key in self.markers}
-        for model, result in self.results.items():
-            brush = pg.mkBrush(model_colour(self.order.index(model)))
-            for k, (at, mx, adp) in _points(result, self.threshold).items():
+        xs: dict[tuple[str, str], list[float]] = {key: [] for key in self.markers}
+        ys: dict[tuple[str, str], list[float]] = {key: [] for key in self.markers}
+        brushes: list[QtGui.QBrush] = []
+        models = list(self.results)
+        for model in models:
+            brushes.append(self._brush(self.order.index(model)))
+            for k, (at, mx, adp) in _points(self.results[model], self.threshold).items():
                 for kind, (x, y) in (("at", at), ("max", mx), ("adp", adp)):
-                    spots[(k, kind)].append({"pos": (x, y), "brush": brush, "data": model})
+                    xs[(k, kind)].append(x)
+                    ys[(k, kind)].append(y)
         for key, item in self.markers.items():
-            item.setData(spots[key])
+            item.setData(x=xs[key], y=ys[key], brush=brushes, data=models)
+
+    def _brush(self, i: int) -> QtGui.QBrush:
+        """One brush object per colour: pyqtgraph's symbol atlas keys on the object, so a new
+        brush per update would render every symbol again (and grow the atlas)."""
+        return self._brushes.setdefault(i % len(PALETTE), pg.mkBrush(model_colour(i)))
 
     def marker(self, model: str, plot: str, kind: str = "at") -> tuple[float, float]:
         """Position of a model's marker (for tests)."""

@@ -48,6 +48,8 @@ class EmeasureView(ExplainView):
         self.mapping.setLabel("bottom", "ξ (alignment)")
         self.mapping.setLabel("left", "f(ξ)")
         self.region_points = pg.ScatterPlotItem(size=12)
+        # one brush object per region: the scatter's symbol atlas keys on the object
+        self.region_brushes = [pg.mkBrush(*REGION_COLOURS[r]) for r in REGIONS]
         self.region_labels = [pg.TextItem(r, anchor=(0, 1)) for r in REGIONS]
         self.mapping.addItem(self.region_points)
         for label in self.region_labels:
@@ -95,11 +97,9 @@ class EmeasureView(ExplainView):
         )
         self.panel("enh", "enhanced alignment φ = f(ξ)", 1, 3).show_matrix(at.enhanced_map)
         counts = (at.counts.tp, at.counts.fp, at.counts.fn, at.counts.tn)
-        spots = [
-            {"pos": (x, y), "brush": pg.mkBrush(*REGION_COLOURS[r])}
-            for r, x, y in zip(REGIONS, at.region_alignment, at.region_enhanced, strict=True)
-        ]
-        self.region_points.setData(spots)
+        self.region_points.setData(
+            x=list(at.region_alignment), y=list(at.region_enhanced), brush=self.region_brushes
+        )
         for label, r, x, y, n in zip(
             self.region_labels,
             REGIONS,
