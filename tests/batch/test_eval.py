@@ -164,6 +164,16 @@ def test_cli_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     }
     assert main(["eval", str(tmp_path / "nothing"), "--out", str(tmp_path / "o2"), "--quiet"]) == 1
     assert main(["eval", str(root), "--measures", "maxF", "--out", str(tmp_path / "o3")]) == 2
+    # two workers started before the measures are imported, plots drawn by the plotting
+    # process: the same files as the serial run with in-process plots
+    args = ["eval", str(root), "--measures", "MAE", "maxFm", "maxEm", "--quiet"]
+    assert main([*args, "--out", str(tmp_path / "o4"), "--jobs", "2"]) == 0
+    _run(root, tmp_path / "o5", config=EvalConfig(keys=("MAE", "maxFm", "maxEm")))
+    a, b = _files(tmp_path / "o4"), _files(tmp_path / "o5")
+    assert sorted(n for n in a if n.startswith("plots")) == [
+        f"plots/DS_{tag}.{ext}" for tag in ("em", "fm", "pr") for ext in ("pdf", "png")
+    ]
+    assert a == b
 
 
 def test_ccm_uses_images_and_the_camouflage_degree_once_per_image(tmp_path: Path) -> None:
