@@ -347,7 +347,7 @@ def evaluate_datasets(
         if scheduler is not None:
             stream = _run_dask(units, scheduler)
         elif pool is not None:
-            pool.ready()
+            pool.ready()  # so that report.seconds times the work, not the workers' start-up
             stream = _run_local(units, pool)
         else:
             stream = _run_serial(units)
