@@ -112,6 +112,14 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.busy = QtWidgets.QProgressBar()
         self.busy.setRange(0, 0)
         self.busy.setMaximumWidth(120)
+        # neither the changing busy text nor showing/hiding the bar may re-lay out the status
+        # bar and the window: that took up to 12 ms on the GUI thread for every result
+        self.busy_label.setFixedWidth(
+            self.busy_label.fontMetrics().horizontalAdvance("computing the camouflage degree…") + 8
+        )
+        policy = self.busy.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.busy.setSizePolicy(policy)
         self.busy.hide()
         self.statusBar().addWidget(self.hover_label, 1)
         self.statusBar().addPermanentWidget(self.busy_label)
