@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from fminspect import __version__
 
@@ -136,14 +137,21 @@ def _print_coverage(datasets, methods=None) -> None:  # type: ignore[no-untyped-
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    pool = None
-    if args.jobs > 1 and not args.scheduler:
-        from fminspect.batch.pool import LocalPool
+    if args.jobs <= 1 or args.scheduler:
+        return _run_eval(args, None)
+    from fminspect.batch.pool import LocalPool
 
-        pool = LocalPool(args.jobs)  # workers import the measures while this process does
+    pool = LocalPool(args.jobs)  # the workers import the measures while this process does
+    try:
+        return _run_eval(args, pool)
+    finally:
+        pool.close()
+
+
+def _run_eval(args: argparse.Namespace, pool: Any) -> int:
     from fminspect.batch import EvalConfig, evaluate_datasets
     from fminspect.batch.outputs import write_all
-    from fminspect.batch.plots import PlotProcess
+    from fminspect.batch.plots import PlotError, PlotProcess
     from fminspect.io.discovery import discover, from_toolkit_configs
 
     if args.dataset_config or args.method_config:
@@ -189,7 +197,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out)
     # a second process imports Matplotlib while the images are scored, then draws the plots
-    with PlotProcess() if not args.no_plots else contextlib.nullcontext() as plotter:
+    plotting: Any = contextlib.nullcontext()
+    if not args.no_plots:
+        try:
+            plotting = PlotProcess()
+        except OSError as exc:  # no child process possible: the plots are drawn here
+            print(f"fminspect eval: plots drawn in this process ({exc})", file=sys.stderr)
+    plot_error = ""
+    with plotting as plotter:
         report = evaluate_datasets(
             datasets,
             config,
@@ -200,9 +215,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             pool=pool,
             progress=None if not args.quiet else False,
         )
-        write_all(report, out, plots=not args.no_plots, plotter=plotter)
+        try:
+            write_all(report, out, plots=not args.no_plots, plotter=plotter)
+        except PlotError as exc:  # every other output file is written by then
+            plot_error = str(exc)
+    for message in getattr(plotter, "messages", ()):
+        print(f"plots: {message}", file=sys.stderr)
     for p in report.problems:
         print(p, file=sys.stderr)
+    if plot_error:
+        print(f"fminspect eval: the plots were not written: {plot_error}", file=sys.stderr)
     print(
         f"{report.evaluated} (image, method) pairs evaluated: {report.computed} computed "
         f"in {report.seconds:.2f} s, {report.reused} from the cache; "

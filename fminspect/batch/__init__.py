@@ -8,7 +8,10 @@ The names below are imported on first use, so that :mod:`fminspect.batch.pool` c
 worker processes before the main process has imported the measures.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fminspect.batch.runner import EvalConfig, EvalReport, evaluate_datasets
 
 __all__ = ["EvalConfig", "EvalReport", "evaluate_datasets"]
 

@@ -10,6 +10,7 @@ and the files are byte-identical. This module imports nothing heavy at import ti
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -75,40 +76,60 @@ def render(figures: Sequence[Figure], folder: Path | str) -> None:
         plt.close(fig)
 
 
+class PlotError(RuntimeError):
+    """The plotting process could not write the plots (the message says why)."""
+
+
 class PlotProcess:
     """A child process (``python -m fminspect.batch.plots``) that imports Matplotlib now and
     renders figures later.
 
     The figures travel as JSON on its standard input (floats round-trip exactly), so the
     files are the same as those :func:`render` writes here; nothing is pickled and nothing
-    depends on how the caller's ``__main__`` is written. One :meth:`render` call per process.
+    depends on how the caller's ``__main__`` is written. The child sees the parent's module
+    search path, not the current directory. One :meth:`render` call per process; what the
+    child printed (Matplotlib's warnings) is kept in :attr:`messages`.
     """
 
     def __init__(self) -> None:
+        env = {
+            **os.environ,
+            "PYTHONIOENCODING": "utf-8",
+            "PYTHONSAFEPATH": "1",  # -m would otherwise put the current directory first
+            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+        }
         self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
             [sys.executable, "-m", "fminspect.batch.plots"],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            env=env,
         )
+        self.messages: list[str] = []
 
     def render(self, figures: Sequence[Figure], folder: Path | str) -> None:
-        """Render ``figures`` into ``folder``; raises RuntimeError with the child's message
-        if it fails."""
+        """Render ``figures`` into ``folder``; raises :class:`PlotError` with the child's last
+        message if it fails."""
         proc = self._proc
         if proc is None:
-            raise RuntimeError("this PlotProcess has already rendered or been closed")
-        self._proc = None
+            raise PlotError("this PlotProcess has already rendered or been closed")
         payload = {"folder": str(folder), "figures": [_to_json(f) for f in figures]}
         _, err = proc.communicate(json.dumps(payload).encode())
+        self._proc = None  # finished (if communicate raised, close() still stops it)
+        self.messages = err.decode("utf-8", errors="replace").strip().splitlines()
         if proc.returncode != 0:
-            tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
-            raise RuntimeError(f"plotting process failed ({proc.returncode}): {tail[0]}")
+            last = self.messages[-1] if self.messages else f"exit status {proc.returncode}"
+            raise PlotError(f"the plotting process failed: {last}")
 
     def close(self) -> None:
-        """Stop the process if it has not rendered (e.g. the run failed)."""
+        """Stop the process if it has not rendered (e.g. the run failed): an empty input
+        makes it exit by itself; it is killed if it has not within 5 s."""
         proc, self._proc = self._proc, None
-        if proc is not None:
+        if proc is None:
+            return
+        try:
+            proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
 

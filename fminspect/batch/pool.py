@@ -45,3 +45,7 @@ class LocalPool:
         """Block until every worker has started and imported its modules."""
         for fut in self._warmup:
             fut.result()
+
+    def close(self) -> None:
+        """Stop the workers now, whatever they are doing (the command is finishing)."""
+        self.executor.shutdown(wait=False, kill_workers=True)

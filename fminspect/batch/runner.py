@@ -346,7 +346,7 @@ def evaluate_datasets(
         cache.commit()
         if scheduler is not None:
             stream = _run_dask(units, scheduler)
-        elif pool is not None:
+        elif pool is not None and units:
             pool.ready()  # so that report.seconds times the work, not the workers' start-up
             stream = _run_local(units, pool)
         else:

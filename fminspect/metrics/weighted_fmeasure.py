@@ -225,6 +225,8 @@ def _band_sources(
     if band_n is not None:
         candidates = _RING_TABLE[band_n]  # (k, 8, 2); the ring holds at least one hit
         hits = padded[flat[:, None] + candidates[..., 0] * wp + candidates[..., 1]]
+        if not hits.any(axis=1).all():  # cannot happen when band_n are the exact distances
+            raise AssertionError("band pixel without an object pixel at its distance")
         first = candidates[np.arange(band_index.size), hits.argmax(axis=1)]
         return (rows + first[:, 0]) * w + (cols + first[:, 1])
     source = np.full(band_index.shape, -1, dtype=np.intp)

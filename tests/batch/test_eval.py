@@ -11,7 +11,7 @@ import pytest
 
 from fminspect.batch import EvalConfig, evaluate_datasets
 from fminspect.batch.outputs import write_all
-from fminspect.batch.plots import PlotProcess
+from fminspect.batch.plots import PlotError, PlotProcess
 from fminspect.batch.pool import LocalPool
 from fminspect.cli import main
 from fminspect.io.discovery import discover
@@ -211,9 +211,32 @@ def test_plot_process_raises_the_rendering_error(tmp_path: Path) -> None:
     fig = Figure("x", "t", "a", "b", (0, 1), (0, 1), (Line("m", np.arange(3.0), np.ones(3)),))
     blocker = tmp_path / "plots"
     blocker.write_text("a file where the plots folder should go")
-    with PlotProcess() as plotter, pytest.raises(RuntimeError, match="FileExistsError"):
+    with PlotProcess() as plotter, pytest.raises(PlotError, match="FileExistsError"):
         plotter.render([fig], blocker)
+    # a run that fails before plotting stops the child at once
+    plotter = PlotProcess()
+    child = plotter._proc
+    with pytest.raises(ZeroDivisionError), plotter:
+        raise ZeroDivisionError
+    assert child is not None and child.poll() is not None
     with PlotProcess() as plotter:
         plotter.render([fig], tmp_path / "ok")
     assert (tmp_path / "ok" / "x.png").stat().st_size > 0
     assert (tmp_path / "ok" / "x.pdf").stat().st_size > 0
+
+
+def test_cli_eval_reports_failed_plots_and_keeps_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail(self, figures, folder):  # type: ignore[no-untyped-def]
+        raise PlotError("the plotting process failed: ImportError: no matplotlib")
+
+    monkeypatch.setattr(PlotProcess, "render", fail)
+    root = make_dataset(tmp_path / "DS", n_images=2, methods=("A",))
+    out = tmp_path / "o"
+    args = ["eval", str(root), "--out", str(out), "--measures", "MAE", "maxFm", "--quiet"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "the plots were not written: the plotting process failed: ImportError" in err
+    assert "2 (image, method) pairs evaluated" in err
+    assert (out / "summary.json").exists() and not (out / "plots").exists()

@@ -64,6 +64,22 @@ def test_background_importance_matches_the_formula() -> None:
         )
 
 
+def test_importance_table_is_safe_to_grow_from_several_threads() -> None:
+    """The GUI scores models on several threads; each may grow the table."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    wfm_module._importance_table = np.empty(0)
+    sizes = [1 << k for k in range(10, 21)] * 4
+
+    def check(top: int) -> bool:
+        n = np.arange(0, top, 7)
+        expected = 2 - np.exp(np.log(0.5) / 5 * np.sqrt(n))
+        return bool(np.array_equal(wfm_module._importance_of(n), expected))
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(check, sizes))
+
+
 def test_full_gt_all_zero_prediction_scores_above_zero_like_the_reference() -> None:
     # METRICS §5: zero padding of the Gaussian makes EA < E along the border
     full = np.full((64, 64), 255, np.uint8)

@@ -69,6 +69,7 @@ class CurvesPanel(QtWidgets.QWidget):
             # expensive thing to paint on software rendering)
             plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.04)
             plot.disableAutoRange()
+            plot.hideButtons()  # its "A" button would switch auto-range back on
             box.addWidget(plot)
         dash = pg.mkPen((150, 150, 150), style=QtCore.Qt.PenStyle.DashLine)
         self.lines = {k: pg.InfiniteLine(angle=90, movable=False, pen=dash) for k in ("fm", "em")}
@@ -113,9 +114,10 @@ class CurvesPanel(QtWidgets.QWidget):
                 continue
             old = self.results.get(model)
             self.results[model] = result
-            if old is not None and (old.fmeasure, old.emeasure) == (
-                result.fmeasure,
-                result.emeasure,
+            if (
+                old is not None
+                and old.fmeasure is result.fmeasure
+                and (old.emeasure is result.emeasure)
             ):
                 continue  # the same objects: update_suite kept them
             f, e = result.fmeasure, result.emeasure
@@ -148,7 +150,10 @@ class CurvesPanel(QtWidgets.QWidget):
     def _brush(self, i: int) -> QtGui.QBrush:
         """One brush object per colour: pyqtgraph's symbol atlas keys on the object, so a new
         brush per update would render every symbol again (and grow the atlas)."""
-        return self._brushes.setdefault(i % len(PALETTE), pg.mkBrush(model_colour(i)))
+        key = i % len(PALETTE)
+        if key not in self._brushes:
+            self._brushes[key] = pg.mkBrush(model_colour(i))
+        return self._brushes[key]
 
     def marker(self, model: str, plot: str, kind: str = "at") -> tuple[float, float]:
         """Position of a model's marker (for tests)."""
