@@ -11,7 +11,7 @@ from fminspect.gui.controller import InspectorController, Settings
 from fminspect.gui.dialogs.shortcuts import ShortcutsDialog
 from fminspect.gui.export import export_grid
 from fminspect.gui.panels.browser import DatasetBrowserPanel
-from fminspect.gui.panels.curves import CurvesPanel
+from fminspect.gui.panels.curves import PLOTS, CurvesPanel
 from fminspect.gui.panels.map_grid import MapGridPanel
 from fminspect.gui.panels.metrics_table import MetricsTablePanel
 from fminspect.gui.panels.parameters import ParameterPanel
@@ -68,6 +68,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._redraw.setInterval(0)
         self._redraw.timeout.connect(self._redraw_arrived)
         self._curves_pending: dict[str, SuiteResult] = {}
+        self._curve_steps: list[str] = []
         self._redraw_curves = QtCore.QTimer(self)
         self._redraw_curves.setSingleShot(True)
         self._redraw_curves.setInterval(0)
@@ -340,18 +341,23 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._arrived.clear()
         for model, result in arrived.items():
             self.grid.set_result(model, result)
-        # the curves are updated (and so repainted) one event-loop turn later: Qt paints
-        # every changed widget of the window at once, and the maps and the curves together
-        # would block the GUI thread about twice as long
+        # the three curve plots are updated (and so repainted) in the next event-loop turns,
+        # one per turn: Qt paints every changed widget of the window at once, and the maps
+        # and the curves together would block the GUI thread several times as long
         self._curves_pending.update(arrived)
+        self._curve_steps = list(PLOTS)
         self._redraw_curves.start()
 
     def _redraw_curves_now(self) -> None:
         pending = {
             m: r for m, r in self._curves_pending.items() if self.controller.results.get(m) is r
         }
-        self._curves_pending.clear()
-        self.curves.set_results(pending)
+        if self._curve_steps:
+            self.curves.set_results(pending, plots=(self._curve_steps.pop(0),))
+        if self._curve_steps:
+            self._redraw_curves.start()
+        else:
+            self._curves_pending.clear()
 
     def _on_settings(self, settings: Settings) -> None:
         self.table.reset(

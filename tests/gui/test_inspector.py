@@ -52,6 +52,18 @@ def test_parameter_change_recomputes_off_thread_and_drops_stale_results(
             window.table.model.scores[model]["maxFm"] == _expected(window, model, params)["maxFm"]
         )
         assert window.controller.results[model].params.beta2 == 2.0
+
+    def curves_show_the_results() -> bool:
+        for model in ("A", "B"):
+            f = window.controller.results[model].fmeasure
+            shown = window.curves.curves[model]["fm"].yData
+            if shown is None or not np.array_equal(shown, f.fmeasure.curve):
+                return False
+            if window.curves.marker(model, "fm", "max") != (f.fmeasure.argmax / 255, f.max):
+                return False
+        return True
+
+    qtbot.waitUntil(curves_show_the_results, timeout=2000)  # redrawn a plot per event turn
     window.params.gt_rule.setCurrentIndex(1)  # GT >= 128
     settle(qtbot, window)
     assert window.controller.results["A"].pair.gt.norm.gt_rule == "GT>=128"

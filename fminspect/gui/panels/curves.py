@@ -3,6 +3,8 @@ maximum and adaptive points marked."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -90,6 +92,8 @@ class CurvesPanel(QtWidgets.QWidget):
         self.order: list[str] = []
         self.threshold = 128
         self._brushes: dict[int, QtGui.QBrush] = {}
+        # (model, plot) → the F- and E-measure results its curve shows
+        self._drawn: dict[tuple[str, str], tuple[object, object]] = {}
 
     def reset(self, models: list[str]) -> None:
         """New sample: one (empty) curve per model in each plot."""
@@ -97,6 +101,7 @@ class CurvesPanel(QtWidgets.QWidget):
             for k, item in items.items():
                 self.plots[k].removeItem(item)
         self.curves, self.results, self.order = {}, {}, list(models)
+        self._drawn = {}
         for i, model in enumerate(models):
             pen = pg.mkPen(model_colour(i), width=1.5)
             # no legend: the metrics table shows each model's colour beside its name
@@ -105,47 +110,49 @@ class CurvesPanel(QtWidgets.QWidget):
                 self.plots[k].addItem(item)
         self._markers()
 
-    def set_results(self, results: dict[str, SuiteResult]) -> None:
-        """Draw (or update) the curves of these models; models whose F- and E-measure
+    def set_results(self, results: dict[str, SuiteResult], plots: Sequence[str] = PLOTS) -> None:
+        """Draw (or update) these models' curves in ``plots``; curves whose F- and E-measure
         results are unchanged (e.g. after a change of α) are left alone."""
-        changed = False
+        changed: set[str] = set()
         for model, result in results.items():
-            if result.fmeasure is None or result.emeasure is None or model not in self.curves:
-                continue
-            old = self.results.get(model)
-            self.results[model] = result
-            if (
-                old is not None
-                and old.fmeasure is result.fmeasure
-                and (old.emeasure is result.emeasure)
-            ):
-                continue  # the same objects: update_suite kept them
             f, e = result.fmeasure, result.emeasure
-            items = self.curves[model]
-            items["pr"].setData(f.recall.curve, f.precision.curve)
-            items["fm"].setData(THRESHOLDS, f.fmeasure.curve)
-            items["em"].setData(THRESHOLDS, e.curve)
-            changed = True
+            if f is None or e is None or model not in self.curves:
+                continue
+            self.results[model] = result
+            for k in plots:
+                drawn = self._drawn.get((model, k))
+                if drawn is not None and drawn[0] is f and drawn[1] is e:
+                    continue  # the same objects: update_suite kept them
+                x, y = {
+                    "pr": (f.recall.curve, f.precision.curve),
+                    "fm": (THRESHOLDS, f.fmeasure.curve),
+                    "em": (THRESHOLDS, e.curve),
+                }[k]
+                self.curves[model][k].setData(x, y)
+                self._drawn[(model, k)] = (f, e)
+                changed.add(k)
         if changed:
-            self._markers()
+            self._markers(changed)
 
     def set_result(self, model: str, result: SuiteResult) -> None:
         """Draw one model's curves."""
         self.set_results({model: result})
 
-    def _markers(self) -> None:
-        xs: dict[tuple[str, str], list[float]] = {key: [] for key in self.markers}
-        ys: dict[tuple[str, str], list[float]] = {key: [] for key in self.markers}
+    def _markers(self, plots: Iterable[str] = PLOTS) -> None:
+        keys = [key for key in self.markers if key[0] in plots]
+        xs: dict[tuple[str, str], list[float]] = {key: [] for key in keys}
+        ys: dict[tuple[str, str], list[float]] = {key: [] for key in keys}
         brushes: list[QtGui.QBrush] = []
         models = list(self.results)
         for model in models:
             brushes.append(self._brush(self.order.index(model)))
             for k, (at, mx, adp) in _points(self.results[model], self.threshold).items():
                 for kind, (x, y) in (("at", at), ("max", mx), ("adp", adp)):
-                    xs[(k, kind)].append(x)
-                    ys[(k, kind)].append(y)
-        for key, item in self.markers.items():
-            item.setData(x=xs[key], y=ys[key], brush=brushes, data=models)
+                    if (k, kind) in xs:
+                        xs[(k, kind)].append(x)
+                        ys[(k, kind)].append(y)
+        for key in keys:
+            self.markers[key].setData(x=xs[key], y=ys[key], brush=brushes, data=models)
 
     def _brush(self, i: int) -> QtGui.QBrush:
         """One brush object per colour: pyqtgraph's symbol atlas keys on the object, so a new
