@@ -209,7 +209,9 @@ def _emeasure_binary(
         threshold=float(threshold),
         rule=rule,
         score=float(_score(_enhanced_sum(tp, fp, n_fg, n), n)),
-        counts=Counts(*(int(c) for c in counts_t)),
+        counts=Counts(
+            tp=int(counts_t[0]), fp=int(counts_t[1]), fn=int(counts_t[2]), tn=int(counts_t[3])
+        ),
         region_bias_pred=tuple(float(a) for a, _ in pairs),  # type: ignore[arg-type]
         region_bias_gt=tuple(float(b) for _, b in pairs),  # type: ignore[arg-type]
         region_alignment=tuple(float(x) for x in align),  # type: ignore[arg-type]

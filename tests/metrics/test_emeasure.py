@@ -60,6 +60,20 @@ def test_region_values_hand_computed() -> None:
     assert sum(at.region_contribution) == pytest.approx(at.score)
 
 
+def test_region_counts_are_the_confusion_counts_and_contributions_sum_to_the_score() -> None:
+    # unequal regions, so that swapping two of them cannot go unnoticed
+    rng = np.random.default_rng(5)
+    gt = (rng.random((37, 53)) < 0.35).astype(np.uint8) * 255
+    pair = prepare(rng.integers(0, 256, (37, 53), dtype=np.uint8), gt)
+    for t in (0.2, 0.5, 0.8):
+        at = emeasure_at(pair, threshold=t)
+        b, g = at.binary_map, pair.mask
+        expected = (np.sum(b & g), np.sum(b & ~g), np.sum(~b & ~g), np.sum(~b & g))
+        assert (at.counts.tp, at.counts.fp, at.counts.tn, at.counts.fn) == expected
+        assert len(set(expected)) == 4
+        assert sum(at.region_contribution) == pytest.approx(at.score, abs=1e-12)
+
+
 def test_maps_reproduce_the_score_and_take_four_values() -> None:
     rng = np.random.default_rng(2)
     gt = (rng.random((30, 40)) < 0.4).astype(np.uint8) * 255
