@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,19 @@ def _ranks(results: Sequence[MethodResult], key: str) -> dict[str, int]:
     vals = [(m, v) for m, v in vals if not math.isnan(v)]
     ordered = sorted({round(v, 12) for _, v in vals}, reverse=info.higher_is_better)
     return {m: ordered.index(round(v, 12)) + 1 for m, v in vals}
+
+
+def _partial(r: MethodResult, keys: Sequence[str]) -> dict[str, int]:
+    """Measures of ``r`` averaged over fewer images than ``r.n_images`` (e.g. CCm where some
+    GTs have no image), with the number of images each averages."""
+    return {k: r.counts[k] for k in keys if k in r.counts and r.counts[k] < r.n_images}
+
+
+def _partial_note(rs: Sequence[MethodResult], keys: Sequence[str]) -> str:
+    parts = [
+        f"{r.method} {k} ({n} of {r.n_images})" for r in rs for k, n in _partial(r, keys).items()
+    ]
+    return "averaged over fewer images than the row's: " + ", ".join(parts) if parts else ""
 
 
 def _by_dataset(report: EvalReport) -> dict[str, list[MethodResult]]:
@@ -110,7 +124,7 @@ def write_csv(report: EvalReport, out: Path) -> None:
             )
     with open(out / "summary.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(["dataset", "method", "images", "coverage", *labels])
+        w.writerow(["dataset", "method", "images", "coverage", *labels, "fewer images"])
         for r in report.results:
             w.writerow(
                 [
@@ -119,6 +133,7 @@ def write_csv(report: EvalReport, out: Path) -> None:
                     r.n_images,
                     r.coverage.label,
                     *[repr(float(r.values[k])) if k in r.values else "" for k in keys],
+                    "; ".join(f"{k} {n}/{r.n_images}" for k, n in _partial(r, keys).items()),
                 ]
             )
     with open(out / "curves.csv", "w", newline="", encoding="utf-8") as fh:
@@ -164,48 +179,64 @@ def write_markdown(report: EvalReport, out: Path) -> None:
         ]
         for r in rs:
             cells = []
+            partial = _partial(r, keys)
             for k in keys:
                 v = _fmt(r.values.get(k, math.nan))
                 rank = ranks[k].get(r.method)
-                cells.append({1: f"**{v}**", 2: f"<u>{v}</u>", 3: f"*{v}*"}.get(rank or 0, v))
+                v = {1: f"**{v}**", 2: f"<u>{v}</u>", 3: f"*{v}*"}.get(rank or 0, v)
+                cells.append(v + (" ‡" if k in partial else ""))
             cov = r.coverage.label
             lines.append(f"| {r.method} | {cov} | " + " | ".join(cells) + " |")
+        lines.append("\nBest **bold**, second <u>underlined</u>, third *italic*.")
         incomplete = [r.method for r in rs if not r.coverage.complete]
         if incomplete:
             lines.append(
-                f"\n⚠ incomplete (evaluated on the images they have): {', '.join(incomplete)}"
+                "\n⚠ not evaluated on every image (missing or unreadable predictions, see "
+                f"problems.csv): {', '.join(incomplete)}"
             )
+        note = _partial_note(rs, keys)
+        if note:
+            lines.append(f"\n‡ {note}")
     (out / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "_": r"\_",
+    "&": r"\&",
+    "%": r"\%",
+    "#": r"\#",
+    "$": r"\$",
+    "^": r"\^{}",
+    "~": r"\textasciitilde{}",
+    ">": r"\textgreater{}",
+    "<": r"\textless{}",
+    "β²": r"$\beta^2$",
+    "α": r"$\alpha$",
+    "γ": r"$\gamma$",
+    "λ": r"$\lambda$",
+    "ρ": r"$\rho$",
+    "θ": r"$\theta$",
+    "Δ": r"$\Delta$",
+    "σ": r"$\sigma$",
+    "·": r"$\cdot$",
+    "≥": r"$\geq$",
+    "×": r"$\times$",
+    "²": r"$^2$",
+    "−": "-",
+    "⚠": r"$\dagger$",
+}
+_TEX_PATTERN = re.compile("|".join(re.escape(k) for k in sorted(_TEX, key=len, reverse=True)))
+
+
 def tex_escape(text: str) -> str:
-    """Text for a LaTeX table: special characters escaped, the Greek and mathematical signs
-    used in variant labels and captions (β², α, ρ, θ, Δ, ≥, ×, σ, ·, †) in math mode."""
-    for a, b in (
-        ("\\", r"\textbackslash{}"),
-        ("_", r"\_"),
-        ("&", r"\&"),
-        ("%", r"\%"),
-        ("#", r"\#"),
-        ("$", r"\$"),
-        ("^", r"\^{}"),
-        ("β²", r"$\beta^2$"),
-        ("α", r"$\alpha$"),
-        ("γ", r"$\gamma$"),
-        ("λ", r"$\lambda$"),
-        ("ρ", r"$\rho$"),
-        ("θ", r"$\theta$"),
-        ("Δ", r"$\Delta$"),
-        ("σ", r"$\sigma$"),
-        ("·", r"$\cdot$"),
-        ("≥", r"$\geq$"),
-        ("×", r"$\times$"),
-        ("²", r"$^2$"),
-        ("−", "-"),
-        ("⚠", r"$\dagger$"),
-    ):
-        text = text.replace(a, b)
-    return text
+    """Text for a LaTeX table: special characters escaped (in one pass, so no replacement is
+    escaped again), the Greek and mathematical signs used in variant labels and captions
+    (β², α, ρ, θ, Δ, ≥, ×, σ, ·, †) in math mode; ``<``/``>`` as text symbols, which the
+    default OT1 font encoding would otherwise print as ¡ and ¿."""
+    return _TEX_PATTERN.sub(lambda m: _TEX[m.group(0)], text)
 
 
 def write_latex(report: EvalReport, out: Path) -> None:
@@ -233,22 +264,29 @@ def write_latex(report: EvalReport, out: Path) -> None:
         ]
         for r in rs:
             cells = []
+            partial = _partial(r, keys)
             for k in keys:
                 v = _fmt(r.values.get(k, math.nan))
                 rank = ranks[k].get(r.method)
-                cells.append(
-                    {1: rf"\textbf{{{v}}}", 2: rf"\underline{{{v}}}", 3: rf"\textit{{{v}}}"}.get(
-                        rank or 0, v
-                    )
+                v = {1: rf"\textbf{{{v}}}", 2: rf"\underline{{{v}}}", 3: rf"\textit{{{v}}}"}.get(
+                    rank or 0, v
                 )
+                cells.append(v + (r"$^\ddagger$" if k in partial else ""))
             name = tex_escape(r.method) + ("" if r.coverage.complete else r"$^\dagger$")
             lines.append(f"{name} & " + " & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}"]
+        lines.append(
+            r"\\[2pt]{\footnotesize Best \textbf{bold}, second \underline{underlined}, "
+            r"third \textit{italic}.}"
+        )
         if any(not r.coverage.complete for r in rs):
             lines.append(
-                r"\\[2pt]{\footnotesize $^\dagger$ evaluated on a subset: "
-                r"some images have no prediction.}"
+                r"\\{\footnotesize $^\dagger$ evaluated on a subset: "
+                r"some images have no (readable) prediction.}"
             )
+        note = _partial_note(rs, keys)
+        if note:
+            lines.append(r"\\{\footnotesize $^\ddagger$ " + tex_escape(note) + ".}")
         lines += [r"\end{table}", ""]
     (out / "summary.tex").write_text("\n".join(lines), encoding="utf-8")
 

@@ -245,6 +245,18 @@ class EvalReport:
         return __version__
 
 
+def _evaluated_coverage(found: Coverage, failed: list[str]) -> Coverage:
+    """Coverage of what was evaluated: matched files that failed are not counted as covered."""
+    lost = set(failed)
+    return Coverage(
+        found.method,
+        matched=[n for n in found.matched if n not in lost],
+        missing=list(found.missing),
+        extra=list(found.extra),
+        failed=list(failed),
+    )
+
+
 def _accumulate(acc: DatasetAccumulator, name: str, rec: Record) -> None:
     acc.add(name, rec.scores, rec.curves)
 
@@ -372,10 +384,13 @@ def evaluate_datasets(
         for ds, names, _keys, keymap in plan:
             for m in names:
                 acc = DatasetAccumulator()
+                failed = []
                 for s in ds.samples:
                     key = keymap.get((m, s.name))
                     rec = cache.get(key) if key else None
                     if rec is None:
+                        if m in s.preds:  # a prediction that could not be evaluated
+                            failed.append(s.name)
                         continue
                     _accumulate(acc, s.name, rec)
                     report.per_image.append(
@@ -396,7 +411,7 @@ def evaluate_datasets(
                         acc.results(),
                         acc.counts(),
                         len(acc),
-                        ds.coverage[m],
+                        _evaluated_coverage(ds.coverage[m], failed),
                         acc.mean_curves(),
                     )
                 )

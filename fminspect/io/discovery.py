@@ -64,16 +64,20 @@ class Coverage:
     matched: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
+    #: samples whose prediction exists but could not be evaluated (unreadable, invalid);
+    #: filled in by the batch runner, not by discovery
+    failed: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
-        """Every GT sample has a prediction."""
-        return not self.missing
+        """Every GT sample has a prediction that was evaluated."""
+        return not self.missing and not self.failed
 
     @property
     def label(self) -> str:
-        """``'187/200'`` (with a warning sign when incomplete)."""
-        total = len(self.matched) + len(self.missing)
+        """``'187/200'``: evaluated (or matched) of all GT samples, with a warning sign when
+        incomplete."""
+        total = len(self.matched) + len(self.missing) + len(self.failed)
         return f"{len(self.matched)}/{total}" + ("" if self.complete else " ⚠")
 
     def as_dict(self) -> dict[str, object]:
@@ -82,6 +86,7 @@ class Coverage:
             "method": self.method,
             "matched": len(self.matched),
             "missing": self.missing,
+            "failed": self.failed,
             "extra": self.extra,
             "complete": self.complete,
         }

@@ -85,6 +85,28 @@ def test_bad_files_become_problems_and_the_batch_goes_on(tmp_path: Path) -> None
     assert any(s == "error" and n == "img2" and "not an image" in m for s, n, m in msgs)
     assert any(s == "warning" and n == "img3" and "resized from 20×10" in m for s, n, m in msgs)
     assert "resized" in (tmp_path / "out" / "per_image.csv").read_text()
+    # the unreadable prediction is not silently left out of the averages: the coverage says so
+    (result,) = report.results
+    assert (result.coverage.label, result.coverage.failed) == ("3/4 ⚠", ["img2"])
+    out = tmp_path / "out"
+    assert "3/4 ⚠" in (out / "summary.csv").read_text()
+    assert "| A | 3/4 ⚠ |" in (out / "summary.md").read_text()
+    assert "unreadable predictions" in (out / "summary.md").read_text()
+    cov = json.loads((out / "results.json").read_text())["datasets"]["DS"]["A"]["coverage"]
+    assert (cov["failed"], cov["complete"]) == (["img2"], False)
+    assert r"A$^\dagger$" in (out / "summary.tex").read_text()
+
+
+def test_a_measure_averaged_over_fewer_images_is_marked(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",), size=(64, 64))
+    (root / "Imgs" / "img2.jpg").unlink()  # CCm cannot be computed for img2
+    report = _run(root, tmp_path / "out", config=EvalConfig(keys=("MAE", "CCm")))
+    assert report.results[0].counts == {"MAE": 3, "CCm": 2}
+    out = tmp_path / "out"
+    assert "CCm 2/3" in (out / "summary.csv").read_text()
+    md = (out / "summary.md").read_text()
+    assert "‡" in md and "A CCm (2 of 3)" in md
+    assert "A CCm (2 of 3)" in (out / "summary.tex").read_text()
 
 
 def test_cache_reuses_and_resumes(tmp_path: Path) -> None:
