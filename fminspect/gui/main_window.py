@@ -311,13 +311,21 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage("drop a dataset folder to open it", 5000)
 
     # ------------------------------------------------------------------ reactions
+    def _model_colours(self, models: list[str]) -> dict[str, int]:
+        """Palette index of each model: its place among all of the dataset's models, so a
+        model keeps its colour on a sample where another model's map is missing."""
+        ds = self.controller.dataset
+        every = list(ds.method_names) if ds is not None else []
+        every += [m for m in models if m not in every]
+        return {m: every.index(m) for m in models}
+
     def _on_sample_loaded(self, sample: LoadedSample) -> None:
         self.grid.set_sample(sample, keep_view=True)
-        self.table.reset(
-            list(sample.preds), sample.image is not None, self.controller.settings.params
-        )
+        models = list(sample.preds)
+        colours = self._model_colours(models)
+        self.table.reset(models, sample.image is not None, self.controller.settings.params, colours)
         self.table.model.threshold = self.controller.threshold
-        self.curves.reset(list(sample.preds))
+        self.curves.reset(models, colours)
         self.curves.set_threshold(self.controller.threshold)
         self.browser.select(sample.name)
         ds = self.controller.dataset
@@ -364,6 +372,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.table.model.models,
             self.controller.sample is not None and self.controller.sample.image is not None,
             settings.params,
+            self.table.model.colours,
         )
         self.controller.set_settings(settings)
         if self.controller.dataset is not None and self.controller.dataset.name != "files":

@@ -122,6 +122,9 @@ def test_corrupt_prediction_shows_a_message_and_the_others_still_display(
     texts = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
     assert any("img1.png" in t and "B" in t and "error" in t for t in texts)
     assert window.problem_dock.windowTitle().startswith("Problems (")
+    # C keeps its colour (the third of the dataset's models) although B is missing here
+    assert window.curves.colours == {"A": 0, "C": 2}
+    assert window.table.model.colours == {"A": 0, "C": 2}
 
 
 def test_size_mismatch_is_resized_and_reported(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]

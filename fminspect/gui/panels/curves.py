@@ -90,20 +90,23 @@ class CurvesPanel(QtWidgets.QWidget):
         self.curves: dict[str, dict[str, pg.PlotDataItem]] = {}
         self.results: dict[str, SuiteResult] = {}
         self.order: list[str] = []
+        self.colours: dict[str, int] = {}
         self.threshold = 128
         self._brushes: dict[int, QtGui.QBrush] = {}
         # (model, plot) → the F- and E-measure results its curve shows
         self._drawn: dict[tuple[str, str], tuple[object, object]] = {}
 
-    def reset(self, models: list[str]) -> None:
-        """New sample: one (empty) curve per model in each plot."""
+    def reset(self, models: list[str], colours: dict[str, int] | None = None) -> None:
+        """New sample: one (empty) curve per model in each plot. ``colours`` gives each
+        model's palette index (default: its position in ``models``)."""
         for items in self.curves.values():
             for k, item in items.items():
                 self.plots[k].removeItem(item)
         self.curves, self.results, self.order = {}, {}, list(models)
+        self.colours = colours or {m: i for i, m in enumerate(models)}
         self._drawn = {}
-        for i, model in enumerate(models):
-            pen = pg.mkPen(model_colour(i), width=1.5)
+        for model in models:
+            pen = pg.mkPen(model_colour(self.colours[model]), width=1.5)
             # no legend: the metrics table shows each model's colour beside its name
             self.curves[model] = {k: pg.PlotDataItem(pen=pen) for k in PLOTS}
             for k, item in self.curves[model].items():
@@ -145,7 +148,7 @@ class CurvesPanel(QtWidgets.QWidget):
         brushes: list[QtGui.QBrush] = []
         models = list(self.results)
         for model in models:
-            brushes.append(self._brush(self.order.index(model)))
+            brushes.append(self._brush(self.colours[model]))
             for k, (at, mx, adp) in _points(self.results[model], self.threshold).items():
                 for kind, (x, y) in (("at", at), ("max", mx), ("adp", adp)):
                     if (k, kind) in xs:

@@ -34,6 +34,7 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.models: list[str] = []
+        self.colours: dict[str, int] = {}
         self.keys: list[str] = []
         self.scores: dict[str, dict[str, float]] = {}
         self.results: dict[str, SuiteResult] = {}
@@ -41,10 +42,18 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         self.threshold = 128
         self._best: dict[str, float] = {}
 
-    def reset(self, models: list[str], with_image: bool, params: Params) -> None:
-        """New sample or new parameters: empty the table, keep the layout."""
+    def reset(
+        self,
+        models: list[str],
+        with_image: bool,
+        params: Params,
+        colours: dict[str, int] | None = None,
+    ) -> None:
+        """New sample or new parameters: empty the table, keep the layout. ``colours``: each
+        model's palette index, as in the curves."""
         self.beginResetModel()
         self.models = list(models)
+        self.colours = colours or {m: i for i, m in enumerate(models)}
         self.keys = [m.key for m in MEASURES if with_image or not m.needs_image]
         self.keys += [name for name, _ in AT_THRESHOLD]
         self.scores = {}
@@ -135,7 +144,7 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
             and orientation == QtCore.Qt.Orientation.Vertical
         ):
             swatch = QtGui.QPixmap(10, 10)  # the model's colour in the curves
-            swatch.fill(QtGui.QColor(*model_colour(section)))
+            swatch.fill(QtGui.QColor(*model_colour(self.colours[self.models[section]])))
             return QtGui.QIcon(swatch)
         if role == QtCore.Qt.ItemDataRole.DisplayRole:
             if orientation == QtCore.Qt.Orientation.Horizontal:
@@ -210,9 +219,15 @@ class MetricsTablePanel(QtWidgets.QWidget):
         box.addWidget(self.view)
         box.addWidget(self.caption)
 
-    def reset(self, models: list[str], with_image: bool, params: Params) -> None:
+    def reset(
+        self,
+        models: list[str],
+        with_image: bool,
+        params: Params,
+        colours: dict[str, int] | None = None,
+    ) -> None:
         """New sample or parameters."""
-        self.model.reset(models, with_image, params)
+        self.model.reset(models, with_image, params, colours)
         self.caption.setText(
             f"{params.norm.label} · max/mean: of this image's 256-threshold curve · "
             "adp: threshold 2·mean · best per column highlighted · click a cell to explain it"
