@@ -327,9 +327,8 @@ def plot_figures(report: EvalReport) -> list[Figure]:
             ),
         ]
         for tag, title, xl, yl, get in specs:
-            usable = [
-                r for r in rs if "Fm" in r.mean_curves and ("Em" in r.mean_curves or tag != "em")
-            ]
+            needs = ("Em",) if tag == "em" else ("Fm", "Precision", "Recall")
+            usable = [r for r in rs if all(n in r.mean_curves for n in needs)]
             if not usable:
                 continue
             lines = []
@@ -357,6 +356,21 @@ def write_plots(report: EvalReport, out: Path) -> None:
     render(plot_figures(report), out / "plots")
 
 
+_PLOT_NAME = re.compile(r".+_(pr|fm|em)\.(png|pdf)")
+
+
+def _remove_old_plots(folder: Path) -> None:
+    """Remove plots an earlier run wrote into this output folder (they may show other
+    datasets or parameters than the tables about to be written), then the folder if empty."""
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if path.is_file() and _PLOT_NAME.fullmatch(path.name):
+            path.unlink()
+    if not any(folder.iterdir()):
+        folder.rmdir()
+
+
 def write_all(
     report: EvalReport, out: Path | str, *, plots: bool = True, plotter: PlotProcess | None = None
 ) -> Path:
@@ -365,6 +379,7 @@ def write_all(
     has imported Matplotlib while the images were being scored."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    _remove_old_plots(out / "plots")
     write_json(report, out)
     write_csv(report, out)
     write_markdown(report, out)

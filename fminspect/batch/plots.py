@@ -51,23 +51,38 @@ def import_matplotlib() -> None:
 
 def render(figures: Sequence[Figure], folder: Path | str) -> None:
     """Write every figure into ``folder`` as PNG and PDF, with no dates in the metadata."""
+    if not figures:
+        return
     import_matplotlib()
     import matplotlib.pyplot as plt
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    # 20 distinct colours (tab20's dark shades, then its light ones), and a new line style
+    # for every 20 methods, so that no two curves look alike
+    tab20 = plt.get_cmap("tab20").colors
+    colours = list(tab20[0::2]) + list(tab20[1::2])
+    styles = ("-", "--", "-.", ":")
     for f in figures:
-        fig, ax = plt.subplots(figsize=(5, 4), dpi=150)
-        fig.subplots_adjust(left=0.13, right=0.97, bottom=0.12, top=0.92)
-        for line in f.lines:
-            ax.plot(line.x, line.y, lw=1.5, label=line.label)
+        fig, ax = plt.subplots(figsize=(6.4, 4), dpi=150)
+        fig.subplots_adjust(left=0.1, right=0.74, bottom=0.12, top=0.92)
+        for i, line in enumerate(f.lines):
+            ax.plot(
+                line.x,
+                line.y,
+                lw=1.5,
+                color=colours[i % len(colours)],
+                linestyle=styles[(i // len(colours)) % len(styles)],
+                label=line.label,
+            )
         ax.set_xlim(*f.xlim)
         ax.set_ylim(*f.ylim)
         ax.set_xlabel(f.xlabel)
         ax.set_ylabel(f.ylabel)
         ax.set_title(f.title, fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="best")
+        # beside the axes, never over the curves
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
         fig.savefig(folder / f"{f.stem}.png", metadata={"Software": None})
         fig.savefig(
             folder / f"{f.stem}.pdf",

@@ -262,3 +262,24 @@ def test_cli_eval_reports_failed_plots_and_keeps_the_rest(
     assert "the plots were not written: the plotting process failed: ImportError" in err
     assert "2 (image, method) pairs evaluated" in err
     assert (out / "summary.json").exists() and not (out / "plots").exists()
+
+
+def test_plots_follow_the_measures_and_old_plots_do_not_linger(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=2, methods=("A",))
+    out = tmp_path / "out"
+    (out / "plots").mkdir(parents=True)
+    (out / "plots" / "notes.txt").write_text("a file of the user's")
+    _run(root, out)
+    names = sorted(p.name for p in (out / "plots").iterdir())
+    assert names == [f"DS_{t}.{e}" for t in ("em", "fm", "pr") for e in ("pdf", "png")] + [
+        "notes.txt"
+    ]
+    _run(root, out, config=EvalConfig(keys=("meanEm",)))  # E curve only
+    assert sorted(p.name for p in (out / "plots").iterdir()) == [
+        "DS_em.pdf",
+        "DS_em.png",
+        "notes.txt",
+    ]
+    (out / "plots" / "notes.txt").unlink()
+    _run(root, out, config=EvalConfig(keys=("MAE", "Sm")))  # no curve: no plots folder
+    assert not (out / "plots").exists()
