@@ -124,6 +124,13 @@ def _print_coverage(datasets, methods=None) -> None:  # type: ignore[no-untyped-
             f"images: {'yes' if ds.image else 'no'}",
             file=sys.stderr,
         )
+        if not ds.method_names:
+            print(
+                "  no prediction folders found: put each method's maps in Pred/<method>/ "
+                "beside GT/ (Preds/, Predictions/, Results/, Maps/ also work), or give "
+                "PySODEvalToolkit configs (README, 'Evaluate whole datasets')",
+                file=sys.stderr,
+            )
         for m in ds.method_names:
             if methods and m not in methods:
                 continue
@@ -132,6 +139,25 @@ def _print_coverage(datasets, methods=None) -> None:  # type: ignore[no-untyped-
             extra = f", {len(cov.extra)} without GT" if cov.extra else ""
             print(
                 f"  {m:<24} {len(cov.matched):>6}/{len(ds.samples)} matched{extra}{flag}",
+                file=sys.stderr,
+            )
+
+
+def _print_problems(problems: Sequence[Any], per_kind: int = 3) -> None:
+    """Every problem on stderr, but at most ``per_kind`` of the same message for the same
+    method (a dataset of RGB maps would otherwise print one line per file)."""
+    shown: dict[tuple[str, str, str], int] = {}
+    for p in problems:
+        kind = (p.severity, p.method, p.message)
+        shown[kind] = shown.get(kind, 0) + 1
+        if shown[kind] <= per_kind:
+            print(p, file=sys.stderr)
+    for (severity, method, message), n in shown.items():
+        if n > per_kind:
+            print(
+                f"… and {n - per_kind} more {severity}s "
+                f"{'for ' + method + ' ' if method else ''}like “{message}” "
+                "(problems.csv lists every one)",
                 file=sys.stderr,
             )
 
@@ -221,8 +247,7 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
             plot_error = str(exc)
     for message in getattr(plotter, "messages", ()):
         print(f"plots: {message}", file=sys.stderr)
-    for p in report.problems:
-        print(p, file=sys.stderr)
+    _print_problems(report.problems)
     if plot_error:
         print(f"fminspect eval: the plots were not written: {plot_error}", file=sys.stderr)
     print(

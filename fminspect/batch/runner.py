@@ -110,12 +110,13 @@ def evaluate_unit(unit: Unit) -> UnitResult:
     try:
         gt_map = load_map(unit.gt)
     except LoadError as exc:
-        out.problems += [
-            Problem(exc.path, exc.problem, "error", method=m, **where) for m, _, _ in unit.todo
-        ]
+        n = len(unit.todo)
+        message = f"{exc.problem} ({n} prediction{'s' if n != 1 else ''} not evaluated)"
+        out.problems.append(Problem(exc.path, message, "error", **where))
         return out
     gt = prepare_gt(gt_map.array, unit.config.params.norm)
     gt_notes = [f"GT: {n}" for n in gt_map.notes]
+    out.problems += [Problem(Path(unit.gt), n, "warning", **where) for n in gt_map.notes]
     if gt.is_empty:
         gt_notes.append("GT: no foreground pixel")
     img = None
@@ -140,11 +141,12 @@ def evaluate_unit(unit: Unit) -> UnitResult:
         except LoadError as exc:
             out.problems.append(Problem(exc.path, exc.problem, "error", method=method, **where))
             continue
-        notes = list(gt_notes) + [f"prediction: {n}" for n in pred.notes]
         array, note = fit_to(pred.array, gt.shape, unit.config.interpolation)
-        if note:
-            notes.append(f"prediction: {note}")
-            out.problems.append(Problem(Path(path), note, "warning", method=method, **where))
+        pred_notes = list(pred.notes) + ([note] if note else [])
+        notes = list(gt_notes) + [f"prediction: {n}" for n in pred_notes]
+        out.problems += [
+            Problem(Path(path), n, "warning", method=method, **where) for n in pred_notes
+        ]
         suite = compute_suite(array, gt, unit.config.params, img=img, keys=keys)
         computed = suite.scores()
         scores = {k: computed.get(k, math.nan) for k in keys}  # CCm is NaN without its image

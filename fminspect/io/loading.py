@@ -154,20 +154,22 @@ def decode(
 
 def to_map(path: Path | str, array: np.ndarray) -> LoadedMap:
     """Turn a decoded image into a 2-D map (see the module notes)."""
-    if array.ndim == 2:
-        return LoadedMap(array)
-    channels = array.shape[2]
     notes: list[str] = []
+    if array.dtype == np.uint16:
+        notes.append("16-bit map: values read as v/65535")
+    if array.ndim == 2:
+        return LoadedMap(array, tuple(notes))
+    channels = array.shape[2]
     colour = array[:, :, :3] if channels >= 3 else array[:, :, :1]
     if channels == 4:
         alpha = array[:, :, 3]
         full = np.iinfo(array.dtype).max
         if colour.min() == colour.max() and alpha.min() != alpha.max():
-            return LoadedMap(
-                np.ascontiguousarray(alpha), ("RGBA with constant colour: used the alpha channel",)
-            )
-        if alpha.min() != full:
-            notes.append("RGBA: alpha channel ignored")
+            notes.append("RGBA with constant colour: used the alpha channel")
+            return LoadedMap(np.ascontiguousarray(alpha), tuple(notes))
+        notes.append(
+            "RGBA: alpha channel ignored" + (" (fully opaque)" if alpha.min() == full else "")
+        )
     if colour.shape[2] == 1 or (
         np.array_equal(colour[:, :, 0], colour[:, :, 1])
         and np.array_equal(colour[:, :, 0], colour[:, :, 2])

@@ -49,6 +49,7 @@ def load_sample(sample: Sample, interpolation: str = "bilinear") -> LoadedSample
         out.gt = gt.array
         if gt.notes:
             out.notes["GT"] = gt.notes
+            out.problems += [Problem(sample.gt, n, "warning", **where) for n in gt.notes]
     except LoadError as exc:
         out.problems.append(Problem(exc.path, exc.problem, "error", **where))
         return out
@@ -77,10 +78,8 @@ def load_sample(sample: Sample, interpolation: str = "bilinear") -> LoadedSample
             out.problems.append(Problem(exc.path, exc.problem, "error", method=method, **where))
             continue
         array, note = fit_to(pred.array, shape, interpolation)
-        notes = list(pred.notes)
-        if note:
-            notes.append(note)
-            out.problems.append(Problem(Path(path), note, "warning", method=method, **where))
+        notes = list(pred.notes) + ([note] if note else [])
+        out.problems += [Problem(Path(path), n, "warning", method=method, **where) for n in notes]
         out.preds[method] = array
         if notes:
             out.notes[method] = tuple(notes)

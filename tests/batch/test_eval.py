@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from fminspect.batch import EvalConfig, evaluate_datasets
@@ -283,3 +284,24 @@ def test_plots_follow_the_measures_and_old_plots_do_not_linger(tmp_path: Path) -
     (out / "plots" / "notes.txt").unlink()
     _run(root, out, config=EvalConfig(keys=("MAE", "Sm")))  # no curve: no plots folder
     assert not (out / "plots").exists()
+
+
+def test_conversions_are_reported_and_a_bad_gt_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B"))
+    for i in range(1, 5):  # four RGBA predictions of A
+        path = root / "Pred" / "A" / f"img{i}.png"
+        grey = cv2.imread(str(path), 0)
+        cv2.imwrite(str(path), np.dstack([grey, grey, grey, np.full_like(grey, 255)]))
+    (root / "GT" / "img5.png").write_bytes(b"not a png")
+    out = tmp_path / "o"
+    assert main(["eval", str(root), "--out", str(out), "--measures", "MAE", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("RGBA: alpha channel ignored (fully opaque)") == 4  # 3 shown + summary
+    assert "… and 1 more warnings for A like “RGBA: alpha channel ignored" in err
+    problems = (out / "problems.csv").read_text()
+    assert problems.count("RGBA: alpha channel ignored") == 4
+    gt_errors = [line for line in problems.splitlines() if "img5.png" in line]
+    assert len(gt_errors) == 1 and "2 predictions not evaluated" in gt_errors[0]
+    assert "prediction: RGBA" in (out / "per_image.csv").read_text()

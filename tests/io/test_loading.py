@@ -24,6 +24,8 @@ def test_grey_8_and_16_bit(tmp_path: Path) -> None:
     write_png(tmp_path / "b.png", a16)
     m = load_map(tmp_path / "b.png")
     assert m.array.dtype == np.uint16 and np.array_equal(m.array, a16)
+    assert m.notes == ("16-bit map: values read as v/65535",)
+    assert not load_map(tmp_path / "a.png").notes
 
 
 def test_colour_maps(tmp_path: Path) -> None:
@@ -45,6 +47,12 @@ def test_rgba_alpha_masks_and_palettes(tmp_path: Path) -> None:
     write_png(tmp_path / "cut.png", rgba)
     m = load_map(tmp_path / "cut.png")
     assert m.array[2, 2] == 255 and m.array[0, 0] == 0 and "alpha" in m.notes[0]
+    opaque = np.full((6, 6, 4), 255, np.uint8)
+    opaque[..., :3] = np.arange(6, dtype=np.uint8)[:, None, None] * 40
+    write_png(tmp_path / "opaque.png", opaque)
+    m = load_map(tmp_path / "opaque.png")
+    assert m.notes == ("RGBA: alpha channel ignored (fully opaque)",)
+    assert m.array[:, 0].tolist() == [0, 40, 80, 120, 160, 200]
     pal = Image.fromarray(np.array([[0, 1], [1, 0]], np.uint8), mode="P")
     pal.putpalette([0, 0, 0, 255, 255, 255] + [0] * 762)
     pal.save(tmp_path / "pal.png")
