@@ -85,6 +85,27 @@ def test_threshold_scrubbing_updates_the_emeasure_view(qtbot, demo_window) -> No
         assert (x[0], y[0]) == (t / 255, r.emeasure.curve[t])
 
 
+def test_views_open_on_the_binarisation_behind_the_clicked_number(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
+    r = demo_window.controller.results["RC"]
+    e, f = r.emeasure, r.fmeasure
+    assert demo_window.controller.threshold != int(np.argmax(e.curve))
+    view = demo_window.explain("RC", "maxEm").view  # the maximum's curve point
+    assert view.slider.value() == int(np.argmax(e.curve))
+    assert view.at.score == pytest.approx(e.max, abs=1e-12)
+    view = demo_window.explain("RC", "adpEm").view  # the adaptive binarisation itself
+    assert view.adaptive.isChecked() and view.at is e.at
+    assert view.at.score == pytest.approx(e.adaptive, abs=1e-12)
+    assert np.array_equal(_arr(view, "bin"), e.at.binary_map.astype(float))
+    view.slider.setValue(10)  # scrubbing leaves the adaptive binarisation
+    assert not view.adaptive.isChecked() and view.at.score == pytest.approx(e.curve[10])
+    fv = demo_window.explain("RC", "adpFm").view
+    assert fv.adaptive.isChecked()
+    codes = r.pair.confusion_codes(threshold=f.adaptive_threshold)
+    assert np.array_equal(_arr(fv, "tp"), (codes == 3).astype(float))
+    assert f"F adaptive,{float(f.adaptive):.6g}," in fv.numbers_csv()
+    assert demo_window.explain("RC", "maxFm").view.slider.value() == f.fmeasure.argmax
+
+
 def test_brush_stroke_changes_the_prediction_and_the_scores(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
     pg_ = demo_window.open_playground()
     qtbot.addWidget(pg_)

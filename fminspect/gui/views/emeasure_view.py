@@ -39,9 +39,13 @@ class EmeasureView(ExplainView):
         self.slider.setValue(self.threshold)
         self.slider_label = QtWidgets.QLabel()
         self.slider.valueChanged.connect(self.set_threshold)
+        self.adaptive = QtWidgets.QCheckBox(f"adaptive: p ≥ {e.adaptive_threshold:.4f}")
+        self.adaptive.setToolTip("the binarisation behind adpEm (2·mean)")
+        self.adaptive.toggled.connect(self.set_adaptive)
         self.controls.insertWidget(0, QtWidgets.QLabel("threshold t"))
         self.controls.insertWidget(1, self.slider, 2)
         self.controls.insertWidget(2, self.slider_label)
+        self.controls.insertWidget(3, self.adaptive)
         self.mapping = pg.PlotWidget(title="f(ξ) = (1 + ξ)²/4 and the four regions")
         xi = np.linspace(-1, 1, 201)
         self.mapping.plot(xi, enhancement(xi), pen=pg.mkPen((120, 120, 120), width=2))
@@ -74,12 +78,33 @@ class EmeasureView(ExplainView):
         if self.slider.value() != index:
             self.slider.setValue(index)
             return
-        at = self.maps_at(index)
+        if self.adaptive.isChecked():
+            self.adaptive.setChecked(False)  # shows curve point t
+            return
+        self._show(index)
+
+    def set_adaptive(self, on: bool) -> None:
+        """Show the adaptive binarisation behind adpEm (``on``) or curve point t again."""
+        if self.adaptive.isChecked() != on:
+            self.adaptive.setChecked(on)
+            return
+        self._show(None if on else self.threshold)
+
+    def _show(self, index: int | None) -> None:
+        """Curve point ``index``, or the adaptive binarisation when None."""
+        e = self.result.emeasure
+        if index is None:
+            at = e.at  # computed by the core at the adaptive threshold
+            where = f"adaptive p ≥ {e.adaptive_threshold:.4f}"
+            self.slider_label.setText(f"{where}: E = {at.score:.4f} (adpEm)")
+        else:
+            at = self.maps_at(index)
+            where = f"t = {index}"
+            self.slider_label.setText(f"t = {index} (p ≥ {index / 255:.3f}): E = {at.score:.4f}")
         self.at = at
-        self.slider_label.setText(f"t = {index} (p ≥ {index / 255:.3f}): E = {at.score:.4f}")
         gt = self.result.pair.mask.astype(float)
         self.panel("gt", "GT", 0, 0).show_matrix(gt, cmap="gray")
-        self.panel("bin", f"binarised map, t = {index}", 0, 1).show_matrix(
+        self.panel("bin", f"binarised map, {where}", 0, 1).show_matrix(
             at.binary_map.astype(float), cmap="gray"
         )
         self.panel(
@@ -110,9 +135,16 @@ class EmeasureView(ExplainView):
         ):
             label.setText(f"{r} ({n})")
             label.setPos(x, y)
-        self.curve_marker.setData([index / 255], [self.result.emeasure.curve[index]])
+        if index is None:  # the adaptive E is not a point of the curve: mark it at its p
+            self.curve_marker.setData([e.adaptive_threshold], [e.adaptive])
+        else:
+            self.curve_marker.setData([index / 255], [e.curve[index]])
         rows: list[tuple[str, object, str]] = [
-            ("E at t", at.score, at.degenerate or "Σφ / (N − 1 + eps)"),
+            (
+                "E at t" if index is not None else "E, adaptive",
+                at.score,
+                at.degenerate or "Σφ / (N − 1 + eps)",
+            ),
             (
                 "adpEm",
                 self.result.emeasure.adaptive,

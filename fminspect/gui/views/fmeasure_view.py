@@ -25,9 +25,13 @@ class FmeasureView(ExplainView):
         self.slider.setRange(0, 255)
         self.slider.setValue(self.threshold)
         self.slider.valueChanged.connect(self.set_threshold)
+        self.adaptive = QtWidgets.QCheckBox(f"adaptive: p ≥ {f.adaptive_threshold:.4f}")
+        self.adaptive.setToolTip("the binarisation behind adpF, adpIoU and adpDice (2·mean)")
+        self.adaptive.toggled.connect(self.set_adaptive)
         self.controls.insertWidget(0, QtWidgets.QLabel("threshold t"))
         self.controls.insertWidget(1, self.slider, 2)
-        self.pr = pg.PlotWidget(title="precision–recall (● t, ★ max F, ◆ adaptive)")
+        self.controls.insertWidget(2, self.adaptive)
+        self.pr = pg.PlotWidget(title="PR: ● t, ★ max F, ◆ adaptive")
         self.pr.plot(f.recall.curve, f.precision.curve, pen=pg.mkPen((31, 119, 180), width=2))
         fa = f.fmeasure.argmax
         self.pr.plot(
@@ -51,6 +55,7 @@ class FmeasureView(ExplainView):
         )
         self.pr.setLabel("bottom", "recall")
         self.pr.setLabel("left", "precision")
+        self.pr.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.04)  # every point in view
         self.add_plot(self.pr, 0, 2, 2, 2)
         self.set_threshold(self.threshold)
 
@@ -59,10 +64,34 @@ class FmeasureView(ExplainView):
         if self.slider.value() != index:
             self.slider.setValue(index)
             return
+        if self.adaptive.isChecked():
+            self.adaptive.setChecked(False)  # shows curve point t
+            return
+        self._show(index)
+
+    def set_adaptive(self, on: bool) -> None:
+        """Show the adaptive binarisation (``on``) or curve point t again."""
+        if self.adaptive.isChecked() != on:
+            self.adaptive.setChecked(on)
+            return
+        self._show(None if on else self.threshold)
+
+    def _show(self, index: int | None) -> None:
+        """Curve point ``index``, or the adaptive binarisation when None."""
         r = self.result
         f, o = r.fmeasure, r.overlap
-        codes = r.pair.confusion_codes(index)
-        self.panel("conf", f"TP green, FP red, FN blue, TN dark — t = {index}", 0, 0).show_matrix(
+        if index is None:
+            thr = f.adaptive_threshold
+            codes = r.pair.confusion_codes(threshold=thr)
+            where, c = f"adaptive p ≥ {thr:.4f}", f.sweep.adaptive
+            p, rec, fv = f.precision.adaptive, f.recall.adaptive, f.adaptive
+            iou, dice = o.iou.adaptive, o.dice.adaptive
+        else:
+            codes = r.pair.confusion_codes(index)
+            where, c = f"t = {index}", f.sweep.at(index)
+            p, rec, fv = f.precision.curve[index], f.recall.curve[index], f.fmeasure.curve[index]
+            iou, dice = o.iou.curve[index], o.dice.curve[index]
+        self.panel("conf", f"TP green, FP red, FN blue, TN dark — {where}", 0, 0).show_matrix(
             confusion_rgb(codes)
         )
         self.panel("map", "map", 0, 1).show_matrix(r.pair.pred)
@@ -70,18 +99,19 @@ class FmeasureView(ExplainView):
         self.panel("fpfn", "FP (1) and FN (−1)", 1, 1).show_matrix(
             (codes == 1).astype(float) - (codes == 2), levels=(-1, 1), cmap="CET-D1"
         )
-        self.pr_marker.setData([f.recall.curve[index]], [f.precision.curve[index]])
-        c = f.sweep.at(index)
+        self.pr_marker.setData([rec], [p])
+        at = "at t" if index is not None else "adaptive"
+        rule = (
+            f"binarisation floor(255·p) ≥ {index}"
+            if index is not None
+            else f"binarisation p ≥ {f.adaptive_threshold:.4f} (2·mean)"
+        )
         self.set_numbers(
             [
-                (
-                    "TP, FP, FN, TN at t",
-                    f"{c.tp}, {c.fp}, {c.fn}, {c.tn}",
-                    f"binarisation floor(255·p) ≥ {index}",
-                ),
-                ("P, R at t", f"{f.precision.curve[index]:.4f}, {f.recall.curve[index]:.4f}", ""),
-                ("F at t", float(f.fmeasure.curve[index]), f"β² = {f.beta2:g}"),
-                ("IoU, Dice at t", f"{o.iou.curve[index]:.4f}, {o.dice.curve[index]:.4f}", ""),
+                (f"TP, FP, FN, TN {at}", f"{c.tp}, {c.fp}, {c.fn}, {c.tn}", rule),
+                (f"P, R {at}", f"{p:.4f}, {rec:.4f}", ""),
+                (f"F {at}", float(fv), f"β² = {f.beta2:g}"),
+                (f"IoU, Dice {at}", f"{iou:.4f}, {dice:.4f}", ""),
                 ("maxF", f.max, f"at t = {f.fmeasure.argmax}"),
                 ("meanF", f.mean, "mean over the 256 thresholds"),
                 ("adpF", f.adaptive, f"p ≥ {f.adaptive_threshold:.4f}"),

@@ -35,6 +35,23 @@ def view_for(key: str) -> type[ExplainView]:
     return VIEW_BY_FIELD[FIELD_BY_KEY[key.split("@")[0]]]
 
 
+def start_threshold(key: str, result: SuiteResult, current: int) -> int:
+    """The curve point a view opens at: the maximum's for a max… key (so the view shows the
+    number that was clicked), the inspector's threshold otherwise."""
+    if key.startswith("max"):
+        f, o, e = result.fmeasure, result.overlap, result.emeasure
+        curves = {
+            "maxFm": f.fmeasure.curve if f else None,
+            "maxEm": e.curve if e else None,
+            "maxIoU": o.iou.curve if o else None,
+            "maxDice": o.dice.curve if o else None,
+        }
+        curve = curves.get(key)
+        if curve is not None:
+            return int(np.argmax(curve))
+    return current
+
+
 class ExplainWindow(QtWidgets.QMainWindow):
     """A separate window holding one explain view (several can be open)."""
 
@@ -49,7 +66,11 @@ class ExplainWindow(QtWidgets.QMainWindow):
         parent: QtWidgets.QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.view = view_for(key)(result, model, sample, image, threshold)
+        self.view = view_for(key)(
+            result, model, sample, image, start_threshold(key, result, threshold)
+        )
+        if key.startswith("adp") and hasattr(self.view, "set_adaptive"):
+            self.view.set_adaptive(True)  # the binarisation behind the clicked number
         self.setCentralWidget(self.view)
         self.setWindowTitle(f"{self.view.TITLE}: {model} on {sample}")
         self.resize(1300, 900)
