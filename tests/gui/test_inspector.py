@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.gui.export import export_grid
 from fminspect.metrics import DEFAULT_PARAMS, Params, compute_suite, prepare_gt
@@ -238,3 +238,25 @@ def test_screenshots_command_renders_the_real_window(tmp_path) -> None:  # type:
     img = cv2.imread(str(path))
     assert img.shape[:2] == (1000, 1600)
     assert img.std() > 20  # not blank
+
+
+def test_ctrl_c_copies_the_whole_table_even_after_a_click(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    view = window.table.view
+    view.setCurrentIndex(window.table.proxy.index(1, 2))  # a cell, as a click selects it
+    view.setFocus()
+    QtWidgets.QApplication.clipboard().clear()
+    # the key press delivered to the view itself
+    press = QtGui.QKeyEvent(
+        QtCore.QEvent.Type.KeyPress, QtCore.Qt.Key.Key_C, QtCore.Qt.KeyboardModifier.ControlModifier
+    )
+    QtWidgets.QApplication.sendEvent(view, press)
+    text = QtWidgets.QApplication.clipboard().text()
+    assert text == window.table.model.to_csv()
+    assert text.splitlines()[0].startswith("model,") and len(text.splitlines()) == 4
+    # the headers name the variant in full (wrapped, never cut)
+    header = window.table.model.headerData(
+        window.table.model.keys.index("adpFm"), QtCore.Qt.Orientation.Horizontal
+    )
+    assert header == "adpFm ↑\nβ²=0.3\nthr=2·mean"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import textwrap
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -150,7 +151,11 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
             if orientation == QtCore.Qt.Orientation.Horizontal:
                 key = self.keys[section]
                 arrow = "↑" if _higher_is_better(key) else "↓"
-                return self.label(key).replace(" ", "\n", 1) + f" {arrow}"
+                # wrapped, not elided: the variant is the point of the header
+                name, _, variant = self.label(key).partition(" ")
+                return "\n".join(
+                    [f"{name} {arrow}", *textwrap.wrap(variant, 11, break_long_words=False)]
+                )
             return self.models[section]
         if (
             role == QtCore.Qt.ItemDataRole.ToolTipRole
@@ -210,6 +215,9 @@ class MetricsTablePanel(QtWidgets.QWidget):
         copy.setShortcut(QtGui.QKeySequence.StandardKey.Copy)
         copy.triggered.connect(self.copy_csv)
         self.view.addAction(copy)
+        # if the view ever gets the key press itself (Qt's item views copy the current cell
+        # on Ctrl+C), it still copies the whole table, as documented
+        self.view.installEventFilter(self)
         self.view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
         self.caption = QtWidgets.QLabel()
         self.caption.setWordWrap(True)
@@ -244,6 +252,16 @@ class MetricsTablePanel(QtWidgets.QWidget):
         self.model.headerDataChanged.emit(
             QtCore.Qt.Orientation.Horizontal, 0, len(self.model.keys) - 1
         )
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if (
+            watched is self.view
+            and event.type() == QtCore.QEvent.Type.KeyPress
+            and event.matches(QtGui.QKeySequence.StandardKey.Copy)  # type: ignore[attr-defined]
+        ):
+            self.copy_csv()
+            return True
+        return super().eventFilter(watched, event)
 
     def copy_csv(self) -> None:
         """Put the table on the clipboard as CSV."""
