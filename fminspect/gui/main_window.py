@@ -82,6 +82,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._build_menus()
         self._connect()
         self._restore()
+        self.curves.set_beta2(self.controller.settings.params.beta2)
 
     # ------------------------------------------------------------------ layout
     def _build_layout(self) -> None:
@@ -374,6 +375,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             settings.params,
             self.table.model.colours,
         )
+        self.curves.set_beta2(settings.params.beta2)
         self.controller.set_settings(settings)
         if self.controller.dataset is not None and self.controller.dataset.name != "files":
             self._browser_timer.start()

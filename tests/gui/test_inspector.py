@@ -64,6 +64,7 @@ def test_parameter_change_recomputes_off_thread_and_drops_stale_results(
         return True
 
     qtbot.waitUntil(curves_show_the_results, timeout=2000)  # redrawn a plot per event turn
+    assert "β²=2" in window.curves.plots["fm"].getPlotItem().titleLabel.text
     window.params.gt_rule.setCurrentIndex(1)  # GT >= 128
     settle(qtbot, window)
     assert window.controller.results["A"].pair.gt.norm.gt_rule == "GT>=128"

@@ -47,7 +47,7 @@ class CurvesPanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.plots = {
             "pr": pg.PlotWidget(title="Precision–recall"),
-            "fm": pg.PlotWidget(title="F-measure vs threshold"),
+            "fm": pg.PlotWidget(title="F-measure (β²=0.3) vs threshold"),
             "em": pg.PlotWidget(title="E-measure vs threshold"),
         }
         labels = {"pr": ("recall", "precision"), "fm": ("threshold", "F"), "em": ("threshold", "E")}
@@ -136,6 +136,10 @@ class CurvesPanel(QtWidgets.QWidget):
                 changed.add(k)
         if changed:
             self._markers(changed)
+
+    def set_beta2(self, beta2: float) -> None:
+        """Name the F-measure's β² in its plot's title."""
+        self.plots["fm"].setTitle(f"F-measure (β²={beta2:g}) vs threshold")
 
     def set_result(self, model: str, result: SuiteResult) -> None:
         """Draw one model's curves."""
