@@ -62,17 +62,17 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.problem_list.setWordWrap(True)
         self._browser_generation = 0
         self.explain_windows: list[QtWidgets.QMainWindow] = []
+        # Redrawing after results arrive is done in steps, one per event-loop turn: the maps
+        # of every model that arrived meanwhile, then each curve plot. Qt paints every changed
+        # widget of the window at once, so doing it all in one turn would block the GUI
+        # thread for the sum of the repaints.
         self._arrived: set[str] = set()
+        self._curves_pending: dict[str, SuiteResult] = {}
+        self._steps: list[str] = []  # "maps", then the plots in PLOTS
         self._redraw = QtCore.QTimer(self)
         self._redraw.setSingleShot(True)
         self._redraw.setInterval(0)
-        self._redraw.timeout.connect(self._redraw_arrived)
-        self._curves_pending: dict[str, SuiteResult] = {}
-        self._curve_steps: list[str] = []
-        self._redraw_curves = QtCore.QTimer(self)
-        self._redraw_curves.setSingleShot(True)
-        self._redraw_curves.setInterval(0)
-        self._redraw_curves.timeout.connect(self._redraw_curves_now)
+        self._redraw.timeout.connect(self._redraw_step)
         # the dataset browser is re-scored when the parameters have been still for a while
         self._browser_timer = QtCore.QTimer(self)
         self._browser_timer.setSingleShot(True)
@@ -341,30 +341,26 @@ class InspectorWindow(QtWidgets.QMainWindow):
             return
         self.table.set_result(model, result)  # cheap: at once
         self._arrived.add(model)
-        self._redraw.start()  # maps and curves: once for every result that arrived meanwhile
+        self._steps = ["maps", *PLOTS]  # from the start: the maps first
+        self._redraw.start()
 
-    def _redraw_arrived(self) -> None:
-        arrived = {
-            m: self.controller.results[m] for m in self._arrived if m in self.controller.results
-        }
-        self._arrived.clear()
-        for model, result in arrived.items():
-            self.grid.set_result(model, result)
-        # the three curve plots are updated (and so repainted) in the next event-loop turns,
-        # one per turn: Qt paints every changed widget of the window at once, and the maps
-        # and the curves together would block the GUI thread several times as long
-        self._curves_pending.update(arrived)
-        self._curve_steps = list(PLOTS)
-        self._redraw_curves.start()
-
-    def _redraw_curves_now(self) -> None:
-        pending = {
-            m: r for m, r in self._curves_pending.items() if self.controller.results.get(m) is r
-        }
-        if self._curve_steps:
-            self.curves.set_results(pending, plots=(self._curve_steps.pop(0),))
-        if self._curve_steps:
-            self._redraw_curves.start()
+    def _redraw_step(self) -> None:
+        """One redraw step (see ``__init__``)."""
+        if not self._steps:
+            return
+        step = self._steps.pop(0)
+        results = self.controller.results
+        if step == "maps":
+            arrived = {m: results[m] for m in self._arrived if m in results}
+            self._arrived.clear()
+            for model, result in arrived.items():
+                self.grid.set_result(model, result)
+            self._curves_pending.update(arrived)
+        else:
+            pending = {m: r for m, r in self._curves_pending.items() if results.get(m) is r}
+            self.curves.set_results(pending, plots=(step,))
+        if self._steps:
+            self._redraw.start()
         else:
             self._curves_pending.clear()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 import textwrap
@@ -22,6 +23,24 @@ AT_THRESHOLD = (
     ("IoU@t", lambda r, t: r.overlap.iou.curve[t]),
 )
 _AT_KEYS = dict(AT_THRESHOLD)
+_ROLES = {
+    QtCore.Qt.ItemDataRole.DisplayRole,
+    SORT_ROLE,
+    QtCore.Qt.ItemDataRole.TextAlignmentRole,
+    QtCore.Qt.ItemDataRole.FontRole,
+    QtCore.Qt.ItemDataRole.BackgroundRole,
+    QtCore.Qt.ItemDataRole.ToolTipRole,
+}
+_BEST_BRUSH = QtGui.QBrush(QtGui.QColor(70, 160, 90, 110))
+
+
+@functools.cache
+def _bold_font() -> QtGui.QFont:  # made on first use: a QFont needs the application
+    font = QtGui.QFont()
+    font.setBold(True)
+    return font
+
+
 _HIGHER = {"Fm@t": True, "Em@t": True, "IoU@t": True}
 
 
@@ -109,8 +128,8 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
     def data(
         self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if not index.isValid():
-            return None
+        if not index.isValid() or role not in _ROLES:
+            return None  # most of the roles a repaint asks for, answered before any work
         v = self.value(index.row(), index.column())
         key = self.keys[index.column()]
         best = v is not None and key in self._best and v == self._best[key]
@@ -121,11 +140,9 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         if role == QtCore.Qt.ItemDataRole.TextAlignmentRole:
             return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
         if role == QtCore.Qt.ItemDataRole.FontRole and best:
-            font = QtGui.QFont()
-            font.setBold(True)
-            return font
+            return _bold_font()
         if role == QtCore.Qt.ItemDataRole.BackgroundRole and best:
-            return QtGui.QBrush(QtGui.QColor(70, 160, 90, 110))
+            return _BEST_BRUSH
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
             return (
                 f"{self.models[index.row()]} — {self.label(key)}\n"
