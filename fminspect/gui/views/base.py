@@ -206,3 +206,44 @@ def confusion_rgb(codes: np.ndarray) -> np.ndarray:
     """TN dark, FP red, FN blue, TP green — the inspector's colours, opaque."""
     palette = np.array([[25, 25, 30], [235, 60, 50], [60, 120, 255], [40, 200, 90]], np.uint8)
     return palette[codes]
+
+
+class ThresholdView(ExplainView):
+    """A view of one binarisation: curve point t (a slider that follows the inspector's) or
+    the adaptive binarisation p ≥ 2·mean (a check box). Subclasses draw it in :meth:`show_at`
+    and call :meth:`add_threshold_controls` in ``build``."""
+
+    def add_threshold_controls(self, adaptive_threshold: float, used_by: str) -> None:
+        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.slider.setRange(0, 255)
+        self.slider.setValue(self.threshold)
+        self.slider.valueChanged.connect(self.set_threshold)
+        self.slider_label = QtWidgets.QLabel()
+        self.adaptive = QtWidgets.QCheckBox(f"adaptive: p ≥ {adaptive_threshold:.4f}")
+        self.adaptive.setToolTip(f"the binarisation behind {used_by} (2·mean)")
+        self.adaptive.toggled.connect(self.set_adaptive)
+        self.controls.insertWidget(0, QtWidgets.QLabel("threshold t"))
+        self.controls.insertWidget(1, self.slider, 2)
+        self.controls.insertWidget(2, self.slider_label)
+        self.controls.insertWidget(3, self.adaptive)
+
+    def set_threshold(self, index: int) -> None:
+        super().set_threshold(index)
+        if self.slider.value() != index:
+            self.slider.setValue(index)
+            return
+        if self.adaptive.isChecked():
+            self.adaptive.setChecked(False)  # shows curve point t
+            return
+        self.show_at(index)
+
+    def set_adaptive(self, on: bool) -> None:
+        """Show the adaptive binarisation (``on``) or curve point t again."""
+        if self.adaptive.isChecked() != on:
+            self.adaptive.setChecked(on)
+            return
+        self.show_at(None if on else self.threshold)
+
+    def show_at(self, index: int | None) -> None:
+        """Draw curve point ``index``, or the adaptive binarisation when None (subclasses)."""
+        raise NotImplementedError

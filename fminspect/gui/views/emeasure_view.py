@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
 
-from fminspect.gui.views.base import ExplainView
+from fminspect.gui.views.base import ThresholdView
 from fminspect.metrics import EmeasureAt, emeasure_at
 from fminspect.metrics.emeasure import REGIONS, enhancement
 
@@ -18,7 +17,7 @@ REGION_COLOURS = {
 }
 
 
-class EmeasureView(ExplainView):
+class EmeasureView(ThresholdView):
     """Scrub the threshold and watch φ, ξ and f(ξ) change region by region."""
 
     TITLE = "E-measure"
@@ -34,18 +33,7 @@ class EmeasureView(ExplainView):
             "Every pixel is in one of four regions, so each matrix takes four values. "
             "Fan et al., IJCAI 2018.",
         )
-        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
-        self.slider.setRange(0, 255)
-        self.slider.setValue(self.threshold)
-        self.slider_label = QtWidgets.QLabel()
-        self.slider.valueChanged.connect(self.set_threshold)
-        self.adaptive = QtWidgets.QCheckBox(f"adaptive: p ≥ {e.adaptive_threshold:.4f}")
-        self.adaptive.setToolTip("the binarisation behind adpEm (2·mean)")
-        self.adaptive.toggled.connect(self.set_adaptive)
-        self.controls.insertWidget(0, QtWidgets.QLabel("threshold t"))
-        self.controls.insertWidget(1, self.slider, 2)
-        self.controls.insertWidget(2, self.slider_label)
-        self.controls.insertWidget(3, self.adaptive)
+        self.add_threshold_controls(e.adaptive_threshold, "adpEm")
         self.mapping = pg.PlotWidget(title="f(ξ) = (1 + ξ)²/4 and the four regions")
         xi = np.linspace(-1, 1, 201)
         self.mapping.plot(xi, enhancement(xi), pen=pg.mkPen((120, 120, 120), width=2))
@@ -73,24 +61,7 @@ class EmeasureView(ExplainView):
         """The E-measure of curve point ``index`` (what the panels show)."""
         return emeasure_at(self.result.pair, index=index)
 
-    def set_threshold(self, index: int) -> None:
-        super().set_threshold(index)
-        if self.slider.value() != index:
-            self.slider.setValue(index)
-            return
-        if self.adaptive.isChecked():
-            self.adaptive.setChecked(False)  # shows curve point t
-            return
-        self._show(index)
-
-    def set_adaptive(self, on: bool) -> None:
-        """Show the adaptive binarisation behind adpEm (``on``) or curve point t again."""
-        if self.adaptive.isChecked() != on:
-            self.adaptive.setChecked(on)
-            return
-        self._show(None if on else self.threshold)
-
-    def _show(self, index: int | None) -> None:
+    def show_at(self, index: int | None) -> None:
         """Curve point ``index``, or the adaptive binarisation when None."""
         e = self.result.emeasure
         if index is None:

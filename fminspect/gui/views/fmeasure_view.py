@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
 
-from fminspect.gui.views.base import ExplainView, confusion_rgb
+from fminspect.gui.views.base import ThresholdView, confusion_rgb
 
 
-class FmeasureView(ExplainView):
+class FmeasureView(ThresholdView):
     """TP/FP/FN/TN at a threshold, and where the adaptive and maximum points lie."""
 
     TITLE = "F-measure / IoU / Dice"
@@ -21,16 +20,7 @@ class FmeasureView(ExplainView):
             "IoU = TP/(TP + FP + FN); Dice = 2TP/(2TP + FP + FN). maxF / meanF = max / mean over "
             "the 256 thresholds; adpF at 2·mean(p). Zero denominators give 0.",
         )
-        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
-        self.slider.setRange(0, 255)
-        self.slider.setValue(self.threshold)
-        self.slider.valueChanged.connect(self.set_threshold)
-        self.adaptive = QtWidgets.QCheckBox(f"adaptive: p ≥ {f.adaptive_threshold:.4f}")
-        self.adaptive.setToolTip("the binarisation behind adpF, adpIoU and adpDice (2·mean)")
-        self.adaptive.toggled.connect(self.set_adaptive)
-        self.controls.insertWidget(0, QtWidgets.QLabel("threshold t"))
-        self.controls.insertWidget(1, self.slider, 2)
-        self.controls.insertWidget(2, self.adaptive)
+        self.add_threshold_controls(f.adaptive_threshold, "adpF, adpIoU and adpDice")
         self.pr = pg.PlotWidget(title="PR: ● t, ★ max F, ◆ adaptive")
         self.pr.plot(f.recall.curve, f.precision.curve, pen=pg.mkPen((31, 119, 180), width=2))
         fa = f.fmeasure.argmax
@@ -59,24 +49,7 @@ class FmeasureView(ExplainView):
         self.add_plot(self.pr, 0, 2, 2, 2)
         self.set_threshold(self.threshold)
 
-    def set_threshold(self, index: int) -> None:
-        super().set_threshold(index)
-        if self.slider.value() != index:
-            self.slider.setValue(index)
-            return
-        if self.adaptive.isChecked():
-            self.adaptive.setChecked(False)  # shows curve point t
-            return
-        self._show(index)
-
-    def set_adaptive(self, on: bool) -> None:
-        """Show the adaptive binarisation (``on``) or curve point t again."""
-        if self.adaptive.isChecked() != on:
-            self.adaptive.setChecked(on)
-            return
-        self._show(None if on else self.threshold)
-
-    def _show(self, index: int | None) -> None:
+    def show_at(self, index: int | None) -> None:
         """Curve point ``index``, or the adaptive binarisation when None."""
         r = self.result
         f, o = r.fmeasure, r.overlap
@@ -100,6 +73,7 @@ class FmeasureView(ExplainView):
             (codes == 1).astype(float) - (codes == 2), levels=(-1, 1), cmap="CET-D1"
         )
         self.pr_marker.setData([rec], [p])
+        self.slider_label.setText(f"{where}: F = {float(fv):.4f}")
         at = "at t" if index is not None else "adaptive"
         rule = (
             f"binarisation floor(255·p) ≥ {index}"
