@@ -2,6 +2,8 @@
 
 Nothing here runs on ``import fminspect``; library users are not affected.
 
+:func:`single_thread_blas` keeps BLAS to one thread where fminspect parallelises itself.
+
 :func:`tune_allocator` stops glibc from handing large temporary arrays back to the
 kernel after every free. With its defaults, a NumPy pipeline that allocates and frees
 megabyte-sized arrays for each image page-faults on every one of them. On virtual machines,
@@ -22,6 +24,7 @@ _M_MMAP_THRESHOLD = -3
 _MIB = 1 << 20
 
 _tuned = False
+_single_blas = False
 
 
 def tune_allocator() -> bool:
@@ -44,3 +47,24 @@ def tune_allocator() -> bool:
     )
     _tuned = bool(ok)
     return _tuned
+
+
+def single_thread_blas() -> None:
+    """Let BLAS (OpenBLAS, MKL) use one thread in this process.
+
+    fminspect runs its measures in parallel across models or images (GUI worker threads,
+    batch worker processes), never inside one call. OpenBLAS with its own threads, called from
+    several Python threads at once, makes them wait for each other: in the inspector an
+    S-measure update of 2 ms took 50–250 ms in streaks (benchmarks/bench_gui.py, α).
+    """
+    global _single_blas
+    if _single_blas:
+        return
+    import os
+
+    from threadpoolctl import threadpool_limits
+
+    for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # libraries loaded later
+        os.environ.setdefault(var, "1")
+    threadpool_limits(limits=1, user_api="blas")  # libraries already loaded
+    _single_blas = True

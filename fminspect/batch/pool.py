@@ -21,10 +21,11 @@ def configure_worker(modules: tuple[str, ...] = ()) -> None:
     images); idempotent, so every work unit calls it too."""
     import cv2
 
-    from fminspect._runtime import tune_allocator
+    from fminspect._runtime import single_thread_blas, tune_allocator
 
     cv2.setNumThreads(1)
     tune_allocator()
+    single_thread_blas()
     for name in modules:
         importlib.import_module(name)
 

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
 
 from fminspect import __version__
+from fminspect._runtime import single_thread_blas
 
 # numpy (row, col) arrays display upright; set once, before any image item exists
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=False)
@@ -19,6 +20,7 @@ def application(argv: list[str] | None = None) -> QtWidgets.QApplication:
     app = QtWidgets.QApplication.instance()
     if app is None:
         app = QtWidgets.QApplication(argv if argv is not None else sys.argv[:1])
+        single_thread_blas()  # the models are scored in parallel worker threads
     app.setApplicationName("fminspect")
     app.setOrganizationName("fminspect")
     app.setApplicationVersion(__version__)

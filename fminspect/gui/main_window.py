@@ -62,13 +62,13 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.problem_list.setWordWrap(True)
         self._browser_generation = 0
         self.explain_windows: list[QtWidgets.QMainWindow] = []
-        # Redrawing after results arrive is done in steps, one per event-loop turn: the maps
-        # of every model that arrived meanwhile, then each curve plot. Qt paints every changed
+        # Redrawing after results arrive is done in steps, one per event-loop turn: the map
+        # of each model that arrived meanwhile, then each curve plot. Qt paints every changed
         # widget of the window at once, so doing it all in one turn would block the GUI
         # thread for the sum of the repaints.
         self._arrived: set[str] = set()
         self._curves_pending: dict[str, SuiteResult] = {}
-        self._steps: list[str] = []  # "maps", then the plots in PLOTS
+        self._steps: list[str] = []  # "maps" (one model each), then the plots in PLOTS
         self._redraw = QtCore.QTimer(self)
         self._redraw.setSingleShot(True)
         self._redraw.setInterval(0)
@@ -350,12 +350,16 @@ class InspectorWindow(QtWidgets.QMainWindow):
             return
         step = self._steps.pop(0)
         results = self.controller.results
-        if step == "maps":
-            arrived = {m: results[m] for m in self._arrived if m in results}
-            self._arrived.clear()
-            for model, result in arrived.items():
-                self.grid.set_result(model, result)
-            self._curves_pending.update(arrived)
+        if step == "maps":  # one model's map per turn, in the grid's order
+            order = [m for m in self.curves.order if m in self._arrived]
+            model = order[0] if order else next(iter(self._arrived), None)
+            if model is not None:
+                self._arrived.discard(model)
+                if model in results:
+                    self.grid.set_result(model, results[model])
+                    self._curves_pending[model] = results[model]
+            if self._arrived:
+                self._steps.insert(0, "maps")
         else:
             pending = {m: r for m, r in self._curves_pending.items() if results.get(m) is r}
             self.curves.set_results(pending, plots=(step,))

@@ -261,3 +261,12 @@ def test_ctrl_c_copies_the_whole_table_even_after_a_click(qtbot, window, dataset
         window.table.model.keys.index("adpFm"), QtCore.Qt.Orientation.Horizontal
     )
     assert header == "adpFm ↑\nβ²=0.3\nthr=2·mean"
+
+
+def test_the_gui_process_runs_blas_on_one_thread(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    """Models are scored on parallel worker threads; multi-threaded OpenBLAS called from
+    several of them at once made S-measure updates wait 50–250 ms (bench_gui.py)."""
+    from threadpoolctl import threadpool_info
+
+    blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
+    assert blas and all(i["num_threads"] == 1 for i in blas)
