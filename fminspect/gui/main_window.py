@@ -263,21 +263,23 @@ class InspectorWindow(QtWidgets.QMainWindow):
             f"scoring {len(ds.samples)} samples × {len(ds.methods)} models…"
         )
         cache = _cache_dir() / "browser.sqlite"
+        settings = self.controller.settings  # the scores are labelled with what made them
         submit(
-            lambda: _score_dataset(ds, self.controller.settings, cache),
-            lambda report: self._on_browser_scores(gen, ds, report),
+            lambda: _score_dataset(ds, settings, cache),
+            lambda report: self._on_browser_scores(gen, ds, report, settings),
             lambda msg: self.browser.status.setText(f"scoring failed: {msg}"),
         )
 
-    def _on_browser_scores(self, gen: int, ds: Dataset, report) -> None:  # type: ignore[no-untyped-def]
+    def _on_browser_scores(self, gen: int, ds: Dataset, report, settings: Settings) -> None:  # type: ignore[no-untyped-def]
         if gen != self._browser_generation:
             return
         rows = [r for r in report.per_image if r["dataset"] == ds.name]
         self.browser.set_rows([s.name for s in ds.samples], ds.method_names, rows)
         self.browser.view.resizeColumnToContents(0)
+        p = settings.params
         self.browser.status.setText(
-            f"{len(ds.samples)} samples, {len(ds.method_names)} models · "
-            f"{self.controller.settings.params.norm.label}"
+            f"{len(ds.samples)} samples, {len(ds.method_names)} models · {p.norm.label} · "
+            f"F β²={p.beta2:g}, S α={p.alpha:g}"
         )
         if self.controller.sample is not None:
             self.browser.select(self.controller.sample.name)

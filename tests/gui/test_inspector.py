@@ -226,6 +226,7 @@ def test_browser_orders(qtbot, window) -> None:  # type: ignore[no-untyped-def]
 
     taus = [disagreement(b.model.scores[n], "maxFm", "Sm") for n in b.ordered_samples()]
     assert taus == sorted(taus)
+    assert b.status.text().endswith("GT>128, stretch · F β²=0.3, S α=0.5")  # what made them
     # choosing a row loads the sample
     b.view.clicked.emit(b.proxy.index(0, 0))
     settle(qtbot, window)
