@@ -153,9 +153,10 @@ def test_gui_stays_responsive_while_the_camouflage_degree_is_computed(qtbot, win
     settle(qtbot, window)
     timer.stop()
     elapsed = time.perf_counter() - start
-    gaps = np.diff(beats)
-    assert elapsed > 0.2 and len(beats) > 10
-    assert gaps.max() < 0.5, f"GUI thread stalled for {gaps.max():.3f} s"
+    gaps = np.diff([start, *[b for b in beats if b > start], time.perf_counter()])
+    assert elapsed > 0.2  # long enough to show something (the degree of a 900² image)
+    # the 10-ms heartbeat kept firing throughout (the count depends on the machine's load)
+    assert len(gaps) > 3 and gaps.max() < 0.5, f"GUI thread stalled for {gaps.max():.3f} s"
     assert window.controller.results["A"].camouflage_context is not None
 
 
