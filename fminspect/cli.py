@@ -144,20 +144,25 @@ def _print_coverage(datasets, methods=None) -> None:  # type: ignore[no-untyped-
 
 
 def _print_problems(problems: Sequence[Any], per_kind: int = 3) -> None:
-    """Every problem on stderr, but at most ``per_kind`` of the same message for the same
-    method (a dataset of RGB maps would otherwise print one line per file)."""
-    shown: dict[tuple[str, str, str], int] = {}
+    """Every problem on stderr, but at most ``per_kind`` of a kind: the same severity and
+    message, numbers aside, whatever the method (a dataset of RGB maps, or of corrupt files
+    of different sizes, would otherwise print one line per file)."""
+    import re
+
+    counts: dict[tuple[str, str], list[Any]] = {}
     for p in problems:
-        kind = (p.severity, p.method, p.message)
-        shown[kind] = shown.get(kind, 0) + 1
-        if shown[kind] <= per_kind:
+        kind = (p.severity, re.sub(r"\d+", "#", p.message))
+        seen = counts.setdefault(kind, [])
+        seen.append(p)
+        if len(seen) <= per_kind:
             print(p, file=sys.stderr)
-    for (severity, method, message), n in shown.items():
-        if n > per_kind:
+    for (severity, _), group in counts.items():
+        if len(group) > per_kind:
+            methods = sorted({p.method for p in group if p.method})
+            where = f" ({', '.join(methods)})" if methods else ""
             print(
-                f"… and {n - per_kind} more {severity}s "
-                f"{'for ' + method + ' ' if method else ''}like “{message}” "
-                "(problems.csv lists every one)",
+                f"… and {len(group) - per_kind} more {severity}s like “{group[0].message}”"
+                f"{where}; problems.csv lists every one",
                 file=sys.stderr,
             )
 

@@ -191,8 +191,8 @@ def write_markdown(report: EvalReport, out: Path) -> None:
         incomplete = [r.method for r in rs if not r.coverage.complete]
         if incomplete:
             lines.append(
-                "\n⚠ not evaluated on every image (missing or unreadable predictions, see "
-                f"problems.csv): {', '.join(incomplete)}"
+                "\n⚠ not evaluated on every image (a prediction or GT map missing or "
+                f"unreadable, see problems.csv): {', '.join(incomplete)}"
             )
         note = _partial_note(rs, keys)
         if note:
@@ -282,7 +282,7 @@ def write_latex(report: EvalReport, out: Path) -> None:
         if any(not r.coverage.complete for r in rs):
             lines.append(
                 r"\\{\footnotesize $^\dagger$ evaluated on a subset: "
-                r"some images have no (readable) prediction.}"
+                r"for some images a prediction or GT map is missing or unreadable.}"
             )
         note = _partial_note(rs, keys)
         if note:

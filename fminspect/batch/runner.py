@@ -115,8 +115,9 @@ def evaluate_unit(unit: Unit) -> UnitResult:
         out.problems.append(Problem(exc.path, message, "error", **where))
         return out
     gt = prepare_gt(gt_map.array, unit.config.params.norm)
+    # notes travel with every cached record; the warnings are made from them when the
+    # results are read (see _note_problems), so a rerun from the cache reports them too
     gt_notes = [f"GT: {n}" for n in gt_map.notes]
-    out.problems += [Problem(Path(unit.gt), n, "warning", **where) for n in gt_map.notes]
     if gt.is_empty:
         gt_notes.append("GT: no foreground pixel")
     img = None
@@ -133,7 +134,7 @@ def evaluate_unit(unit: Unit) -> UnitResult:
                     f"from the GT's {gt.shape[1]}×{gt.shape[0]}; CCm not computed",
                 )
         except LoadError as exc:
-            out.problems.append(Problem(exc.path, exc.problem, "warning", **where))
+            gt_notes.append(f"image: {exc.problem}")
             img = None
     for method, path, key in unit.todo:
         try:
@@ -144,9 +145,6 @@ def evaluate_unit(unit: Unit) -> UnitResult:
         array, note = fit_to(pred.array, gt.shape, unit.config.interpolation)
         pred_notes = list(pred.notes) + ([note] if note else [])
         notes = list(gt_notes) + [f"prediction: {n}" for n in pred_notes]
-        out.problems += [
-            Problem(Path(path), n, "warning", method=method, **where) for n in pred_notes
-        ]
         suite = compute_suite(array, gt, unit.config.params, img=img, keys=keys)
         computed = suite.scores()
         scores = {k: computed.get(k, math.nan) for k in keys}  # CCm is NaN without its image
@@ -257,6 +255,23 @@ def _evaluated_coverage(found: Coverage, failed: list[str]) -> Coverage:
         extra=list(found.extra),
         failed=list(failed),
     )
+
+
+def _note_problems(
+    dataset: str, method: str, sample: Any, notes: Sequence[str], seen: set[tuple[str, str]]
+) -> list[Problem]:
+    """Warnings for what was done to a record's inputs (conversions, resizes, a missing
+    image), made from the notes stored with the record; GT and image notes once per sample."""
+    out = []
+    for note in notes:
+        kind, _, text = note.partition(": ")
+        if kind == "prediction":
+            out.append(Problem(sample.preds[method], text, "warning", dataset, method, sample.name))
+        elif kind in ("GT", "image") and (sample.name, note) not in seen:
+            seen.add((sample.name, note))
+            path = sample.image if kind == "image" and sample.image else sample.gt
+            out.append(Problem(path, text, "warning", dataset, "", sample.name))
+    return out
 
 
 def _accumulate(acc: DatasetAccumulator, name: str, rec: Record) -> None:
@@ -374,16 +389,8 @@ def evaluate_datasets(
                 unit_problems += res.problems
                 bar.advance()
         report.seconds = time.perf_counter() - started
-        report.problems += sorted(
-            unit_problems,
-            key=lambda p: (
-                natural_key(p.dataset),
-                natural_key(p.name),
-                natural_key(p.method),
-                str(p.path),
-            ),
-        )
         for ds, names, _keys, keymap in plan:
+            sample_notes: set[tuple[str, str]] = set()  # GT and image notes: once per sample
             for m in names:
                 acc = DatasetAccumulator()
                 failed = []
@@ -395,6 +402,7 @@ def evaluate_datasets(
                             failed.append(s.name)
                         continue
                     _accumulate(acc, s.name, rec)
+                    unit_problems += _note_problems(ds.name, m, s, rec.notes, sample_notes)
                     report.per_image.append(
                         {
                             "dataset": ds.name,
@@ -417,4 +425,13 @@ def evaluate_datasets(
                         acc.mean_curves(),
                     )
                 )
+        report.problems += sorted(
+            unit_problems,
+            key=lambda p: (
+                natural_key(p.dataset),
+                natural_key(p.name),
+                natural_key(p.method),
+                str(p.path),
+            ),
+        )
     return report

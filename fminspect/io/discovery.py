@@ -237,7 +237,8 @@ def build(dataset: Dataset) -> Dataset:
             problems.append(
                 Problem(
                     dataset.image.path,
-                    f"{len(missing)} GT images have no image (e.g. {', '.join(missing[:3])})",
+                    f"{len(missing)} GT map{'s have' if len(missing) != 1 else ' has'} no "
+                    f"image (e.g. {', '.join(missing[:3])})",
                     "warning",
                     dataset.name,
                 )

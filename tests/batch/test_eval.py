@@ -92,7 +92,7 @@ def test_bad_files_become_problems_and_the_batch_goes_on(tmp_path: Path) -> None
     out = tmp_path / "out"
     assert "3/4 ⚠" in (out / "summary.csv").read_text()
     assert "| A | 3/4 ⚠ |" in (out / "summary.md").read_text()
-    assert "unreadable predictions" in (out / "summary.md").read_text()
+    assert "missing or unreadable, see problems.csv): A" in (out / "summary.md").read_text()
     cov = json.loads((out / "results.json").read_text())["datasets"]["DS"]["A"]["coverage"]
     assert (cov["failed"], cov["complete"]) == (["img2"], False)
     assert r"A$^\dagger$" in (out / "summary.tex").read_text()
@@ -299,9 +299,13 @@ def test_conversions_are_reported_and_a_bad_gt_once(
     assert main(["eval", str(root), "--out", str(out), "--measures", "MAE", "--quiet"]) == 0
     err = capsys.readouterr().err
     assert err.count("RGBA: alpha channel ignored (fully opaque)") == 4  # 3 shown + summary
-    assert "… and 1 more warnings for A like “RGBA: alpha channel ignored" in err
+    assert "… and 1 more warnings like “RGBA: alpha channel ignored (fully opaque)” (A)" in err
     problems = (out / "problems.csv").read_text()
     assert problems.count("RGBA: alpha channel ignored") == 4
     gt_errors = [line for line in problems.splitlines() if "img5.png" in line]
     assert len(gt_errors) == 1 and "2 predictions not evaluated" in gt_errors[0]
     assert "prediction: RGBA" in (out / "per_image.csv").read_text()
+    # a rerun answered from the cache reports the same conversions
+    assert main(["eval", str(root), "--out", str(out), "--measures", "MAE", "--quiet"]) == 0
+    assert "0 computed" in capsys.readouterr().err
+    assert (out / "problems.csv").read_text() == problems

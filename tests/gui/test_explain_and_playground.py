@@ -96,8 +96,12 @@ def test_views_open_on_the_binarisation_behind_the_clicked_number(qtbot, demo_wi
     assert view.adaptive.isChecked() and view.at is e.at
     assert view.at.score == pytest.approx(e.adaptive, abs=1e-12)
     assert np.array_equal(_arr(view, "bin"), e.at.binary_map.astype(float))
+    title = view.panels["mu_f"].title.text()
+    assert f"{e.at.pred_mean:.3f}" in title and "adaptive" in view.panels["bin"].title.text()
     view.slider.setValue(10)  # scrubbing leaves the adaptive binarisation
     assert not view.adaptive.isChecked() and view.at.score == pytest.approx(e.curve[10])
+    assert "t = 10" in view.panels["bin"].title.text()  # titles follow what is shown
+    assert f"{view.at.pred_mean:.3f}" in view.panels["mu_f"].title.text()
     fv = demo_window.explain("RC", "adpFm").view
     assert fv.adaptive.isChecked()
     codes = r.pair.confusion_codes(threshold=f.adaptive_threshold)

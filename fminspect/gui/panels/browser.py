@@ -164,6 +164,8 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         )
         self.status = QtWidgets.QLabel("")
         self.status.setStyleSheet("color: gray")
+        # wrapped, so that a long status never widens the dock (and shrinks the maps)
+        self.status.setWordWrap(True)
         self.view = QtWidgets.QTableView()
         self.view.setModel(self.proxy)
         self.view.setSortingEnabled(True)

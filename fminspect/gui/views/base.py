@@ -144,10 +144,13 @@ class ExplainView(QtWidgets.QWidget):
         )
 
     def panel(self, key: str, title: str, row: int, col: int) -> MatrixPanel:
-        """A matrix panel at (row, col) of the grid (created once)."""
+        """A matrix panel at (row, col) of the grid (created once; its title is updated on
+        every call, since titles carry the threshold and values of what is shown)."""
         if key not in self.panels:
             self.panels[key] = MatrixPanel(title)
             self.grid.addWidget(self.panels[key], row, col)
+        else:
+            self.panels[key].title.setText(f"<b>{title}</b>")
         return self.panels[key]
 
     def add_plot(
