@@ -27,11 +27,6 @@ from fminspect.metrics import (
 # --------------------------------------------------------------------------- perturbations
 
 
-def _odd(n: float) -> int:
-    n = max(1, round(n))
-    return n if n % 2 else n + 1
-
-
 def blur(m: np.ndarray, sigma: float) -> np.ndarray:
     """Gaussian blur with standard deviation ``sigma`` px."""
     return m.copy() if sigma <= 0 else cv2.GaussianBlur(m, (0, 0), float(sigma))

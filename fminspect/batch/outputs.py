@@ -14,7 +14,6 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -390,11 +389,3 @@ def write_all(
         else:
             plotter.render(plot_figures(report), out / "plots")
     return out
-
-
-def dataset_table(report: EvalReport) -> list[dict[str, Any]]:
-    """Rows for a terminal table: dataset, method, coverage and a few headline values."""
-    return [
-        {"dataset": r.dataset, "method": r.method, "coverage": r.coverage.label, **r.values}
-        for r in report.results
-    ]

@@ -11,7 +11,7 @@ that keep the GT rule.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -159,10 +159,6 @@ class InspectorController(QtCore.QObject):
             self.sample = load_sample(sample, settings.interpolation)
             self.sample_loaded.emit(self.sample)
         self._debounce.start()
-
-    def set_params(self, **changes: Any) -> None:
-        """Change some measure parameters (``beta2=1.0``, ``gt_inclusive=True``, …)."""
-        self.set_settings(replace(self.settings, params=replace(self.settings.params, **changes)))
 
     def set_threshold(self, index: int) -> None:
         """Show curve point ``index`` (0–255) in overlays and curves; nothing is recomputed."""

@@ -58,11 +58,6 @@ class FunctionWorker(QtCore.QRunnable):
 _ACTIVE: set[FunctionWorker] = set()
 
 
-def active_jobs() -> int:
-    """Number of background jobs not yet delivered."""
-    return len(_ACTIVE)
-
-
 def submit(
     func: Callable[[], Any],
     on_done: Callable[[Any], None],
