@@ -298,6 +298,11 @@ class EmeasureResult:
         """maxEm: max of the curve."""
         return float(self.curve.max())
 
+    @property
+    def argmax(self) -> int:
+        """Curve point t of maxEm (the first, if several)."""
+        return int(self.curve.argmax())
+
 
 def emeasure_curve(pair: Pair) -> np.ndarray:
     """The 256-value E-measure curve of a prepared pair (ascending threshold)."""

@@ -11,7 +11,7 @@ import numpy as np
 from fminspect.io.discovery import Dataset
 from fminspect.io.loading import load_map
 from fminspect.io.validation import LoadError
-from fminspect.ranking.design import Check, Design, Group, Item, new_design
+from fminspect.ranking.design import CHECK_KINDS, Check, Design, Group, Item, new_design
 
 
 def pick_spread(scores: Mapping[str, float], n: int = 3, min_gap: float = 0.05) -> list[str]:
@@ -139,7 +139,7 @@ def make_checks(
     for i in range(count):
         g = usable[int(rng.integers(len(usable)))]
         gt = gts[g.id]
-        kind = ("GT vs noise", "GT vs empty")[i % 2]
+        kind = CHECK_KINDS[i % 2]
         bad = (
             (rng.random(gt.shape) * 255).astype(np.uint8)
             if kind == "GT vs noise"

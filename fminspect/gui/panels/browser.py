@@ -16,30 +16,11 @@ from collections import defaultdict
 from typing import Any
 
 from PySide6 import QtCore, QtWidgets
-from scipy.stats import kendalltau
 
+from fminspect.meta.rankings import disagreement
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY
 
 SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
-
-
-def disagreement(scores: dict[str, dict[str, float]], x: str, y: str) -> float:
-    """Kendall's τ between the model rankings by measures ``x`` and ``y`` (1 = same order).
-
-    ``scores`` maps model → {measure: value}. Directions are taken into account (MAE is
-    negated). NaN when fewer than two models have both values.
-    """
-    models = [
-        m
-        for m, s in scores.items()
-        if x in s and y in s and not math.isnan(s[x]) and not math.isnan(s[y])
-    ]
-    if len(models) < 2:
-        return math.nan
-    sx = [scores[m][x] * (1 if MEASURES_BY_KEY[x].higher_is_better else -1) for m in models]
-    sy = [scores[m][y] * (1 if MEASURES_BY_KEY[y].higher_is_better else -1) for m in models]
-    tau = kendalltau(sx, sy).statistic
-    return float(tau) if tau == tau else math.nan
 
 
 class BrowserModel(QtCore.QAbstractTableModel):
@@ -53,6 +34,7 @@ class BrowserModel(QtCore.QAbstractTableModel):
         self.measure = "Sm"
         self.pair = ("", "")
         self.measures_xy = ("maxFm", "Sm")
+        self._tau: dict[str, float] = {}  # sample → τ(X, Y), made once per rows or view
 
     def set_rows(self, samples: list[str], models: list[str], rows: list[dict[str, Any]]) -> None:
         """Per-image rows from a batch run (dataset, method, image, scores…)."""
@@ -63,12 +45,14 @@ class BrowserModel(QtCore.QAbstractTableModel):
             self.scores[row["image"]][row["method"]] = {k: row[k] for k in MEASURE_KEYS if k in row}
         if models and self.pair == ("", ""):
             self.pair = (models[0], models[1] if len(models) > 1 else models[0])
+        self._tau = {}
         self.endResetModel()
 
     def set_view(self, measure: str, pair: tuple[str, str], xy: tuple[str, str]) -> None:
         """Which measure, model pair and measure pair the columns show."""
         self.beginResetModel()
         self.measure, self.pair, self.measures_xy = measure, pair, xy
+        self._tau = {}
         self.endResetModel()
 
     def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
@@ -89,7 +73,9 @@ class BrowserModel(QtCore.QAbstractTableModel):
             va = per.get(a, {}).get(self.measure, math.nan)
             vb = per.get(b, {}).get(self.measure, math.nan)
             return va - vb
-        return disagreement(per, *self.measures_xy)
+        if name not in self._tau:  # asked for again and again while sorting
+            self._tau[name] = disagreement(per, *self.measures_xy)
+        return self._tau[name]
 
     def data(
         self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole

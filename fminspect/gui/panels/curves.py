@@ -31,7 +31,7 @@ def _points(result: SuiteResult, t: int) -> dict[str, tuple[tuple[float, float],
     """(current, max, adaptive) points of one result in each plot."""
     f, e = result.fmeasure, result.emeasure
     p, r, fc = f.precision.curve, f.recall.curve, f.fmeasure.curve
-    fa, ea = f.fmeasure.argmax, int(np.argmax(e.curve))
+    fa, ea = f.fmeasure.argmax, e.argmax
     return {
         "pr": ((r[t], p[t]), (r[fa], p[fa]), (f.recall.adaptive, f.precision.adaptive)),
         "fm": ((t / 255, fc[t]), (fa / 255, f.max), (f.adaptive_threshold, f.adaptive)),

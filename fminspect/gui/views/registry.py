@@ -38,18 +38,14 @@ def view_for(key: str) -> type[ExplainView]:
 def start_threshold(key: str, result: SuiteResult, current: int) -> int:
     """The curve point a view opens at: the maximum's for a max… key (so the view shows the
     number that was clicked), the inspector's threshold otherwise."""
-    if key.startswith("max"):
-        f, o, e = result.fmeasure, result.overlap, result.emeasure
-        curves = {
-            "maxFm": f.fmeasure.curve if f else None,
-            "maxEm": e.curve if e else None,
-            "maxIoU": o.iou.curve if o else None,
-            "maxDice": o.dice.curve if o else None,
-        }
-        curve = curves.get(key)
-        if curve is not None:
-            return int(np.argmax(curve))
-    return current
+    f, o, e = result.fmeasure, result.overlap, result.emeasure
+    argmax = {
+        "maxFm": f.fmeasure.argmax if f else None,
+        "maxEm": e.argmax if e else None,
+        "maxIoU": o.iou.argmax if o else None,
+        "maxDice": o.dice.argmax if o else None,
+    }.get(key)
+    return current if argmax is None else argmax
 
 
 class ExplainWindow(QtWidgets.QMainWindow):
