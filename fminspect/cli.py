@@ -662,7 +662,7 @@ def _cmd_rank_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_rank_report(args: argparse.Namespace) -> int:
-    from fminspect.metrics import MEASURE_KEYS
+    from fminspect.metrics import measure_keys
     from fminspect.ranking.agreement import measures_vs_humans
     from fminspect.ranking.export import load_ranked
     from fminspect.ranking.report import agreement_markdown, ranked_groups, write_agreement
@@ -685,9 +685,7 @@ def _cmd_rank_report(args: argparse.Namespace) -> int:
         print(f"skipped: {p}", file=sys.stderr)
     if not groups:
         return _fail("no group with a consensus ranking to compare with", 1)
-    keys = args.measures or [
-        k for k in MEASURE_KEYS if k != "CCm" or all(g.image is not None for g in groups)
-    ]
+    keys = args.measures or measure_keys(with_images=all(g.image is not None for g in groups))
     try:
         report = measures_vs_humans(
             groups, keys, params=_params(args), seed=args.seed, n_boot=args.bootstrap

@@ -29,11 +29,10 @@ from fminspect.io.discovery import Coverage, Dataset, natural_key
 from fminspect.io.loading import INTERPOLATIONS, fit_to, load_image, load_map
 from fminspect.io.validation import LoadError, Problem
 from fminspect.metrics import (
-    MEASURE_KEYS,
-    MEASURES_BY_KEY,
     DatasetAccumulator,
     Params,
     compute_suite,
+    measure_keys,
     prepare_gt,
 )
 
@@ -54,15 +53,11 @@ class EvalConfig:
     def __post_init__(self) -> None:
         if self.interpolation not in INTERPOLATIONS:
             raise ValueError(f"interpolation must be one of {sorted(INTERPOLATIONS)}")
-        if self.keys is not None:
-            unknown = [k for k in self.keys if k not in MEASURES_BY_KEY]
-            if unknown:
-                raise ValueError(f"unknown measure(s) {unknown}; valid: {', '.join(MEASURE_KEYS)}")
+        measure_keys(self.keys)  # a wrong key fails here
 
     def keys_for(self, with_images: bool) -> tuple[str, ...]:
         """The measure keys computed for a dataset with (or without) images."""
-        keys = self.keys if self.keys is not None else MEASURE_KEYS
-        return tuple(k for k in keys if with_images or not MEASURES_BY_KEY[k].needs_image)
+        return measure_keys(self.keys, with_images=with_images)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-JSON form (recorded in results.json)."""

@@ -390,14 +390,12 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         keys = self.measure_keys
 
         def work() -> tuple[HumanAgreementReport | None, list[str]]:
-            from fminspect.metrics import MEASURE_KEYS
+            from fminspect.metrics import measure_keys
 
             groups, problems = ranked_groups(result)
             if not groups:
                 return None, problems
-            chosen = keys or [
-                k for k in MEASURE_KEYS if k != "CCm" or all(g.image is not None for g in groups)
-            ]
+            chosen = keys or measure_keys(with_images=all(g.image is not None for g in groups))
             return measures_vs_humans(groups, chosen, n_boot=1000), problems
 
         def done(value: tuple[HumanAgreementReport | None, list[str]]) -> None:

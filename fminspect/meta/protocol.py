@@ -46,10 +46,10 @@ from fminspect.io.loading import fit_to, load_image, load_map
 from fminspect.io.validation import LoadError, Problem
 from fminspect.meta import META_MEASURES, maps
 from fminspect.metrics import (
-    MEASURE_KEYS,
     MEASURES_BY_KEY,
     Params,
     compute_suite,
+    measure_keys,
     prepare,
     prepare_gt,
 )
@@ -83,10 +83,7 @@ class MetaConfig:
             raise ValueError(
                 f"unknown meta-measure(s) {unknown}; valid: {', '.join(META_MEASURES)}"
             )
-        if self.keys is not None:
-            bad = [k for k in self.keys if k not in MEASURES_BY_KEY]
-            if bad:
-                raise ValueError(f"unknown measure(s) {bad}; valid: {', '.join(MEASURE_KEYS)}")
+        measure_keys(self.keys)  # a wrong key fails here
         if self.good_key not in MEASURES_BY_KEY:
             raise ValueError(f"good_key {self.good_key!r} is not a measure key")
         if "application" in self.metas and not self.application:
@@ -98,9 +95,7 @@ class MetaConfig:
 
     def keys_for(self, with_images: bool) -> tuple[str, ...]:
         """The measures evaluated (CCm only with images); the good-map criterion is added."""
-        keys = self.keys if self.keys is not None else MEASURE_KEYS
-        keys = tuple(k for k in keys if with_images or not MEASURES_BY_KEY[k].needs_image)
-        return keys
+        return measure_keys(self.keys, with_images=with_images)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON of the whole protocol."""

@@ -54,6 +54,7 @@ from fminspect.metrics.suite import (
     SuiteResult,
     compute_suite,
     evaluate,
+    measure_keys,
     update_suite,
 )
 from fminspect.metrics.weighted_fmeasure import WeightedFmeasureResult, weighted_fmeasure
@@ -104,6 +105,7 @@ __all__ = [
     "evaluate",
     "fmeasure",
     "mae",
+    "measure_keys",
     "msiou",
     "msiou_at",
     "overlap",

@@ -373,6 +373,23 @@ MEASURES: tuple[MeasureInfo, ...] = (
 MEASURE_KEYS: tuple[str, ...] = tuple(m.key for m in MEASURES)
 MEASURES_BY_KEY: dict[str, MeasureInfo] = {m.key: m for m in MEASURES}
 
+
+def measure_keys(keys: Iterable[str] | None = None, *, with_images: bool = True) -> tuple[str, ...]:
+    """``keys`` (default: every measure key) checked, without the measures that need the
+    image (CCm) when there is none.
+
+    Raises
+    ------
+    ValueError
+        For a key that is not a measure key (the message lists the valid ones).
+    """
+    keys = MEASURE_KEYS if keys is None else tuple(keys)
+    unknown = [k for k in keys if k not in MEASURES_BY_KEY]
+    if unknown:
+        raise ValueError(f"unknown measure(s) {unknown}; valid: {', '.join(MEASURE_KEYS)}")
+    return tuple(k for k in keys if with_images or not MEASURES_BY_KEY[k].needs_image)
+
+
 #: Per-image curves kept for dataset aggregation (ascending threshold, 256 values each).
 CURVES: dict[str, tuple[str, Callable[[SuiteResult], np.ndarray]]] = {
     "Fm": ("fmeasure", lambda s: s.fmeasure.fmeasure.curve),

@@ -170,7 +170,13 @@ def measures_vs_humans(
     over groups. A map of another size is resized to its GT (noted); a group whose maps
     cannot be scored (e.g. an empty GT for CCm) is skipped with the reason."""
     from fminspect.io.loading import fit_to
-    from fminspect.metrics import DEFAULT_PARAMS, MEASURES_BY_KEY, compute_suite, prepare_gt
+    from fminspect.metrics import (
+        DEFAULT_PARAMS,
+        MEASURES_BY_KEY,
+        compute_suite,
+        measure_keys,
+        prepare_gt,
+    )
 
     params = params or DEFAULT_PARAMS
     per_key: dict[str, list[tuple[float, bool, bool]]] = {k: [] for k in keys}
@@ -196,7 +202,7 @@ def measures_vs_humans(
                         gt,
                         params,
                         img=img,
-                        keys=[k for k in keys if k != "CCm" or img is not None],
+                        keys=measure_keys(keys, with_images=img is not None),
                     ).scores()
                 )
         except (ValueError, ArithmeticError) as exc:
