@@ -21,6 +21,7 @@ from fminspect.gui.panels.curves import model_colour
 from fminspect.gui.views.base import MatrixPanel
 from fminspect.gui.workers import submit
 from fminspect.metrics import DEFAULT_PARAMS, MEASURES, MEASURES_BY_KEY, Params, compute_suite
+from fminspect.ranking.present import to_u8
 from fminspect.teaching import PERTURBATIONS, FlawDemo, flaw_demos, rank_demo, sweep
 
 SWEEP_KEYS = ("MAE", "Sm", "wFm", "maxEm", "maxFm", "maxIoU", "Cm")
@@ -117,8 +118,7 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
 
     def current(self) -> tuple[np.ndarray, np.ndarray]:
         """The edited and perturbed (prediction, GT) as uint8 maps."""
-        to8 = lambda a: np.clip(np.rint(a * 255), 0, 255).astype(np.uint8)  # noqa: E731
-        return to8(self.pred), to8(self.gt)
+        return to_u8(self.pred), to_u8(self.gt)
 
     # ------------------------------------------------------------------ edit tab
     def _edit_tab(self) -> QtWidgets.QWidget:
@@ -220,10 +220,7 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
         self.strength_label.setText(f"{s:.1f} {p.unit}")
         if not emit:
             return
-        pred8, gt8 = (
-            np.clip(np.rint(a * 255), 0, 255).astype(np.uint8)
-            for a in (self.base_pred, self.base_gt)
-        )
+        pred8, gt8 = to_u8(self.base_pred), to_u8(self.base_gt)
         if self.target.currentText() == "prediction":
             self.pred = p.apply(pred8, s) / 255.0
             self.gt = self.base_gt.copy()
@@ -284,10 +281,7 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
         p = PERTURBATIONS[self.kind.currentText()]
         strengths = np.linspace(p.lo, p.hi, 11)
         # the sweep starts from the edited, unperturbed maps
-        pred8, gt8 = (
-            np.clip(np.rint(a * 255), 0, 255).astype(np.uint8)
-            for a in (self.base_pred, self.base_gt)
-        )
+        pred8, gt8 = to_u8(self.base_pred), to_u8(self.base_gt)
         on_gt = self.target.currentText() == "GT"
         keys = [k for k in SWEEP_KEYS if k in MEASURES_BY_KEY]
         self.sweep_plot.setTitle(

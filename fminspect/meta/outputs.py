@@ -18,6 +18,7 @@ from fminspect import MEASURE_DEFINITION_VERSION
 from fminspect.batch.outputs import tex_escape
 from fminspect.meta import META_MEASURES
 from fminspect.meta.runner import MetaReport
+from fminspect.ranking.report import md_table
 
 
 def _fmt(v: float, pct: bool) -> str:
@@ -111,10 +112,8 @@ def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Pat
             )
     header, rows = table(report)
     caption = protocol_caption(report)
-    md = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
-    md += ["| " + " | ".join(r) + " |" for r in rows]
     (out / "summary.md").write_text(
-        "# Meta-measures\n\n" + "\n".join(md) + f"\n\n{caption}\n", encoding="utf-8"
+        "# Meta-measures\n\n" + md_table(header, rows) + f"\n\n{caption}\n", encoding="utf-8"
     )
     (out / "summary.tex").write_text(_latex(header, rows, caption), encoding="utf-8")
     protocol = {

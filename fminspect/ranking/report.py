@@ -98,7 +98,8 @@ def _write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
         w.writerows(rows)
 
 
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown table (also used by the meta-measures' summary)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
@@ -120,7 +121,7 @@ def study_summary(result: StudyResult) -> str:
         f"ties {'allowed' if d.allow_ties else 'not allowed'}, "
         f"{d.repeats} repeated pairs, {len(d.checks)} attention checks, seed {d.seed}.\n"
     )
-    parts = _md_table(
+    parts = md_table(
         [
             "participant",
             "votes",
@@ -145,7 +146,7 @@ def study_summary(result: StudyResult) -> str:
             for r in participant_rows(result)
         ],
     )
-    groups = _md_table(
+    groups = md_table(
         ["group", "sample", "consensus", "reason", "W", "κ", "circular"],
         [
             [
@@ -197,7 +198,7 @@ def agreement_markdown(report: HumanAgreementReport, title: str) -> str:
     """The measures-vs-humans table in Markdown."""
     rows = agreement_rows(report)
     n = max((r["groups"] for r in rows), default=0)
-    table = _md_table(
+    table = md_table(
         ["measure", "θ = 1 − ρ ↓", "95 % CI", "error rate ↓", "95 % CI", "top-1 error", "groups"],
         [
             [
