@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
 
 from fminspect import __version__
-from fminspect._runtime import single_thread_blas
+from fminspect._runtime import single_thread_blas, tune_allocator
 
 # numpy (row, col) arrays display upright; set once, before any image item exists
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=False)
@@ -21,6 +21,7 @@ def application(argv: list[str] | None = None) -> QtWidgets.QApplication:
     if app is None:
         app = QtWidgets.QApplication(argv if argv is not None else sys.argv[:1])
         single_thread_blas()  # the models are scored in parallel worker threads
+        tune_allocator()  # scoring 5 models at 400²: 66 → 51 ms (see fminspect._runtime)
     app.setApplicationName("fminspect")
     app.setOrganizationName("fminspect")
     app.setApplicationVersion(__version__)

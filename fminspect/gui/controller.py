@@ -58,6 +58,9 @@ class InspectorController(QtCore.QObject):
         The result of one model for the current sample and settings arrived.
     results_complete()
         Every model of the current sample has its result for the current settings.
+    request_started()
+        Scoring of the current sample under the current settings begins; ``result_ready``
+        and ``results_complete`` of this request follow.
     busy_changed(str)
         What the background is doing ('' when idle).
     problems(object)
@@ -72,6 +75,7 @@ class InspectorController(QtCore.QObject):
     result_ready = QtCore.Signal(str)
     results_complete = QtCore.Signal()
     busy_changed = QtCore.Signal(str)
+    request_started = QtCore.Signal()
     problems = QtCore.Signal(object)
     threshold_changed = QtCore.Signal(int)
     settings_changed = QtCore.Signal(object)
@@ -148,17 +152,24 @@ class InspectorController(QtCore.QObject):
 
     # ------------------------------------------------------------------ parameters
     def set_settings(self, settings: Settings) -> None:
-        """Change parameters; scoring restarts after a short debounce."""
+        """Change parameters. A change of the normalisation or the resize rule (a check box, a
+        list: one discrete step, and everything is recomputed) starts scoring at once; a
+        change of β² or α only (spin boxes, typed digit by digit or held down) starts it after
+        a short debounce."""
         if settings == self.settings:
             return
         reload = settings.interpolation != self.settings.interpolation
+        at_once = reload or settings.params.norm != self.settings.params.norm
         self.settings = settings
         self.settings_changed.emit(settings)
         if reload and self.sample is not None and self.dataset is not None:
             sample = next(s for s in self.dataset.samples if s.name == self.sample.name)
             self.sample = load_sample(sample, settings.interpolation)
             self.sample_loaded.emit(self.sample)
-        self._debounce.start()
+        if at_once:
+            self.recompute()
+        else:
+            self._debounce.start()
 
     def set_threshold(self, index: int) -> None:
         """Show curve point ``index`` (0–255) in overlays and curves; nothing is recomputed."""
@@ -189,6 +200,7 @@ class InspectorController(QtCore.QObject):
         sample, gt = self.sample, self.gt()
         self.results = {}
         self._pending = set()
+        self.request_started.emit()
         if sample is None or gt is None:
             self.busy_changed.emit("")
             return

@@ -23,6 +23,8 @@ from fminspect.io.validation import Problem
 from fminspect.metrics import SuiteResult
 
 MAX_RECENT = 8
+#: After this long, a request still being scored shows the results it has (see __init__).
+PROGRESSIVE_MS = 150
 
 
 def _cache_dir() -> Path:
@@ -73,6 +75,17 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._redraw.setSingleShot(True)
         self._redraw.setInterval(0)
         self._redraw.timeout.connect(self._redraw_step)
+        # Results of a quick request are shown together when the last one arrives: drawing
+        # each on arrival would compete with the scoring of the others for the interpreter
+        # (the workers are threads) and make the whole request slower. A request still running
+        # after PROGRESSIVE_MS shows what it has, then each result as it comes.
+        self._held: list[str] = []
+        self._progressive = QtCore.QTimer(self)
+        self._progressive.setSingleShot(True)
+        self._progressive.setInterval(PROGRESSIVE_MS)
+        self._progressive.timeout.connect(self._release_held)
+        self._showing_progress = False
+        self._relabel: Settings | None = None  # new settings not yet shown in the table
         # the dataset browser is re-scored when the parameters have been still for a while
         self._browser_timer = QtCore.QTimer(self)
         self._browser_timer.setSingleShot(True)
@@ -205,6 +218,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         c = self.controller
         c.sample_loaded.connect(self._on_sample_loaded)
         c.result_ready.connect(self._on_result)
+        c.results_complete.connect(self._release_held)
+        c.request_started.connect(self._on_request)
         c.busy_changed.connect(self._on_busy)
         c.problems.connect(self.show_problems)
         c.threshold_changed.connect(self._on_threshold)
@@ -337,11 +352,38 @@ class InspectorWindow(QtWidgets.QMainWindow):
             f"{sample.key}  ({self.controller.sample_index + 1}/{n})", 4000
         )
 
+    def _on_request(self) -> None:
+        self._held.clear()
+        self._showing_progress = False
+        self._progressive.start()
+
+    def _release_held(self) -> None:
+        """Show the results held so far; from now on show each as it arrives."""
+        self._progressive.stop()
+        self._showing_progress = True
+        if self._relabel is not None:
+            params = self._relabel.params
+            self._relabel = None
+            sample = self.controller.sample
+            self.table.reset(
+                self.table.model.models,
+                sample is not None and sample.image is not None,
+                params,
+                self.table.model.colours,
+            )
+            self.curves.set_beta2(params.beta2)
+        held, self._held = self._held, []
+        for model in held:
+            self._on_result(model)
+
     def _on_result(self, model: str) -> None:
         result = self.controller.results.get(model)
         if result is None:
             return
-        self.table.set_result(model, result)  # cheap: at once
+        if not self._showing_progress:
+            self._held.append(model)
+            return
+        self.table.set_result(model, result)
         self._arrived.add(model)
         self._steps = ["maps", *PLOTS]  # from the start: the maps first
         self._redraw.start()
@@ -371,13 +413,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self._curves_pending.clear()
 
     def _on_settings(self, settings: Settings) -> None:
-        self.table.reset(
-            self.table.model.models,
-            self.controller.sample is not None and self.controller.sample.image is not None,
-            settings.params,
-            self.table.model.colours,
-        )
-        self.curves.set_beta2(settings.params.beta2)
+        # the table's headers and the F-plot's title change with the first results, not
+        # now: repainting them while the models are being scored would slow both down
+        self._relabel = settings
         self.controller.set_settings(settings)
         if self.controller.dataset is not None and self.controller.dataset.name != "files":
             self._browser_timer.start()

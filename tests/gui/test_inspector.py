@@ -139,6 +139,43 @@ def test_size_mismatch_is_resized_and_reported(qtbot, window, dataset_root):  # 
     assert window.grid.cells["A"].label.text.startswith("A ⚠")
 
 
+def test_a_normalisation_change_scores_at_once_and_shows_all_models_together(
+    qtbot, window, dataset_root
+):  # type: ignore[no-untyped-def]
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    shown_before = dict(window.table.model.scores)
+    window.params.stretch.toggle()  # a check box: no debounce, scoring has started
+    assert window.controller._pending and not window.controller._debounce.isActive()
+    # until the request completes (or runs long), the table keeps the previous results whole
+    assert window.table.model.scores == shown_before
+    settle(qtbot, window)
+    params = window.controller.settings.params
+    assert not params.stretch
+    for model in window.table.model.models:
+        assert (
+            window.table.model.scores[model]["maxFm"] == _expected(window, model, params)["maxFm"]
+        )
+    window.params.beta2.setValue(1.5)  # a spin box: debounced
+    assert window.controller._debounce.isActive() and not window.controller._pending
+    settle(qtbot, window)
+    col = window.table.model.keys.index("maxFm")
+    assert "β²=1.5" in window.table.model.headerData(col, QtCore.Qt.Orientation.Horizontal)
+
+
+def test_a_long_request_shows_results_as_they_arrive(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
+    from fminspect.gui.main_window import PROGRESSIVE_MS
+    from tests.datasets import make_dataset
+
+    root = make_dataset(tmp_path / "Big", n_images=1, methods=("A", "B"), size=(900, 900), seed=5)
+    window.open_path(root)  # the camouflage degree of a 900² image takes longer than that
+    qtbot.wait(PROGRESSIVE_MS + 50)
+    assert window.controller._pending  # still scoring…
+    assert window._showing_progress  # …and each result will be shown when it arrives
+    settle(qtbot, window)
+    assert set(window.table.model.scores) == {"A", "B"}
+
+
 def test_gui_stays_responsive_while_the_camouflage_degree_is_computed(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
     from tests.datasets import make_dataset
 
