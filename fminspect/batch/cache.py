@@ -1,11 +1,12 @@
-"""On-disk result cache (SQLite, stdlib): one row per (sample, method) result.
+"""On-disk result cache (SQLite, stdlib): one row per (sample, method, measure family).
 
-Rows are keyed by a digest of the input files' *contents*, every parameter and variant, the
-measures requested and :data:`fminspect.MEASURE_DEFINITION_VERSION`, so a rerun recomputes
-exactly what changed (a new method, a changed file, a new parameter) and an interrupted run
-resumes. File digests are remembered per (path, size, mtime) so unchanged files are not
-re-read to be hashed. Each completed work unit is committed at once. No pickles: scores are
-JSON, curves raw float64 bytes.
+Rows are keyed by a digest of the input files' *contents*, the normalisation, the resize
+rule, the family's own parameters and :data:`fminspect.MEASURE_DEFINITION_VERSION` (see
+:meth:`fminspect.batch.runner.EvalConfig.fingerprint`), so a rerun recomputes exactly what
+changed (a new method, a changed file, a family's parameter, a measure not asked for before)
+and an interrupted run resumes. File digests are remembered per (path, size, mtime) so
+unchanged files are not re-read to be hashed. Each completed work unit is committed at once.
+No pickles: scores are JSON, curves raw float64 bytes.
 """
 
 from __future__ import annotations

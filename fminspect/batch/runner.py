@@ -3,10 +3,13 @@
 A work unit reads the GT (and the image when C^ω_β is wanted) once, prepares the GT once —
 so the distance transform, the S-measure centroid, the Context-measure kernel and the
 camouflage degree are computed once — then loads, resizes and scores each method's
-prediction. Units run serially, in local processes (joblib's loky pool, ``jobs > 1``) or on a Dask
-cluster (``scheduler='tcp://…'``); each finished unit is committed to the cache at once, and
-dataset values are then aggregated from the cache in natural order, so the output is
-byte-identical whatever the number of workers or the order in which they finish.
+prediction, computing only the measure families (fields of
+:class:`~fminspect.metrics.SuiteResult`) the cache lacks for it. Units run serially, in
+local processes (joblib's loky pool, ``jobs > 1``) or on a Dask cluster
+(``scheduler='tcp://…'``); each finished unit is committed to the cache at once (one record
+per prediction and family), and dataset values are then aggregated from the cache in natural
+order, so the output is byte-identical whatever the number of workers or the order in which
+they finish.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from fminspect.metrics import (
     measure_keys,
     prepare_gt,
 )
+from fminspect.metrics.suite import CURVES, FIELD_PARAMS, MEASURES, MEASURES_BY_KEY
 
 DEFAULT_PARAMS = Params()
 
@@ -69,21 +73,50 @@ class EvalConfig:
             "measure_definition_version": MEASURE_DEFINITION_VERSION,
         }
 
-    def fingerprint(self, keys: Sequence[str]) -> str:
-        """Everything a cached result depends on besides the input files."""
-        return json.dumps({**self.as_dict(), "keys": list(keys)}, sort_keys=True)
+    def fingerprint(self, family: str) -> str:
+        """Everything a cached result of one measure family (a field of
+        :class:`~fminspect.metrics.SuiteResult`) depends on besides the input files: the
+        normalisation, the resize rule, the family's own parameters and the definitions'
+        version — not the other families' parameters, nor which measures were asked for."""
+        own = {name: getattr(self.params, name) for name in FIELD_PARAMS.get(family, ())}
+        return json.dumps(
+            {
+                "family": family,
+                "normalization": self.params.norm.label,
+                "norm": {k: self.params.as_dict()[k] for k in NORM_FIELDS},
+                "params": own,
+                "interpolation": self.interpolation,
+                "measure_definition_version": MEASURE_DEFINITION_VERSION,
+            },
+            sort_keys=True,
+        )
+
+
+#: The Params fields of the normalisation (every measure depends on them).
+NORM_FIELDS = ("gt_threshold", "gt_inclusive", "stretch")
+
+
+def families(keys: Sequence[str]) -> tuple[str, ...]:
+    """The measure families (SuiteResult fields) behind ``keys``, in a fixed order."""
+    wanted = {MEASURES_BY_KEY[k].field for k in keys}
+    return tuple(dict.fromkeys(m.field for m in MEASURES if m.field in wanted))
+
+
+def _family_keys(family: str) -> tuple[str, ...]:
+    return tuple(m.key for m in MEASURES if m.field == family)
 
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """One image and the methods still to compute for it."""
+    """One image and the methods still to compute for it, with the measure families each
+    lacks in the cache and the cache key of each."""
 
     dataset: str
     sample: str
     gt: str
     image: str | None
-    todo: tuple[tuple[str, str, str], ...]  # (method, prediction path, cache key)
-    keys: tuple[str, ...]
+    # (method, prediction path, ((family, cache key), ...))
+    todo: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...]
     config: EvalConfig
 
 
@@ -116,8 +149,8 @@ def evaluate_unit(unit: Unit) -> UnitResult:
     if gt.is_empty:
         gt_notes.append("GT: no foreground pixel")
     img = None
-    keys = unit.keys
-    if "CCm" in keys:
+    img_notes: list[str] = []  # go with the C^ω_β records only
+    if any(fam == "camouflage_context" for _, _, todo in unit.todo for fam, _ in todo):
         try:
             if unit.image is None:
                 raise LoadError(unit.gt, "no image for this GT, so CCm cannot be computed")
@@ -129,9 +162,9 @@ def evaluate_unit(unit: Unit) -> UnitResult:
                     f"from the GT's {gt.shape[1]}×{gt.shape[0]}; CCm not computed",
                 )
         except LoadError as exc:
-            gt_notes.append(f"image: {exc.problem}")
+            img_notes.append(f"image: {exc.problem}")
             img = None
-    for method, path, key in unit.todo:
+    for method, path, todo in unit.todo:
         try:
             pred = load_map(path)
         except LoadError as exc:
@@ -139,12 +172,23 @@ def evaluate_unit(unit: Unit) -> UnitResult:
             continue
         array, note = fit_to(pred.array, gt.shape, unit.config.interpolation)
         pred_notes = list(pred.notes) + ([note] if note else [])
-        notes = list(gt_notes) + [f"prediction: {n}" for n in pred_notes]
+        keys = [k for fam, _ in todo for k in _family_keys(fam)]
         suite = compute_suite(array, gt, unit.config.params, img=img, keys=keys)
-        computed = suite.scores()
-        scores = {k: computed.get(k, math.nan) for k in keys}  # CCm is NaN without its image
-        notes += list(suite.warnings)
-        out.records.append((method, key, Record(scores, suite.curves(), tuple(notes))))
+        computed, curves = suite.scores(), suite.curves()
+        notes = [f"prediction: {n}" for n in pred_notes]
+        notes += [f"input: {n}" for n in suite.pair.notes]
+        for fam, key in todo:
+            record = Record(
+                {k: computed.get(k, math.nan) for k in _family_keys(fam)},  # CCm: NaN, no image
+                {n: c for n, c in curves.items() if CURVES[n][0] == fam},
+                (
+                    *gt_notes,
+                    *(img_notes if fam == "camouflage_context" else ()),
+                    *notes,
+                    *suite.field_warnings(fam),
+                ),
+            )
+            out.records.append((method, key, record))
     return out
 
 
@@ -273,6 +317,25 @@ def _accumulate(acc: DatasetAccumulator, name: str, rec: Record) -> None:
     acc.add(name, rec.scores, rec.curves)
 
 
+def _merged(
+    cache: ResultCache, fam_keys: dict[str, str] | None, keys: Sequence[str]
+) -> Record | None:
+    """One prediction's record for ``keys``, joined from its families' cached records (None
+    when one is missing: the prediction could not be evaluated)."""
+    if not fam_keys:
+        return None
+    records = {fam: cache.get(key) for fam, key in fam_keys.items()}
+    if any(r is None for r in records.values()):
+        return None
+    scores = {k: records[MEASURES_BY_KEY[k].field].scores[k] for k in keys}  # type: ignore[union-attr]
+    curves: dict[str, np.ndarray] = {}
+    notes: dict[str, None] = {}  # the input notes are in every family's record: keep one
+    for rec in records.values():
+        curves.update(rec.curves)  # type: ignore[union-attr]
+        notes.update(dict.fromkeys(rec.notes))  # type: ignore[union-attr]
+    return Record(scores, curves, tuple(notes))
+
+
 def evaluate_datasets(
     datasets: Iterable[Dataset],
     config: EvalConfig = EvalConfig(),
@@ -313,15 +376,16 @@ def evaluate_datasets(
     if pool is None and scheduler is None and jobs > 1:
         pool = LocalPool(jobs)
     with ResultCache(cache_path) as cache:
-        plan: list[tuple[Dataset, list[str], tuple[str, ...], dict[tuple[str, str], str]]] = []
+        Keymap = dict[tuple[str, str], dict[str, str]]  # (method, sample) → {family: key}
+        plan: list[tuple[Dataset, list[str], tuple[str, ...], Keymap]] = []
         for ds in datasets:
             report.problems += ds.problems
             names = [m for m in ds.method_names if methods is None or m in methods]
             with_images = ds.image is not None and any(s.image for s in ds.samples)
             keys = config.keys_for(with_images)
             report.keys_by_dataset[ds.name] = keys
-            fingerprint = config.fingerprint(keys)
-            keymap: dict[tuple[str, str], str] = {}
+            fingerprints = {fam: config.fingerprint(fam) for fam in families(keys)}
+            keymap: Keymap = {}
             for s in ds.samples:
                 try:
                     gt_digest = cache.digest(s.gt)
@@ -348,12 +412,20 @@ def evaluate_datasets(
                         )
                         continue
                     report.digests[str(s.preds[m])] = d
-                    key = record_key((gt_digest, img_digest, d), fingerprint)
-                    keymap[(m, s.name)] = key
-                    if cache.has(key):
-                        report.reused += 1
+                    fam_keys = {
+                        # only C^ω_β depends on the image
+                        fam: record_key(
+                            (gt_digest, img_digest if fam == "camouflage_context" else "", d),
+                            fingerprint,
+                        )
+                        for fam, fingerprint in fingerprints.items()
+                    }
+                    keymap[(m, s.name)] = fam_keys
+                    missing = tuple((f, k) for f, k in fam_keys.items() if not cache.has(k))
+                    if missing:
+                        todo.append((m, str(s.preds[m]), missing))
                     else:
-                        todo.append((m, str(s.preds[m]), key))
+                        report.reused += 1
                 if todo:
                     units.append(
                         Unit(
@@ -362,7 +434,6 @@ def evaluate_datasets(
                             str(s.gt),
                             str(s.image) if s.image else None,
                             tuple(todo),
-                            keys,
                             config,
                         )
                     )
@@ -380,18 +451,17 @@ def evaluate_datasets(
         with Progress(len(units), "evaluating", enabled=progress) as bar:
             for res in stream:
                 cache.put_many((key, rec) for _, key, rec in res.records)
-                report.computed += len(res.records)
+                report.computed += len({method for method, _, _ in res.records})
                 unit_problems += res.problems
                 bar.advance()
         report.seconds = time.perf_counter() - started
-        for ds, names, _keys, keymap in plan:
+        for ds, names, keys, keymap in plan:
             sample_notes: set[tuple[str, str]] = set()  # GT and image notes: once per sample
             for m in names:
                 acc = DatasetAccumulator()
                 failed = []
                 for s in ds.samples:
-                    key = keymap.get((m, s.name))
-                    rec = cache.get(key) if key else None
+                    rec = _merged(cache, keymap.get((m, s.name)), keys)
                     if rec is None:
                         if m in s.preds:  # a prediction that could not be evaluated
                             failed.append(s.name)

@@ -110,17 +110,22 @@ class SuiteResult:
             name: get(self) for name, (fld, get) in CURVES.items() if getattr(self, fld) is not None
         }
 
+    def field_warnings(self, name: str) -> tuple[str, ...]:
+        """The warnings of one field's measure, prefixed as in :attr:`warnings`."""
+        result = getattr(self, name)
+        if result is None:
+            return ()
+        prefix = "context measure" if name in ("context", "camouflage_context") else name
+        return tuple(f"{prefix}: {w}" for w in getattr(result, "warnings", ()))
+
     @property
     def warnings(self) -> tuple[str, ...]:
         """Every warning raised by any measure, prefixed by its measure."""
         out = [f"input: {n}" for n in self.pair.notes]
         for name in ("smeasure", "weighted_fmeasure", "emeasure", "relaxed_fmeasure"):
-            result = getattr(self, name)
-            if result is not None:
-                out += [f"{name}: {w}" for w in result.warnings]
-        ctx = self.camouflage_context or self.context
-        if ctx is not None:
-            out += [f"context measure: {w}" for w in ctx.warnings]
+            out += self.field_warnings(name)
+        # both Context-measure forms warn about the same GT: say it once
+        out += self.field_warnings("camouflage_context" if self.camouflage_context else "context")
         return tuple(out)
 
 
@@ -157,7 +162,7 @@ _FIELDS: dict[str, Callable[[Pair, Params, np.ndarray | None], Any]] = {
 
 #: The parameters each SuiteResult field depends on (besides the normalisation, which they
 #: all depend on).
-_FIELD_PARAMS: dict[str, tuple[str, ...]] = {
+FIELD_PARAMS: dict[str, tuple[str, ...]] = {
     "fmeasure": ("beta2",),
     "smeasure": ("alpha",),
     "weighted_fmeasure": ("wfm_beta2",),
@@ -182,7 +187,7 @@ def update_suite(
     changed = {f.name for f in fields(Params) if getattr(params, f.name) != getattr(old, f.name)}
     updates = {
         name: _FIELDS[name](previous.pair, params, img)
-        for name, deps in _FIELD_PARAMS.items()
+        for name, deps in FIELD_PARAMS.items()
         if getattr(previous, name) is not None and changed.intersection(deps)
     }
     return replace(previous, params=params, **updates)

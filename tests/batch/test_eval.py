@@ -4,6 +4,7 @@ and parity of dataset values with pysodmetrics' own accumulators."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import cv2
@@ -14,9 +15,10 @@ from fminspect.batch import EvalConfig, evaluate_datasets
 from fminspect.batch.outputs import write_all
 from fminspect.batch.plots import PlotError, PlotProcess
 from fminspect.batch.pool import LocalPool
+from fminspect.batch.runner import families
 from fminspect.cli import main
 from fminspect.io.discovery import discover
-from fminspect.metrics import DatasetAccumulator, compute_suite, prepare_gt
+from fminspect.metrics import DatasetAccumulator, Params, compute_suite, measure_keys, prepare_gt
 from tests.datasets import make_dataset
 
 CLASSIC = ("MAE", "Sm", "wFm", "adpEm", "meanEm", "maxEm", "adpFm", "meanFm", "maxFm")
@@ -127,6 +129,31 @@ def test_cache_reuses_and_resumes(tmp_path: Path) -> None:
     # a changed parameter invalidates every record
     changed = _run(root, out, config=EvalConfig(keys=CLASSIC, interpolation="bicubic"))
     assert changed.computed == 15
+
+
+def test_cache_is_kept_per_measure_family(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
+    out = tmp_path / "out"
+    full = _run(root, out, config=EvalConfig())  # every measure
+    assert (full.computed, full.reused) == (8, 0)
+    # fewer measures: all from the cache, the same numbers
+    fewer = _run(root, out, config=EvalConfig(keys=("Sm", "maxFm", "CCm")))
+    assert (fewer.computed, fewer.reused) == (0, 8)
+    assert fewer.per_image[0]["Sm"] == full.per_image[0]["Sm"]
+    assert fewer.per_image[0]["CCm"] == full.per_image[0]["CCm"]
+    # another β²: the F-measure family is recomputed, the S-measure comes from the cache
+    beta = _run(root, out, config=EvalConfig(Params(beta2=1.0), keys=("Sm", "maxFm")))
+    assert beta.computed == 8
+    fresh = _run(
+        root, tmp_path / "fresh", config=EvalConfig(Params(beta2=1.0), keys=("Sm", "maxFm"))
+    )
+    assert beta.per_image == fresh.per_image  # a joined record equals one computed at once
+    assert [r.values for r in beta.results] == [r.values for r in fresh.results]
+    # the records of that run: only the F family was written
+    with sqlite3.connect(out / "cache.sqlite") as db:
+        n = db.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    families_per_prediction = len(families(measure_keys()))
+    assert n == 8 * families_per_prediction + 8  # one new record per prediction
 
 
 def _files(folder: Path) -> dict[str, bytes]:
