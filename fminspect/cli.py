@@ -117,13 +117,18 @@ def _unknown_methods(datasets, methods) -> str | None:  # type: ignore[no-untype
     return None
 
 
-def _print_coverage(datasets, methods=None) -> None:  # type: ignore[no-untyped-def]
+def _print_coverage(datasets, methods=None, *, quiet: bool = False) -> None:  # type: ignore[no-untyped-def]
+    """Each dataset and each method's coverage on stderr; ``quiet``: only what is wrong (a
+    method with missing or extra maps, a dataset without prediction folders)."""
     for ds in datasets:
-        print(
-            f"dataset {ds.name} ({ds.layout}): {len(ds.samples)} GT maps, "
-            f"images: {'yes' if ds.image else 'no'}",
-            file=sys.stderr,
-        )
+        if not quiet:
+            print(
+                f"dataset {ds.name} ({ds.layout}): {len(ds.samples)} GT maps, "
+                f"images: {'yes' if ds.image else 'no'}",
+                file=sys.stderr,
+            )
+        elif not ds.method_names:
+            print(f"dataset {ds.name}:", file=sys.stderr)
         if not ds.method_names:
             print(
                 "  no prediction folders found: put each method's maps in Pred/<method>/ "
@@ -135,10 +140,13 @@ def _print_coverage(datasets, methods=None) -> None:  # type: ignore[no-untyped-
             if methods and m not in methods:
                 continue
             cov = ds.coverage[m]
+            if quiet and cov.complete and not cov.extra:
+                continue
             flag = "" if cov.complete else f"  ⚠ {len(cov.missing)} missing"
             extra = f", {len(cov.extra)} without GT" if cov.extra else ""
+            name = f"{ds.name}/{m}" if quiet else m
             print(
-                f"  {m:<24} {len(cov.matched):>6}/{len(ds.samples)} matched{extra}{flag}",
+                f"  {name:<24} {len(cov.matched):>6}/{len(ds.samples)} matched{extra}{flag}",
                 file=sys.stderr,
             )
 
@@ -218,7 +226,7 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
     if message:
         print(f"fminspect eval: {message}", file=sys.stderr)
         return 2
-    _print_coverage(datasets, args.methods)
+    _print_coverage(datasets, args.methods, quiet=args.quiet)
     try:
         config = EvalConfig(
             _params(args), tuple(args.measures) if args.measures else None, args.interpolation
@@ -325,7 +333,7 @@ def _cmd_meta(args: argparse.Namespace) -> int:
     if message:
         print(f"fminspect meta: {message}", file=sys.stderr)
         return 2
-    _print_coverage(datasets, args.methods)
+    _print_coverage(datasets, args.methods, quiet=args.quiet)
     out = Path(args.out)
     report = run_meta(
         datasets,
@@ -932,7 +940,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--dataset-config", type=Path, help="PySODEvalToolkit dataset JSON")
     ev.add_argument("--method-config", type=Path, help="PySODEvalToolkit method JSON")
     ev.add_argument("--no-plots", action="store_true", help="skip the PNG/PDF curve plots")
-    ev.add_argument("--quiet", action="store_true", help="no progress bar, no table")
+    ev.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar, no table; coverage only of methods with missing or extra maps",
+    )
     _add_param_options(ev)
     ev.set_defaults(func=_cmd_eval)
     _add_meta_parser(sub)

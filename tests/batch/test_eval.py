@@ -191,7 +191,7 @@ def test_dask_local_cluster_gives_the_same_output(tmp_path: Path) -> None:
 
 
 def test_cli_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",))
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"), missing={"B": 1})
     rc = main(
         [
             "eval",
@@ -207,11 +207,16 @@ def test_cli_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     )
     assert rc == 0
     err = capsys.readouterr().err
-    assert "3/3 matched" in err and "3 (image, method) pairs evaluated" in err
+    # --quiet: only the method with a missing map is listed, loudly
+    assert "DS/B" in err and "2/3 matched  ⚠ 1 missing" in err and "DS/A" not in err
+    assert "5 (image, method) pairs evaluated" in err
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["DS"]["A"].keys() == {
         "MAE",
         "maxFm",
     }
+    main(["eval", str(root), "--out", str(tmp_path / "o"), "--measures", "MAE", "--no-plots"])
+    err = capsys.readouterr().err
+    assert "A" in err and "3/3 matched" in err  # without --quiet, every method
     assert main(["eval", str(tmp_path / "nothing"), "--out", str(tmp_path / "o2"), "--quiet"]) == 1
     assert main(["eval", str(root), "--measures", "maxF", "--out", str(tmp_path / "o3")]) == 2
     # two workers started before the measures are imported, plots drawn by the plotting
