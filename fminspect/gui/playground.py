@@ -20,7 +20,14 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fminspect.gui.panels.curves import model_colour
 from fminspect.gui.views.base import MatrixPanel
 from fminspect.gui.workers import submit
-from fminspect.metrics import DEFAULT_PARAMS, MEASURES, MEASURES_BY_KEY, Params, compute_suite
+from fminspect.metrics import (
+    DEFAULT_PARAMS,
+    MEASURES,
+    MEASURES_BY_KEY,
+    Params,
+    compute_suite,
+    unit_map,
+)
 from fminspect.ranking.present import to_u8
 from fminspect.teaching import PERTURBATIONS, FlawDemo, flaw_demos, rank_demo, sweep
 
@@ -104,16 +111,7 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
     # ------------------------------------------------------------------ data
     def _load(self, gt: np.ndarray, pred: np.ndarray, image: np.ndarray | None) -> None:
         """Keep float copies in [0, 1] of the GT and the map; the edits apply to these."""
-
-        def unit(a: np.ndarray) -> np.ndarray:
-            a = np.asarray(a)
-            return (
-                a.astype(np.float64) / (65535.0 if a.dtype == np.uint16 else 255.0)
-                if a.dtype != np.float64
-                else a.copy()
-            )
-
-        self.base_gt, self.base_pred, self.image = unit(gt), unit(pred), image
+        self.base_gt, self.base_pred, self.image = unit_map(gt), unit_map(pred), image
         self.gt, self.pred = self.base_gt.copy(), self.base_pred.copy()
 
     def current(self) -> tuple[np.ndarray, np.ndarray]:

@@ -24,6 +24,7 @@ from fminspect.metrics._inputs import (
     Pair,
     prepare,
     prepare_gt,
+    unit_map,
 )
 from fminspect.metrics.boundary_fmeasure import RelaxedFmeasureResult, relaxed_fmeasure
 from fminspect.metrics.camouflage_degree import CamouflageDegreeResult, camouflage_degree
@@ -113,6 +114,7 @@ __all__ = [
     "prepare_gt",
     "relaxed_fmeasure",
     "smeasure",
+    "unit_map",
     "update_suite",
     "weighted_fmeasure",
 ]

@@ -168,6 +168,14 @@ def normalize_pred(
     return np.ascontiguousarray(out, dtype=np.float64), tuple(notes)
 
 
+def unit_map(array: np.ndarray) -> np.ndarray:
+    """A map's values in [0, 1] as stored, without the min–max stretch (for drawing and
+    editing maps): integers divided by their full scale (255, or 65535 for uint16), booleans
+    as 0/1, floats in [0, 1] as they are. Always a new float64 array."""
+    out = normalize_pred(array, Normalization(stretch=False))[0]
+    return out.copy() if np.shares_memory(out, array) else out
+
+
 class GroundTruth:
     """A binarised GT plus memoised GT-only quantities.
 

@@ -39,6 +39,10 @@ class MAEResult:
         Mean of ``error_map``.
     error_map : ndarray of float64
         ``|pred - gt|`` per pixel, in [0, 1].
+    foreground_error, background_error : float
+        Mean of ``error_map`` on the GT foreground (the missed object) and on the background
+        (false alarms); NaN where the region is empty. MAE is their mean weighted by the
+        regions' pixel counts.
     """
 
     NAME: ClassVar[str] = "MAE"
@@ -48,12 +52,23 @@ class MAEResult:
 
     score: float
     error_map: np.ndarray
+    foreground_error: float
+    background_error: float
 
 
 def mae_from_pair(pair: Pair) -> MAEResult:
     """MAE of a prepared pair."""
     error = np.abs(pair.pred - pair.mask)
-    return MAEResult(score=float(np.mean(error)), error_map=readonly(error))
+    n_fg = int(np.count_nonzero(pair.mask))
+    n_bg = error.size - n_fg
+    fg_sum = float(np.sum(error, where=pair.mask))
+    bg_sum = float(np.sum(error, where=~pair.mask))
+    return MAEResult(
+        score=float(np.mean(error)),
+        error_map=readonly(error),
+        foreground_error=fg_sum / n_fg if n_fg else float("nan"),
+        background_error=bg_sum / n_bg if n_bg else float("nan"),
+    )
 
 
 def mae(

@@ -98,3 +98,7 @@ def test_mae_hand_computed_and_error_map() -> None:
     r = mae(pred, gt)
     assert r.score == 0.375
     np.testing.assert_array_equal(r.error_map, [[0, 0.5], [0, 1]])
+    # the missed object (one GT pixel, error 0) and the false alarms (0, 0.5, 1 → 0.5)
+    assert (r.foreground_error, r.background_error) == (0.0, 0.5)
+    empty = mae(pred, np.zeros((2, 2), np.uint8))
+    assert np.isnan(empty.foreground_error) and empty.background_error == empty.score

@@ -80,3 +80,17 @@ def test_normalization_label_names_every_choice() -> None:
     assert Normalization(gt_inclusive=True, stretch=False).label == "GT>=128, no stretch"
     with pytest.raises(ValueError, match="gt_threshold"):
         Normalization(gt_threshold=300)
+
+
+def test_unit_map_scales_without_stretch_and_always_copies() -> None:
+    from fminspect.metrics import unit_map
+
+    np.testing.assert_array_equal(unit_map(np.array([[0, 51]], np.uint8)), [[0.0, 0.2]])
+    np.testing.assert_array_equal(unit_map(np.array([[0, 65535]], np.uint16)), [[0.0, 1.0]])
+    np.testing.assert_array_equal(unit_map(np.array([[True, False]])), [[1.0, 0.0]])
+    a = np.array([[0.25, 0.5]])
+    out = unit_map(a)
+    out[0, 0] = 1.0  # an edit of the copy leaves the original alone
+    assert a[0, 0] == 0.25
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        unit_map(np.array([[2.0]]))

@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from fminspect.io.sample import LoadedSample
-from fminspect.metrics import SuiteResult
+from fminspect.metrics import SuiteResult, unit_map
 from fminspect.metrics.boundary_fmeasure import boundary
 
 #: RGBA of the TP/FP/FN overlay (TN transparent) and of the GT contour.
@@ -163,14 +163,12 @@ class MapGridPanel(QtWidgets.QWidget):
             return
         if name == "GT":
             if s.gt is not None:
-                gt = s.gt.astype(np.float64) / (65535.0 if s.gt.dtype == np.uint16 else 255.0)
+                gt = unit_map(s.gt)
                 cell.map.setImage(gt, levels=(0, 1))
                 cell.map.setLookupTable(colormap("gray").getLookupTable(nPts=256))
                 cell.values = gt
             return
-        raw = s.preds[name]
-        shown = raw.astype(np.float64) / (65535.0 if raw.dtype == np.uint16 else 255.0)
-        self._show_map(name, cell, shown)
+        self._show_map(name, cell, unit_map(s.preds[name]))
 
     def _show_map(self, name: str, cell: MapCell, values: np.ndarray) -> None:
         s = self.sample

@@ -23,20 +23,11 @@ class MAEView(ExplainView):
         self.panel("map", "map p", 0, 0).show_matrix(self.result.pair.pred)
         self.panel("gt", "GT g", 0, 1).show_matrix(self.result.pair.mask.astype(float), cmap="gray")
         self.panel("err", "|p − g|", 0, 2).show_matrix(m.error_map, cmap="inferno")
-        fg = self.result.pair.mask
         self.set_numbers(
             [
                 ("MAE", m.score, "mean of |p − g|"),
-                (
-                    "mean error on the GT foreground",
-                    float(m.error_map[fg].mean()) if fg.any() else float("nan"),
-                    "missed object",
-                ),
-                (
-                    "mean error on the background",
-                    float(m.error_map[~fg].mean()) if (~fg).any() else float("nan"),
-                    "false alarms",
-                ),
+                ("mean error on the GT foreground", m.foreground_error, "missed object"),
+                ("mean error on the background", m.background_error, "false alarms"),
             ]
         )
 
