@@ -39,10 +39,12 @@ class MAEResult:
         Mean of ``error_map``.
     error_map : ndarray of float64
         ``|pred - gt|`` per pixel, in [0, 1].
+    gt_mask : ndarray of bool
+        The binary GT the error was measured against.
     foreground_error, background_error : float
         Mean of ``error_map`` on the GT foreground (the missed object) and on the background
         (false alarms); NaN where the region is empty. MAE is their mean weighted by the
-        regions' pixel counts.
+        regions' pixel counts. Computed when read (for the explain view), not with the score.
     """
 
     NAME: ClassVar[str] = "MAE"
@@ -52,23 +54,27 @@ class MAEResult:
 
     score: float
     error_map: np.ndarray
-    foreground_error: float
-    background_error: float
+    gt_mask: np.ndarray
+
+    @property
+    def foreground_error(self) -> float:
+        """Mean error on the GT foreground (NaN if there is none)."""
+        return _region_mean(self.error_map, self.gt_mask)
+
+    @property
+    def background_error(self) -> float:
+        """Mean error on the GT background (NaN if there is none)."""
+        return _region_mean(self.error_map, ~self.gt_mask)
+
+
+def _region_mean(values: np.ndarray, region: np.ndarray) -> float:
+    return float(values[region].mean()) if region.any() else float("nan")
 
 
 def mae_from_pair(pair: Pair) -> MAEResult:
     """MAE of a prepared pair."""
     error = np.abs(pair.pred - pair.mask)
-    n_fg = int(np.count_nonzero(pair.mask))
-    n_bg = error.size - n_fg
-    fg_sum = float(np.sum(error, where=pair.mask))
-    bg_sum = float(np.sum(error, where=~pair.mask))
-    return MAEResult(
-        score=float(np.mean(error)),
-        error_map=readonly(error),
-        foreground_error=fg_sum / n_fg if n_fg else float("nan"),
-        background_error=bg_sum / n_bg if n_bg else float("nan"),
-    )
+    return MAEResult(score=float(np.mean(error)), error_map=readonly(error), gt_mask=pair.mask)
 
 
 def mae(
