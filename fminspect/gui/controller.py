@@ -1,7 +1,9 @@
 """The inspector's controller: what is shown, with which parameters, and the results.
 
-It owns the selection (dataset, sample, threshold) and the parameters, loads samples,
-sends scoring jobs to the thread pool and receives their results. Every request bumps a
+It owns the selection (dataset, sample, threshold) and the parameters, reads samples and
+sends scoring jobs to the thread pool, and receives their results. When a sample's results
+are in, the next sample in the stepping direction is read and scored in the background at
+low priority (dropped as soon as anything else is asked for), so A/D shows it at once. Every request bumps a
 generation number; results of an older generation are cached but never shown. Results are
 cached by (sample, model, parameters), and each sample's prepared GT (with its distance
 transform, kernel and camouflage degree) is reused across models and parameter changes
@@ -17,7 +19,7 @@ from typing import Any
 
 from PySide6 import QtCore
 
-from fminspect.gui.workers import submit
+from fminspect.gui.workers import cancel, submit
 from fminspect.io.discovery import Dataset, Sample
 from fminspect.io.sample import LoadedSample, load_sample
 from fminspect.io.validation import Problem
@@ -33,6 +35,9 @@ from fminspect.metrics import (
 
 RESULT_CACHE_SIZE = 80
 GT_CACHE_SIZE = 16
+LOADED_CACHE_SIZE = 4  # samples read from disk (the current one and its neighbours)
+PREFETCH_PRIORITY = -1  # below the scoring the user is waiting for (priority 0)
+PREFETCH_DELAY_MS = 250  # after a sample's results are in, before prefetching the next
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +102,21 @@ class InspectorController(QtCore.QObject):
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(30)
         self._debounce.timeout.connect(self.recompute)
+        # samples are read from disk on the thread pool; the latest request wins
+        self._requested: Sample | None = None
+        self._load_generation = 0
+        self._loading = False
+        self._loaded: OrderedDict[tuple[str, str, str], LoadedSample] = OrderedDict()
+        # after a sample is scored, the next one in the stepping direction is read and scored
+        # in the background at low priority, so that A/D shows it at once
+        self._direction = 1
+        self._prefetch_jobs: list[tuple[Any, tuple[str, str]]] = []  # (job, tag)
+        self._prefetch_timer = QtCore.QTimer(self)
+        self._prefetch_timer.setSingleShot(True)
+        self._prefetch_timer.setInterval(PREFETCH_DELAY_MS)
+        self._prefetch_timer.timeout.connect(self._prefetch_next)
+        # what is being prefetched: ("read", sample key) or (sample key, model)
+        self._prefetching: set[tuple[str, str]] = set()
 
     # ------------------------------------------------------------------ sources
     def open_datasets(self, datasets: list[Dataset]) -> None:
@@ -136,13 +156,72 @@ class InspectorController(QtCore.QObject):
         self.load(self.dataset.samples[index])
 
     def step(self, delta: int) -> None:
-        """Next (+1) or previous (−1) sample."""
-        if self.sample is not None:
-            self.select_sample(self.sample_index + delta)
+        """Next (+1) or previous (−1) sample (from the one last asked for, so that quick
+        presses advance even while a sample is being read)."""
+        current = self._requested
+        if current is None or self.dataset is None or current not in self.dataset.samples:
+            return
+        self._direction = 1 if delta >= 0 else -1
+        self.select_sample(self.dataset.samples.index(current) + delta)
+
+    def _loaded_key(self, sample: Sample) -> tuple[str, str, str]:
+        return (sample.dataset, sample.name, self.settings.interpolation)
 
     def load(self, sample: Sample) -> None:
-        """Read a sample from disk (fast) and start scoring it."""
-        loaded = load_sample(sample, self.settings.interpolation)
+        """Show ``sample`` and score it: at once if it has been read already (the previous
+        ones and the prefetched neighbour), otherwise once it has been read on the thread
+        pool — the window stays live meanwhile."""
+        self._requested = sample
+        self._cancel_prefetch()
+        self._load_generation += 1
+        gen = self._load_generation
+        key = self._loaded_key(sample)
+        if key in self._loaded:
+            self._loaded.move_to_end(key)
+            self._loading = False
+            self._show(self._loaded[key])
+            return
+        self._loading = True
+        self.busy_changed.emit(f"reading {sample.name}…")
+        interpolation = self.settings.interpolation
+        submit(
+            lambda: load_sample(sample, interpolation),
+            lambda loaded: self._on_loaded(gen, key, loaded),
+            lambda message: self._on_load_failed(gen, sample, message),
+        )
+
+    def _remember_loaded(self, key: tuple[str, str, str], loaded: LoadedSample) -> None:
+        self._loaded[key] = loaded
+        self._loaded.move_to_end(key)
+        while len(self._loaded) > LOADED_CACHE_SIZE:
+            self._loaded.popitem(last=False)
+
+    def _on_loaded(self, gen: int, key: tuple[str, str, str], loaded: LoadedSample) -> None:
+        self._remember_loaded(key, loaded)
+        if gen != self._load_generation:
+            return  # another sample was asked for meanwhile
+        self._loading = False
+        self._show(loaded)
+
+    def _on_load_failed(self, gen: int, sample: Sample, message: str) -> None:
+        if gen != self._load_generation:
+            return
+        self._loading = False
+        self.busy_changed.emit("")
+        self.problems.emit(
+            [
+                Problem(
+                    sample.gt,
+                    f"could not be read: {message}",
+                    "error",
+                    sample.dataset,
+                    "",
+                    sample.name,
+                )
+            ]
+        )
+
+    def _show(self, loaded: LoadedSample) -> None:
         self.sample = loaded
         self.results = {}
         if loaded.problems:
@@ -162,10 +241,10 @@ class InspectorController(QtCore.QObject):
         at_once = reload or settings.params.norm != self.settings.params.norm
         self.settings = settings
         self.settings_changed.emit(settings)
-        if reload and self.sample is not None and self.dataset is not None:
-            sample = next(s for s in self.dataset.samples if s.name == self.sample.name)
-            self.sample = load_sample(sample, settings.interpolation)
-            self.sample_loaded.emit(self.sample)
+        if reload and self._requested is not None:
+            self._debounce.stop()
+            self.load(self._requested)  # read again with the new resize rule, then scored
+            return
         if at_once:
             self.recompute()
         else:
@@ -181,12 +260,15 @@ class InspectorController(QtCore.QObject):
     # ------------------------------------------------------------------ scoring
     def gt(self) -> GroundTruth | None:
         """The current sample's prepared GT under the current GT rule (reused)."""
-        if self.sample is None or self.sample.gt is None:
+        return None if self.sample is None else self._gt_of(self.sample)
+
+    def _gt_of(self, sample: LoadedSample) -> GroundTruth | None:
+        if sample.gt is None:
             return None
         norm = self.settings.params.norm
-        key = (self.sample.key, norm.gt_rule)
+        key = (sample.key, norm.gt_rule)
         if key not in self._gts:
-            self._gts[key] = prepare_gt(self.sample.gt, norm)
+            self._gts[key] = prepare_gt(sample.gt, norm)
             while len(self._gts) > GT_CACHE_SIZE:
                 self._gts.popitem(last=False)
         self._gts.move_to_end(key)
@@ -195,6 +277,9 @@ class InspectorController(QtCore.QObject):
     def recompute(self) -> None:
         """Score every model of the current sample with the current settings."""
         self._debounce.stop()
+        self._cancel_prefetch()
+        if self._loading:
+            return  # the sample being read is scored when it arrives
         self.generation += 1
         gen = self.generation
         sample, gt = self.sample, self.gt()
@@ -229,8 +314,13 @@ class InspectorController(QtCore.QObject):
                 "computing the camouflage degree…" if first_camo else self.busy_changed_text()
             )
         else:
-            self.busy_changed.emit("")
-            self.results_complete.emit()
+            self._complete()
+
+    def _complete(self) -> None:
+        self.busy_changed.emit("")
+        self.results_complete.emit()
+        # once the window has drawn the results, read and score the next sample
+        self._prefetch_timer.start()
 
     def _job(
         self, sample_key: str, model: str, pred: Any, gt: GroundTruth, img: Any, settings: Settings
@@ -256,20 +346,22 @@ class InspectorController(QtCore.QObject):
         n = len(self._pending)
         return f"scoring {n} model{'s' if n != 1 else ''}…"
 
-    def _on_result(self, gen: int, model: str, key: tuple[Any, ...], result: SuiteResult) -> None:
+    def _store(self, key: tuple[Any, ...], result: SuiteResult) -> None:
         self._cache[key] = result
         while len(self._cache) > RESULT_CACHE_SIZE:
             self._cache.popitem(last=False)
         if result.camouflage_context is not None:
             self._degrees.add((key[0], result.pair.gt.norm.gt_rule))
+
+    def _on_result(self, gen: int, model: str, key: tuple[Any, ...], result: SuiteResult) -> None:
+        self._store(key, result)
         if gen != self.generation:
             return  # a newer request superseded this one
         self.results[model] = result
         self._pending.discard(model)
         self.result_ready.emit(model)
         if not self._pending:
-            self.busy_changed.emit("")
-            self.results_complete.emit()
+            self._complete()
         else:
             self.busy_changed.emit(self.busy_changed_text())
 
@@ -290,16 +382,99 @@ class InspectorController(QtCore.QObject):
             ]
         )
         if not self._pending:
-            self.busy_changed.emit("")
-            self.results_complete.emit()
+            self._complete()
+
+    # ------------------------------------------------------------------ prefetch
+    def _prefetch_next(self) -> None:
+        """Read the next sample in the stepping direction and score its models, at low
+        priority; queued work is dropped as soon as anything else is asked for."""
+        if self._loading or self._pending or self.dataset is None or self._requested is None:
+            return
+        samples = self.dataset.samples
+        if len(samples) < 2 or self._requested not in samples:
+            return
+        sample = samples[(samples.index(self._requested) + self._direction) % len(samples)]
+        key = self._loaded_key(sample)
+        if key in self._loaded:
+            self._prefetch_scores(self._loaded[key])
+            return
+        tag = ("read", f"{sample.dataset}/{sample.name}")
+        if tag in self._prefetching:
+            return
+        interpolation = self.settings.interpolation
+        self._prefetch(
+            tag,
+            lambda: load_sample(sample, interpolation),
+            lambda loaded: self._on_prefetch_loaded(key, loaded),
+        )
+
+    def _prefetch(self, tag: tuple[str, str], func: Any, on_done: Any) -> None:
+        def done(value: Any) -> None:
+            self._prefetching.discard(tag)
+            on_done(value)
+
+        self._prefetching.add(tag)
+        job = submit(
+            func, done, lambda _msg: self._prefetching.discard(tag), priority=PREFETCH_PRIORITY
+        )
+        self._prefetch_jobs.append((job, tag))
+
+    def _on_prefetch_loaded(self, key: tuple[str, str, str], loaded: LoadedSample) -> None:
+        self._remember_loaded(key, loaded)
+        if key[2] == self.settings.interpolation and not (self._pending or self._loading):
+            self._prefetch_scores(loaded)
+
+    def _prefetch_scores(self, sample: LoadedSample) -> None:
+        gt = self._gt_of(sample)
+        if gt is None:
+            return
+        settings = self.settings
+        for model, pred in sample.preds.items():
+            key = (sample.key, model, settings.key())
+            tag = (sample.key, model)
+            if key in self._cache or tag in self._prefetching:
+                continue
+            self._prefetch(
+                tag,
+                lambda pred=pred: compute_suite(pred, gt, settings.params, img=sample.image),
+                lambda result, key=key: self._store(key, result),
+            )
+
+    def _cancel_prefetch(self) -> None:
+        """Drop the prefetch work still queued (running jobs finish, and are cached)."""
+        self._prefetch_timer.stop()
+        jobs, self._prefetch_jobs = self._prefetch_jobs, []
+        for job, tag in jobs:
+            if cancel(job):
+                self._prefetching.discard(tag)
+
+    def cached_models(self, sample: str) -> set[str]:
+        """Models of ``sample`` (its key, 'dataset/name') with a cached result under the
+        current settings."""
+        settings = self.settings.key()
+        return {m for (s, m, k) in self._cache if s == sample and k == settings}
+
+    @property
+    def loading(self) -> bool:
+        """Whether the sample asked for is still being read from disk."""
+        return self._loading
+
+    @property
+    def prefetching(self) -> bool:
+        """Whether the next sample is still being read or scored in the background."""
+        return bool(self._prefetching)
 
     def wait(self, timeout_ms: int = 30000) -> bool:
         """Block until the current request is complete (for tests and screenshots)."""
         timer = QtCore.QElapsedTimer()
         timer.start()
         app = QtCore.QCoreApplication.instance()
-        while (self._pending or self._debounce.isActive()) and timer.elapsed() < timeout_ms:
+
+        def busy() -> bool:
+            return bool(self._pending or self._loading or self._debounce.isActive())
+
+        while busy() and timer.elapsed() < timeout_ms:
             app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 20)
             QtCore.QThread.msleep(2)
         app.processEvents()
-        return not self._pending and not self._debounce.isActive()
+        return not busy()

@@ -62,8 +62,11 @@ def submit(
     func: Callable[[], Any],
     on_done: Callable[[Any], None],
     on_failed: Callable[[str], None] | None = None,
+    *,
+    priority: int = 0,
 ) -> FunctionWorker:
-    """Run ``func`` on the global pool; call ``on_done(result)`` on the GUI thread."""
+    """Run ``func`` on the global pool; call ``on_done(result)`` on the GUI thread. Queued
+    jobs of a higher ``priority`` start first."""
     worker = FunctionWorker(func)
     worker.setAutoDelete(False)
     _ACTIVE.add(worker)
@@ -78,5 +81,14 @@ def submit(
 
     worker.signals.done.connect(finished(on_done), QtCore.Qt.ConnectionType.QueuedConnection)
     worker.signals.failed.connect(finished(on_failed), QtCore.Qt.ConnectionType.QueuedConnection)
-    QtCore.QThreadPool.globalInstance().start(worker)
+    QtCore.QThreadPool.globalInstance().start(worker, priority)
     return worker
+
+
+def cancel(worker: FunctionWorker) -> bool:
+    """Take a job that has not started off the queue (its callbacks are never called);
+    False if it is running or done."""
+    if QtCore.QThreadPool.globalInstance().tryTake(worker):
+        _ACTIVE.discard(worker)
+        return True
+    return False

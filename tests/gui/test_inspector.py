@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -83,7 +84,15 @@ def test_threshold_moves_overlay_curve_markers_and_table(qtbot, window, dataset_
     # TP pixels carry the TP colour wherever the GT contour does not cover them
     tp = (codes == 3) & ~window.grid._contour
     assert np.all(overlay[tp][:, 1] == 200)
-    qtbot.wait(10)
+
+    def f_plot_drawn() -> bool:  # the plots are redrawn one per event-loop turn
+        try:
+            window.curves.marker("A", "fm")
+        except KeyError:
+            return False
+        return True
+
+    qtbot.waitUntil(f_plot_drawn, timeout=2000)
     x, y = window.curves.marker("A", "fm")
     assert x == pytest.approx(40 / 255)
     assert y == pytest.approx(result.fmeasure.fmeasure.curve[40])
@@ -93,6 +102,32 @@ def test_threshold_moves_overlay_curve_markers_and_table(qtbot, window, dataset_
     if not np.array_equal(codes, result.pair.confusion_codes(255)):
         assert not np.array_equal(window.grid.cells["A"].overlay.image, overlay)
     assert "t=255" in window.table.model.label("Fm@t")
+
+
+def test_samples_are_read_off_the_gui_thread_and_the_next_one_is_prefetched(
+    qtbot, window, dataset_root
+):  # type: ignore[no-untyped-def]
+    c = window.controller
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    assert c.sample.name == "img1"
+    # after a short pause the next sample is read and scored in the background…
+    qtbot.waitUntil(lambda: c.cached_models("DS/img2") == {"A", "B", "C"}, timeout=10000)
+    qtbot.waitUntil(lambda: not c.prefetching, timeout=10000)
+    done: list[bool] = []
+    c.results_complete.connect(lambda: done.append(True))
+    c.step(1)  # …so that stepping shows it at once, with every result
+    assert c.sample.name == "img2" and not c.loading and done
+    assert set(window.table.model.scores) == {"A", "B", "C"}
+    # two quick presses: nothing read yet, the window keeps the current sample meanwhile
+    c.step(1)
+    c.step(1)
+    assert c.loading and c.sample.name in ("img2", "img3")
+    assert c.wait(30000)
+    assert c.sample.name == "img4"
+    for model in ("A", "B", "C"):  # the table shows img4's numbers
+        for key, value in _expected(window, model).items():
+            assert window.table.model.scores[model][key] == value, (model, key)
 
 
 def test_switching_samples_keeps_the_zoom(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
@@ -163,17 +198,34 @@ def test_a_normalisation_change_scores_at_once_and_shows_all_models_together(
     assert "β²=1.5" in window.table.model.headerData(col, QtCore.Qt.Orientation.Horizontal)
 
 
-def test_a_long_request_shows_results_as_they_arrive(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
+def test_a_long_request_shows_results_as_they_arrive(qtbot, window, dataset_root, monkeypatch):  # type: ignore[no-untyped-def]
+    import fminspect.gui.controller as controller_module
     from fminspect.gui.main_window import PROGRESSIVE_MS
-    from tests.datasets import make_dataset
 
-    root = make_dataset(tmp_path / "Big", n_images=1, methods=("A", "B"), size=(900, 900), seed=5)
-    window.open_path(root)  # the camouflage degree of a 900² image takes longer than that
-    qtbot.wait(PROGRESSIVE_MS + 50)
-    assert window.controller._pending  # still scoring…
-    assert window._showing_progress  # …and each result will be shown when it arrives
+    window.open_path(dataset_root)
     settle(qtbot, window)
-    assert set(window.table.model.scores) == {"A", "B"}
+    scored = controller_module.compute_suite
+    slow = threading.Event()
+
+    def compute_suite(pred, gt, params, **kw):  # type: ignore[no-untyped-def]
+        result = scored(pred, gt, params, **kw)
+        if pred is window.controller.sample.preds["B"]:
+            slow.wait(5)  # model B takes long until the test lets it finish
+        return result
+
+    monkeypatch.setattr(controller_module, "compute_suite", compute_suite)
+    window.params.stretch.toggle()
+    qtbot.waitUntil(lambda: set(window.controller.results) >= {"A", "C"}, timeout=5000)
+    assert "B" in window.controller._pending  # still scoring B…
+    assert not window._showing_progress and window._held  # …the others are held, at first
+    qtbot.wait(PROGRESSIVE_MS + 50)
+    assert window._showing_progress  # then shown as they are
+    assert window.table.model.scores["A"]["MAE"] == window.controller.results["A"].mae.score
+    assert "B" not in window.table.model.scores
+    slow.set()
+    settle(qtbot, window)
+    assert not window.controller.settings.params.stretch
+    assert window.table.model.scores["B"]["MAE"] == window.controller.results["B"].mae.score
 
 
 def test_gui_stays_responsive_while_the_camouflage_degree_is_computed(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]

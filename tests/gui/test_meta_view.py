@@ -36,5 +36,5 @@ def test_meta_window_runs_and_opens_a_case_in_the_inspector(
     assert meta.cases.rowCount() == len(window.controller.sample_names)
     target = meta.cases.item(meta.cases.rowCount() - 1, 0).text()
     meta._open_case(meta.cases.rowCount() - 1, 0)
+    assert window.controller.wait(30000)  # the sample is read on the thread pool
     assert window.controller.sample.name == target
-    window.controller.wait(30000)
