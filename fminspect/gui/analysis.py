@@ -6,11 +6,11 @@ win matrix and the maps, named by model), the participants (attention, consisten
 bias, speed; a tick excludes one) and the measures against the people (θ = 1 − ρ and the
 error rate with 95 % bootstrap intervals, as a table and a bar chart).
 
-Aggregation runs on the GUI thread. Its slow part, the Bradley–Terry fits, is kept per set
-of votes (ranking.aggregate), so a change of rule takes ~60 ms for 20 groups; a change of
-which participants count refits (~1.5 s for 20 groups, still on the GUI thread). Scoring
-every measure on every map for the measures-vs-humans tab runs on the thread pool, and a
-result for an outdated choice of rule or participants is dropped.
+Aggregation (its slow part, the Bradley–Terry fits, ~1.5 s for 20 groups when the set of
+participants changes) and the scoring of every measure on every map for the
+measures-vs-humans tab run on the thread pool; a result for an outdated choice of rule or
+participants is dropped. Each map's scores are kept for the window's lifetime, so a new
+rule only re-ranks, and each thumbnail is read once.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
     """See the module notes."""
 
     agreement_ready = QtCore.Signal()
+    aggregated = QtCore.Signal()
 
     def __init__(self, store: StudyStore, measure_keys: list[str] | None = None) -> None:
         super().__init__()
@@ -66,6 +67,8 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         self.result: StudyResult | None = None
         self.agreement: HumanAgreementReport | None = None
         self._generation = 0
+        self._scores: dict[tuple[object, ...], dict[str, float]] = {}  # see measures_vs_humans
+        self._thumbs: dict[Path, np.ndarray | str] = {}  # picture, or why it cannot be read
         self.setWindowTitle(f"fminspect — study analysis: {store.design.name}")
         central = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(central)
@@ -230,16 +233,43 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         return out
 
     def refresh(self) -> None:
-        """Aggregate again with the chosen rule and participants; update every tab."""
+        """Aggregate again with the chosen rule and participants (on the thread pool); then
+        update every tab."""
         manual = self.excluded() if hasattr(self, "participants") else []
-        self.result = aggregate(
-            self.store,
-            self.rule_choice(),
-            exclude_failing=self.exclude_failing.isChecked(),
-            min_attention=self.min_attention.value(),
-            exclude=manual,
+        self._generation += 1
+        generation = self._generation
+        path, rule = self.store.path, self.rule_choice()
+        exclude_failing, min_attention = (
+            self.exclude_failing.isChecked(),
+            self.min_attention.value(),
         )
-        r = self.result
+        self.summary.setText(f"aggregating the votes ({rule})…")
+
+        def work() -> StudyResult:
+            store = StudyStore(path)  # SQLite connections stay in the thread that made them
+            try:
+                return aggregate(
+                    store,
+                    rule,
+                    exclude_failing=exclude_failing,
+                    min_attention=min_attention,
+                    exclude=manual,
+                )
+            finally:
+                store.close()
+
+        def done(result: StudyResult) -> None:
+            if generation == self._generation:
+                self._show_result(result, manual)
+
+        def failed(message: str) -> None:
+            if generation == self._generation:
+                self.summary.setText(f"could not aggregate the votes: {message}")
+
+        submit(work, done, failed)
+
+    def _show_result(self, result: StudyResult, manual: list[str]) -> None:
+        self.result = r = result
         kept = sum(not p.excluded for p in r.participants)
         self.summary.setText(
             f"<b>{len(r.groups)}</b> groups · <b>{len(r.participants)}</b> participants ({kept} counted"
@@ -249,6 +279,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         )
         self._fill_groups()
         self._fill_participants(manual)
+        self.aggregated.emit()
         self._start_agreement()
 
     def _fill_groups(self) -> None:
@@ -301,11 +332,17 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         ]
         for title, path in panels:
             pic = Picture(title, 9, colour=None)
-            try:
-                arr = to_u8(load_map(path).array)
-                pic.set_image(np.repeat(arr[..., None], 3, axis=2))
-            except LoadError as exc:
-                pic.set_image(None, message=str(exc))
+            if path not in self._thumbs:
+                try:
+                    arr = to_u8(load_map(path).array)
+                    self._thumbs[path] = np.repeat(arr[..., None], 3, axis=2)
+                except LoadError as exc:
+                    self._thumbs[path] = str(exc)
+            thumb = self._thumbs[path]
+            if isinstance(thumb, str):
+                pic.set_image(None, message=thumb)
+            else:
+                pic.set_image(thumb)
             lay.addWidget(pic, 1)
         self.bt_plot.clear()
         x = np.arange(len(order))
@@ -382,9 +419,9 @@ class AnalysisWindow(QtWidgets.QMainWindow):
     # ------------------------------------------------------------------ measures vs humans
     def _start_agreement(self) -> None:
         assert self.result is not None
-        self._generation += 1
         generation = self._generation
         result = self.result
+        scores = self._scores
         self.agreement = None  # the previous rule's numbers must not be exported under this one
         self.measures_note.setText("computing every measure on the consensual groups…")
         keys = self.measure_keys
@@ -396,7 +433,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             if not groups:
                 return None, problems
             chosen = keys or measure_keys(with_images=all(g.image is not None for g in groups))
-            return measures_vs_humans(groups, chosen, n_boot=1000), problems
+            return measures_vs_humans(groups, chosen, n_boot=1000, cache=scores), problems
 
         def done(value: tuple[HumanAgreementReport | None, list[str]]) -> None:
             if generation != self._generation:

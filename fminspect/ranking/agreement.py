@@ -162,13 +162,18 @@ def measures_vs_humans(
     seed: int = 0,
     n_boot: int = 2000,
     interpolation: str = "bilinear",
+    cache: dict[tuple[object, ...], dict[str, float]] | None = None,
 ) -> HumanAgreementReport:  # type: ignore[no-untyped-def]
     """θ = 1 − ρ (Spearman between a measure's and people's order of a group's maps, averaged
     over groups, as in the S-measure and E-measure papers' human-judgement meta-measure) and
     the error rate (share of groups the measure orders differently from people, as the
     Context-measure paper reports on CamoHR), each with a 95 % percentile bootstrap interval
     over groups. A map of another size is resized to its GT (noted); a group whose maps
-    cannot be scored (e.g. an empty GT for CCm) is skipped with the reason."""
+    cannot be scored (e.g. an empty GT for CCm) is skipped with the reason.
+
+    ``cache`` (a dict kept by the caller) holds each named map's scores, keyed by its group,
+    its name and everything else they depend on, so that calling again after a change of the
+    human ranking (another consensus rule, other participants) only re-ranks."""
     from fminspect.io.loading import fit_to
     from fminspect.metrics import (
         DEFAULT_PARAMS,
@@ -190,21 +195,23 @@ def measures_vs_humans(
                 else None
             )
             suites = []
+            chosen = measure_keys(keys, with_images=img is not None)
             for name, m in zip(
                 g.names or [f"rank{i + 1}" for i in range(len(g.maps))], g.maps, strict=False
             ):
                 m, note = fit_to(m, g.gt.shape[:2], interpolation)
                 if note:
                     notes.append((g.group, f"{name}: {note}"))
-                suites.append(
-                    compute_suite(
-                        m,
-                        gt,
-                        params,
-                        img=img,
-                        keys=measure_keys(keys, with_images=img is not None),
-                    ).scores()
-                )
+                # a rank-named map (no names given) is another map under another ranking
+                key = (g.group, name, chosen, params, interpolation)
+                use_cache = cache is not None and bool(g.names)
+                if use_cache and key in cache:  # type: ignore[operator]
+                    scores = cache[key]  # type: ignore[index]
+                else:
+                    scores = compute_suite(m, gt, params, img=img, keys=chosen).scores()
+                    if use_cache:
+                        cache[key] = scores  # type: ignore[index]
+                suites.append(scores)
         except (ValueError, ArithmeticError) as exc:
             skipped.append((g.group, str(exc)))
             continue

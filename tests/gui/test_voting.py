@@ -202,7 +202,8 @@ def test_analysis_window_rule_exclusion_and_measures(qtbot, study: Path) -> None
     w = AnalysisWindow(store, measure_keys=["MAE", "Sm"])
     qtbot.addWidget(w)
     w.show()
-    assert w.result is not None and not w.result.consensual  # 'rev' breaks unanimity
+    qtbot.waitUntil(lambda: w.result is not None, timeout=30000)  # aggregated off the GUI thread
+    assert not w.result.consensual  # 'rev' breaks unanimity
     with qtbot.waitSignal(w.agreement_ready, timeout=30000):
         w.rule.setCurrentIndex(w.rule.findData("majority"))
     assert len(w.result.consensual) == 4 and w.agreement is not None

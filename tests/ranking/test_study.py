@@ -306,6 +306,16 @@ def test_measures_vs_humans_on_obvious_rankings() -> None:
     assert report.row("MAE").groups == 6
     assert any(g == "small" and "resized" in n for g, n in report.notes)
     assert [g for g, _ in report.skipped] == ["broken"]
+    # with a cache, another human order of the same maps only re-ranks: the same scores
+    cache: dict = {}
+    first = measures_vs_humans(groups, ["MAE"], n_boot=50, cache=cache)
+    assert len(cache) == 18 and first.row("MAE").theta == 0
+    flipped = [RankedGroup(g.group, g.gt, g.maps[::-1], None, g.names[::-1]) for g in groups]
+    again = measures_vs_humans(flipped, ["MAE"], n_boot=50, cache=cache)
+    assert len(cache) == 18 and again.row("MAE").theta == 2  # exactly reversed orders
+    assert (
+        again.row("MAE").theta == measures_vs_humans(flipped, ["MAE"], n_boot=50).row("MAE").theta
+    )
 
 
 # ----------------------------------------------------------------------------- packs & merging
