@@ -315,7 +315,13 @@ def _outcomes(
         for key in keys:
             models = [m for m in quality if not math.isnan(own.get(m, {}).get(key, math.nan))]
             sign = 1 if MEASURES_BY_KEY[key].higher_is_better else -1
-            rho = _rho([sign * own[m][key] for m in models], [quality[m] for m in models])
+            values = [sign * own[m][key] for m in models]
+            rho = _rho(values, [quality[m] for m in models])
+            # a measure that cannot tell apart models the application ranks has no
+            # correlation with it: ρ = 0, as measures_vs_humans counts it against people
+            tied = math.isnan(rho) and not flat and len(models) > 1
+            if tied:
+                rho = 0.0
             cases.append(
                 Case(
                     dataset,
@@ -329,11 +335,13 @@ def _outcomes(
                     None,
                     f"{len(models)} models"
                     + (
-                        ""
+                        "; the measure gives every model the same score: ρ = 0"
+                        if tied
+                        else ""
                         if not math.isnan(rho)
+                        else "; undefined: fewer than two models"
+                        if len(models) < 2
                         else "; undefined: the application rates every model the same"
-                        if flat
-                        else "; undefined: the measure gives every model the same score"
                     ),
                 )
             )

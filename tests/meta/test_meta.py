@@ -30,6 +30,11 @@ def quality_by_area(image, gt, pred) -> float:  # type: ignore[no-untyped-def]
     return -abs(float((pred >= 0.5).sum()) - float(gt.sum()))
 
 
+def quality_is_area(image, gt, pred) -> float:  # type: ignore[no-untyped-def]
+    """A test application that prefers bigger maps."""
+    return float((pred >= 0.5).sum())
+
+
 def build(root: Path, gts: list[np.ndarray], models: dict[str, list[np.ndarray]]) -> Path:
     for i, gt in enumerate(gts):
         name = f"im{i}.png"
@@ -198,6 +203,31 @@ def test_application_plugin_and_determinism(tmp_path: Path) -> None:
         [ds], MetaConfig(seed=3, **cfg), cache_path=tmp_path / "c2.sqlite", jobs=2, progress=False
     )
     assert list(map(repr, parallel.cases)) == list(map(repr, r1.cases))  # repr: NaN ≠ NaN
+
+
+def test_a_measure_that_ties_models_the_application_ranks_counts_as_rho_0(tmp_path: Path) -> None:
+    gts = [square(10, 10, 20), square(20, 30, 25)]
+    plus, minus = [], []
+    for g in gts:  # 20 pixels more, 20 pixels fewer: the same MAE, different areas
+        p, q = g.copy(), g.copy()
+        p[0, :20] = 255
+        rows, cols = np.nonzero(g)
+        q[rows[:20], cols[:20]] = 0
+        plus.append(p)
+        minus.append(q)
+    root = build(tmp_path / "ds", gts, {"plus": plus, "minus": minus})
+    r = run(
+        root,
+        tmp_path,
+        metas=("application",),
+        keys=("MAE",),
+        application="tests.meta.test_meta:quality_is_area",
+    )
+    thetas = [c for c in r.cases if c.meta == "application" and c.case == "θ"]
+    assert len(thetas) == 2
+    for c in thetas:
+        assert c.test == 1.0 and "same score: ρ = 0" in c.detail
+    assert r.value("ds", "application", "θ", "MAE") == 1.0
     with pytest.raises(ValueError, match="cannot load the application"):
         MetaConfig(metas=("application",), application="no.such.module:fn")
 
