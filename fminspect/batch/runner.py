@@ -18,7 +18,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -82,18 +82,13 @@ class EvalConfig:
         return json.dumps(
             {
                 "family": family,
-                "normalization": self.params.norm.label,
-                "norm": {k: self.params.as_dict()[k] for k in NORM_FIELDS},
+                "normalization": asdict(self.params.norm),
                 "params": own,
                 "interpolation": self.interpolation,
                 "measure_definition_version": MEASURE_DEFINITION_VERSION,
             },
             sort_keys=True,
         )
-
-
-#: The Params fields of the normalisation (every measure depends on them).
-NORM_FIELDS = ("gt_threshold", "gt_inclusive", "stretch")
 
 
 def families(keys: Sequence[str]) -> tuple[str, ...]:

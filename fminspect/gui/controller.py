@@ -1,13 +1,14 @@
 """The inspector's controller: what is shown, with which parameters, and the results.
 
 It owns the selection (dataset, sample, threshold) and the parameters, reads samples and
-sends scoring jobs to the thread pool, and receives their results. When a sample's results
-are in, the next sample in the stepping direction is read and scored in the background at
-low priority (dropped as soon as anything else is asked for), so A/D shows it at once. Every request bumps a
-generation number; results of an older generation are cached but never shown. Results are
-cached by (sample, model, parameters), and each sample's prepared GT (with its distance
-transform, kernel and camouflage degree) is reused across models and parameter changes
-that keep the GT rule.
+sends scoring jobs to the thread pool, and receives their results. Every request (a sample
+asked for, new parameters) bumps a generation number; results of an older generation are
+cached but never shown. Results are cached by (sample, model, parameters), and each
+sample's prepared GT (with its distance transform, kernel and camouflage degree) is reused
+across models and parameter changes that keep the GT rule; opening datasets empties every
+cache. When a sample's results are in, the next sample in the stepping direction is read and
+scored in the background at low priority (dropped as soon as anything else is asked for),
+so A/D shows it at once.
 """
 
 from __future__ import annotations
@@ -106,21 +107,33 @@ class InspectorController(QtCore.QObject):
         self._requested: Sample | None = None
         self._load_generation = 0
         self._loading = False
+        self._read_with = ""  # the resize rule the current sample's maps were read with
+        self._epoch = 0  # bumped by open_datasets: callbacks of an older epoch are dropped
         self._loaded: OrderedDict[tuple[str, str, str], LoadedSample] = OrderedDict()
         # after a sample is scored, the next one in the stepping direction is read and scored
         # in the background at low priority, so that A/D shows it at once
         self._direction = 1
-        self._prefetch_jobs: list[tuple[Any, tuple[str, str]]] = []  # (job, tag)
+        self._prefetch_jobs: list[tuple[Any, tuple[Any, ...]]] = []  # (job, tag)
         self._prefetch_timer = QtCore.QTimer(self)
         self._prefetch_timer.setSingleShot(True)
         self._prefetch_timer.setInterval(PREFETCH_DELAY_MS)
         self._prefetch_timer.timeout.connect(self._prefetch_next)
-        # what is being prefetched: ("read", sample key) or (sample key, model)
-        self._prefetching: set[tuple[str, str]] = set()
+        # what is being prefetched: ("read", *loaded key) or a result-cache key
+        self._prefetching: set[tuple[Any, ...]] = set()
 
     # ------------------------------------------------------------------ sources
     def open_datasets(self, datasets: list[Dataset]) -> None:
-        """Show these datasets; the first sample of the first one becomes current."""
+        """Show these datasets; the first sample of the first one becomes current. What was
+        read or scored before is forgotten: another folder may hold a dataset of the same
+        name, or the same folder other maps."""
+        self._epoch += 1
+        self._load_generation += 1  # a read under way is for the old datasets
+        self._loading = False
+        self._cancel_prefetch()
+        self._loaded.clear()
+        self._cache.clear()
+        self._gts.clear()
+        self._degrees.clear()
         self.datasets = datasets
         self.dataset = datasets[0] if datasets else None
         if self.dataset and self.dataset.samples:
@@ -179,14 +192,18 @@ class InspectorController(QtCore.QObject):
         if key in self._loaded:
             self._loaded.move_to_end(key)
             self._loading = False
-            self._show(self._loaded[key])
+            self._show(self._loaded[key], key[2])
             return
         self._loading = True
+        # the request under way was for the sample shown: none of its results may be shown now
+        self.generation += 1
+        self._pending = set()
+        self.results = {}
         self.busy_changed.emit(f"reading {sample.name}…")
-        interpolation = self.settings.interpolation
+        interpolation, epoch = self.settings.interpolation, self._epoch
         submit(
             lambda: load_sample(sample, interpolation),
-            lambda loaded: self._on_loaded(gen, key, loaded),
+            lambda loaded: self._on_loaded(gen, key, loaded) if epoch == self._epoch else None,
             lambda message: self._on_load_failed(gen, sample, message),
         )
 
@@ -201,7 +218,7 @@ class InspectorController(QtCore.QObject):
         if gen != self._load_generation:
             return  # another sample was asked for meanwhile
         self._loading = False
-        self._show(loaded)
+        self._show(loaded, key[2])
 
     def _on_load_failed(self, gen: int, sample: Sample, message: str) -> None:
         if gen != self._load_generation:
@@ -221,8 +238,9 @@ class InspectorController(QtCore.QObject):
             ]
         )
 
-    def _show(self, loaded: LoadedSample) -> None:
+    def _show(self, loaded: LoadedSample, interpolation: str) -> None:
         self.sample = loaded
+        self._read_with = interpolation
         self.results = {}
         if loaded.problems:
             self.problems.emit(loaded.problems)
@@ -281,6 +299,12 @@ class InspectorController(QtCore.QObject):
         if self._loading:
             return  # the sample being read is scored when it arrives
         self.generation += 1
+        if self.sample is not None and self._read_with != self.settings.interpolation:
+            # its maps were resized by another rule (reading them again failed): scoring
+            # them would cache results under a key that says otherwise
+            self.results, self._pending = {}, set()
+            self.busy_changed.emit("")
+            return
         gen = self.generation
         sample, gt = self.sample, self.gt()
         self.results = {}
@@ -385,33 +409,42 @@ class InspectorController(QtCore.QObject):
             self._complete()
 
     # ------------------------------------------------------------------ prefetch
+    def _next_sample(self) -> Sample | None:
+        """The sample after the one asked for, in the stepping direction (None if none)."""
+        if self.dataset is None or self._requested is None:
+            return None
+        samples = self.dataset.samples
+        if len(samples) < 2 or self._requested not in samples:
+            return None
+        return samples[(samples.index(self._requested) + self._direction) % len(samples)]
+
     def _prefetch_next(self) -> None:
         """Read the next sample in the stepping direction and score its models, at low
         priority; queued work is dropped as soon as anything else is asked for."""
-        if self._loading or self._pending or self.dataset is None or self._requested is None:
+        sample = self._next_sample()
+        if sample is None or self._loading or self._pending:
             return
-        samples = self.dataset.samples
-        if len(samples) < 2 or self._requested not in samples:
-            return
-        sample = samples[(samples.index(self._requested) + self._direction) % len(samples)]
         key = self._loaded_key(sample)
         if key in self._loaded:
             self._prefetch_scores(self._loaded[key])
             return
-        tag = ("read", f"{sample.dataset}/{sample.name}")
-        if tag in self._prefetching:
-            return
-        interpolation = self.settings.interpolation
         self._prefetch(
-            tag,
-            lambda: load_sample(sample, interpolation),
-            lambda loaded: self._on_prefetch_loaded(key, loaded),
+            ("read", *key),
+            lambda: load_sample(sample, key[2]),
+            lambda loaded: self._on_prefetch_loaded(sample, key, loaded),
         )
 
-    def _prefetch(self, tag: tuple[str, str], func: Any, on_done: Any) -> None:
+    def _prefetch(self, tag: tuple[Any, ...], func: Any, on_done: Any) -> None:
+        """Run ``func`` at low priority unless the same work (``tag``) is under way; its
+        result reaches ``on_done`` only if no other datasets were opened meanwhile."""
+        if tag in self._prefetching:
+            return
+        epoch = self._epoch
+
         def done(value: Any) -> None:
             self._prefetching.discard(tag)
-            on_done(value)
+            if epoch == self._epoch:
+                on_done(value)
 
         self._prefetching.add(tag)
         job = submit(
@@ -419,9 +452,16 @@ class InspectorController(QtCore.QObject):
         )
         self._prefetch_jobs.append((job, tag))
 
-    def _on_prefetch_loaded(self, key: tuple[str, str, str], loaded: LoadedSample) -> None:
+    def _on_prefetch_loaded(
+        self, sample: Sample, key: tuple[str, str, str], loaded: LoadedSample
+    ) -> None:
         self._remember_loaded(key, loaded)
-        if key[2] == self.settings.interpolation and not (self._pending or self._loading):
+        # score it only if it is still the next sample, under the current resize rule
+        if (
+            self._next_sample() is sample
+            and key == self._loaded_key(sample)
+            and not (self._pending or self._loading)
+        ):
             self._prefetch_scores(loaded)
 
     def _prefetch_scores(self, sample: LoadedSample) -> None:
@@ -431,11 +471,10 @@ class InspectorController(QtCore.QObject):
         settings = self.settings
         for model, pred in sample.preds.items():
             key = (sample.key, model, settings.key())
-            tag = (sample.key, model)
-            if key in self._cache or tag in self._prefetching:
+            if key in self._cache:
                 continue
             self._prefetch(
-                tag,
+                key,
                 lambda pred=pred: compute_suite(pred, gt, settings.params, img=sample.image),
                 lambda result, key=key: self._store(key, result),
             )

@@ -20,7 +20,7 @@ from fminspect.gui.workers import submit
 from fminspect.io.discovery import Dataset, discover
 from fminspect.io.sample import LoadedSample, single_sample
 from fminspect.io.validation import Problem
-from fminspect.metrics import SuiteResult
+from fminspect.metrics import Params, SuiteResult
 
 MAX_RECENT = 8
 #: After this long, a request still being scored shows the results it has (see __init__).
@@ -341,7 +341,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.grid.set_sample(sample, keep_view=True)
         models = list(sample.preds)
         colours = self._model_colours(models)
-        self.table.reset(models, sample.image is not None, self.controller.settings.params, colours)
+        self._relabel = None  # the table is labelled with the current settings now
+        self._reset_table(self.controller.settings.params, models, colours)
         self.table.model.threshold = self.controller.threshold
         self.curves.reset(models, colours)
         self.curves.set_threshold(self.controller.threshold)
@@ -350,6 +351,21 @@ class InspectorWindow(QtWidgets.QMainWindow):
         n = len(ds.samples) if ds else 1
         self.statusBar().showMessage(
             f"{sample.key}  ({self.controller.sample_index + 1}/{n})", 4000
+        )
+
+    def _reset_table(
+        self,
+        params: Params,
+        models: list[str] | None = None,
+        colours: dict[str, int] | None = None,
+    ) -> None:
+        """Empty the table under ``params``' labels (for these models, or the same ones)."""
+        sample = self.controller.sample
+        self.table.reset(
+            self.table.model.models if models is None else models,
+            sample is not None and sample.image is not None,
+            params,
+            self.table.model.colours if colours is None else colours,
         )
 
     def _on_request(self) -> None:
@@ -364,13 +380,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if self._relabel is not None:
             params = self._relabel.params
             self._relabel = None
-            sample = self.controller.sample
-            self.table.reset(
-                self.table.model.models,
-                sample is not None and sample.image is not None,
-                params,
-                self.table.model.colours,
-            )
+            self._reset_table(params)
             self.curves.set_beta2(params.beta2)
         held, self._held = self._held, []
         for model in held:

@@ -119,11 +119,11 @@ def run_meta(
         keys = config.keys_for(with_images)
         keys_by_ds[ds.name] = keys
         wanted = tuple(dict.fromkeys((*keys, config.good_key)))
-        # every measure (keys=None) is exactly `fminspect eval`'s default run: its cache is reused
-        eval_keys = None if config.keys is None else wanted
+        # `fminspect eval`'s cache holds a record per measure family: whatever an earlier
+        # eval run computed with the same parameters is reused
         ev = evaluate_datasets(
             [ds],
-            EvalConfig(config.params, eval_keys, config.interpolation),
+            EvalConfig(config.params, wanted, config.interpolation),
             cache_path=cache_path,
             methods=methods,
             jobs=jobs,

@@ -130,6 +130,28 @@ def test_samples_are_read_off_the_gui_thread_and_the_next_one_is_prefetched(
             assert window.table.model.scores[model][key] == value, (model, key)
 
 
+def test_a_sample_being_read_drops_the_request_for_the_previous_one(
+    qtbot, window, dataset_root, tmp_path
+):  # type: ignore[no-untyped-def]
+    from tests.datasets import make_dataset
+
+    c = window.controller
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    window.params.stretch.toggle()  # img1 is being scored under the new setting…
+    assert c._pending
+    c.select_sample(3)  # …when img4 is asked for: none of img1's results may be shown now
+    assert c.loading and not c._pending and not c.results
+    assert c.wait(30000) and c.sample.name == "img4"
+    assert set(c.results) == {"A", "B", "C"}
+    # another folder holding a dataset of the same name: nothing read or scored before is used
+    other = make_dataset(tmp_path / "other" / "DS", n_images=2, methods=("A", "D"), seed=3)
+    assert window.open_path(other)
+    assert c.wait(30000)
+    assert set(c.sample.preds) == {"A", "D"} and set(c.results) == {"A", "D"}
+    assert window.table.model.scores["A"]["MAE"] == _expected(window, "A", c.settings.params)["MAE"]
+
+
 def test_switching_samples_keeps_the_zoom(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     window.open_path(dataset_root)
     settle(qtbot, window)
