@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -112,9 +113,14 @@ def _unknown_methods(datasets, methods) -> str | None:  # type: ignore[no-untype
     """A message naming the ``--methods`` no dataset has (None when all exist)."""
     known = {m for d in datasets for m in d.method_names}
     unknown = [m for m in methods or [] if m not in known]
-    if unknown:
-        return f"no method named {', '.join(unknown)} (found: {', '.join(sorted(known)) or 'none'})"
-    return None
+    if not unknown:
+        return None
+    # a folder of that name with no maps in it says more than "no method"
+    why = [f"{p.path}: {p.message}" for d in datasets for p in d.problems if p.method in unknown]
+    return (
+        f"no method named {', '.join(unknown)} (found: {', '.join(sorted(known)) or 'none'})"
+        + "".join(f"\n  {w}" for w in why)
+    )
 
 
 def _print_coverage(datasets, methods=None, *, quiet: bool = False) -> None:  # type: ignore[no-untyped-def]
@@ -261,13 +267,30 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
     for message in getattr(plotter, "messages", ()):
         print(f"plots: {message}", file=sys.stderr)
     _print_problems(report.problems)
+    for r in report.results:  # what was found may not all have been readable
+        if r.coverage.failed:
+            c = r.coverage
+            print(
+                f"  {r.dataset}/{r.method}: evaluated on {c.label} "
+                f"({len(c.failed)} could not be read"
+                + (f", {len(c.missing)} missing" if c.missing else "")
+                + ")",
+                file=sys.stderr,
+            )
     if plot_error:
         print(f"fminspect eval: the plots were not written: {plot_error}", file=sys.stderr)
+    errors = sum(p.severity == "error" for p in report.problems)
+    warnings = sum(p.severity == "warning" for p in report.problems)
+    part = (
+        f" ({report.partial} of them in part: only the measures not already in the cache)"
+        if report.partial
+        else ""
+    )
     print(
-        f"{report.evaluated} (image, method) pairs evaluated: {report.computed} computed "
+        f"{report.evaluated} (image, method) pairs evaluated: {report.computed} computed{part} "
         f"in {report.seconds:.2f} s, {report.reused} from the cache; "
-        f"{sum(p.severity == 'error' for p in report.problems)} "
-        f"errors, {sum(p.severity == 'warning' for p in report.problems)} warnings",
+        f"{errors} error{'s' if errors != 1 else ''}, "
+        f"{warnings} warning{'s' if warnings != 1 else ''}",
         file=sys.stderr,
     )
     if not args.quiet:
@@ -972,14 +995,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     else:
         args = build_gui_parser().parse_args(argv)
-    if getattr(args, "rank_command", None):
-        from fminspect.ranking.store import StudyError
+    try:
+        if getattr(args, "rank_command", None):
+            from fminspect.ranking.store import StudyError
 
-        try:
-            return int(args.func(args))
-        except StudyError as exc:  # a wrong study/pack/results file: say which and why
-            return _fail(str(exc), 1)
-    return int(args.func(args))
+            try:
+                return int(args.func(args))
+            except StudyError as exc:  # a wrong study/pack/results file: say which and why
+                return _fail(str(exc), 1)
+        return int(args.func(args))
+    except BrokenPipeError:  # `fminspect score … | head`: the reader has gone, stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that flushing stdout at exit cannot fail
+        return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from fminspect.batch.pool import LocalPool, configure_worker
 from fminspect.batch.progress import Progress
 from fminspect.io.discovery import Coverage, Dataset, natural_key
 from fminspect.io.loading import INTERPOLATIONS, fit_to, load_image, load_map
-from fminspect.io.validation import LoadError, Problem
+from fminspect.io.validation import LoadError, Problem, empty_gt_message
 from fminspect.metrics import (
     DatasetAccumulator,
     Params,
@@ -142,7 +142,7 @@ def evaluate_unit(unit: Unit) -> UnitResult:
     # results are read (see _note_problems), so a rerun from the cache reports them too
     gt_notes = [f"GT: {n}" for n in gt_map.notes]
     if gt.is_empty:
-        gt_notes.append("GT: no foreground pixel")
+        gt_notes.append(f"GT: {empty_gt_message(gt_map.array, gt.norm.gt_rule)}")
     img = None
     img_notes: list[str] = []  # go with the C^ω_β records only
     if any(fam == "camouflage_context" for _, _, todo in unit.todo for fam, _ in todo):
@@ -258,8 +258,9 @@ class EvalReport:
     digests: dict[str, str] = field(default_factory=dict)
     datasets: list[str] = field(default_factory=list)
     keys_by_dataset: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    computed: int = 0
-    reused: int = 0
+    computed: int = 0  # pairs computed (in full or in part)
+    partial: int = 0  # of those planned, pairs with some measure families from the cache
+    reused: int = 0  # pairs read from the cache entirely
     seconds: float = 0.0  # time spent in the work units' phase (not written to any output)
 
     @property
@@ -419,6 +420,7 @@ def evaluate_datasets(
                     missing = tuple((f, k) for f, k in fam_keys.items() if not cache.has(k))
                     if missing:
                         todo.append((m, str(s.preds[m]), missing))
+                        report.partial += len(missing) < len(fam_keys)
                     else:
                         report.reused += 1
                 if todo:

@@ -266,20 +266,40 @@ def _flat(root: Path, name: str | None = None, pred_root: Path | None = None) ->
     img_dir = _child(root, IMAGE_DIRS)
     methods: dict[str, FolderSpec] = {}
     pred_dir = _child(root, PRED_DIRS)
+    empty: list[Path] = []  # method folders without a single map
     if pred_dir is not None:
         for m in _subdirs(pred_dir):
             if _has_maps(m):
                 methods[m.name] = FolderSpec(m)
+            else:
+                empty.append(m)
         if not methods and _has_maps(pred_dir):
             methods[pred_dir.name] = FolderSpec(pred_dir)
+            empty = []
     name = name or root.resolve().name
     if pred_root is not None:
         for m in _subdirs(pred_root):
             sub = _child(m, [name.casefold()])
             if sub is not None and _has_maps(sub):
                 methods.setdefault(m.name, FolderSpec(sub))
+    problems = [
+        Problem(
+            m,
+            f"no maps ({', '.join(IMAGE_EXTENSIONS)}) in this method folder: {m.name} is not "
+            "evaluated",
+            "warning",
+            name,
+            m.name,
+        )
+        for m in empty
+    ]
     return Dataset(
-        name, FolderSpec(gt_dir), FolderSpec(img_dir) if img_dir else None, methods, layout="flat"
+        name,
+        FolderSpec(gt_dir),
+        FolderSpec(img_dir) if img_dir else None,
+        methods,
+        problems=problems,
+        layout="flat",
     )
 
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from fminspect.io.discovery import Sample
 from fminspect.io.loading import fit_to, load_image, load_map
-from fminspect.io.validation import LoadError, Problem
+from fminspect.io.validation import LoadError, Problem, empty_gt_message
+from fminspect.metrics._inputs import binarize_gt
 
 
 @dataclass(slots=True)
@@ -50,6 +51,8 @@ def load_sample(sample: Sample, interpolation: str = "bilinear") -> LoadedSample
         if gt.notes:
             out.notes["GT"] = gt.notes
             out.problems += [Problem(sample.gt, n, "warning", **where) for n in gt.notes]
+        if not binarize_gt(gt.array).any():
+            out.problems.append(Problem(sample.gt, empty_gt_message(gt.array), "warning", **where))
     except LoadError as exc:
         out.problems.append(Problem(exc.path, exc.problem, "error", **where))
         return out

@@ -54,3 +54,16 @@ class Problem:
             "method": self.method,
             "name": self.name,
         }
+
+
+def empty_gt_message(raw: object, rule: str = "GT>128") -> str:
+    """Why a GT has no foreground under ``rule``, with a hint when it is not all zero: GT
+    masks saved with the values 0 and 1 instead of 0 and 255 are a common mistake, and
+    every measure then scores an empty object."""
+    import numpy as np
+
+    top = float(np.max(raw)) if np.size(raw) else 0.0
+    if top == 0:
+        return f"no foreground pixel (all zero; {rule})"
+    hint = " — a 0/1 mask? Save masks as 0/255" if top <= 1 else ""
+    return f"no foreground pixel under {rule}: its largest value is {top:g}{hint}"

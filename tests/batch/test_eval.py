@@ -190,6 +190,33 @@ def test_dask_local_cluster_gives_the_same_output(tmp_path: Path) -> None:
     assert a == b
 
 
+def test_a_gt_saved_as_0_1_gets_a_hint(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=2, methods=("A",))
+    gt = cv2.imread(str(root / "GT" / "img1.png"), cv2.IMREAD_GRAYSCALE)
+    cv2.imwrite(str(root / "GT" / "img1.png"), (gt > 128).astype(np.uint8))  # 0/1, not 0/255
+    report = _run(root, tmp_path / "out", config=EvalConfig(keys=("MAE",)))
+    (p,) = [p for p in report.problems if p.name == "img1"]
+    assert p.severity == "warning" and p.path == root / "GT" / "img1.png"
+    assert "largest value is 1" in p.message and "0/1 mask" in p.message
+
+
+def test_piping_into_a_reader_that_stops_is_not_a_traceback(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = make_dataset(tmp_path / "DS", n_images=1, methods=("A",))
+    fmi = Path(sys.executable).with_name("fminspect")
+    proc = subprocess.Popen(
+        [str(fmi), "score", str(root / "Pred" / "A" / "img1.png"), str(root / "GT" / "img1.png")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # like `| head -0`: nobody reads what it prints
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    assert proc.wait(60) == 141 and "Traceback" not in err, err
+
+
 def test_cli_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"), missing={"B": 1})
     rc = main(

@@ -52,6 +52,16 @@ def test_coverage_reports_missing_and_extra(tmp_path: Path) -> None:
     assert any("no GT" in p.message for p in problems)
 
 
+def test_an_empty_method_folder_is_a_warning_not_silence(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "D", n_images=2, methods=("A",))
+    (root / "Pred" / "Empty").mkdir()
+    (ds,), problems = discover(root)
+    assert ds.method_names == ["A"]
+    (p,) = [p for p in problems if p.method == "Empty"]
+    assert p.severity == "warning" and p.path == root / "Pred" / "Empty"
+    assert "no maps" in p.message and "not evaluated" in p.message
+
+
 def test_case_insensitive_extensions_and_duplicates(tmp_path: Path) -> None:
     root = tmp_path / "D"
     write_png(root / "GT" / "a.png", np.zeros((4, 4), np.uint8))
