@@ -15,6 +15,9 @@ REGION_COLOURS = {
     "FN": (60, 120, 255),
     "TN": (150, 150, 150),
 }
+#: Where each region's label sits relative to its point (pyqtgraph anchors: (1, 1) puts the
+#: text left of and above the point).
+LABEL_ANCHORS = {"TP": (1.1, 1), "TN": (1.1, 0), "FP": (-0.1, 1), "FN": (-0.1, 0)}
 
 
 class EmeasureView(ThresholdView):
@@ -42,7 +45,12 @@ class EmeasureView(ThresholdView):
         self.region_points = pg.ScatterPlotItem(size=12)
         # one brush object per region: the scatter's symbol atlas keys on the object
         self.region_brushes = [pg.mkBrush(*REGION_COLOURS[r]) for r in REGIONS]
-        self.region_labels = [pg.TextItem(r, anchor=(0, 1)) for r in REGIONS]
+        # each region's label on its own side of its point: TP and TN often share ξ = 1 (and
+        # FP and FN share a negative ξ), and labels at x = 1 must not run off the plot
+        self.region_labels = [
+            pg.TextItem(r, anchor=LABEL_ANCHORS[r], color=pg.getConfigOption("foreground"))
+            for r in REGIONS
+        ]
         self.mapping.addItem(self.region_points)
         for label in self.region_labels:
             self.mapping.addItem(label, ignoreBounds=True)
