@@ -62,6 +62,13 @@ def test_views_hold_exactly_the_core_arrays(qtbot, demo_window) -> None:  # type
     )
     ms = demo_window.explain("RC", "adpMSIoU").view
     assert np.array_equal(_arr(ms, "pe"), r.msiou.adaptive.pred_edge.astype(float))
+    # categories (cells with an edge) are held as codes and drawn in the confusion colours
+    k, a = ms.scale.value(), r.msiou.adaptive
+    assert np.array_equal(_arr(ms, "cells"), a.pred_grids[k] + 2 * a.gt_grids[k].astype(int))
+    assert ms.panels["cells"].colorbar is None  # no colour scale for categories
+    f = demo_window.explain("RC", "maxFm").view
+    f.set_threshold(100)
+    assert np.array_equal(_arr(f, "conf"), r.pair.confusion_codes(100))
 
 
 def test_threshold_scrubbing_updates_the_emeasure_view(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]

@@ -47,8 +47,8 @@ class CurvesPanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.plots = {
             "pr": pg.PlotWidget(title="Precision–recall"),
-            "fm": pg.PlotWidget(title="F-measure (β²=0.3) vs threshold"),
-            "em": pg.PlotWidget(title="E-measure vs threshold"),
+            "fm": pg.PlotWidget(title="F-measure (β²=0.3)"),
+            "em": pg.PlotWidget(title="E-measure"),
         }
         labels = {"pr": ("recall", "precision"), "fm": ("threshold", "F"), "em": ("threshold", "E")}
         box = QtWidgets.QHBoxLayout(self)
@@ -69,7 +69,9 @@ class CurvesPanel(QtWidgets.QWidget):
             # fixed [0, 1] ranges: every curve lives there, plots stay comparable between
             # samples, and new data does not re-lay out the axes (their tick text is the most
             # expensive thing to paint on software rendering)
-            plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.04)
+            # (padded so that a ★ at 1 is whole; a right margin so that the tick "1.0" is)
+            plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.06)
+            plot.getPlotItem().setContentsMargins(0, 0, 8, 0)
             plot.disableAutoRange()
             plot.hideButtons()  # its "A" button would switch auto-range back on
             box.addWidget(plot)
@@ -148,7 +150,8 @@ class CurvesPanel(QtWidgets.QWidget):
 
     def set_beta2(self, beta2: float) -> None:
         """Name the F-measure's β² in its plot's title."""
-        self.plots["fm"].setTitle(f"F-measure (β²={beta2:g}) vs threshold")
+        # short: a title wider than the plot widens it past its place (its right end is cut)
+        self.plots["fm"].setTitle(f"F-measure (β²={beta2:g})")
 
     def set_result(self, model: str, result: SuiteResult) -> None:
         """Draw one model's curves."""

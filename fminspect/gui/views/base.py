@@ -34,6 +34,7 @@ class MatrixPanel(QtWidgets.QWidget):
         self.readout = QtWidgets.QLabel(" ")
         self.readout.setStyleSheet("color: gray; font-size: 8pt")
         self.array: np.ndarray | None = None
+        self._names: list[str] | None = None  # of the categories, when codes are shown
         box = QtWidgets.QVBoxLayout(self)
         box.setContentsMargins(2, 2, 2, 2)
         box.addWidget(self.title)
@@ -57,17 +58,28 @@ class MatrixPanel(QtWidgets.QWidget):
         if diverging:
             bound = float(np.nanmax(np.abs(data))) or 1.0
             levels, cmap = (-bound, bound), DIVERGING
+        self._names = None
         self.image.setImage(data, levels=levels)
         cm = colormap(cmap)
         self.image.setLookupTable(cm.getLookupTable(nPts=256))
         if self.colorbar is None:
             self.colorbar = pg.ColorBarItem(values=levels, colorMap=cm, interactive=False, width=10)
             self.graphics.addItem(self.colorbar, row=0, col=1)
+        self.colorbar.show()
         self.colorbar.setColorMap(cm)
         self.colorbar.setLevels(levels)
         self.colorbar.setImageItem(self.image)
         self.image.setLevels(levels)
         self.view.autoRange(padding=0.02)
+
+    def show_categories(self, codes: np.ndarray, colours: np.ndarray, names: list[str]) -> None:
+        """Draw integer ``codes`` in ``colours`` (one RGB row per code), without a colour bar;
+        hovering names the category."""
+        self.show_matrix(np.asarray(colours, np.uint8)[codes])
+        self.array = np.asarray(codes)
+        self._names = names
+        if self.colorbar is not None:
+            self.colorbar.hide()
 
     def add_item(self, item: pg.GraphicsObject) -> None:
         """Draw a shape (centroid, quadrant lines, ellipse…) over the matrix."""
@@ -80,7 +92,12 @@ class MatrixPanel(QtWidgets.QWidget):
         r, c = int(np.floor(p.y())), int(np.floor(p.x()))
         if 0 <= r < self.array.shape[0] and 0 <= c < self.array.shape[1]:
             v = self.array[r, c]
-            text = ",".join(str(int(x)) for x in v) if np.ndim(v) else f"{float(v):.4g}"
+            if self._names is not None:
+                text = self._names[int(v)]
+            elif np.ndim(v):
+                text = ",".join(str(int(x)) for x in v)
+            else:
+                text = f"{float(v):.4g}"
             self.readout.setText(f"row {r}, col {c}: {text}")
 
 
@@ -205,10 +222,9 @@ class ExplainView(QtWidgets.QWidget):
             Path(path).write_text(self.numbers_csv(), encoding="utf-8")
 
 
-def confusion_rgb(codes: np.ndarray) -> np.ndarray:
-    """TN dark, FP red, FN blue, TP green — the inspector's colours, opaque."""
-    palette = np.array([[25, 25, 30], [235, 60, 50], [60, 120, 255], [40, 200, 90]], np.uint8)
-    return palette[codes]
+#: Confusion codes (0 TN, 1 FP, 2 FN, 3 TP) in the inspector's colours: dark, red, blue, green.
+CONFUSION_COLOURS = np.array([[25, 25, 30], [235, 60, 50], [60, 120, 255], [40, 200, 90]], np.uint8)
+CONFUSION_NAMES = ["TN", "FP", "FN", "TP"]
 
 
 class ThresholdView(ExplainView):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-from fminspect.gui.views.base import ThresholdView, confusion_rgb
+from fminspect.gui.views.base import CONFUSION_COLOURS, CONFUSION_NAMES, ThresholdView
 
 
 class FmeasureView(ThresholdView):
@@ -64,8 +64,8 @@ class FmeasureView(ThresholdView):
             where, c = f"t = {index}", f.sweep.at(index)
             p, rec, fv = f.precision.curve[index], f.recall.curve[index], f.fmeasure.curve[index]
             iou, dice = o.iou.curve[index], o.dice.curve[index]
-        self.panel("conf", f"TP green, FP red, FN blue, TN dark — {where}", 0, 0).show_matrix(
-            confusion_rgb(codes)
+        self.panel("conf", f"TP green, FP red, FN blue, TN dark — {where}", 0, 0).show_categories(
+            codes, CONFUSION_COLOURS, CONFUSION_NAMES
         )
         self.panel("map", "map", 0, 1).show_matrix(r.pair.pred)
         self.panel("tp", "TP", 1, 0).show_matrix((codes == 3).astype(float), cmap="gray")

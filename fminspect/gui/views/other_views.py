@@ -6,7 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from fminspect.gui.views.base import ExplainView
+from fminspect.gui.views.base import CONFUSION_COLOURS, ExplainView
 
 
 class MAEView(ExplainView):
@@ -121,9 +121,10 @@ class MSIoUView(ExplainView):
             s.pred_edge.astype(float), cmap="gray"
         )
         self.panel("ge", "GT edges", 0, 1).show_matrix(s.gt_edge.astype(float), cmap="gray")
-        cells = s.pred_grids[k].astype(float) + 2 * s.gt_grids[k]
-        self.panel("cells", f"cells of {size}×{size}: pred 1, GT 2, both 3", 0, 2).show_matrix(
-            cells, levels=(0, 3), cmap="viridis"
+        cells = s.pred_grids[k].astype(np.intp) + 2 * s.gt_grids[k]
+        title = f"cells of {size}×{size} with an edge: both green, GT only blue, map only red"
+        self.panel("cells", title, 0, 2).show_categories(
+            cells, CONFUSION_COLOURS, ["neither", "map only", "GT only", "both"]
         )
         self.plot.clear()
         self.plot.plot(

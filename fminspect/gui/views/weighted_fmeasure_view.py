@@ -3,7 +3,7 @@ beside the plain F-measure's maps."""
 
 from __future__ import annotations
 
-from fminspect.gui.views.base import ExplainView, confusion_rgb
+from fminspect.gui.views.base import CONFUSION_COLOURS, CONFUSION_NAMES, ExplainView
 
 
 class WeightedFmeasureView(ExplainView):
@@ -44,8 +44,8 @@ class WeightedFmeasureView(ExplainView):
         )
         p("fnw", "weighted FN (Ew on fg)", 2, 1).show_matrix(w.weighted_fn_map)
         codes = self.result.pair.confusion_codes(threshold=f.adaptive_threshold)
-        p("plain", f"plain F: TP/FP/FN at p ≥ {f.adaptive_threshold:.3f}", 2, 2).show_matrix(
-            confusion_rgb(codes)
+        p("plain", f"plain F: TP/FP/FN at p ≥ {f.adaptive_threshold:.3f}", 2, 2).show_categories(
+            codes, CONFUSION_COLOURS, CONFUSION_NAMES
         )
         p("plain_e", "plain F counts every error alike: |p − g| > 0.5?", 2, 3).show_matrix(
             (w.error_map > 0.5).astype(float), cmap="gray"
