@@ -517,6 +517,25 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
             min_gap=args.min_gap,
             first_index=len(groups) + 1,
         )
+    grouped = {(g.dataset, g.sample) for g in groups}
+    left_out = [
+        f"{ds.name}/{s.name}"
+        for ds in datasets
+        for s in ds.samples
+        if (args.samples is None or s.name in args.samples) and (ds.name, s.name) not in grouped
+    ]
+    if left_out:
+        why = (
+            f"fewer than two maps whose {args.by} scores differ by --min-gap {args.min_gap:g}"
+            if args.auto
+            else "fewer than two of the chosen maps"
+        )
+        print(
+            f"{len(left_out)} sample{'s' if len(left_out) != 1 else ''} left out ({why}): "
+            + ", ".join(left_out[:5])
+            + (", …" if len(left_out) > 5 else ""),
+            file=sys.stderr,
+        )
     if args.limit:
         import numpy as np
 
@@ -582,7 +601,7 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
     )
     print(
         f"vote here:      fminspect rank vote {args.study}\n"
-        f"or pack it:     fminspect rank pack {args.study} study.zip"
+        f"or pack it:     fminspect rank pack {args.study} {args.study.with_suffix('.zip')}"
     )
     return 0
 

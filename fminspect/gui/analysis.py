@@ -156,6 +156,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         self.bt_plot.hideButtons()
         dl.addWidget(self.bt_plot, 2)
         self.wins = _table([])
+        self.wins.horizontalHeader().setStretchLastSection(False)  # square cells, not a wide last
         dl.addWidget(QtWidgets.QLabel("Votes: row preferred over column (ties count ½)"))
         dl.addWidget(self.wins, 1)
         split.addWidget(detail)

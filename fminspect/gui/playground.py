@@ -159,9 +159,14 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
         self.table.setHorizontalHeaderLabels(["measure (variant)", "value"])
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().hide()
-        self.sweep_plot = pg.PlotWidget(title="measures vs perturbation strength")
-        self.sweep_plot.addLegend(labelTextSize="7pt")
-        self.sweep_plot.setMinimumHeight(220)
+        # the legend beside the plot, not over the curves
+        self.sweep_view = pg.GraphicsLayoutWidget()
+        self.sweep_view.setMinimumHeight(220)
+        self.sweep_plot = self.sweep_view.addPlot(
+            row=0, col=0, title="measures vs perturbation strength"
+        )
+        self.sweep_legend = pg.LegendItem(labelTextSize="8pt")
+        self.sweep_view.addItem(self.sweep_legend, row=0, col=1)
         form = QtWidgets.QFormLayout()
         brush = QtWidgets.QHBoxLayout()
         for label, w in (
@@ -193,7 +198,7 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
         left = QtWidgets.QVBoxLayout()
         left.addLayout(form)
         left.addLayout(maps, 3)
-        left.addWidget(self.sweep_plot, 2)
+        left.addWidget(self.sweep_view, 2)
         host = QtWidgets.QWidget()
         box = QtWidgets.QHBoxLayout(host)
         box.addLayout(left, 3)
@@ -301,17 +306,20 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
 
     def _on_sweep(self, strengths: np.ndarray, curves: dict[str, list[float]]) -> None:
         self.sweep_plot.clear()
+        self.sweep_legend.clear()
         self.sweep_curves = curves
         for i, (key, values) in enumerate(curves.items()):
-            self.sweep_plot.plot(
+            item = self.sweep_plot.plot(
                 strengths,
                 values,
                 pen=pg.mkPen(model_colour(i), width=2),
                 symbol="o",
                 symbolSize=5,
                 symbolBrush=model_colour(i),
-                name=key,
             )
+            info = MEASURES_BY_KEY[key]
+            arrow = "↑" if info.higher_is_better else "↓"
+            self.sweep_legend.addItem(item, f"{info.label(self.params)} {arrow}")
 
     # ------------------------------------------------------------------ demos tab
     def _demo_tab(self) -> QtWidgets.QWidget:

@@ -7,6 +7,7 @@ so the pictures do not depend on the user's saved state.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,16 @@ def _settle(app, window, controller) -> None:  # type: ignore[no-untyped-def]
     controller.wait(60000)
     for _ in range(10):
         app.processEvents()
+
+
+#: What Qt's offscreen platform says about every window it cannot resize or raise.
+OFFSCREEN_NOTICES = ("This plugin does not support",)
+
+
+def _drop_offscreen_notices(mode, context, message: str) -> None:  # type: ignore[no-untyped-def]
+    """Print Qt's messages as Qt would, except the offscreen platform's notices."""
+    if not message.startswith(OFFSCREEN_NOTICES):
+        sys.stderr.write(message + "\n")
 
 
 def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[Path]:
@@ -33,6 +44,7 @@ def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     app = application()
+    previous = QtCore.qInstallMessageHandler(_drop_offscreen_notices)
     tmp = tempfile.mkdtemp(prefix="fminspect-shots-")
     settings = QtCore.QSettings(str(Path(tmp) / "settings.ini"), QtCore.QSettings.Format.IniFormat)
     apply_theme(app, "light")
@@ -172,6 +184,7 @@ def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[
     if not only or {"voting", "voting_overlay", "analysis", "analysis_measures"} & set(only):
         _study_shots(app, Path(tmp), grab_window)
     window.close()
+    QtCore.qInstallMessageHandler(previous)
     return written
 
 

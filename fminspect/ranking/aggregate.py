@@ -231,7 +231,7 @@ def _consensus(
     models) are used in the reason."""
     n_part = len(orders)
     if n_part == 0:
-        return None, "no votes"
+        return None, "no votes from the participants counted"
     counts = Counter(o for o in orders.values() if o is not None)
     if rule.name == "unanimous":
         if len(counts) == 1 and sum(counts.values()) == n_part:
@@ -239,7 +239,8 @@ def _consensus(
         no_order = n_part - sum(counts.values())
         return (
             None,
-            f"not unanimous: {len(counts)} different orders, {no_order} circular or undecided",
+            f"not unanimous: {len(counts)} different order{'s' if len(counts) != 1 else ''}, "
+            f"{no_order} circular or undecided",
         )
     if rule.name == "k_of_n":
         top = counts.most_common(2)
