@@ -199,6 +199,13 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
     from fminspect.batch.plots import PlotError, PlotProcess
     from fminspect.io.discovery import discover, from_toolkit_configs
 
+    try:  # a wrong measure or parameter is reported before the folders are read
+        config = EvalConfig(
+            _params(args), tuple(args.measures) if args.measures else None, args.interpolation
+        )
+    except ValueError as exc:
+        print(f"fminspect eval: {exc}", file=sys.stderr)
+        return 2
     if args.dataset_config or args.method_config:
         if not (args.dataset_config and args.method_config):
             print(
@@ -233,13 +240,6 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
         print(f"fminspect eval: {message}", file=sys.stderr)
         return 2
     _print_coverage(datasets, args.methods, quiet=args.quiet)
-    try:
-        config = EvalConfig(
-            _params(args), tuple(args.measures) if args.measures else None, args.interpolation
-        )
-    except ValueError as exc:
-        print(f"fminspect eval: {exc}", file=sys.stderr)
-        return 2
     out = Path(args.out)
     # a second process imports Matplotlib while the images are scored, then draws the plots
     plotting: Any = contextlib.nullcontext()
