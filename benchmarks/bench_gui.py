@@ -39,6 +39,8 @@ from fminspect.gui.app import application
 from fminspect.gui.main_window import InspectorWindow
 from tests.datasets import make_dataset
 
+ALPHAS = [round(0.01 * k, 2) for k in range(1, 100) if k != 50]
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
@@ -82,6 +84,8 @@ def main() -> None:
             change()
             while not done:
                 app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 5)
+                if time.perf_counter() - t0 > 30:
+                    raise RuntimeError("no results 30 s after the change (was it a change?)")
             for _ in range(5):  # let the table repaint
                 app.processEvents()
             latency = (done[-1] - t0) * 1e3
@@ -91,7 +95,8 @@ def main() -> None:
 
         kinds = {
             "β² (F family)": lambda i: w.params.beta2.setValue(0.3 + 0.05 * (i + 1)),
-            "α (S-measure)": lambda i: w.params.alpha.setValue(round(0.5 + 0.02 * (i + 1), 2)),
+            # α from 0.01 to 0.99, skipping the default 0.5: a new value every repeat
+            "α (S-measure)": lambda i: w.params.alpha.setValue(ALPHAS[i % len(ALPHAS)]),
             "stretch (everything)": lambda i: w.params.stretch.toggle(),
         }
         for name, change in kinds.items():

@@ -24,7 +24,10 @@ from fminspect.metrics import Params, SuiteResult
 
 MAX_RECENT = 8
 #: After this long, a request still being scored shows the results it has (see __init__).
-PROGRESSIVE_MS = 150
+#: Long enough that recomputing every measure of five 400×400 models (~80 ms) is drawn once:
+#: at 150 ms, slower requests began drawing while still scoring and blocked the window for
+#: 30–60 ms (benchmarks/bench_gui.py).
+PROGRESSIVE_MS = 300
 
 
 def _cache_dir() -> Path:
