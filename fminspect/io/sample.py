@@ -14,8 +14,7 @@ import numpy as np
 
 from fminspect.io.discovery import Sample
 from fminspect.io.loading import fit_to, load_image, load_map
-from fminspect.io.validation import LoadError, Problem, empty_gt_message
-from fminspect.metrics._inputs import binarize_gt
+from fminspect.io.validation import LoadError, Problem, empty_gt_message, top_of_255
 
 
 @dataclass(slots=True)
@@ -51,7 +50,7 @@ def load_sample(sample: Sample, interpolation: str = "bilinear") -> LoadedSample
         if gt.notes:
             out.notes["GT"] = gt.notes
             out.problems += [Problem(sample.gt, n, "warning", **where) for n in gt.notes]
-        if not binarize_gt(gt.array).any():
+        if top_of_255(gt.array) <= 128:  # nothing left by the default rule, GT > 128
             out.problems.append(Problem(sample.gt, empty_gt_message(gt.array), "warning", **where))
     except LoadError as exc:
         out.problems.append(Problem(exc.path, exc.problem, "error", **where))

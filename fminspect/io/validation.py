@@ -56,13 +56,20 @@ class Problem:
         }
 
 
+def top_of_255(raw: object) -> float:
+    """A map's largest value on the 0–255 scale (uint16 maps are scaled from 0–65535)."""
+    import numpy as np
+
+    a = np.asarray(raw)
+    top = float(a.max()) if a.size else 0.0
+    return top * 255 / 65535 if a.dtype == np.uint16 else top
+
+
 def empty_gt_message(raw: object, rule: str = "GT>128") -> str:
     """Why a GT has no foreground under ``rule``, with a hint when it is not all zero: GT
     masks saved with the values 0 and 1 instead of 0 and 255 are a common mistake, and
     every measure then scores an empty object."""
-    import numpy as np
-
-    top = float(np.max(raw)) if np.size(raw) else 0.0
+    top = top_of_255(raw)
     if top == 0:
         return f"no foreground pixel (all zero; {rule})"
     hint = " — a 0/1 mask? Save masks as 0/255" if top <= 1 else ""
