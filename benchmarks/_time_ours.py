@@ -67,6 +67,8 @@ def main():
             )
             r["camouflage degree"] = _median_ms(lambda: M.camouflage_degree(img, gt), repeats)
             g = M.prepare_gt(gt)
+            M.context_measure(pred, g)
+            r["ContextMeasure (warm GT)"] = _median_ms(lambda: M.context_measure(pred, g), repeats)
             M.camouflage_context_measure(pred, g, img=img)
             r["CamouflageContextMeasure (warm GT)"] = _median_ms(
                 lambda: M.camouflage_context_measure(pred, g, img=img), repeats
