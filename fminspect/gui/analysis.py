@@ -267,7 +267,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             if generation == self._generation:
                 self.summary.setText(f"could not aggregate the votes: {message}")
 
-        submit(work, done, failed)
+        submit(work, done, failed, owner=self)
 
     def _show_result(self, result: StudyResult, manual: list[str]) -> None:
         self.result = r = result
@@ -447,7 +447,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             if generation == self._generation:
                 self.measures_note.setText(f"could not compute: {message}")
 
-        submit(work, done, failed)
+        submit(work, done, failed, owner=self)
 
     def _fill_measures(self, problems: list[str]) -> None:
         rep = self.agreement

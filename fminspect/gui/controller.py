@@ -205,6 +205,7 @@ class InspectorController(QtCore.QObject):
             lambda: load_sample(sample, interpolation),
             lambda loaded: self._on_loaded(gen, key, loaded) if epoch == self._epoch else None,
             lambda message: self._on_load_failed(gen, sample, message),
+            owner=self,
         )
 
     def _remember_loaded(self, key: tuple[str, str, str], loaded: LoadedSample) -> None:
@@ -327,6 +328,7 @@ class InspectorController(QtCore.QObject):
                     gen, model, key, result
                 ),
                 lambda message, model=model: self._on_failed(gen, model, message),
+                owner=self,
             )
         for model in self.results:
             self.result_ready.emit(model)
@@ -448,7 +450,11 @@ class InspectorController(QtCore.QObject):
 
         self._prefetching.add(tag)
         job = submit(
-            func, done, lambda _msg: self._prefetching.discard(tag), priority=PREFETCH_PRIORITY
+            func,
+            done,
+            lambda _msg: self._prefetching.discard(tag),
+            priority=PREFETCH_PRIORITY,
+            owner=self,
         )
         self._prefetch_jobs.append((job, tag))
 

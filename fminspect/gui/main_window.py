@@ -286,6 +286,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             lambda: _score_dataset(ds, settings, cache),
             lambda report: self._on_browser_scores(gen, ds, report, settings),
             lambda msg: self.browser.status.setText(f"scoring failed: {msg}"),
+            owner=self,
         )
 
     def _on_browser_scores(self, gen: int, ds: Dataset, report, settings: Settings) -> None:  # type: ignore[no-untyped-def]

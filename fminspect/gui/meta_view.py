@@ -166,7 +166,7 @@ class MetaWindow(QtWidgets.QMainWindow):
             self.run_button.setEnabled(True)
             self.caption.setText(f"the run failed: {message}")
 
-        submit(work, done, failed)
+        submit(work, done, failed, owner=self)
 
     # ------------------------------------------------------------------ showing
     def _fill(self) -> None:

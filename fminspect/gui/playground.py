@@ -265,6 +265,7 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
         submit(
             lambda: compute_suite(pred, gt, self.params, img=self.image).scores(),
             lambda scores: self._on_scores(gen, scores),
+            owner=self,
         )
 
     def _on_scores(self, gen: int, scores: dict[str, float]) -> None:
@@ -302,6 +303,7 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
                 on_gt=on_gt,
             ),
             lambda curves: self._on_sweep(strengths, curves),
+            owner=self,
         )
 
     def _on_sweep(self, strengths: np.ndarray, curves: dict[str, list[float]]) -> None:

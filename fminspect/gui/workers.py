@@ -12,6 +12,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6 import QtCore
 
 
@@ -64,9 +65,12 @@ def submit(
     on_failed: Callable[[str], None] | None = None,
     *,
     priority: int = 0,
+    owner: QtCore.QObject | None = None,
 ) -> FunctionWorker:
     """Run ``func`` on the global pool; call ``on_done(result)`` on the GUI thread. Queued
-    jobs of a higher ``priority`` start first."""
+    jobs of a higher ``priority`` start first. With ``owner`` (the window or object the
+    callbacks belong to), nothing is called once it has been deleted: a window closed while
+    its job ran."""
     worker = FunctionWorker(func)
     worker.setAutoDelete(False)
     _ACTIVE.add(worker)
@@ -74,7 +78,7 @@ def submit(
     def finished(callback: Callable[[Any], None] | None) -> Callable[[Any], None]:
         def deliver(value: Any) -> None:
             _ACTIVE.discard(worker)
-            if callback is not None:
+            if callback is not None and (owner is None or shiboken6.isValid(owner)):
                 callback(value)
 
         return deliver

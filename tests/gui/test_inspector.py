@@ -383,3 +383,19 @@ def test_the_gui_process_runs_blas_on_one_thread(qtbot, window) -> None:  # type
 
     blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
     assert blas and all(i["num_threads"] == 1 for i in blas)
+
+
+def test_a_job_of_a_deleted_window_calls_nothing(qtbot) -> None:  # type: ignore[no-untyped-def]
+    import shiboken6
+
+    from fminspect.gui.workers import submit
+
+    called: list[str] = []
+    kept, gone = QtCore.QObject(), QtCore.QObject()
+    for name, owner in (("kept", kept), ("gone", gone)):
+        submit(lambda: time.sleep(0.2), lambda _v, n=name: called.append(n), owner=owner)
+    shiboken6.delete(gone)  # the window closed while its job ran
+    assert QtCore.QThreadPool.globalInstance().waitForDone(10000)
+    qtbot.waitUntil(lambda: called == ["kept"], timeout=5000)
+    qtbot.wait(50)
+    assert called == ["kept"]
