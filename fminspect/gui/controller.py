@@ -96,6 +96,7 @@ class InspectorController(QtCore.QObject):
         self.results: dict[str, SuiteResult] = {}
         self.generation = 0
         self._pending: set[str] = set()
+        self._request_jobs: list[Any] = []  # scoring jobs of the current request
         self._cache: OrderedDict[tuple[Any, ...], SuiteResult] = OrderedDict()
         self._gts: OrderedDict[tuple[str, str], GroundTruth] = OrderedDict()
         self._degrees: set[tuple[str, str]] = set()  # samples whose camouflage degree exists
@@ -196,6 +197,7 @@ class InspectorController(QtCore.QObject):
             return
         self._loading = True
         # the request under way was for the sample shown: none of its results may be shown now
+        self._cancel_request()
         self.generation += 1
         self._pending = set()
         self.results = {}
@@ -293,10 +295,18 @@ class InspectorController(QtCore.QObject):
         self._gts.move_to_end(key)
         return self._gts[key]
 
+    def _cancel_request(self) -> None:
+        """Take the scoring jobs of the request under way that have not started off the
+        queue (quick successive changes would otherwise each score every model)."""
+        jobs, self._request_jobs = self._request_jobs, []
+        for job in jobs:
+            cancel(job)
+
     def recompute(self) -> None:
         """Score every model of the current sample with the current settings."""
         self._debounce.stop()
         self._cancel_prefetch()
+        self._cancel_request()
         if self._loading:
             return  # the sample being read is scored when it arrives
         self.generation += 1
@@ -322,7 +332,7 @@ class InspectorController(QtCore.QObject):
                 self.results[model] = self._cache[key]
                 continue
             self._pending.add(model)
-            submit(
+            job = submit(
                 self._job(sample.key, model, pred, gt, sample.image, settings),
                 lambda result, gen=gen, model=model, key=key: self._on_result(
                     gen, model, key, result
@@ -330,6 +340,7 @@ class InspectorController(QtCore.QObject):
                 lambda message, model=model: self._on_failed(gen, model, message),
                 owner=self,
             )
+            self._request_jobs.append(job)
         for model in self.results:
             self.result_ready.emit(model)
         if self._pending:

@@ -399,3 +399,37 @@ def test_a_job_of_a_deleted_window_calls_nothing(qtbot) -> None:  # type: ignore
     qtbot.waitUntil(lambda: called == ["kept"], timeout=5000)
     qtbot.wait(50)
     assert called == ["kept"]
+
+
+def test_quick_successive_changes_drop_the_queued_scoring_of_the_older_ones(
+    qtbot, window, dataset_root, monkeypatch
+):  # type: ignore[no-untyped-def]
+    import fminspect.gui.controller as controller_module
+
+    c = window.controller
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    scored = controller_module.compute_suite
+    calls: list[int] = []
+
+    def compute_suite(*args, **kw):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        time.sleep(0.05)
+        return scored(*args, **kw)
+
+    monkeypatch.setattr(controller_module, "compute_suite", compute_suite)
+    pool = QtCore.QThreadPool.globalInstance()
+    threads = pool.maxThreadCount()
+    pool.setMaxThreadCount(2)  # as on a 2-core machine, whatever this one has
+    try:
+        for _ in range(4):  # four changes before any finishes, each of 3 models
+            c._cache.clear()
+            window.params.stretch.toggle()
+        assert c.wait(30000)
+    finally:
+        pool.setMaxThreadCount(threads)
+    # each older request scored only the 2 models that had started; the last scored all 3
+    assert len(calls) <= 3 * 2 + 3
+    for model in ("A", "B", "C"):
+        expected = _expected(window, model, c.settings.params)
+        assert window.table.model.scores[model]["MAE"] == expected["MAE"]
