@@ -1024,9 +1024,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _fail(str(exc), 1)
         return int(args.func(args))
     except BrokenPipeError:  # `fminspect score … | head`: the reader has gone, stop quietly
+        if not _stdout_closed():
+            raise  # another pipe (a worker's): a real error
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # so that flushing stdout at exit cannot fail
+        os.dup2(devnull, sys.stdout.fileno())  # so that flushing at exit cannot fail
         return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+
+
+def _stdout_closed() -> bool:
+    """Whether nobody reads our standard output any more (a pipe whose reader has gone)."""
+    try:
+        import select
+
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poll.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll() (Windows), no descriptor
+        return True
 
 
 if __name__ == "__main__":

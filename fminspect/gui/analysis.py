@@ -58,7 +58,6 @@ class AnalysisWindow(QtWidgets.QMainWindow):
     """See the module notes."""
 
     agreement_ready = QtCore.Signal()
-    aggregated = QtCore.Signal()
 
     def __init__(self, store: StudyStore, measure_keys: list[str] | None = None) -> None:
         super().__init__()
@@ -69,6 +68,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         self._generation = 0
         self._scores: dict[tuple[object, ...], dict[str, float]] = {}  # see measures_vs_humans
         self._thumbs: dict[Path, np.ndarray | str] = {}  # picture, or why it cannot be read
+        self._aggregating = False
         self.setWindowTitle(f"fminspect — study analysis: {store.design.name}")
         central = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(central)
@@ -245,6 +245,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             self.min_attention.value(),
         )
         self.summary.setText(f"aggregating the votes ({rule})…")
+        self._aggregating = True  # until then, what is shown is the previous choice's
 
         def work() -> StudyResult:
             store = StudyStore(path)  # SQLite connections stay in the thread that made them
@@ -261,10 +262,12 @@ class AnalysisWindow(QtWidgets.QMainWindow):
 
         def done(result: StudyResult) -> None:
             if generation == self._generation:
+                self._aggregating = False
                 self._show_result(result, manual)
 
         def failed(message: str) -> None:
             if generation == self._generation:
+                self._aggregating = False
                 self.summary.setText(f"could not aggregate the votes: {message}")
 
         submit(work, done, failed, owner=self)
@@ -280,7 +283,6 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         )
         self._fill_groups()
         self._fill_participants(manual)
-        self.aggregated.emit()
         self._start_agreement()
 
     def _fill_groups(self) -> None:
@@ -545,8 +547,18 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         return font
 
     # ------------------------------------------------------------------ exports
+    def _still_aggregating(self) -> bool:
+        if self._aggregating:
+            self.statusBar().showMessage(
+                "the votes are being aggregated under the new choice: export in a moment", 5000
+            )
+        return self._aggregating
+
     def _export_dataset(self) -> None:
         from fminspect.ranking.export import export_ranked
+
+        if self._still_aggregating():
+            return
 
         folder = QtWidgets.QFileDialog.getExistingDirectory(
             self, "Export the human-ranked dataset into"
@@ -560,6 +572,9 @@ class AnalysisWindow(QtWidgets.QMainWindow):
     def _export_report(self) -> None:
         from fminspect.ranking.export import write_votes_csv
         from fminspect.ranking.report import write_agreement, write_study_report
+
+        if self._still_aggregating():
+            return
 
         folder = QtWidgets.QFileDialog.getExistingDirectory(self, "Write the study report into")
         if folder and self.result is not None:

@@ -314,7 +314,22 @@ class InspectorController(QtCore.QObject):
             # its maps were resized by another rule (reading them again failed): scoring
             # them would cache results under a key that says otherwise
             self.results, self._pending = {}, set()
-            self.busy_changed.emit("")
+            self.request_started.emit()
+            self.problems.emit(
+                [
+                    Problem(
+                        Path(self.sample.name),
+                        f"not scored: its maps were read with resize '{self._read_with}' and "
+                        f"reading them with '{self.settings.interpolation}' failed; choose "
+                        f"'{self._read_with}' again or reopen the dataset",
+                        "error",
+                        self.sample.dataset,
+                        "",
+                        self.sample.name,
+                    )
+                ]
+            )
+            self._complete()
             return
         gen = self.generation
         sample, gt = self.sample, self.gt()
@@ -324,7 +339,7 @@ class InspectorController(QtCore.QObject):
         if sample is None or gt is None:
             self.busy_changed.emit("")
             return
-        settings = self.settings
+        settings, epoch = self.settings, self._epoch  # other datasets: drop what comes back
         for model, pred in sample.preds.items():
             key = (sample.key, model, settings.key())
             if key in self._cache:
@@ -334,10 +349,12 @@ class InspectorController(QtCore.QObject):
             self._pending.add(model)
             job = submit(
                 self._job(sample.key, model, pred, gt, sample.image, settings),
-                lambda result, gen=gen, model=model, key=key: self._on_result(
-                    gen, model, key, result
+                lambda result, gen=gen, model=model, key=key: (
+                    self._on_result(gen, model, key, result) if epoch == self._epoch else None
                 ),
-                lambda message, model=model: self._on_failed(gen, model, message),
+                lambda message, model=model: (
+                    self._on_failed(gen, model, message) if epoch == self._epoch else None
+                ),
                 owner=self,
             )
             self._request_jobs.append(job)

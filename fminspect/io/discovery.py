@@ -259,6 +259,16 @@ def build(dataset: Dataset) -> Dataset:
     return dataset
 
 
+def _no_maps(folder: Path, dataset: str, method: str) -> Problem:
+    return Problem(
+        folder,
+        f"no maps ({', '.join(IMAGE_EXTENSIONS)}) in this method folder: {method} is not evaluated",
+        "warning",
+        dataset,
+        method,
+    )
+
+
 def _flat(root: Path, name: str | None = None, pred_root: Path | None = None) -> Dataset | None:
     gt_dir = _child(root, GT_DIRS)
     if gt_dir is None or not _has_maps(gt_dir):
@@ -282,17 +292,7 @@ def _flat(root: Path, name: str | None = None, pred_root: Path | None = None) ->
             sub = _child(m, [name.casefold()])
             if sub is not None and _has_maps(sub):
                 methods.setdefault(m.name, FolderSpec(sub))
-    problems = [
-        Problem(
-            m,
-            f"no maps ({', '.join(IMAGE_EXTENSIONS)}) in this method folder: {m.name} is not "
-            "evaluated",
-            "warning",
-            name,
-            m.name,
-        )
-        for m in empty
-    ]
+    problems = [_no_maps(m, name, m.name) for m in empty]
     return Dataset(
         name,
         FolderSpec(gt_dir),
@@ -320,16 +320,20 @@ def _nested(root: Path) -> list[Dataset]:
         elif _child(ds, IMAGE_DIRS) is not None:
             img_dir = _child(ds, IMAGE_DIRS)
         methods = {}
+        empty = []
         for m in _subdirs(pred_root):
             sub = _child(m, [ds.name.casefold()])
             if sub is not None and _has_maps(sub):
                 methods[m.name] = FolderSpec(sub)
+            elif sub is not None:
+                empty.append(sub)
         out.append(
             Dataset(
                 ds.name,
                 FolderSpec(gt_dir),
                 FolderSpec(img_dir) if img_dir else None,
                 methods,
+                problems=[_no_maps(p, ds.name, p.parent.name) for p in empty],
                 layout="nested",
             )
         )

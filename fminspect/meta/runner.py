@@ -311,15 +311,19 @@ def _outcomes(
             )
         )
     if quality:
-        flat = np.ptp(list(quality.values())) == 0
         for key in keys:
-            models = [m for m in quality if not math.isnan(own.get(m, {}).get(key, math.nan))]
+            models = [
+                m
+                for m in quality
+                if math.isfinite(quality[m]) and math.isfinite(own.get(m, {}).get(key, math.nan))
+            ]
             sign = 1 if MEASURES_BY_KEY[key].higher_is_better else -1
             values = [sign * own[m][key] for m in models]
             rho = _rho(values, [quality[m] for m in models])
             # a measure that cannot tell apart models the application ranks has no
             # correlation with it: ρ = 0, as measures_vs_humans counts it against people
-            tied = math.isnan(rho) and not flat and len(models) > 1
+            flat = len(models) > 1 and np.ptp([quality[m] for m in models]) == 0
+            tied = len(models) > 1 and not flat and np.ptp(values) == 0
             if tied:
                 rho = 0.0
             cases.append(

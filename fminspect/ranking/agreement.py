@@ -171,9 +171,10 @@ def measures_vs_humans(
     over groups. A map of another size is resized to its GT (noted); a group whose maps
     cannot be scored (e.g. an empty GT for CCm) is skipped with the reason.
 
-    ``cache`` (a dict kept by the caller) holds each named map's scores, keyed by its group,
-    its name and everything else they depend on, so that calling again after a change of the
-    human ranking (another consensus rule, other participants) only re-ranks."""
+    ``cache`` (a dict kept by the caller, one per study: group ids and model names identify
+    a map only within a study) holds each named map's scores, keyed by its group, its name and
+    everything else they depend on, so that calling again after a change of the human ranking
+    (another consensus rule, other participants) only re-ranks."""
     from fminspect.io.loading import fit_to
     from fminspect.metrics import (
         DEFAULT_PARAMS,

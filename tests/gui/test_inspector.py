@@ -433,3 +433,61 @@ def test_quick_successive_changes_drop_the_queued_scoring_of_the_older_ones(
     for model in ("A", "B", "C"):
         expected = _expected(window, model, c.settings.params)
         assert window.table.model.scores[model]["MAE"] == expected["MAE"]
+
+
+def test_a_result_of_datasets_closed_meanwhile_is_not_cached(
+    qtbot, window, dataset_root, tmp_path, monkeypatch
+):  # type: ignore[no-untyped-def]
+    import fminspect.gui.controller as controller_module
+    from tests.datasets import make_dataset
+
+    c = window.controller
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    scored = controller_module.compute_suite
+    old_a = c.sample.preds["A"]
+    release = threading.Event()
+
+    def compute_suite(pred, *args, **kw):  # type: ignore[no-untyped-def]
+        result = scored(pred, *args, **kw)
+        if pred is old_a:
+            release.wait(10)  # the old folder's model A is still being scored…
+        return result
+
+    monkeypatch.setattr(controller_module, "compute_suite", compute_suite)
+    window.params.stretch.toggle()
+    other = make_dataset(tmp_path / "other" / "DS", n_images=2, methods=("A", "B"), seed=4)
+    assert window.open_path(other)  # …when another folder with a dataset "DS" is opened
+    assert c.wait(30000)
+    release.set()
+    assert QtCore.QThreadPool.globalInstance().waitForDone(30000)
+    qtbot.wait(50)  # deliver what the old job sends back
+    key = (c.sample.key, "A", c.settings.key())
+    assert c._cache[key].mae.score == _expected(window, "A", c.settings.params)["MAE"]
+    assert window.table.model.scores["A"]["MAE"] == c._cache[key].mae.score
+
+
+def test_maps_that_could_not_be_read_again_are_not_scored_and_it_says_so(
+    qtbot, window, dataset_root, monkeypatch
+):  # type: ignore[no-untyped-def]
+    import fminspect.gui.controller as controller_module
+
+    c = window.controller
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    read = controller_module.load_sample
+
+    def load_sample(sample, interpolation="bilinear"):  # type: ignore[no-untyped-def]
+        if interpolation == "nearest":
+            raise MemoryError("no memory left")
+        return read(sample, interpolation)
+
+    monkeypatch.setattr(controller_module, "load_sample", load_sample)
+    window.params.interpolation.setCurrentText("nearest")
+    assert c.wait(30000)
+    window.params.beta2.setValue(1.0)  # anything scored now would be bilinear maps as nearest
+    assert c.wait(30000)
+    assert not c.results
+    messages = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
+    assert any("could not be read" in m for m in messages)
+    assert any("not scored" in m and "'bilinear'" in m for m in messages)

@@ -206,6 +206,8 @@ def test_analysis_window_rule_exclusion_and_measures(qtbot, study: Path) -> None
     assert not w.result.consensual  # 'rev' breaks unanimity
     with qtbot.waitSignal(w.agreement_ready, timeout=30000):
         w.rule.setCurrentIndex(w.rule.findData("majority"))
+        assert w._still_aggregating()  # no export of the previous rule's numbers meanwhile
+    assert not w._still_aggregating()
     assert len(w.result.consensual) == 4 and w.agreement is not None
     assert w.measures.rowCount() == 2 and "Sm α=0.5" in {
         w.measures.item(r, 0).text() for r in range(2)

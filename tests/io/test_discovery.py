@@ -60,6 +60,14 @@ def test_an_empty_method_folder_is_a_warning_not_silence(tmp_path: Path) -> None
     (p,) = [p for p in problems if p.method == "Empty"]
     assert p.severity == "warning" and p.path == root / "Pred" / "Empty"
     assert "no maps" in p.message and "not evaluated" in p.message
+    # the nested layout too: Pred/<method>/<dataset>/ without maps
+    make_dataset(tmp_path / "nested", dataset="CAMO", layout="nested", methods=("M1",))
+    (tmp_path / "nested" / "Pred" / "M2" / "CAMO").mkdir(parents=True)
+    (ds,), problems = discover(tmp_path / "nested")
+    assert ds.method_names == ["M1"]
+    assert [(p.method, p.severity) for p in problems if "no maps" in p.message] == [
+        ("M2", "warning")
+    ]
 
 
 def test_case_insensitive_extensions_and_duplicates(tmp_path: Path) -> None:

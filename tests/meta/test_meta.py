@@ -35,6 +35,12 @@ def quality_is_area(image, gt, pred) -> float:  # type: ignore[no-untyped-def]
     return float((pred >= 0.5).sum())
 
 
+def quality_unknown_when_small(image, gt, pred) -> float:  # type: ignore[no-untyped-def]
+    """A test application that cannot rate maps smaller than the GT."""
+    area = float((pred >= 0.5).sum())
+    return area if area >= float(gt.sum()) else float("nan")
+
+
 def build(root: Path, gts: list[np.ndarray], models: dict[str, list[np.ndarray]]) -> Path:
     for i, gt in enumerate(gts):
         name = f"im{i}.png"
@@ -228,6 +234,16 @@ def test_a_measure_that_ties_models_the_application_ranks_counts_as_rho_0(tmp_pa
     for c in thetas:
         assert c.test == 1.0 and "same score: ρ = 0" in c.detail
     assert r.value("ds", "application", "θ", "MAE") == 1.0
+    # an application that cannot rate one of the two models: nothing to rank, not a tie
+    r = run(
+        root,
+        tmp_path / "2",
+        metas=("application",),
+        keys=("MAE",),
+        application="tests.meta.test_meta:quality_unknown_when_small",
+    )
+    for c in [c for c in r.cases if c.meta == "application" and c.case == "θ"]:
+        assert np.isnan(c.test) and "fewer than two models" in c.detail
     with pytest.raises(ValueError, match="cannot load the application"):
         MetaConfig(metas=("application",), application="no.such.module:fn")
 
