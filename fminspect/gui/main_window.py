@@ -64,6 +64,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.params = ParameterPanel()
         self.browser = DatasetBrowserPanel()
         self.problem_list = QtWidgets.QListWidget()
+        self._listed: set[str] = set()  # the problems in the list
         self.problem_list.setWordWrap(True)
         self._browser_generation = 0
         self.explain_windows: list[QtWidgets.QMainWindow] = []
@@ -345,8 +346,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.grid.set_sample(sample, keep_view=True)
         models = list(sample.preds)
         colours = self._model_colours(models)
-        self._relabel = None  # the table is labelled with the current settings now
+        self._relabel = None  # the table and the F plot are labelled with the settings now
         self._reset_table(self.controller.settings.params, models, colours)
+        self.curves.set_beta2(self.controller.settings.params.beta2)
         self.table.model.threshold = self.controller.threshold
         self.curves.reset(models, colours)
         self.curves.set_threshold(self.controller.threshold)
@@ -583,7 +585,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
         """List problems (errors first) and point the user at them."""
         if replace:
             self.problem_list.clear()
+            self._listed.clear()
         for p in sorted(problems, key=lambda p: p.severity != "error"):
+            if str(p) in self._listed:
+                continue  # shown already (a sample visited again reports it again)
+            self._listed.add(str(p))
             item = QtWidgets.QListWidgetItem(str(p))
             icon = (
                 QtWidgets.QStyle.StandardPixmap.SP_MessageBoxCritical

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import struct
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +57,12 @@ class LoadedMap:
 def header_size(data: bytes) -> tuple[int, int] | None:
     """(width, height) from a PNG, JPEG, BMP, GIF or WebP header, or None if unknown."""
     if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        # a corrupt header (not IHDR, or its checksum wrong) says nothing about the size: the
+        # decoder then reports the file as unreadable, not as a decompression bomb
+        if data[12:16] != b"IHDR" or (
+            len(data) >= 33 and zlib.crc32(data[12:29]) != int.from_bytes(data[29:33], "big")
+        ):
+            return None
         return struct.unpack(">II", data[16:24])
     if data[:2] in (b"BM",) and len(data) >= 26:
         w, h = struct.unpack("<ii", data[18:26])

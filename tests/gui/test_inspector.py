@@ -491,3 +491,24 @@ def test_maps_that_could_not_be_read_again_are_not_scored_and_it_says_so(
     messages = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
     assert any("could not be read" in m for m in messages)
     assert any("not scored" in m and "'bilinear'" in m for m in messages)
+
+
+def test_labels_problems_and_highlights_follow_what_is_shown(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+    c = window.controller
+    (dataset_root / "Pred" / "A" / "img2.png").write_bytes(b"not a png")
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    window.params.beta2.setValue(2.0)
+    c.step(1)  # a new sample right after a change of β²
+    assert c.wait(30000)
+    assert "β²=2" in window.curves.plots["fm"].getPlotItem().titleLabel.text
+    for delta in (-1, 1, -1, 1):  # visiting img2 again does not list its problem again
+        c.step(delta)
+        assert c.wait(30000)
+    listed = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
+    assert len(listed) == len(set(listed)) and sum("img2.png" in t for t in listed) == 1
+    # equal values everywhere: no model is highlighted as best
+    model = window.table.model
+    model.scores = {m: {**model.scores[m], "MAE": 0.5} for m in model.scores}
+    model._refresh()
+    assert "MAE" not in model._best

@@ -147,3 +147,10 @@ def test_a_gt_with_nothing_above_128_is_a_warning_when_a_sample_is_read(tmp_path
     loaded = load_sample(Sample("d", "s", tmp_path / "gt.png", None, {"A": tmp_path / "a.png"}))
     (p,) = loaded.problems
     assert p.severity == "warning" and "0/1 mask" in p.message and "A" in loaded.preds
+
+
+def test_a_png_with_a_corrupt_header_is_unreadable_not_a_bomb(tmp_path: Path) -> None:
+    path = tmp_path / "c.png"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(200)) * 2)  # the signature, then noise
+    with pytest.raises(LoadError, match="not an image OpenCV can read"):
+        load_map(path)

@@ -102,7 +102,7 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         self._best = {}
         for key in self.keys:
             values = [s[key] for s in self.scores.values() if key in s and not math.isnan(s[key])]
-            if len(values) > 1:
+            if len(values) > 1 and min(values) != max(values):  # all equal: nobody is best
                 better = max if _higher_is_better(key) else min
                 self._best[key] = better(values)
         self.dataChanged.emit(

@@ -10,13 +10,14 @@ from fminspect.gui.views.base import ExplainView
 
 
 class ContextView(ExplainView):
-    """C_β, and C^ω_β with the camouflage degree when the image is available."""
+    """C_β (the Cm column): kernel, forward and reverse maps."""
 
     TITLE = "Context-measure"
+    CAMOUFLAGE = False
 
     def build(self) -> None:
-        c = self.result.camouflage_context or self.result.context
-        camo = self.result.camouflage_context is not None
+        camo = self.CAMOUFLAGE and self.result.camouflage_context is not None
+        c = self.result.camouflage_context if camo else self.result.context
         variant = (
             f"C^ω_β: β² = {c.beta2:g}, α = {c.alpha:g}, γ = {c.degree.gamma:g}, "
             f"λ = {c.degree.lambda_spatial:g}"
@@ -111,3 +112,11 @@ class ContextView(ExplainView):
             ]
         rows += [("note", w, "") for w in c.warnings]
         self.set_numbers(rows)
+
+
+class CamouflageContextView(ContextView):
+    """C^ω_β (the CCm column): the same, with the camouflage degree and the weighted reverse
+    map."""
+
+    TITLE = "camouflage Context-measure"
+    CAMOUFLAGE = True

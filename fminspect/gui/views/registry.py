@@ -6,7 +6,7 @@ import numpy as np
 from PySide6 import QtWidgets
 
 from fminspect.gui.views.base import ExplainView
-from fminspect.gui.views.context_view import ContextView
+from fminspect.gui.views.context_view import CamouflageContextView, ContextView
 from fminspect.gui.views.emeasure_view import EmeasureView
 from fminspect.gui.views.fmeasure_view import FmeasureView
 from fminspect.gui.views.other_views import BoundaryView, MAEView, MSIoUView
@@ -24,7 +24,7 @@ VIEW_BY_FIELD: dict[str, type[ExplainView]] = {
     "relaxed_fmeasure": BoundaryView,
     "msiou": MSIoUView,
     "context": ContextView,
-    "camouflage_context": ContextView,
+    "camouflage_context": CamouflageContextView,
 }
 FIELD_BY_KEY = {key: info.field for key, info in MEASURES_BY_KEY.items()}
 FIELD_BY_KEY.update({"Fm": "fmeasure", "Em": "emeasure", "IoU": "overlap"})
