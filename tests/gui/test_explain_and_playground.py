@@ -45,7 +45,9 @@ def test_views_hold_exactly_the_core_arrays(qtbot, demo_window) -> None:  # type
                      ("fpw", wf.weighted_fp_map), ("fnw", wf.weighted_fn_map)):  # fmt: skip
         assert np.array_equal(_arr(w, key), arr), key
     plain = demo_window.explain("RC", "Cm").view  # C_β, not C^ω_β, though there is an image
-    assert "C_β" in plain.header.text() and f"{r.context.score:.6f}" in plain.numbers_csv()
+    assert (
+        "C<sub>β</sub>:" in plain.header.text() and f"{r.context.score:.6f}" in plain.numbers_csv()
+    )
     assert np.array_equal(_arr(plain, "rev"), r.context.reverse_map)
     c = demo_window.explain("RC", "CCm").view
     cc = r.camouflage_context

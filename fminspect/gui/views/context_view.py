@@ -19,10 +19,11 @@ class ContextView(ExplainView):
         camo = self.CAMOUFLAGE and self.result.camouflage_context is not None
         c = self.result.camouflage_context if camo else self.result.context
         variant = (
-            f"C^ω_β: β² = {c.beta2:g}, α = {c.alpha:g}, γ = {c.degree.gamma:g}, "
+            f"C<sup>ω</sup><sub>β</sub>: β² = {c.beta2:g}, α = {c.alpha:g}, "
+            f"γ = {c.degree.gamma:g}, "
             f"λ = {c.degree.lambda_spatial:g}"
             if camo
-            else f"C_β: β² = {c.beta2:g}, α = {c.alpha:g}"
+            else f"C<sub>β</sub>: β² = {c.beta2:g}, α = {c.alpha:g}"
         )
         self.set_header(
             variant,
@@ -58,7 +59,7 @@ class ContextView(ExplainView):
         )
         p("rev", "reverse map e/(e−1)·Y⊙completeness", 1, 1).show_matrix(c.reverse_map)
         rows: list[tuple[str, object, str]] = [
-            ("C", c.score, variant),
+            ("C^ω_β" if camo else "C_β", c.score, variant.split(": ", 1)[1]),
             (
                 "F_m",
                 c.forward,

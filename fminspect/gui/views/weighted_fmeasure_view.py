@@ -14,7 +14,7 @@ class WeightedFmeasureView(ExplainView):
     def build(self) -> None:
         w, f = self.result.weighted_fmeasure, self.result.fmeasure
         self.set_header(
-            f"F^w with β² = {w.beta2:g}",
+            f"F<sup>w</sup> with β² = {w.beta2:g}",
             "E = |p − g|; background pixels take the error of their nearest foreground pixel "
             "(Et, <i>dependency</i>); EA = Et filtered with a 7×7, σ = 5 Gaussian (zero padding); "
             "on the foreground the smaller of E and EA is kept (MIN_E_EA); background errors are "
