@@ -16,6 +16,13 @@ from fminspect.metrics import DEFAULT_PARAMS, Params, compute_suite, prepare_gt
 from tests.gui.conftest import settle
 
 
+def opened(qtbot, window, root: Path):  # type: ignore[no-untyped-def]
+    """The window's controller once ``root`` is open and scored."""
+    assert window.open_path(root)
+    settle(qtbot, window)
+    return window.controller
+
+
 def _expected(window, model: str, params: Params = DEFAULT_PARAMS) -> dict[str, float]:  # type: ignore[no-untyped-def]
     s = window.controller.sample
     return compute_suite(
@@ -107,9 +114,7 @@ def test_threshold_moves_overlay_curve_markers_and_table(qtbot, window, dataset_
 def test_samples_are_read_off_the_gui_thread_and_the_next_one_is_prefetched(
     qtbot, window, dataset_root
 ):  # type: ignore[no-untyped-def]
-    c = window.controller
-    window.open_path(dataset_root)
-    settle(qtbot, window)
+    c = opened(qtbot, window, dataset_root)
     assert c.sample.name == "img1"
     # after a short pause the next sample is read and scored in the background…
     qtbot.waitUntil(lambda: c.cached_models("DS/img2") == {"A", "B", "C"}, timeout=10000)
@@ -135,9 +140,7 @@ def test_a_sample_being_read_drops_the_request_for_the_previous_one(
 ):  # type: ignore[no-untyped-def]
     from tests.datasets import make_dataset
 
-    c = window.controller
-    window.open_path(dataset_root)
-    settle(qtbot, window)
+    c = opened(qtbot, window, dataset_root)
     window.params.stretch.toggle()  # img1 is being scored under the new setting…
     assert c._pending
     c.select_sample(3)  # …when img4 is asked for: none of img1's results may be shown now
@@ -406,9 +409,7 @@ def test_quick_successive_changes_drop_the_queued_scoring_of_the_older_ones(
 ):  # type: ignore[no-untyped-def]
     import fminspect.gui.controller as controller_module
 
-    c = window.controller
-    window.open_path(dataset_root)
-    settle(qtbot, window)
+    c = opened(qtbot, window, dataset_root)
     scored = controller_module.compute_suite
     calls: list[int] = []
 
@@ -441,9 +442,7 @@ def test_a_result_of_datasets_closed_meanwhile_is_not_cached(
     import fminspect.gui.controller as controller_module
     from tests.datasets import make_dataset
 
-    c = window.controller
-    window.open_path(dataset_root)
-    settle(qtbot, window)
+    c = opened(qtbot, window, dataset_root)
     scored = controller_module.compute_suite
     old_a = c.sample.preds["A"]
     release = threading.Event()
@@ -472,9 +471,7 @@ def test_maps_that_could_not_be_read_again_are_not_scored_and_it_says_so(
 ):  # type: ignore[no-untyped-def]
     import fminspect.gui.controller as controller_module
 
-    c = window.controller
-    window.open_path(dataset_root)
-    settle(qtbot, window)
+    c = opened(qtbot, window, dataset_root)
     read = controller_module.load_sample
 
     def load_sample(sample, interpolation="bilinear"):  # type: ignore[no-untyped-def]
