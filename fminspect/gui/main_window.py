@@ -355,8 +355,12 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.browser.select(sample.name)
         ds = self.controller.dataset
         n = len(ds.samples) if ds else 1
+        errors = sum(p.severity == "error" for p in sample.problems)
+        # the sample's errors were just put in the status bar: keep saying so
+        note = f"  ⚠ {errors} error{'s' if errors != 1 else ''}: see Problems" if errors else ""
         self.statusBar().showMessage(
-            f"{sample.key}  ({self.controller.sample_index + 1}/{n})", 4000
+            f"{sample.key}  ({self.controller.sample_index + 1}/{n}){note}",
+            10000 if errors else 4000,
         )
 
     def _reset_table(
@@ -433,6 +437,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         # now: repainting them while the models are being scored would slow both down
         self._relabel = settings
         self.controller.set_settings(settings)
+        for window in self.explain_windows:
+            if hasattr(window, "mark_settings"):
+                window.mark_settings(settings.params)
         if self.controller.dataset is not None and self.controller.dataset.name != "files":
             self._browser_timer.start()
 

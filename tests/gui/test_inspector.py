@@ -509,3 +509,18 @@ def test_labels_problems_and_highlights_follow_what_is_shown(qtbot, window, data
     model.scores = {m: {**model.scores[m], "MAE": 0.5} for m in model.scores}
     model._refresh()
     assert "MAE" not in model._best
+
+
+def test_an_open_explain_window_says_when_the_parameters_changed(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+    (dataset_root / "Pred" / "B" / "img2.png").write_bytes(b"broken")
+    c = opened(qtbot, window, dataset_root)
+    explain = window.explain("A", "Sm")
+    qtbot.addWidget(explain)
+    assert "out of date" not in explain.windowTitle()
+    window.params.alpha.setValue(0.8)
+    assert "out of date" in explain.windowTitle()
+    window.params.alpha.setValue(0.5)  # back to what the view shows
+    assert "out of date" not in explain.windowTitle()
+    c.step(1)  # to img2, whose map B cannot be read
+    assert c.wait(30000)
+    assert "1 error: see Problems" in window.statusBar().currentMessage()

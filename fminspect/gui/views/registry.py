@@ -12,7 +12,7 @@ from fminspect.gui.views.fmeasure_view import FmeasureView
 from fminspect.gui.views.other_views import BoundaryView, MAEView, MSIoUView
 from fminspect.gui.views.smeasure_view import SmeasureView
 from fminspect.gui.views.weighted_fmeasure_view import WeightedFmeasureView
-from fminspect.metrics import MEASURES_BY_KEY, SuiteResult
+from fminspect.metrics import MEASURES_BY_KEY, Params, SuiteResult
 
 VIEW_BY_FIELD: dict[str, type[ExplainView]] = {
     "mae": MAEView,
@@ -68,5 +68,14 @@ class ExplainWindow(QtWidgets.QMainWindow):
         if key.startswith("adp") and hasattr(self.view, "set_adaptive"):
             self.view.set_adaptive(True)  # the binarisation behind the clicked number
         self.setCentralWidget(self.view)
-        self.setWindowTitle(f"{self.view.TITLE}: {model} on {sample}")
+        self.title = f"{self.view.TITLE}: {model} on {sample}"
+        self.setWindowTitle(self.title)
         self.resize(1300, 900)
+
+    def mark_settings(self, params: Params) -> None:
+        """Say in the title whether the inspector's parameters still are the view's (the
+        view keeps the result it was opened with)."""
+        stale = params != self.view.result.params
+        self.setWindowTitle(
+            f"{self.title} — out of date: the parameters changed since" if stale else self.title
+        )
