@@ -51,7 +51,9 @@ def load_sample(sample: Sample, interpolation: str = "bilinear") -> LoadedSample
             out.notes["GT"] = gt.notes
             out.problems += [Problem(sample.gt, n, "warning", **where) for n in gt.notes]
         if top_of_255(gt.array) <= 128:  # nothing left by the default rule, GT > 128
-            out.problems.append(Problem(sample.gt, empty_gt_message(gt.array), "warning", **where))
+            message = empty_gt_message(gt.array)
+            out.notes["GT"] = (*out.notes.get("GT", ()), message)  # the GT panel shows ⚠
+            out.problems.append(Problem(sample.gt, message, "warning", **where))
     except LoadError as exc:
         out.problems.append(Problem(exc.path, exc.problem, "error", **where))
         return out

@@ -147,6 +147,7 @@ def test_a_gt_with_nothing_above_128_is_a_warning_when_a_sample_is_read(tmp_path
     loaded = load_sample(Sample("d", "s", tmp_path / "gt.png", None, {"A": tmp_path / "a.png"}))
     (p,) = loaded.problems
     assert p.severity == "warning" and "0/1 mask" in p.message and "A" in loaded.preds
+    assert loaded.notes["GT"] == (p.message,)  # the GT panel is marked ⚠
 
 
 def test_a_png_with_a_corrupt_header_is_unreadable_not_a_bomb(tmp_path: Path) -> None:
