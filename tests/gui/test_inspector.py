@@ -524,3 +524,19 @@ def test_an_open_explain_window_says_when_the_parameters_changed(qtbot, window, 
     c.step(1)  # to img2, whose map B cannot be read
     assert c.wait(30000)
     assert "1 error: see Problems" in window.statusBar().currentMessage()
+
+
+def test_the_zoom_of_a_size_comes_back_with_a_sample_of_that_size(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+    for folder in ("GT", "Imgs", "Pred/A", "Pred/B", "Pred/C"):  # img2 at another size
+        path = next((dataset_root / folder).glob("img2.*"))
+        cv2.imwrite(str(path), cv2.resize(cv2.imread(str(path), cv2.IMREAD_UNCHANGED), (50, 30)))
+    c = opened(qtbot, window, dataset_root)
+    view = window.grid.views[0]
+    view.setRange(xRange=(10, 30), yRange=(5, 20), padding=0)
+    zoomed = view.viewRange()
+    c.step(1)
+    assert c.wait(30000) and c.sample.shape == (30, 50)
+    assert view.viewRange() != zoomed  # another size: the whole image
+    c.step(-1)
+    assert c.wait(30000) and c.sample.name == "img1"
+    np.testing.assert_allclose(view.viewRange(), zoomed)

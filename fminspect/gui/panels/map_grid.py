@@ -77,6 +77,7 @@ class MapGridPanel(QtWidgets.QWidget):
         box.addWidget(self.graphics)
         self.cells: dict[str, MapCell] = {}
         self.sample: LoadedSample | None = None
+        self._ranges: dict[tuple[int, int], list[list[float]]] = {}  # view range per size
         self.results: dict[str, SuiteResult] = {}
         self.threshold = 128
         self.show_contour = True
@@ -128,20 +129,23 @@ class MapGridPanel(QtWidgets.QWidget):
         return [c.view for c in self.cells.values()]
 
     def set_sample(self, sample: LoadedSample, keep_view: bool = True) -> None:
-        """Show a newly loaded sample (keeping the zoom when the size is unchanged)."""
-        old_shape = self.sample.shape if self.sample else None
-        old_range = self.views[0].viewRange() if self.cells else None
+        """Show a newly loaded sample, keeping the zoom: the current one when the size is
+        unchanged, or the last one used for samples of that size."""
+        if self.sample is not None and self.cells:
+            self._ranges[self.sample.shape] = self.views[0].viewRange()
         names = ["image", "GT", *sample.preds]
         if list(self.cells) != names:
             self._layout(names)
         self.sample = sample
         self.results = {}
-        self._contour = boundary(sample.gt > 128) if sample.gt is not None else None
+        # the contour of the GT as binarised by default (GT > 128 of 255, whatever the depth)
+        self._contour = boundary(unit_map(sample.gt) > 128 / 255) if sample.gt is not None else None
         for name, cell in self.cells.items():
             self._fill(name, cell)
         self._refresh_colorbar()
-        if keep_view and old_range is not None and old_shape == sample.shape:
-            self.views[0].setRange(xRange=old_range[0], yRange=old_range[1], padding=0)
+        kept = self._ranges.get(sample.shape) if keep_view else None
+        if kept is not None:
+            self.views[0].setRange(xRange=kept[0], yRange=kept[1], padding=0)
         else:
             self.reset_view()
 
