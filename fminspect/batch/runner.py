@@ -320,15 +320,18 @@ def _merged(
     when one is missing: the prediction could not be evaluated)."""
     if not fam_keys:
         return None
-    records = {fam: cache.get(key) for fam, key in fam_keys.items()}
-    if any(r is None for r in records.values()):
-        return None
-    scores = {k: records[MEASURES_BY_KEY[k].field].scores[k] for k in keys}  # type: ignore[union-attr]
+    records: dict[str, Record] = {}
+    for fam, key in fam_keys.items():
+        rec = cache.get(key)
+        if rec is None:
+            return None
+        records[fam] = rec
+    scores = {k: records[MEASURES_BY_KEY[k].field].scores[k] for k in keys}
     curves: dict[str, np.ndarray] = {}
     notes: dict[str, None] = {}  # the input notes are in every family's record: keep one
     for rec in records.values():
-        curves.update(rec.curves)  # type: ignore[union-attr]
-        notes.update(dict.fromkeys(rec.notes))  # type: ignore[union-attr]
+        curves.update(rec.curves)
+        notes.update(dict.fromkeys(rec.notes))
     return Record(scores, curves, tuple(notes))
 
 

@@ -205,13 +205,13 @@ def measures_vs_humans(
                     notes.append((g.group, f"{name}: {note}"))
                 # a rank-named map (no names given) is another map under another ranking
                 key = (g.group, name, chosen, params, interpolation)
-                use_cache = cache is not None and bool(g.names)
-                if use_cache and key in cache:  # type: ignore[operator]
-                    scores = cache[key]  # type: ignore[index]
+                store = cache if g.names else None
+                if store is not None and key in store:
+                    scores = store[key]
                 else:
                     scores = compute_suite(m, gt, params, img=img, keys=chosen).scores()
-                    if use_cache:
-                        cache[key] = scores  # type: ignore[index]
+                    if store is not None:
+                        store[key] = scores
                 suites.append(scores)
         except (ValueError, ArithmeticError) as exc:
             skipped.append((g.group, str(exc)))
