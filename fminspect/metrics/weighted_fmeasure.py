@@ -26,7 +26,10 @@ offsets ordered by (distance², column, row), which is exactly SciPy's
 ``distance_transform_edt`` tie-breaking (lowest column, then lowest row; checked against SciPy
 in tests/metrics/test_weighted_fmeasure.py). Δ comes from OpenCV's exact (Felzenszwalb)
 distance transform; its float32 output is turned back into the exact integer squared
-distance, which is exact while H² + W² < 2²² — larger images use SciPy's transform.
+distance, which is exact while H² + W² < 2²² — larger images use SciPy's transform. B is
+then a table lookup by that integer (B rounds to exactly 2.0 beyond Δ ≈ 265, so the table is
+short), kept as a full-size map that is 0 on the object: per prediction FP^w is one dot
+product, and the foreground sums are dot products with the 0/1 GT crop.
 
 The full-size maps (E, Et, EA, MIN_E_EA, Δ, B, Ew and the weighted TP/FP/FN maps) are built
 on first access for the explain view, with SciPy's feature transform.
@@ -116,44 +119,47 @@ def _squared_distances(d32: np.ndarray) -> np.ndarray:
     return np.rint(np.square(d, out=d), out=d).astype(np.int32)
 
 
-# B as a function of n = Δ², tabulated once per process and grown on demand
-_TABLE_LIMIT = 1 << 21  # 16 MiB of float64; farther distances are computed directly
-_importance_table = np.empty(0)
+def _background_weight_table() -> np.ndarray:
+    """``table[n]`` = B = 2 − exp(ln(0.5)/5 · √n) for n = Δ² > 0, and ``table[0]`` = 0.
 
-
-def _importance_of(n: np.ndarray) -> np.ndarray:
-    """B = 2 − exp(ln(0.5)/5 · √n) for integers n ≥ 0, bit-identical to the direct formula."""
-    global _importance_table
-    n_max = int(n.max()) if n.size else 0
-    if n_max >= _TABLE_LIMIT:
-        return 2 - np.exp(_IMPORTANCE_RATE * np.sqrt(n.astype(np.float64)))
-    table = _importance_table  # one read: another thread may replace it meanwhile
-    if n_max >= table.size:
-        size = min(max(n_max + 1, 2 * table.size, 1 << 16), _TABLE_LIMIT)
-        table = 2 - np.exp(_IMPORTANCE_RATE * np.sqrt(np.arange(size, dtype=np.float64)))
-        if size > _importance_table.size:
-            _importance_table = table
-    return table[n]
-
-
-def _background_importance(mask: np.ndarray, n: np.ndarray | None = None) -> np.ndarray:
-    """B = 2 − exp(ln(0.5)/5 · Δ) on the background pixels (row-major order).
-
-    Δ² is an integer n, so B takes one value per n: the values come from a table (same
-    float operations as the direct formula, hence the same bits). ``n`` (the squared
-    distances of every pixel, :func:`_squared_distances`) is computed when not given;
-    images too large for OpenCV's exact float32 recovery use SciPy.
+    Entry 0 (n = 0 exactly on the object) holds 0, so a lookup of every pixel gives the
+    background weights with the object masked out. The entries go through the same float
+    operations as the direct formula, hence the same bits. B rounds to exactly 2.0 from
+    Δ ≈ 265 on (exp(…) below half an ulp of 2), so the table ends at the first such n and
+    a clipped lookup gives 2.0 for every farther pixel.
     """
-    bg = ~mask
+    n = np.arange(1 << 17, dtype=np.float64)  # √(2¹⁷) ≈ 362 > 265
+    table = 2 - np.exp(_IMPORTANCE_RATE * np.sqrt(n))
+    last = int(np.argmax(table == 2.0))
+    if last == 0 or not np.all(table[last:] == 2.0):
+        raise AssertionError("B never reaches 2.0 within the table")  # IEEE 754: it does
+    table = np.ascontiguousarray(table[: last + 1])
+    table[0] = 0.0
+    return table
+
+
+_WEIGHT_TABLE = _background_weight_table()
+
+
+def _background_weights(mask: np.ndarray, n: np.ndarray | None = None) -> np.ndarray:
+    """B = 2 − exp(ln(0.5)/5 · Δ) on the background, 0 on the object (full size, float64).
+
+    Δ² is an integer n, so B comes from :data:`_WEIGHT_TABLE` (bit-identical to the direct
+    formula). ``n`` (the squared distances of every pixel, :func:`_squared_distances`) is
+    computed when not given; images too large for OpenCV's exact float32 recovery use SciPy
+    and the formula.
+    """
     if n is None:
         d32 = _squared_distance_f32(mask)
         if d32 is None:
             from scipy import ndimage  # only here: importing it costs ~0.35 s per process
 
-            dist = np.asarray(ndimage.distance_transform_edt(bg), dtype=np.float64)[bg]
-            return 2 - np.exp(_IMPORTANCE_RATE * dist)
+            dist = np.asarray(ndimage.distance_transform_edt(~mask), dtype=np.float64)
+            weights = 2 - np.exp(_IMPORTANCE_RATE * dist)
+            weights[mask] = 0.0
+            return weights
         n = _squared_distances(d32)
-    return _importance_of(n[bg])
+    return np.take(_WEIGHT_TABLE, n, mode="clip")
 
 
 def _offset_rings(radius: int) -> list[np.ndarray]:
@@ -198,10 +204,10 @@ class _GtPart:
     """GT-only quantities of the weighted F-measure (memoised per GT)."""
 
     crop: tuple[slice, slice]  # fg bounding box grown by the kernel radius
-    fg_index: np.ndarray  # flat indices (in the crop) of foreground pixels, row-major
+    object_crop: np.ndarray  # the GT in the crop as float64 0/1 (C-contiguous)
     band_index: np.ndarray  # flat indices (in the crop) of bg pixels within 3 px
     band_source: np.ndarray  # flat indices (in the crop) of their nearest fg pixel
-    bg_importance: np.ndarray  # B on background pixels (row-major over the image)
+    bg_weights: np.ndarray  # B on the background, 0 on the object (full size)
 
 
 # first set bit of a byte (index of the first hit within a ring of at most 8 offsets)
@@ -219,16 +225,22 @@ def _band_sources(
     w = mask.shape[1]
     pad = _RADIUS + 1
     wp = w + 2 * pad
-    padded = np.pad(mask, pad).ravel()
-    rows, cols = np.divmod(band_index, w)
-    flat = (rows + pad) * wp + (cols + pad)  # positions in the padded image
+    padded = cv2.copyMakeBorder(
+        np.ascontiguousarray(mask).view(np.uint8), pad, pad, pad, pad, cv2.BORDER_CONSTANT
+    ).ravel()
+    rows = band_index // w
+    flat = band_index + rows * (2 * pad) + (pad * wp + pad)  # positions in the padded image
     if band_n is not None:
-        candidates = _RING_TABLE[band_n]  # (k, 8, 2); the ring holds at least one hit
-        hits = padded[flat[:, None] + candidates[..., 0] * wp + candidates[..., 1]]
-        if not hits.any(axis=1).all():  # cannot happen when band_n are the exact distances
+        # the ring at each pixel's exact distance holds at least one object pixel
+        # (k, 8) offsets of the ring in tie-break order, in the padded and the crop image
+        padded_offsets = (_RING_TABLE[..., 0] * wp + _RING_TABLE[..., 1])[band_n]
+        hits = padded[flat[:, None] + padded_offsets]
+        first = hits.argmax(axis=1)
+        k = np.arange(band_index.size)
+        if not hits[k, first].all():  # cannot happen when band_n are the exact distances
             raise AssertionError("band pixel without an object pixel at its distance")
-        first = candidates[np.arange(band_index.size), hits.argmax(axis=1)]
-        return (rows + first[:, 0]) * w + (cols + first[:, 1])
+        offsets = _RING_TABLE[..., 0] * w + _RING_TABLE[..., 1]
+        return band_index + offsets[band_n, first]
     source = np.full(band_index.shape, -1, dtype=np.intp)
     todo = np.arange(band_index.size)
     for ring in _BAND_RINGS:
@@ -237,7 +249,7 @@ def _band_sources(
         found = code != 0
         first = ring[_FIRST_BIT[code[found]]]  # first hit in tie-break order
         done = todo[found]
-        source[done] = (rows[done] + first[:, 0]) * w + (cols[done] + first[:, 1])
+        source[done] = band_index[done] + first[:, 0] * w + first[:, 1]
         todo = todo[~found]
         if todo.size == 0:
             break
@@ -263,11 +275,11 @@ def _gt_part(gt: GroundTruth) -> _GtPart:
     band_n = None if n is None else np.ascontiguousarray(n[crop]).ravel()[band_index]
     return _GtPart(
         crop=crop,
-        fg_index=np.flatnonzero(local),
+        object_crop=local.astype(np.float64),
         band_index=band_index,
         band_source=_band_sources(local, band_index, band_n),
         # B(~GT) = 2 - exp(log(1 - 0.5) / 5 .* Dst(~GT))
-        bg_importance=_background_importance(mask, n),
+        bg_weights=_background_weights(mask, n),
     )
 
 
@@ -370,17 +382,17 @@ class WeightedFmeasureResult:
         return np.where(self._pair.mask, 0.0, self.weighted_error_map)
 
 
-def _fg_min_error(pair: Pair, part: _GtPart) -> np.ndarray:
-    """MIN_E_EA on the foreground pixels (row-major), from a crop around the object."""
-    local = pair.mask[part.crop]
-    error = np.abs(pair.pred[part.crop] - local)
-    et = np.where(local, error, 0.0)  # only fg and the 3-px band reach a fg pixel's kernel
+def _fg_min_error_sum(pair: Pair, part: _GtPart) -> float:
+    """Σ MIN_E_EA over the foreground, from a crop around the object."""
+    local = part.object_crop
+    error = cv2.absdiff(pair.pred[part.crop], local)  # E = |p - g|
+    et = cv2.multiply(error, local)  # only fg and the 3-px band reach a fg pixel's kernel
     et.flat[part.band_index] = error.flat[part.band_source]  # Et(~GT) = Et(IDXT(~GT))
     # EA = imfilter(Et, K): fspecial('gaussian', 7, 5) is separable; zero padding
     ea = cv2.sepFilter2D(et, cv2.CV_64F, _GAUSS_1D, _GAUSS_1D, borderType=cv2.BORDER_CONSTANT)
-    # MIN_E_EA(GT & EA < E) = EA(GT & EA < E)
+    # MIN_E_EA(GT & EA < E) = EA(GT & EA < E); summed over the object (weights 1 there)
     np.minimum(ea, error, out=ea)
-    return ea[local]
+    return float(np.dot(ea.ravel(), local.ravel()))
 
 
 def weighted_fmeasure_from_pair(pair: Pair, *, beta2: float = 1.0) -> WeightedFmeasureResult:
@@ -400,13 +412,13 @@ def weighted_fmeasure_from_pair(pair: Pair, *, beta2: float = 1.0) -> WeightedFm
             _pair=pair,
         )
     part = gt.memo("weighted_fmeasure", lambda: _gt_part(gt))
-    ew_fg = _fg_min_error(pair, part)  # B = 1 on the foreground
-    ew_bg = np.abs(pair.pred[~pair.mask]) * part.bg_importance  # MIN_E_EA = E on background
+    ew_fg_sum = _fg_min_error_sum(pair, part)  # Ew = MIN_E_EA: B = 1 on the foreground
     # TPw = sum(dGT(:)) - sum(sum(Ew(GT)));  FPw = sum(sum(Ew(~GT)));
-    tp_w = gt.n_fg - np.sum(ew_fg)
-    fp_w = np.sum(ew_bg)
+    # on the background MIN_E_EA = E = p (p ≥ 0), so FPw = Σ p·B with B = 0 on the object
+    tp_w = gt.n_fg - ew_fg_sum
+    fp_w = np.dot(pair.pred.ravel(), part.bg_weights.ravel())
     # R = 1 - mean2(Ew(GT));  P = TPw ./ (eps + TPw + FPw);
-    recall = 1 - np.mean(ew_fg)
+    recall = 1 - ew_fg_sum / gt.n_fg
     precision = tp_w / (tp_w + fp_w + EPS)
     # Q = (1 + Beta^2) * (R * P) ./ (eps + R + (Beta .* P));
     score = (1 + beta2) * recall * precision / (recall + beta2 * precision + EPS)

@@ -50,34 +50,33 @@ def test_exact_distance_map_equals_scipy_bit_for_bit() -> None:
     )
 
 
-def test_background_importance_matches_the_formula() -> None:
+def _weights_by_formula(mask: np.ndarray) -> np.ndarray:
+    d = ndimage.distance_transform_edt(~mask)
+    return np.where(mask, 0.0, 2 - np.exp(np.log(0.5) / 5 * d))
+
+
+def test_background_weights_match_the_formula() -> None:
     for mask in _masks(50, 2):
         if mask.any():
-            d = ndimage.distance_transform_edt(~mask)
-            expected = (2 - np.exp(np.log(0.5) / 5 * d))[~mask]
-            np.testing.assert_array_equal(wfm_module._background_importance(mask), expected)
-    # the process-wide table (grown on demand) and the direct formula beyond it
-    n = np.array([0, 1, 2, 5, 70_000, wfm_module._TABLE_LIMIT + 3])
-    for part in (n[:4], n[:5], n):
+            np.testing.assert_array_equal(
+                wfm_module._background_weights(mask), _weights_by_formula(mask)
+            )
+    # far beyond the table's end (B = 2.0 exactly), and beyond OpenCV's exact float32
+    # range (SciPy's transform)
+    for shape in ((3, 1500), (2, 2100)):
+        mask = np.zeros(shape, bool)
+        mask[1, 7] = mask[0, -300] = True
         np.testing.assert_array_equal(
-            wfm_module._importance_of(part), 2 - np.exp(np.log(0.5) / 5 * np.sqrt(part))
+            wfm_module._background_weights(mask), _weights_by_formula(mask)
         )
 
 
-def test_importance_table_is_safe_to_grow_from_several_threads() -> None:
-    """The GUI scores models on several threads; each may grow the table."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    wfm_module._importance_table = np.empty(0)
-    sizes = [1 << k for k in range(10, 21)] * 4
-
-    def check(top: int) -> bool:
-        n = np.arange(0, top, 7)
-        expected = 2 - np.exp(np.log(0.5) / 5 * np.sqrt(n))
-        return bool(np.array_equal(wfm_module._importance_of(n), expected))
-
-    with ThreadPoolExecutor(4) as pool:
-        assert all(pool.map(check, sizes))
+def test_weight_table_is_the_formula_up_to_where_it_rounds_to_two() -> None:
+    table = wfm_module._WEIGHT_TABLE
+    n = np.arange(1, 400_000)
+    expected = 2 - np.exp(np.log(0.5) / 5 * np.sqrt(n))
+    assert table[0] == 0 and table[-1] == 2.0 and table[-2] < 2.0
+    np.testing.assert_array_equal(np.take(table, n, mode="clip"), expected)
 
 
 def test_full_gt_all_zero_prediction_scores_above_zero_like_the_reference() -> None:
