@@ -16,7 +16,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.reference.oracle import reference_python
 
-__all__ = ["HERE", "REPO", "ratio_table", "reference_python", "run_json"]
+__all__ = ["HERE", "REPO", "ratio_table", "reference_python", "rows_of", "run_json", "run_rounds"]
 
 
 SINGLE_THREAD = {
@@ -46,9 +46,53 @@ def run_json(python: str | Path, script: Path, args: list[str], tuned: bool) -> 
         return json.loads(out.read_text())
 
 
-def ratio_table(rows: list[tuple[str, float, float]], title: str) -> str:
-    """Format (name, reference ms, fminspect ms) rows with speed-up ratios."""
-    lines = [title, f"  {'measure':<44} {'pysod ms':>9} {'ours ms':>9} {'speed-up':>9}"]
+def run_rounds(
+    ref_python: str | Path, args: list[str], tuned: bool, rounds: int
+) -> list[tuple[dict, dict]]:
+    """Run the reference's and fminspect's timing scripts alternately, ``rounds`` times each.
+
+    This VM's speed drifts by ±30 % over seconds; pairing each reference run with an
+    fminspect run right next to it (the order swapped every round) and taking the median of
+    the per-round ratios keeps that drift out of the ratios.
+    """
+    out = []
+    for i in range(rounds):
+        jobs = [(ref_python, "_time_pysod.py"), (sys.executable, "_time_ours.py")]
+        if i % 2:
+            jobs.reverse()
+        done = {script: run_json(python, HERE / script, args, tuned) for python, script in jobs}
+        out.append((done["_time_pysod.py"], done["_time_ours.py"]))
+    return out
+
+
+def rows_of(
+    pairs: list[tuple[dict, dict]], spec: list[tuple[str, str, str]]
+) -> list[tuple[str, list[float], list[float]]]:
+    """Rows for :func:`ratio_table` from per-round (reference, fminspect) timing dicts;
+    ``spec`` lists (row name, reference key, fminspect key)."""
+    return [
+        (name, [r[ref_key] for r, _ in pairs], [o[ours_key] for _, o in pairs])
+        for name, ref_key, ours_key in spec
+    ]
+
+
+def _median(values: list[float]) -> float:
+    v = sorted(values)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+
+def ratio_table(rows: list[tuple[str, list[float], list[float]]], title: str) -> str:
+    """Format (name, reference ms per round, fminspect ms per round) rows: the median time of
+    each side over the rounds, and the median (and range) of the per-round speed-ups."""
+    lines = [
+        title,
+        f"  {'measure':<44} {'pysod ms':>9} {'ours ms':>9} {'speed-up':>9}  per round",
+    ]
     for name, ref, ours in rows:
-        lines.append(f"  {name:<44} {ref:9.2f} {ours:9.2f} {ref / ours:8.1f}×")
+        ratios = [r / o for r, o in zip(ref, ours, strict=True)]
+        spread = f"{min(ratios):.1f}–{max(ratios):.1f}×" if len(ratios) > 1 else ""
+        lines.append(
+            f"  {name:<44} {_median(ref):9.2f} {_median(ours):9.2f} "
+            f"{_median(ratios):8.1f}×  {spread}"
+        )
     return "\n".join(lines)

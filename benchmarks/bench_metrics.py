@@ -1,6 +1,6 @@
 """Speed of the classic measures against pysodmetrics 1.6.2, measured in the same run.
 
-    python benchmarks/bench_metrics.py [--repeats 20] [--sizes 400 1024]
+    python benchmarks/bench_metrics.py [--repeats 20] [--rounds 3] [--sizes 400 1024]
 
 Both libraries run single-threaded (BLAS/OpenMP threads = 1, cv2.setNumThreads(1)), each in
 its own environment (pysodmetrics pins old numpy/scikit-image/OpenCV), on the same inputs,
@@ -14,19 +14,20 @@ alone ≥ 5× faster.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
-from _harness import HERE, ratio_table, reference_python, run_json
+from _harness import ratio_table, reference_python, rows_of, run_rounds
 from _inputs import write_inputs
 
 CLASSIC = ["MAE", "Fmeasure", "FmeasureV2 IoU+Dice", "Emeasure", "Smeasure", "WeightedFmeasure"]
+WARM = ("WeightedFmeasure", "Smeasure")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--sizes", type=int, nargs="+", default=[400, 1024])
     args = ap.parse_args()
     ref_python = reference_python()
@@ -35,23 +36,24 @@ def main() -> None:
         write_inputs(npz, args.sizes)
         for tuned in (False, True):
             common = [str(npz), str(args.repeats), "metrics"]
-            ref = run_json(ref_python, HERE / "_time_pysod.py", common, tuned)
-            ours = run_json(sys.executable, HERE / "_time_ours.py", common, tuned)
+            rounds = run_rounds(ref_python, common, tuned, args.rounds)
             alloc = "fminspect allocator settings" if tuned else "default allocator"
             for s in args.sizes:
-                r, o = ref[str(s)], ours[str(s)]
-                rows = [(k, r[k], o[k]) for k in [*CLASSIC, "MSIoU adaptive+binary"]]
-                rows += [
-                    (f"{k} (warm GT)", r[k], o[f"{k} (warm GT)"])
-                    for k in ("WeightedFmeasure", "Smeasure")
+                pairs = [(r[str(s)], o[str(s)]) for r, o in rounds]
+                for r, _ in pairs:
+                    r["classic suite"] = sum(r[k] for k in CLASSIC)
+                spec = [(k, k, k) for k in [*CLASSIC, "MSIoU adaptive+binary"]]
+                spec += [(f"{k} (warm GT)", k, f"{k} (warm GT)") for k in WARM]
+                spec += [
+                    ("classic suite (sum of the six above)", "classic suite", "classic suite"),
+                    ("classic suite (warm GT)", "classic suite", "classic suite (warm GT)"),
                 ]
-                ref_sum = sum(r[k] for k in CLASSIC)
-                rows.append(("classic suite (sum of the six above)", ref_sum, o["classic suite"]))
-                rows.append(("classic suite (warm GT)", ref_sum, o["classic suite (warm GT)"]))
-                print(ratio_table(rows, f"\n{s}×{s}, {alloc}, median of {args.repeats}"))
+                title = f"\n{s}×{s}, {alloc}, {args.rounds} rounds of {args.repeats} calls"
+                print(ratio_table(rows_of(pairs, spec), title))
+                full = sorted(o["full suite"] for _, o in pairs)[len(pairs) // 2]
                 print(
                     f"  (fminspect full suite incl. relaxF, MSIoU, classification rates: "
-                    f"{o['full suite']:.2f} ms)"
+                    f"{full:.2f} ms)"
                 )
 
 
