@@ -95,6 +95,32 @@ def test_threshold_scrubbing_updates_the_emeasure_view(qtbot, demo_window) -> No
         assert view.at.score == pytest.approx(r.emeasure.curve[t], abs=1e-12)
         x, y = view.curve_marker.getData()
         assert (x[0], y[0]) == (t / 255, r.emeasure.curve[t])
+        # the region table follows: pixels and contributions of the core's result, E below
+        cells = [
+            [view.regions.item(i, c).text() for c in range(view.regions.columnCount())]
+            for i in range(view.regions.rowCount())
+        ]
+        counts = (at.counts.tp, at.counts.fp, at.counts.fn, at.counts.tn)
+        assert [row[1] for row in cells[:4]] == [str(n) for n in counts]
+        assert [float(row[-1]) for row in cells[:4]] == pytest.approx(
+            list(at.region_contribution), rel=1e-3
+        )
+        assert cells[4][-1] == f"{at.score:.4g}"
+        assert f"TP: contribution,{at.region_contribution[0]:.6g}," in view.numbers_csv()
+
+
+def test_smeasure_quadrant_table_holds_the_core_terms(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
+    s = demo_window.controller.results["RC"].smeasure
+    view = demo_window.explain("RC", "Sm").view
+    table = view.quadrants
+    cell = lambda r, c: table.item(r, c).text()  # noqa: E731
+    assert [cell(0, c) for c in range(6)] == ["pixels", "LT", "RT", "LB", "RB", "all"][:1] + [
+        str(q.n) for q in s.quadrants
+    ] + [str(sum(q.n for q in s.quadrants))]
+    for c, q in enumerate(s.quadrants, start=1):
+        terms = (q.weight, q.luminance, q.contrast, q.structure, q.ssim, q.contribution)
+        assert [float(cell(r, c)) for r in range(1, 7)] == pytest.approx(terms, abs=5e-5)
+    assert float(cell(6, 5)) == pytest.approx(s.region_score, abs=5e-5)
 
 
 def test_views_open_on_the_binarisation_behind_the_clicked_number(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]

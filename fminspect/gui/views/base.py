@@ -101,6 +101,41 @@ class MatrixPanel(QtWidgets.QWidget):
             self.readout.setText(f"row {r}, col {c}: {text}")
 
 
+class SmallTable(QtWidgets.QTableWidget):
+    """A compact read-only table: one row per region or quadrant, numbers right-aligned."""
+
+    def __init__(
+        self, columns: tuple[str, ...], column_help: tuple[str, ...] = (), tooltip: str = ""
+    ) -> None:
+        super().__init__(0, len(columns))
+        for c, label in enumerate(columns):
+            item = QtWidgets.QTableWidgetItem(label)
+            if c < len(column_help):
+                item.setToolTip(column_help[c])
+            self.setHorizontalHeaderItem(c, item)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setToolTip(tooltip)
+
+    def set_rows(self, rows: list[tuple[str, ...]], row_help: list[str] | None = None) -> None:
+        """Fill the table; the first column is a name (with ``row_help`` as its tooltip), the
+        others numbers."""
+        self.setRowCount(len(rows))
+        right = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                item = QtWidgets.QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(right)
+                elif row_help:
+                    item.setToolTip(row_help[r])
+                self.setItem(r, c, item)
+
+
 class ExplainView(QtWidgets.QWidget):
     """A measure's explanation: what it computes (with equations), its matrices, and the
     numbers that make up the score. Subclasses fill it from a :class:`SuiteResult`."""
@@ -173,8 +208,10 @@ class ExplainView(QtWidgets.QWidget):
     def add_plot(
         self, plot: QtWidgets.QWidget, row: int, col: int, rowspan: int = 1, colspan: int = 1
     ) -> None:
-        """Put a plot in the grid with a usable minimum height."""
+        """Put a plot in the grid with a usable minimum height. Its width follows the grid's
+        columns: a long title must not widen it over its neighbours in a small window."""
         plot.setMinimumHeight(220)
+        plot.setMinimumWidth(160)  # not the width its title asks for
         self.grid.addWidget(plot, row, col, rowspan, colspan)
 
     def set_numbers(self, rows: list[tuple[str, object, str]]) -> None:
@@ -193,7 +230,13 @@ class ExplainView(QtWidgets.QWidget):
         w.writerow(["quantity", "value", "what it is"])
         for r in range(self.numbers.rowCount()):
             w.writerow([self.numbers.item(r, c).text() for c in range(3)])
+        for row in self.extra_csv_rows():
+            w.writerow(row)
         return buf.getvalue()
+
+    def extra_csv_rows(self) -> list[tuple[str, str, str]]:
+        """Numbers a view shows outside the numbers table (exported after its rows)."""
+        return []
 
     def set_threshold(self, index: int) -> None:
         """Follow the inspector's threshold (views that depend on it override)."""

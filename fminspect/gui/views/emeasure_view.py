@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-from fminspect.gui.views.base import ThresholdView
+from fminspect.gui.views.base import SmallTable, ThresholdView
 from fminspect.metrics import EmeasureAt, emeasure_at
 from fminspect.metrics.emeasure import REGIONS, enhancement
 
@@ -18,6 +18,8 @@ REGION_COLOURS = {
 #: Where each region's label sits relative to its point (pyqtgraph anchors: (1, 1) puts the
 #: text left of and above the point).
 LABEL_ANCHORS = {"TP": (1.1, 1), "TN": (1.1, 0), "FP": (-0.1, 1), "FN": (-0.1, 0)}
+#: Columns of the region table: what each region adds to the score.
+REGION_COLUMNS = ("region", "pixels", "φ_FM", "φ_GT", "ξ", "f(ξ)", "contribution")
 
 
 class EmeasureView(ThresholdView):
@@ -37,7 +39,7 @@ class EmeasureView(ThresholdView):
             "Fan et al., IJCAI 2018.",
         )
         self.add_threshold_controls(e.adaptive_threshold, "adpEm")
-        self.mapping = pg.PlotWidget(title="f(ξ) = (1 + ξ)²/4 and the four regions")
+        self.mapping = pg.PlotWidget(title="f(ξ) = (1 + ξ)²/4 by region")
         xi = np.linspace(-1, 1, 201)
         self.mapping.plot(xi, enhancement(xi), pen=pg.mkPen((120, 120, 120), width=2))
         self.mapping.setLabel("bottom", "ξ (alignment)")
@@ -56,13 +58,21 @@ class EmeasureView(ThresholdView):
             self.mapping.addItem(label, ignoreBounds=True)
         self.mapping.setXRange(-1.05, 1.05)
         self.mapping.setYRange(-0.05, 1.1)
-        self.curve = pg.PlotWidget(title="E-measure curve (● current t)")
+        self.curve = pg.PlotWidget(title="E curve (● current t)")
         self.curve.plot(np.arange(256) / 255, e.curve, pen=pg.mkPen((31, 119, 180), width=2))
         self.curve_marker = pg.ScatterPlotItem(size=10, brush=pg.mkBrush(235, 60, 50))
         self.curve.addItem(self.curve_marker)
         self.curve.setLabel("bottom", "threshold t/255")
-        self.add_plot(self.mapping, 2, 2, 1, 2)
-        self.add_plot(self.curve, 2, 0, 1, 2)
+        self.regions = SmallTable(
+            REGION_COLUMNS,
+            "Every pixel falls in one of four regions (binarised map vs GT); all pixels of a "
+            "region share φ_FM, φ_GT, ξ and f(ξ). contribution = f(ξ)·pixels / (N − 1 + eps); "
+            "the four contributions add up to E.",
+        )
+        self.region_rows: list[tuple[str, str, str]] = []
+        self.add_plot(self.curve, 2, 0)
+        self.add_plot(self.mapping, 2, 1)
+        self.grid.addWidget(self.regions, 2, 2, 1, 2)
         self.set_threshold(self.threshold)
 
     def maps_at(self, index: int) -> EmeasureAt:
@@ -132,6 +142,8 @@ class EmeasureView(ThresholdView):
             ("meanEm", self.result.emeasure.mean, "mean of the 256-value curve"),
             ("maxEm", self.result.emeasure.max, "max of the 256-value curve"),
         ]
+        self.region_rows = []
+        table: list[tuple[str, ...]] = []
         for r, n, bf, bg, xi, f, contrib in zip(
             REGIONS,
             counts,
@@ -142,10 +154,17 @@ class EmeasureView(ThresholdView):
             at.region_contribution,
             strict=True,
         ):
-            rows.append((f"{r}: pixels", n, "region size"))
-            rows.append((f"{r}: φ_FM, φ_GT", f"{bf:.4f}, {bg:.4f}", "bias values of the region"))
-            rows.append(
-                (f"{r}: ξ → f(ξ)", f"{xi:.4f} → {f:.4f}", "alignment and enhanced alignment")
-            )
-            rows.append((f"{r}: contribution", contrib, "f(ξ)·pixels / (N − 1 + eps)"))
+            table.append((r, str(n), *(f"{v:.4f}" for v in (bf, bg, xi, f)), f"{contrib:.4g}"))
+            self.region_rows += [
+                (f"{r}: pixels", str(n), "region size"),
+                (f"{r}: φ_FM, φ_GT", f"{bf:.4f}, {bg:.4f}", "bias values of the region"),
+                (f"{r}: ξ → f(ξ)", f"{xi:.4f} → {f:.4f}", "alignment and enhanced alignment"),
+                (f"{r}: contribution", f"{contrib:.6g}", "f(ξ)·pixels / (N − 1 + eps)"),
+            ]
+        table.append(("all: E", str(sum(counts)), "", "", "", "", f"{at.score:.4g}"))
+        self.regions.set_rows(table)
         self.set_numbers(rows)
+
+    def extra_csv_rows(self) -> list[tuple[str, str, str]]:
+        """The region table, one quantity per row."""
+        return self.region_rows

@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-from fminspect.gui.views.base import ExplainView
+from fminspect.gui.views.base import ExplainView, SmallTable
 from fminspect.metrics.smeasure import value_histograms
+
+#: Rows of the quadrant table (one column per quadrant, then "all").
+QUADRANT_TERMS = (
+    ("pixels", "pixels in the quadrant"),
+    ("weight", "the quadrant's share of the image area"),
+    ("luminance", "2x̄ȳ/(x̄² + ȳ²)"),
+    ("contrast", "2σxσy/(σx² + σy²)"),
+    ("structure", "σxy/(σxσy)"),
+    ("ssim", "luminance · contrast · structure"),
+    ("weight·ssim", "what the quadrant adds to S_r; under all: S_r"),
+)
 
 
 class SmeasureView(ExplainView):
@@ -41,7 +52,13 @@ class SmeasureView(ExplainView):
                     self.panels[key].add_item(pg.PlotCurveItem([cx, cx], [0, h], pen=pen))
                     self.panels[key].add_item(pg.PlotCurveItem([0, w], [cy, cy], pen=pen))
                     for q in s.quadrants:
-                        label = pg.TextItem(q.name, color=(255, 80, 80), anchor=(0.5, 0.5))
+                        # white on a dark box: readable on photographs and maps alike
+                        label = pg.TextItem(
+                            f"{q.name}  w {q.weight:.2f}\nssim {q.ssim:.3f}",
+                            color=(255, 255, 255),
+                            fill=pg.mkBrush(0, 0, 0, 170),
+                            anchor=(0.5, 0.5),
+                        )
                         label.setPos((q.cols[0] + q.cols[1]) / 2, (q.rows[0] + q.rows[1]) / 2)
                         self.panels[key].add_item(label)
         edges, fg, bg = value_histograms(pair)
@@ -65,7 +82,15 @@ class SmeasureView(ExplainView):
         hist.getAxis("left").enableAutoSIPrefix(False)
         hist.setLabel("bottom", "map value")
         hist.setLabel("left", "fraction of pixels")
-        self.add_plot(hist, 1, 0, 1, 3)
+        self.add_plot(hist, 1, 0, 1, 2)
+        self.quadrants = SmallTable(
+            ("", "LT", "RT", "LB", "RB", "all"),
+            tooltip="ssim = luminance · contrast · structure of the map against the GT in each "
+            "quadrant; S_r = Σ weight · ssim, the weight being the quadrant's share of the image "
+            "area.",
+        )
+        self.grid.addWidget(self.quadrants, 1, 2)
+        self.quadrant_rows: list[tuple[str, str, str]] = []
         rows: list[tuple[str, object, str]] = [
             ("S", s.score, s.degenerate or f"{s.alpha:g}·S_o + {1 - s.alpha:g}·S_r")
         ]
@@ -90,20 +115,33 @@ class SmeasureView(ExplainView):
                     "rounded centroid + 1 (MATLAB indexing)",
                 ),
             ]
+            columns = []
             for q in s.quadrants:
-                rows.append(
+                terms = (q.weight, q.luminance, q.contrast, q.structure, q.ssim, q.contribution)
+                columns.append((str(q.n), *(f"{v:.4f}" for v in terms)))
+                self.quadrant_rows += [
                     (
                         f"{q.name}: weight, ssim",
                         f"{q.weight:.4f}, {q.ssim:.4f}",
                         f"{q.n} px; contributes {q.contribution:.4f}",
-                    )
-                )
-                rows.append(
+                    ),
                     (
                         f"{q.name}: luminance · contrast · structure",
                         f"{q.luminance:.4f} · {q.contrast:.4f} · {q.structure:.4f}",
-                        f"x̄ {q.pred_mean:.3f}, ȳ {q.gt_mean:.3f}, σx² {q.pred_var:.4f}, σy² {q.gt_var:.4f}, σxy {q.covariance:.4f}",
-                    )
-                )
+                        f"x̄ {q.pred_mean:.3f}, ȳ {q.gt_mean:.3f}, σx² {q.pred_var:.4f}, "
+                        f"σy² {q.gt_var:.4f}, σxy {q.covariance:.4f}",
+                    ),
+                ]
+            n = sum(q.n for q in s.quadrants)
+            columns.append((str(n), "", "", "", "", "", f"{s.region_score:.4f}"))
+            table = [
+                (name, *(column[i] for column in columns))
+                for i, (name, _) in enumerate(QUADRANT_TERMS)
+            ]
+            self.quadrants.set_rows(table)
         rows += [("note", w, "") for w in s.warnings]
         self.set_numbers(rows)
+
+    def extra_csv_rows(self) -> list[tuple[str, str, str]]:
+        """The quadrant table with each quadrant's means, variances and covariance."""
+        return self.quadrant_rows

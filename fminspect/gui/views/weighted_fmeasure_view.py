@@ -47,7 +47,7 @@ class WeightedFmeasureView(ExplainView):
         p("plain", f"plain F: TP/FP/FN at p ≥ {f.adaptive_threshold:.3f}", 2, 2).show_categories(
             codes, CONFUSION_COLOURS, CONFUSION_NAMES
         )
-        p("plain_e", "plain F counts every error alike: |p − g| > 0.5?", 2, 3).show_matrix(
+        p("plain_e", "unweighted errors: |p − g| > 0.5", 2, 3).show_matrix(
             (w.error_map > 0.5).astype(float), cmap="gray"
         )
         s = f.sweep.adaptive
