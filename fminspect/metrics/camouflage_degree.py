@@ -56,6 +56,7 @@ STRIDE = PATCH // 2
 BAND = 20
 _CHUNK = 1024  # query patches per distance block
 _OFF_R, _OFF_C = np.meshgrid(np.arange(PATCH), np.arange(PATCH), indexing="ij")
+_PACK = 14  # bits per channel sum in the repainting (49 · 255 < 2¹⁴)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -193,7 +194,17 @@ def nearest_band_patch(
         bound = lab[idx, first].astype(np.float64) + ((qxy - bg_xy64[first]) ** 2).sum(axis=1)
         bound32 = bound.astype(np.float32)
         bound32 = np.where(bound32 < bound, np.nextafter(bound32, np.float32(np.inf)), bound32)
-        rows, cols = np.nonzero(lab <= bound32[:, None])
+        # most queries have a single candidate, their first pick: the others are the
+        # queries whose second-smallest L is within the bound too
+        out[start : start + len(q)] = first
+        lab_first = lab[idx, first]
+        lab[idx, first] = np.inf
+        several = np.flatnonzero(lab.min(axis=1) <= bound32)
+        lab[idx, first] = lab_first
+        if several.size == 0:
+            continue
+        sub, cols = np.nonzero(lab[several] <= bound32[several, None])
+        rows = several[sub]
         exact = lab[rows, cols].astype(np.float64) + ((qxy[rows] - bg_xy64[cols]) ** 2).sum(axis=1)
         order = np.lexsort((cols, exact, rows))  # by row, then distance, then band index
         keep = np.ones(len(order), bool)
@@ -205,20 +216,54 @@ def nearest_band_patch(
 def _repaint(
     rgb: np.ndarray, fg_xy: np.ndarray, bg_xy: np.ndarray, matches: np.ndarray, eps: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Average of the matched band patches over every object pixel (black if uncovered)."""
+    """Average of the matched band patches over every object pixel (black if uncovered).
+
+    The three channels are summed in one pass: each pixel's colour is packed into one
+    integer, R + G·2¹⁴ + B·2²⁸. A pixel is covered by at most 7·7 patches, so each channel's
+    sum stays below 49·255 < 2¹⁴ and the packed sums (< 2⁴² ) are exact in float64.
+    """
     h, w = rgb.shape[:2]
     dst = ((fg_xy[:, 0, None, None] + _OFF_R) * w + fg_xy[:, 1, None, None] + _OFF_C).ravel()
     src_xy = bg_xy[matches]
     src = ((src_xy[:, 0, None, None] + _OFF_R) * w + src_xy[:, 1, None, None] + _OFF_C).ravel()
-    flat = rgb.reshape(-1, 3)
+    flat = rgb.reshape(-1, 3).astype(np.int64)
+    packed = flat[:, 0] | (flat[:, 1] << _PACK) | (flat[:, 2] << (2 * _PACK))
     counts = np.bincount(dst, minlength=h * w)
     covered = np.flatnonzero(counts)
+    total = np.bincount(dst, weights=packed[src], minlength=h * w)[covered].astype(np.int64)
+    mask = (1 << _PACK) - 1
+    sums = np.stack([total & mask, (total >> _PACK) & mask, total >> (2 * _PACK)], axis=1)
     repainted = np.zeros((h * w, 3), np.uint8)
-    for ch in range(3):
-        sums = np.bincount(dst, weights=flat[src, ch], minlength=h * w)[covered]
-        # the reference starts its counts at eps and rounds half to even
-        repainted[covered, ch] = np.round(sums / (counts[covered] + eps))
+    # the reference starts its counts at eps and rounds half to even
+    repainted[covered] = np.round(sums / (counts[covered, None] + eps))
     return repainted.reshape(h, w, 3), counts.reshape(h, w)
+
+
+_SRGB_LINEAR: np.ndarray | None = None
+
+
+def _rgb2lab(rgb: np.ndarray) -> np.ndarray:
+    """scikit-image's ``rgb2lab`` of uint8 (…, 3) values, bit for bit, ~20 % faster.
+
+    ``rgb2lab`` = ``xyz2lab(rgb2xyz(·))``; the first step of ``rgb2xyz`` undoes the sRGB
+    gamma channel by channel, which for uint8 input takes one of 256 values: those come
+    from a table built with scikit-image's own conversion and formula; the rest is
+    scikit-image's (the same matrix product, then ``xyz2lab``). Checked against
+    ``rgb2lab`` in tests/metrics/test_camouflage_degree.py.
+    """
+    global _SRGB_LINEAR
+    from skimage.color import xyz2lab
+    from skimage.color.colorconv import xyz_from_rgb
+    from skimage.util import img_as_float64
+
+    if _SRGB_LINEAR is None:
+        v = img_as_float64(np.arange(256, dtype=np.uint8))  # as rgb2xyz converts uint8
+        gamma = v > 0.04045
+        v[gamma] = np.power((v[gamma] + 0.055) / 1.055, 2.4)
+        v[~gamma] /= 12.92
+        _SRGB_LINEAR = v
+    linear = _SRGB_LINEAR[rgb]
+    return xyz2lab(linear @ xyz_from_rgb.T.astype(linear.dtype))
 
 
 def _digest(img: np.ndarray) -> str:
@@ -274,12 +319,12 @@ def _compute(
     bg_sp, fg_sp = _standardised(bg_xy, fg_xy, lam)
     matches = nearest_band_patch(fg_feat, bg_feat, fg_sp, bg_sp)
     repainted, counts = _repaint(rgb, fg_xy, bg_xy, matches, eps)
-    from skimage.color import deltaE_ciede2000, rgb2lab  # imported when first needed
+    from skimage.color import deltaE_ciede2000  # imported when first needed
 
     # ΔE on object pixels only (elementwise, so identical to the full-image computation)
     obj = mask
-    lab_a = rgb2lab(repainted[obj][:, None, :])
-    lab_b = rgb2lab(rgb[obj][:, None, :])
+    lab_a = _rgb2lab(repainted[obj][:, None, :])
+    lab_b = _rgb2lab(rgb[obj][:, None, :])
     delta = deltaE_ciede2000(lab_a, lab_b)[:, 0]
     similarity = 1 - np.clip(delta / 100, 0, 1)
     delta_map, sim_map, cd = zeros.copy(), zeros.copy(), zeros.copy()

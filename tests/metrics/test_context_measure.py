@@ -229,3 +229,64 @@ def test_original_convention_takes_bgr_images() -> None:
     assert diff.max() <= 1
     with pytest.raises(ValueError, match="convention"):
         context_measure(gt, gt, convention="matlab")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- speed-ups stay bit-identical
+def test_table_driven_rgb2lab_equals_scikit_image_bit_for_bit() -> None:
+    from skimage.color import rgb2lab
+
+    from fminspect.metrics.camouflage_degree import _rgb2lab
+
+    rng = np.random.default_rng(3)
+    pixels = [rng.integers(0, 256, (200_000, 1, 3), dtype=np.uint8)]
+    plane = np.stack(np.meshgrid(np.arange(256), np.arange(256), indexing="ij"), -1)
+    for fixed in (0, 10, 128, 255):  # every value of two channels against a third
+        third = np.full((*plane.shape[:2], 1), fixed)
+        pixels.append(np.concatenate([plane, third], -1).reshape(-1, 1, 3).astype(np.uint8))
+    for p in pixels:
+        np.testing.assert_array_equal(_rgb2lab(p), rgb2lab(p))
+
+
+def test_repainting_averages_every_covering_patch() -> None:
+    """The offset-by-offset sums equal a direct per-patch accumulation."""
+    from fminspect.metrics.camouflage_degree import PATCH, _repaint
+
+    rng = np.random.default_rng(4)
+    rgb = rng.integers(0, 256, (40, 50, 3), dtype=np.uint8)
+    fg_xy = np.array([(r, c) for r in range(0, 30, 3) for c in range(0, 21, 3)])
+    bg_xy = np.array([(r, c) for r in range(0, 34, 3) for c in range(30, 44, 3)])
+    matches = rng.integers(0, len(bg_xy), len(fg_xy))
+    sums = np.zeros((40, 50, 3))
+    counts = np.zeros((40, 50))
+    for (r, c), m in zip(fg_xy, matches, strict=True):
+        sr, sc = bg_xy[m]
+        sums[r : r + PATCH, c : c + PATCH] += rgb[sr : sr + PATCH, sc : sc + PATCH]
+        counts[r : r + PATCH, c : c + PATCH] += 1
+    expected = np.where(counts[..., None] > 0, np.round(sums / (counts[..., None] + 1e-16)), 0)
+    repainted, got_counts = _repaint(rgb, fg_xy, bg_xy, matches, 1e-16)
+    np.testing.assert_array_equal(got_counts, counts)
+    np.testing.assert_array_equal(repainted, expected.astype(np.uint8))
+
+
+def test_nearest_band_patch_is_the_exact_brute_force_answer() -> None:
+    """Lowest squared distance (Lab + spatial), ties to the lowest band index — including
+    queries with several candidates within the first pick's bound (few grey levels make
+    exact Lab ties common)."""
+    from fminspect.metrics.camouflage_degree import nearest_band_patch
+
+    rng = np.random.default_rng(5)
+    several = 0
+    for levels, n_q, n_b in ((3, 2500, 300), (256, 1500, 400), (2, 800, 50)):
+        fg = rng.integers(0, levels, (n_q, 147)).astype(np.uint8)
+        bg = rng.integers(0, levels, (n_b, 147)).astype(np.uint8)
+        fg_xy = rng.normal(0, 20, (n_q, 2)).astype(np.float32)
+        bg_xy = rng.normal(0, 20, (n_b, 2)).astype(np.float32)
+        lab = ((fg[:, None, :].astype(np.int64) - bg[None, :, :]) ** 2).sum(axis=2)
+        spatial = ((fg_xy[:, None, :].astype(np.float64) - bg_xy[None, :, :]) ** 2).sum(axis=2)
+        distance = lab + spatial
+        expected = distance.argmin(axis=1)  # first (lowest) index among equal minima
+        np.testing.assert_array_equal(nearest_band_patch(fg, bg, fg_xy, bg_xy), expected)
+        first, rows = lab.argmin(axis=1), np.arange(n_q)
+        bound = lab[rows, first] + spatial[rows, first]
+        several += int(((lab <= bound[:, None]).sum(axis=1) > 1).sum())
+    assert several > 100  # the multi-candidate path was exercised
