@@ -18,7 +18,8 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,6 +107,46 @@ class ResultCache:
             (str(path), st.st_size, st.st_mtime_ns, digest),
         )
         return digest
+
+    def digests(self, paths: Sequence[Path], threads: int = 1) -> dict[Path, str | OSError]:
+        """:meth:`digest` of many files, the unknown ones hashed on ``threads`` threads
+        (reading and hashing release the interpreter lock). A file that cannot be read
+        maps to its ``OSError``."""
+        out: dict[Path, str | OSError] = {}
+        todo: list[tuple[Path, os.stat_result]] = []
+        for path in dict.fromkeys(paths):
+            try:
+                st = os.stat(path)
+            except OSError as exc:
+                out[path] = exc
+                continue
+            row = self._db.execute(
+                "SELECT size, mtime_ns, digest FROM file_digests WHERE path = ?", (str(path),)
+            ).fetchone()
+            if row and row[0] == st.st_size and row[1] == st.st_mtime_ns:
+                out[path] = str(row[2])
+            else:
+                todo.append((path, st))
+
+        def attempt(path: Path) -> str | OSError:
+            try:
+                return file_digest(path)
+            except OSError as exc:
+                return exc
+
+        if threads > 1 and len(todo) > 1:
+            with ThreadPoolExecutor(threads) as pool:
+                hashed = list(pool.map(attempt, [p for p, _ in todo]))
+        else:
+            hashed = [attempt(p) for p, _ in todo]
+        for (path, st), digest in zip(todo, hashed, strict=True):
+            out[path] = digest
+            if isinstance(digest, str):
+                self._db.execute(
+                    "INSERT OR REPLACE INTO file_digests VALUES (?, ?, ?, ?)",
+                    (str(path), st.st_size, st.st_mtime_ns, digest),
+                )
+        return out
 
     # ------------------------------------------------------------------ records
     def has(self, key: str) -> bool:

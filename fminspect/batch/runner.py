@@ -385,13 +385,24 @@ def evaluate_datasets(
             report.keys_by_dataset[ds.name] = keys
             fingerprints = {fam: config.fingerprint(fam) for fam in families(keys)}
             keymap: Keymap = {}
+            wanted: list[Path] = []
             for s in ds.samples:
-                try:
-                    gt_digest = cache.digest(s.gt)
-                    img_digest = cache.digest(s.image) if ("CCm" in keys and s.image) else ""
-                except OSError as exc:
+                wanted.append(s.gt)
+                if "CCm" in keys and s.image:
+                    wanted.append(s.image)
+                wanted += [s.preds[m] for m in names if m in s.preds]
+            digests = cache.digests(wanted, threads=max(jobs, 1) if scheduler is None else 1)
+            for s in ds.samples:
+                gt_digest = digests[s.gt]
+                img_digest = digests[s.image] if ("CCm" in keys and s.image) else ""
+                if not isinstance(gt_digest, str) or not isinstance(img_digest, str):
+                    path, exc = (
+                        (s.gt, gt_digest)
+                        if isinstance(gt_digest, OSError)
+                        else (s.image, img_digest)
+                    )
                     report.problems.append(
-                        Problem(s.gt, f"cannot be read ({exc})", "error", ds.name, "", s.name)
+                        Problem(path, f"cannot be read ({exc})", "error", ds.name, "", s.name)
                     )
                     continue
                 report.digests[str(s.gt)] = gt_digest
@@ -401,12 +412,11 @@ def evaluate_datasets(
                 for m in names:
                     if m not in s.preds:
                         continue
-                    try:
-                        d = cache.digest(s.preds[m])
-                    except OSError as exc:
+                    d = digests[s.preds[m]]
+                    if isinstance(d, OSError):
                         report.problems.append(
                             Problem(
-                                s.preds[m], f"cannot be read ({exc})", "error", ds.name, m, s.name
+                                s.preds[m], f"cannot be read ({d})", "error", ds.name, m, s.name
                             )
                         )
                         continue

@@ -109,10 +109,10 @@ def _squared_distances(d32: np.ndarray) -> np.ndarray:
     """The integers n = Δ² (int32) from OpenCV's float32 distances.
 
     While n < 2²¹, n is recovered exactly in float32 arithmetic (error of d32² below 0.32);
-    larger images recover it in float64.
+    larger distances are recovered in float64.
     """
     h, w = d32.shape
-    if h * h + w * w < 2**21:
+    if h * h + w * w < 2**21 or cv2.minMaxLoc(d32)[1] ** 2 < 2**21 - 2:
         sq = cv2.multiply(d32, d32)  # float32
         return np.rint(sq, out=sq).astype(np.int32)
     d = d32.astype(np.float64)

@@ -368,3 +368,45 @@ def test_conversions_are_reported_and_a_bad_gt_once(
     assert main(["eval", str(root), "--out", str(out), "--measures", "MAE", "--quiet"]) == 0
     assert "0 computed" in capsys.readouterr().err
     assert (out / "problems.csv").read_text() == problems
+
+
+def test_file_digests_on_threads_name_unreadable_files(tmp_path: Path) -> None:
+    from fminspect.batch.cache import ResultCache, file_digest
+
+    files = []
+    for i in range(6):
+        f = tmp_path / f"f{i}.bin"
+        f.write_bytes(bytes([i]) * (5000 + i))
+        files.append(f)
+    missing, folder = tmp_path / "missing.png", tmp_path / "a_folder.png"
+    folder.mkdir()
+    with ResultCache(tmp_path / "c.sqlite") as cache:
+        got = cache.digests([*files, missing, folder, files[0]], threads=2)
+        assert [got[f] for f in files] == [file_digest(f) for f in files]
+        assert isinstance(got[missing], FileNotFoundError)
+        assert isinstance(got[folder], OSError)
+        # remembered: an unchanged file is not hashed again, and agrees with digest()
+        assert cache.digests(files, threads=1) == {f: got[f] for f in files}
+        assert cache.digest(files[3]) == got[files[3]]
+
+
+def test_an_unreadable_gt_is_named_and_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fminspect.batch import cache as cache_module
+
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",))
+    gt = root / "GT" / "img1.png"
+    real = cache_module.file_digest
+
+    def failing(path: Path) -> str:  # as root, file permissions cannot make it unreadable
+        if Path(path) == gt:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(cache_module, "file_digest", failing)
+    report = _run(root, tmp_path / "out")
+    assert report.evaluated == 2
+    (problem,) = [p for p in report.problems if p.name == "img1" and p.severity == "error"]
+    assert Path(problem.path) == gt and "cannot be read" in problem.message
+    assert "Permission denied" in problem.message

@@ -71,6 +71,17 @@ def test_background_weights_match_the_formula() -> None:
         )
 
 
+def test_squared_distances_are_exact_integers_near_and_far() -> None:
+    # float32 recovery (distances below √2²¹ in a large image), and float64 recovery
+    for shape, fg in (((3, 1500), [(1, 7), (0, 1200)]), ((40, 2040), [(0, 0)])):
+        mask = np.zeros(shape, bool)
+        for r, c in fg:
+            mask[r, c] = True
+        d32 = wfm_module._squared_distance_f32(mask)
+        expected = np.rint(ndimage.distance_transform_edt(~mask) ** 2).astype(np.int64)
+        np.testing.assert_array_equal(wfm_module._squared_distances(d32), expected)
+
+
 def test_weight_table_is_the_formula_up_to_where_it_rounds_to_two() -> None:
     table = wfm_module._WEIGHT_TABLE
     n = np.arange(1, 400_000)
