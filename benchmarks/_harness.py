@@ -16,7 +16,16 @@ sys.path.insert(0, str(REPO))
 
 from tests.reference.oracle import reference_python
 
-__all__ = ["HERE", "REPO", "ratio_table", "reference_python", "rows_of", "run_json", "run_rounds"]
+__all__ = [
+    "HERE",
+    "REPO",
+    "median",
+    "ratio_table",
+    "reference_python",
+    "rows_of",
+    "run_json",
+    "run_rounds",
+]
 
 
 SINGLE_THREAD = {
@@ -55,6 +64,8 @@ def run_rounds(
     fminspect run right next to it (the order swapped every round) and taking the median of
     the per-round ratios keeps that drift out of the ratios.
     """
+    if rounds < 1:
+        raise SystemExit("--rounds must be at least 1")
     out = []
     for i in range(rounds):
         jobs = [(ref_python, "_time_pysod.py"), (sys.executable, "_time_ours.py")]
@@ -76,7 +87,8 @@ def rows_of(
     ]
 
 
-def _median(values: list[float]) -> float:
+def median(values: list[float]) -> float:
+    """The median (the mean of the two middle values for an even count)."""
     v = sorted(values)
     return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
 
@@ -92,7 +104,6 @@ def ratio_table(rows: list[tuple[str, list[float], list[float]]], title: str) ->
         ratios = [r / o for r, o in zip(ref, ours, strict=True)]
         spread = f"{min(ratios):.1f}–{max(ratios):.1f}×" if len(ratios) > 1 else ""
         lines.append(
-            f"  {name:<44} {_median(ref):9.2f} {_median(ours):9.2f} "
-            f"{_median(ratios):8.1f}×  {spread}"
+            f"  {name:<44} {median(ref):9.2f} {median(ours):9.2f} {median(ratios):8.1f}×  {spread}"
         )
     return "\n".join(lines)

@@ -17,7 +17,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from _harness import ratio_table, reference_python, rows_of, run_rounds
+from _harness import median, ratio_table, reference_python, rows_of, run_rounds
 from _inputs import write_inputs
 
 CLASSIC = ["MAE", "Fmeasure", "FmeasureV2 IoU+Dice", "Emeasure", "Smeasure", "WeightedFmeasure"]
@@ -50,7 +50,7 @@ def main() -> None:
                 ]
                 title = f"\n{s}×{s}, {alloc}, {args.rounds} rounds of {args.repeats} calls"
                 print(ratio_table(rows_of(pairs, spec), title))
-                full = sorted(o["full suite"] for _, o in pairs)[len(pairs) // 2]
+                full = median([o["full suite"] for _, o in pairs])
                 print(
                     f"  (fminspect full suite incl. relaxF, MSIoU, classification rates: "
                     f"{full:.2f} ms)"

@@ -7,8 +7,9 @@ changed (a new method, a changed file, a family's parameter, a measure not asked
 and an interrupted run resumes. File digests are remembered per (path, size, mtime) so
 unchanged files are not re-read to be hashed. Each completed work unit is committed at once,
 in WAL mode with ``synchronous=NORMAL``: a commit survives the program being interrupted or
-killed (it is in the operating system's hands) without waiting for the disk; only a power
-cut or an OS crash can lose the last few units — which a rerun then recomputes.
+killed (it is in the operating system's hands) without waiting for the disk; a power cut or
+an OS crash can lose what was committed since the last checkpoint (SQLite's default: every
+1000 pages), which a rerun then recomputes.
 No pickles: scores are JSON, curves raw float64 bytes.
 """
 

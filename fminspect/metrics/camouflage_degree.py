@@ -249,7 +249,7 @@ def _rgb2lab(rgb: np.ndarray) -> np.ndarray:
     gamma channel by channel, which for uint8 input takes one of 256 values: those come
     from a table built with scikit-image's own conversion and formula; the rest is
     scikit-image's (the same matrix product, then ``xyz2lab``). Checked against
-    ``rgb2lab`` in tests/metrics/test_camouflage_degree.py.
+    ``rgb2lab`` in tests/metrics/test_context_measure.py.
     """
     global _SRGB_LINEAR
     from skimage.color import xyz2lab

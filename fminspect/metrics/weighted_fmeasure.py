@@ -25,11 +25,15 @@ copied only onto background pixels within 3 px (Chebyshev) of the object — the
 offsets ordered by (distance², column, row), which is exactly SciPy's
 ``distance_transform_edt`` tie-breaking (lowest column, then lowest row; checked against SciPy
 in tests/metrics/test_weighted_fmeasure.py). Δ comes from OpenCV's exact (Felzenszwalb)
-distance transform; its float32 output is turned back into the exact integer squared
-distance, which is exact while H² + W² < 2²² — larger images use SciPy's transform. B is
-then a table lookup by that integer (B rounds to exactly 2.0 beyond Δ ≈ 265, so the table is
-short), kept as a full-size map that is 0 on the object: per prediction FP^w is one dot
-product, and the foreground sums are dot products with the 0/1 GT crop.
+distance transform; its float32 output is turned back into the integer squared distance,
+exact to 700 px (see :data:`EXACT_RECOVERY_LIMIT`: single-threaded, OpenCV's float32 square
+roots are not correctly rounded), and B is a table lookup by that integer — B rounds to
+exactly 2.0 beyond Δ ≈ 265, so the table is short and farther pixels need no exact Δ. B is
+kept as a full-size map that is 0 on the object: per prediction FP^w is one dot product, and
+the foreground sums are dot products with the 0/1 GT crop. The dot products are NumPy's
+``einsum`` (not BLAS, whose result depends on its thread count); they add in another order
+than the reference's masked sums, so results may differ from pysodmetrics in the last bits
+(< 1e-15 relative; the parity bar is 1e-10).
 
 The full-size maps (E, Et, EA, MIN_E_EA, Δ, B, Ew and the weighted TP/FP/FN maps) are built
 on first access for the explain view, with SciPy's feature transform.
@@ -75,27 +79,33 @@ def _gauss_1d() -> np.ndarray:
 _GAUSS_1D = _gauss_1d()
 
 
-def _squared_distance_f32(mask: np.ndarray) -> np.ndarray | None:
-    """OpenCV's exact (Felzenszwalb) distance to ``mask`` as float32, or None if too large.
+#: Largest distance to which ``rint(d32²)`` recovers Δ² exactly from OpenCV's transform.
+#: With several threads OpenCV's float32 distances are correctly rounded square roots;
+#: single-threaded (as fminspect's workers run it) they err by up to ~1e-7·Δ, and rint(d32²)
+#: first fails at Δ ≈ 886 (n = 784997, measured). 700 px keeps a margin.
+EXACT_RECOVERY_LIMIT = 700.0
+#: Distances are clipped here before squaring (n stays in int32 and exact in float32 below
+#: this); B is 2.0 from Δ ≈ 265 on, so no caller sees the clipping.
+_CLIP = 2048.0
 
-    Its float32 output is sqrt(n) for an integer n = Δr² + Δc²; while n < 2²² the float32
-    rounding error of its square stays below 0.5, so ``rint(d32²)`` recovers n exactly.
-    """
-    h, w = mask.shape
-    if h * h + w * w >= 2**22:
-        return None
+
+def _opencv_distance(mask: np.ndarray) -> np.ndarray:
+    """OpenCV's exact (Felzenszwalb) Euclidean distance to ``mask``, float32."""
     return cv2.distanceTransform((~mask).view(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
 
 
 def exact_distance_map(mask: np.ndarray) -> np.ndarray:
     """Euclidean distance of every pixel to the nearest ``mask`` pixel (0 on the mask).
 
-    Equal to ``scipy.ndimage.distance_transform_edt(~mask)`` bit for bit.
+    Equal to ``scipy.ndimage.distance_transform_edt(~mask)`` bit for bit: recovered from
+    OpenCV's transform while every distance is below :data:`EXACT_RECOVERY_LIMIT`, from
+    SciPy's otherwise.
     """
     if not mask.any():
         raise ValueError("distance to an empty mask is undefined")
-    d32 = _squared_distance_f32(np.ascontiguousarray(mask, dtype=bool))
-    if d32 is None:
+    mask = np.ascontiguousarray(mask, dtype=bool)
+    d32 = _opencv_distance(mask)
+    if cv2.minMaxLoc(d32)[1] > EXACT_RECOVERY_LIMIT:
         from scipy import ndimage  # only here: importing it costs ~0.35 s per process
 
         return np.asarray(ndimage.distance_transform_edt(~mask), dtype=np.float64)
@@ -106,17 +116,15 @@ def exact_distance_map(mask: np.ndarray) -> np.ndarray:
 
 
 def _squared_distances(d32: np.ndarray) -> np.ndarray:
-    """The integers n = Δ² (int32) from OpenCV's float32 distances.
+    """The integers n = Δ² (int32) from OpenCV's float32 distances, in float32 arithmetic.
 
-    While n < 2²¹, n is recovered exactly in float32 arithmetic (error of d32² below 0.32);
-    larger distances are recovered in float64.
+    Exact while Δ ≤ :data:`EXACT_RECOVERY_LIMIT` (the error of d32² stays far below 0.5);
+    farther distances may be off by one, and beyond 2048 px they are clipped — neither
+    matters to B, which is 2.0 from Δ ≈ 265 on.
     """
-    h, w = d32.shape
-    if h * h + w * w < 2**21 or cv2.minMaxLoc(d32)[1] ** 2 < 2**21 - 2:
-        sq = cv2.multiply(d32, d32)  # float32
-        return np.rint(sq, out=sq).astype(np.int32)
-    d = d32.astype(np.float64)
-    return np.rint(np.square(d, out=d), out=d).astype(np.int32)
+    d = np.minimum(d32, np.float32(_CLIP))
+    sq = cv2.multiply(d, d)  # float32
+    return np.rint(sq, out=sq).astype(np.int32)
 
 
 def _background_weight_table() -> np.ndarray:
@@ -145,20 +153,10 @@ def _background_weights(mask: np.ndarray, n: np.ndarray | None = None) -> np.nda
     """B = 2 − exp(ln(0.5)/5 · Δ) on the background, 0 on the object (full size, float64).
 
     Δ² is an integer n, so B comes from :data:`_WEIGHT_TABLE` (bit-identical to the direct
-    formula). ``n`` (the squared distances of every pixel, :func:`_squared_distances`) is
-    computed when not given; images too large for OpenCV's exact float32 recovery use SciPy
-    and the formula.
+    formula); ``n`` (:func:`_squared_distances`) is computed when not given.
     """
     if n is None:
-        d32 = _squared_distance_f32(mask)
-        if d32 is None:
-            from scipy import ndimage  # only here: importing it costs ~0.35 s per process
-
-            dist = np.asarray(ndimage.distance_transform_edt(~mask), dtype=np.float64)
-            weights = 2 - np.exp(_IMPORTANCE_RATE * dist)
-            weights[mask] = 0.0
-            return weights
-        n = _squared_distances(d32)
+        n = _squared_distances(_opencv_distance(mask))
     return np.take(_WEIGHT_TABLE, n, mode="clip")
 
 
@@ -270,9 +268,8 @@ def _gt_part(gt: GroundTruth) -> _GtPart:
     local = np.ascontiguousarray(mask[crop])
     grown = cv2.dilate(local.view(np.uint8), np.ones((KERNEL_SIZE, KERNEL_SIZE), np.uint8))
     band_index = np.flatnonzero(grown > local.view(np.uint8))  # grown minus the object
-    d32 = _squared_distance_f32(mask)
-    n = None if d32 is None else _squared_distances(d32)
-    band_n = None if n is None else np.ascontiguousarray(n[crop]).ravel()[band_index]
+    n = _squared_distances(_opencv_distance(mask))
+    band_n = np.ascontiguousarray(n[crop]).ravel()[band_index]  # exact: at most 3√2 px
     return _GtPart(
         crop=crop,
         object_crop=local.astype(np.float64),
@@ -392,7 +389,7 @@ def _fg_min_error_sum(pair: Pair, part: _GtPart) -> float:
     ea = cv2.sepFilter2D(et, cv2.CV_64F, _GAUSS_1D, _GAUSS_1D, borderType=cv2.BORDER_CONSTANT)
     # MIN_E_EA(GT & EA < E) = EA(GT & EA < E); summed over the object (weights 1 there)
     np.minimum(ea, error, out=ea)
-    return float(np.dot(ea.ravel(), local.ravel()))
+    return float(np.einsum("i,i->", ea.ravel(), local.ravel()))
 
 
 def weighted_fmeasure_from_pair(pair: Pair, *, beta2: float = 1.0) -> WeightedFmeasureResult:
@@ -416,7 +413,7 @@ def weighted_fmeasure_from_pair(pair: Pair, *, beta2: float = 1.0) -> WeightedFm
     # TPw = sum(dGT(:)) - sum(sum(Ew(GT)));  FPw = sum(sum(Ew(~GT)));
     # on the background MIN_E_EA = E = p (p ≥ 0), so FPw = Σ p·B with B = 0 on the object
     tp_w = gt.n_fg - ew_fg_sum
-    fp_w = np.dot(pair.pred.ravel(), part.bg_weights.ravel())
+    fp_w = np.einsum("i,i->", pair.pred.ravel(), part.bg_weights.ravel())
     # R = 1 - mean2(Ew(GT));  P = TPw ./ (eps + TPw + FPw);
     recall = 1 - ew_fg_sum / gt.n_fg
     precision = tp_w / (tp_w + fp_w + EPS)

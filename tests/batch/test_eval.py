@@ -390,23 +390,25 @@ def test_file_digests_on_threads_name_unreadable_files(tmp_path: Path) -> None:
         assert cache.digest(files[3]) == got[files[3]]
 
 
-def test_an_unreadable_gt_is_named_and_skipped(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("which", ["GT", "image"])
+def test_an_unreadable_gt_or_image_is_named_and_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
 ) -> None:
     from fminspect.batch import cache as cache_module
 
-    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",))
-    gt = root / "GT" / "img1.png"
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",), size=(64, 64))
+    folder = root / ("GT" if which == "GT" else "Imgs")
+    (bad,) = [p for p in folder.iterdir() if p.stem == "img1"]
     real = cache_module.file_digest
 
     def failing(path: Path) -> str:  # as root, file permissions cannot make it unreadable
-        if Path(path) == gt:
+        if Path(path) == bad:
             raise PermissionError(13, "Permission denied", str(path))
         return real(path)
 
     monkeypatch.setattr(cache_module, "file_digest", failing)
-    report = _run(root, tmp_path / "out")
+    report = _run(root, tmp_path / "out", config=EvalConfig(keys=("MAE", "CCm")))
     assert report.evaluated == 2
     (problem,) = [p for p in report.problems if p.name == "img1" and p.severity == "error"]
-    assert Path(problem.path) == gt and "cannot be read" in problem.message
+    assert Path(problem.path) == bad and "cannot be read" in problem.message
     assert "Permission denied" in problem.message

@@ -123,6 +123,32 @@ def test_smeasure_quadrant_table_holds_the_core_terms(qtbot, demo_window) -> Non
     assert float(cell(6, 5)) == pytest.approx(s.region_score, abs=5e-5)
 
 
+def test_tables_with_an_empty_gt_and_a_constant_map_say_what_is_undefined(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from fminspect.gui.views.emeasure_view import EmeasureView
+    from fminspect.gui.views.smeasure_view import SmeasureView
+    from fminspect.metrics import compute_suite
+
+    pred = np.zeros((40, 50), np.uint8)
+    pred[10:20, 10:30] = 200
+    empty = compute_suite(pred, np.zeros((40, 50), np.uint8))
+    e = EmeasureView(empty, "M", "s", None)
+    qtbot.addWidget(e)
+    assert e.at.degenerate  # E scores f directly: no φ or ξ shown
+    assert {e.regions.item(i, c).text() for i in range(4) for c in (2, 3, 4)} == {"—"}
+    assert e.regions.toolTip().startswith("Every pixel")  # the table's, not split by column
+    s = SmeasureView(empty, "M", "s", None)
+    qtbot.addWidget(s)
+    assert s.quadrants.isHidden() and empty.smeasure.degenerate
+    gt = np.zeros((40, 50), np.uint8)
+    gt[5:30, 8:40] = 255
+    flat = compute_suite(np.full((40, 50), 90, np.uint8), gt)  # constant map: 0/0 structure
+    s = SmeasureView(flat, "M", "s", None)
+    qtbot.addWidget(s)
+    structure = [s.quadrants.item(4, c).text() for c in range(1, 5)]
+    assert "—" in structure and not s.quadrants.isHidden()
+    assert s.quadrants.item(4, 0).toolTip() == "σxy/(σxσy)"
+
+
 def test_views_open_on_the_binarisation_behind_the_clicked_number(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
     r = demo_window.controller.results["RC"]
     e, f = r.emeasure, r.fmeasure

@@ -248,7 +248,7 @@ def test_table_driven_rgb2lab_equals_scikit_image_bit_for_bit() -> None:
 
 
 def test_repainting_averages_every_covering_patch() -> None:
-    """The offset-by-offset sums equal a direct per-patch accumulation."""
+    """The packed one-pass sums equal a direct per-patch accumulation."""
     from fminspect.metrics.camouflage_degree import PATCH, _repaint
 
     rng = np.random.default_rng(4)

@@ -105,7 +105,7 @@ class SmallTable(QtWidgets.QTableWidget):
     """A compact read-only table: one row per region or quadrant, numbers right-aligned."""
 
     def __init__(
-        self, columns: tuple[str, ...], column_help: tuple[str, ...] = (), tooltip: str = ""
+        self, columns: tuple[str, ...], *, column_help: tuple[str, ...] = (), tooltip: str = ""
     ) -> None:
         super().__init__(0, len(columns))
         for c, label in enumerate(columns):

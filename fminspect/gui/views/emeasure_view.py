@@ -65,7 +65,7 @@ class EmeasureView(ThresholdView):
         self.curve.setLabel("bottom", "threshold t/255")
         self.regions = SmallTable(
             REGION_COLUMNS,
-            "Every pixel falls in one of four regions (binarised map vs GT); all pixels of a "
+            tooltip="Every pixel falls in one of four regions (binarised map vs GT); all pixels of a "
             "region share φ_FM, φ_GT, ξ and f(ξ). contribution = f(ξ)·pixels / (N − 1 + eps); "
             "the four contributions add up to E.",
         )
@@ -154,7 +154,9 @@ class EmeasureView(ThresholdView):
             at.region_contribution,
             strict=True,
         ):
-            table.append((r, str(n), *(f"{v:.4f}" for v in (bf, bg, xi, f)), f"{contrib:.4g}"))
+            # a degenerate GT (empty or full) scores f directly, not through φ and ξ
+            terms = ("—", "—", "—") if at.degenerate else (f"{v:.4f}" for v in (bf, bg, xi))
+            table.append((r, str(n), *terms, f"{f:.4f}", f"{contrib:.4g}"))
             self.region_rows += [
                 (f"{r}: pixels", str(n), "region size"),
                 (f"{r}: φ_FM, φ_GT", f"{bf:.4f}, {bg:.4f}", "bias values of the region"),

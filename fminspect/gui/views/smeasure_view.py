@@ -118,7 +118,9 @@ class SmeasureView(ExplainView):
             columns = []
             for q in s.quadrants:
                 terms = (q.weight, q.luminance, q.contrast, q.structure, q.ssim, q.contribution)
-                columns.append((str(q.n), *(f"{v:.4f}" for v in terms)))
+                # a 0/0 term (a constant quadrant) is undefined: ssim then follows the
+                # reference's convention (see fminspect.metrics.smeasure)
+                columns.append((str(q.n), *("—" if v != v else f"{v:.4f}" for v in terms)))
                 self.quadrant_rows += [
                     (
                         f"{q.name}: weight, ssim",
@@ -138,7 +140,9 @@ class SmeasureView(ExplainView):
                 (name, *(column[i] for column in columns))
                 for i, (name, _) in enumerate(QUADRANT_TERMS)
             ]
-            self.quadrants.set_rows(table)
+            self.quadrants.set_rows(table, [help_text for _, help_text in QUADRANT_TERMS])
+        else:  # an empty or full GT: no quadrants, the numbers below say why
+            self.quadrants.hide()
         rows += [("note", w, "") for w in s.warnings]
         self.set_numbers(rows)
 
