@@ -28,9 +28,8 @@ def _run(root: Path, out: Path, **kw):  # type: ignore[no-untyped-def]
     datasets, _ = discover(root)
     config = kw.pop("config", EvalConfig(keys=CLASSIC))
     plotter = kw.pop("plotter", None)
-    report = evaluate_datasets(
-        datasets, config, cache_path=out / "cache.sqlite", progress=False, **kw
-    )
+    cache_path = kw.pop("cache_path", out / "cache.sqlite")
+    report = evaluate_datasets(datasets, config, cache_path=cache_path, progress=False, **kw)
     write_all(report, out, plotter=plotter)
     return report
 
@@ -175,6 +174,27 @@ def test_outputs_are_byte_identical_for_any_number_of_workers(tmp_path: Path) ->
     assert sum(name.endswith((".png", ".pdf")) for name in a) == 6
     for name in a:
         assert a[name] == b[name], name
+
+
+def test_outputs_from_the_cache_equal_those_just_computed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Results computed in this run are assembled from memory, cached ones from SQLite; both
+    give the same bytes (and so does a run whose memory budget holds none of them)."""
+    from fminspect.batch import runner
+
+    root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B"))
+    cache = tmp_path / "cache.sqlite"
+    config = EvalConfig(keys=(*CLASSIC, "relaxFm", "adpMSIoU"))
+    fresh = _run(root, tmp_path / "fresh", config=config, cache_path=cache)
+    cached = _run(root, tmp_path / "cached", config=config, cache_path=cache)
+    assert (fresh.computed, cached.reused) == (10, 10)
+    monkeypatch.setattr(runner, "FRESH_RECORDS_BYTES", 0)
+    _run(root, tmp_path / "unkept", config=config)
+    a, b, c = (_files(tmp_path / d) for d in ("fresh", "cached", "unkept"))
+    assert a.keys() == b.keys() == c.keys() and len(a) > 10
+    for name in a:
+        assert a[name] == b[name] == c[name], name
 
 
 def test_dask_local_cluster_gives_the_same_output(tmp_path: Path) -> None:
