@@ -208,17 +208,12 @@ class _GtPart:
     bg_weights: np.ndarray  # B on the background, 0 on the object (full size)
 
 
-# first set bit of a byte (index of the first hit within a ring of at most 8 offsets)
-_FIRST_BIT = np.array([(v & -v).bit_length() - 1 for v in range(256)], dtype=np.intp)
-
-
-def _band_sources(
-    mask: np.ndarray, band_index: np.ndarray, band_n: np.ndarray | None = None
-) -> np.ndarray:
+def _band_sources(mask: np.ndarray, band_index: np.ndarray, band_n: np.ndarray) -> np.ndarray:
     """Nearest-foreground flat index for the pixels ``band_index`` (SciPy tie-break).
 
-    With ``band_n`` (their exact squared distances to the object) only the ring at that
-    distance is searched, all pixels at once; without it, rings are searched nearest first.
+    ``band_n`` are their exact squared distances to the object: only the ring at that
+    distance is searched, all pixels at once, and its first object pixel in tie-break order
+    is the source.
     """
     w = mask.shape[1]
     pad = _RADIUS + 1
@@ -228,32 +223,15 @@ def _band_sources(
     ).ravel()
     rows = band_index // w
     flat = band_index + rows * (2 * pad) + (pad * wp + pad)  # positions in the padded image
-    if band_n is not None:
-        # the ring at each pixel's exact distance holds at least one object pixel
-        # (k, 8) offsets of the ring in tie-break order, in the padded and the crop image
-        padded_offsets = (_RING_TABLE[..., 0] * wp + _RING_TABLE[..., 1])[band_n]
-        hits = padded[flat[:, None] + padded_offsets]
-        first = hits.argmax(axis=1)
-        k = np.arange(band_index.size)
-        if not hits[k, first].all():  # cannot happen when band_n are the exact distances
-            raise AssertionError("band pixel without an object pixel at its distance")
-        offsets = _RING_TABLE[..., 0] * w + _RING_TABLE[..., 1]
-        return band_index + offsets[band_n, first]
-    source = np.full(band_index.shape, -1, dtype=np.intp)
-    todo = np.arange(band_index.size)
-    for ring in _BAND_RINGS:
-        hits = padded[flat[todo, None] + (ring[:, 0] * wp + ring[:, 1])]  # (n_todo, ≤ 8)
-        code = np.packbits(hits, axis=1, bitorder="little")[:, 0]
-        found = code != 0
-        first = ring[_FIRST_BIT[code[found]]]  # first hit in tie-break order
-        done = todo[found]
-        source[done] = band_index[done] + first[:, 0] * w + first[:, 1]
-        todo = todo[~found]
-        if todo.size == 0:
-            break
-    if todo.size:  # cannot happen: every band pixel has a foreground pixel within 3√2 px
-        raise AssertionError("band pixel without a nearby foreground pixel")
-    return source
+    # (k, 8) offsets of the ring in tie-break order, in the padded and the crop image
+    padded_offsets = (_RING_TABLE[..., 0] * wp + _RING_TABLE[..., 1])[band_n]
+    hits = padded[flat[:, None] + padded_offsets]
+    first = hits.argmax(axis=1)
+    k = np.arange(band_index.size)
+    if not hits[k, first].all():  # cannot happen when band_n are the exact distances
+        raise AssertionError("band pixel without an object pixel at its distance")
+    offsets = _RING_TABLE[..., 0] * w + _RING_TABLE[..., 1]
+    return band_index + offsets[band_n, first]
 
 
 def _gt_part(gt: GroundTruth) -> _GtPart:
