@@ -139,6 +139,20 @@ def test_tables_with_an_empty_gt_and_a_constant_map_say_what_is_undefined(qtbot)
     s = SmeasureView(empty, "M", "s", None)
     qtbot.addWidget(s)
     assert s.quadrants.isHidden() and empty.smeasure.degenerate
+    # a region with no pixel at the threshold has no values and no point on f(ξ)
+    gt = np.zeros((40, 50), np.uint8)
+    gt[5:30, 8:40] = 255
+    blank = EmeasureView(compute_suite(np.zeros((40, 50), np.uint8), gt), "M", "s", None)
+    qtbot.addWidget(blank)
+    blank.show_at(200)
+    rows = {
+        blank.regions.item(i, 0).text(): [blank.regions.item(i, c).text() for c in range(1, 6)]
+        for i in range(4)
+    }
+    assert rows["TP"] == rows["FP"] == ["0", "—", "—", "—", "—"]
+    assert rows["FN"][0] != "0" and "—" not in rows["FN"]
+    assert [label.isVisible() for label in blank.region_labels] == [False, False, True, True]
+    assert len(blank.region_points.data) == 2
     gt = np.zeros((40, 50), np.uint8)
     gt[5:30, 8:40] = 255
     flat = compute_suite(np.full((40, 50), 90, np.uint8), gt)  # constant map: 0/0 structure

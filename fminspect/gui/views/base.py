@@ -14,6 +14,12 @@ from fminspect.gui.panels.map_grid import DIVERGING, colormap
 from fminspect.metrics import SuiteResult
 
 
+def _ignore_height_hint(widget: QtWidgets.QWidget) -> None:
+    policy = widget.sizePolicy()
+    policy.setVerticalPolicy(QtWidgets.QSizePolicy.Policy.Ignored)
+    widget.setSizePolicy(policy)
+
+
 class MatrixPanel(QtWidgets.QWidget):
     """One matrix with a title, fixed colour levels, a colour bar and a hover read-out."""
 
@@ -24,7 +30,10 @@ class MatrixPanel(QtWidgets.QWidget):
         self.title = QtWidgets.QLabel(f"<b>{title}</b>")
         self.title.setWordWrap(True)
         self.graphics = pg.GraphicsLayoutWidget()
-        self.graphics.setMinimumSize(180, 150)
+        self.graphics.setMinimumSize(160, 100)
+        # its height follows the window, not pyqtgraph's large size hint (which would make
+        # the explain view's scroll area as tall as three 500-px rows)
+        _ignore_height_hint(self.graphics)
         self.view = self.graphics.addViewBox(
             row=0, col=0, lockAspect=True, invertY=True, enableMenu=False
         )
@@ -174,12 +183,18 @@ class ExplainView(QtWidgets.QWidget):
         self.controls.addWidget(csv_button)
         grid_host = QtWidgets.QWidget()
         grid_host.setLayout(self.grid)
+        # in a small window the matrices and plots scroll rather than lose their axes
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        scroll.setWidget(grid_host)
         splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        splitter.addWidget(grid_host)
+        splitter.addWidget(scroll)
         splitter.addWidget(self.numbers)
-        splitter.setStretchFactor(0, 4)
-        splitter.setStretchFactor(1, 1)
+        splitter.setStretchFactor(0, 1)  # the matrices and plots take what the window gains
+        splitter.setStretchFactor(1, 0)
         splitter.setSizes([700, 200])
+        self.splitter = splitter
         box = QtWidgets.QVBoxLayout(self)
         box.addWidget(self.header)
         box.addLayout(self.controls)
@@ -201,6 +216,7 @@ class ExplainView(QtWidgets.QWidget):
         if key not in self.panels:
             self.panels[key] = MatrixPanel(title)
             self.grid.addWidget(self.panels[key], row, col)
+            self.grid.setRowStretch(row, 3)
         else:
             self.panels[key].title.setText(f"<b>{title}</b>")
         return self.panels[key]
@@ -210,18 +226,33 @@ class ExplainView(QtWidgets.QWidget):
     ) -> None:
         """Put a plot in the grid with a usable minimum height. Its width follows the grid's
         columns: a long title must not widen it over its neighbours in a small window."""
-        plot.setMinimumHeight(220)
+        plot.setMinimumHeight(200)
+        _ignore_height_hint(plot)
+        self.grid.setRowStretch(row, 4)  # a plot needs room for its axes more than a map does
         plot.setMinimumWidth(160)  # not the width its title asks for
+        if isinstance(plot, pg.PlotWidget):
+            for side in ("left", "bottom"):  # values in [0, 1] are not "×0.001"
+                plot.getAxis(side).enableAutoSIPrefix(False)
         self.grid.addWidget(plot, row, col, rowspan, colspan)
 
     def set_numbers(self, rows: list[tuple[str, object, str]]) -> None:
-        """The numbers behind the score: (quantity, value, explanation)."""
+        """The numbers behind the score: (quantity, value, explanation). The table is sized
+        for up to six rows (it scrolls beyond); the rest of the height goes to the grid."""
         self.numbers.setRowCount(len(rows))
         for r, (name, value, note) in enumerate(rows):
             text = f"{value:.6g}" if isinstance(value, float) else str(value)
             for c, cell in enumerate((name, text, note)):
                 self.numbers.setItem(r, c, QtWidgets.QTableWidgetItem(cell))
         self.numbers.resizeColumnsToContents()
+        shown = min(len(rows), 6)
+        height = (
+            self.numbers.horizontalHeader().height()
+            + shown * self.numbers.verticalHeader().defaultSectionSize()
+            + 2 * self.numbers.frameWidth()
+            + 4
+        )
+        total = sum(self.splitter.sizes())
+        self.splitter.setSizes([max(total - height, 1), height])
 
     def numbers_csv(self) -> str:
         """The numbers table as CSV."""

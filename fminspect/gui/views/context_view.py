@@ -40,7 +40,7 @@ class ContextView(ExplainView):
         pair = self.result.pair
         k = c.kernel
         p = self.panel
-        gt_panel = p("gt", "GT with K's 1σ and 3σ ellipses", 0, 0)
+        gt_panel = p("gt", "GT, K's 1σ/3σ ellipses", 0, 0)
         gt_panel.show_matrix(pair.mask.astype(float), cmap="gray")
         for n_sigma, style in ((1, QtCore.Qt.PenStyle.SolidLine), (3, QtCore.Qt.PenStyle.DashLine)):
             outline = k.ellipse(n_sigma)
@@ -53,11 +53,11 @@ class ContextView(ExplainView):
             k.kernel, levels=(0, float(k.kernel.max())), cmap="inferno"
         )
         p("ky", "K ∗ Y (relevance)", 0, 2).show_matrix(c.relevance_map)
-        p("fwd", "forward map [X > 0]⊙(K∗Y)", 0, 3).show_matrix(c.forward_map)
+        p("fwd", "forward map F", 0, 3).show_matrix(c.forward_map)
         p("comp", "completeness 1 − exp(−K∗X)", 1, 0).show_matrix(
             c.completeness_map, levels=(0, 1 - np.exp(-1))
         )
-        p("rev", "reverse map e/(e−1)·Y⊙completeness", 1, 1).show_matrix(c.reverse_map)
+        p("rev", "reverse map R", 1, 1).show_matrix(c.reverse_map)
         rows: list[tuple[str, object, str]] = [
             ("C^ω_β" if camo else "C_β", c.score, variant.split(": ", 1)[1]),
             (
@@ -78,7 +78,7 @@ class ContextView(ExplainView):
             p("de", "ΔE₂₀₀₀ (object)", 2, 1).show_matrix(
                 d.delta_e_map, levels=(0, 100), cmap="inferno"
             )
-            self.cd_panel = p("cd", "camouflage degree D over the image", 2, 2)
+            self.cd_panel = p("cd", "camouflage degree D", 2, 2)
             self.cd_panel.show_matrix(d.cd_map)
             self.cd_base = pg.ImageItem(image, levels=(0, 255))
             self.cd_base.setZValue(-1)

@@ -19,7 +19,13 @@ REGION_COLOURS = {
 #: text left of and above the point).
 LABEL_ANCHORS = {"TP": (1.1, 1), "TN": (1.1, 0), "FP": (-0.1, 1), "FN": (-0.1, 0)}
 #: Columns of the region table: what each region adds to the score.
-REGION_COLUMNS = ("region", "pixels", "φ_FM", "φ_GT", "ξ", "f(ξ)", "contribution")
+REGION_COLUMNS = ("region", "pixels", "φ_FM", "φ_GT", "ξ", "f(ξ)", "adds to E")
+
+
+def _fixed(value: float) -> str:
+    """Four decimals, without a minus sign on a value that rounds to zero."""
+    text = f"{value:.4f}"
+    return "0.0000" if text == "-0.0000" else text
 
 
 class EmeasureView(ThresholdView):
@@ -39,11 +45,11 @@ class EmeasureView(ThresholdView):
             "Fan et al., IJCAI 2018.",
         )
         self.add_threshold_controls(e.adaptive_threshold, "adpEm")
-        self.mapping = pg.PlotWidget(title="f(ξ) = (1 + ξ)²/4 by region")
+        self.mapping = pg.PlotWidget()
         xi = np.linspace(-1, 1, 201)
         self.mapping.plot(xi, enhancement(xi), pen=pg.mkPen((120, 120, 120), width=2))
         self.mapping.setLabel("bottom", "ξ (alignment)")
-        self.mapping.setLabel("left", "f(ξ)")
+        self.mapping.setLabel("left", "f(ξ) = (1 + ξ)²/4")
         self.region_points = pg.ScatterPlotItem(size=12)
         # one brush object per region: the scatter's symbol atlas keys on the object
         self.region_brushes = [pg.mkBrush(*REGION_COLOURS[r]) for r in REGIONS]
@@ -58,11 +64,12 @@ class EmeasureView(ThresholdView):
             self.mapping.addItem(label, ignoreBounds=True)
         self.mapping.setXRange(-1.05, 1.05)
         self.mapping.setYRange(-0.05, 1.1)
-        self.curve = pg.PlotWidget(title="E curve (● current t)")
+        self.curve = pg.PlotWidget()
         self.curve.plot(np.arange(256) / 255, e.curve, pen=pg.mkPen((31, 119, 180), width=2))
         self.curve_marker = pg.ScatterPlotItem(size=10, brush=pg.mkBrush(235, 60, 50))
         self.curve.addItem(self.curve_marker)
         self.curve.setLabel("bottom", "threshold t/255")
+        self.curve.setLabel("left", "E (● current t)")
         self.regions = SmallTable(
             REGION_COLUMNS,
             tooltip="Every pixel falls in one of four regions (binarised map vs GT); all pixels of a "
@@ -111,8 +118,11 @@ class EmeasureView(ThresholdView):
         )
         self.panel("enh", "enhanced alignment φ = f(ξ)", 1, 3).show_matrix(at.enhanced_map)
         counts = (at.counts.tp, at.counts.fp, at.counts.fn, at.counts.tn)
+        present = [i for i, n in enumerate(counts) if n]  # an empty region has no point
         self.region_points.setData(
-            x=list(at.region_alignment), y=list(at.region_enhanced), brush=self.region_brushes
+            x=[at.region_alignment[i] for i in present],
+            y=[at.region_enhanced[i] for i in present],
+            brush=[self.region_brushes[i] for i in present],
         )
         for label, r, x, y, n in zip(
             self.region_labels,
@@ -124,6 +134,7 @@ class EmeasureView(ThresholdView):
         ):
             label.setText(f"{r} ({n})")
             label.setPos(x, y)
+            label.setVisible(n > 0)
         if index is None:  # the adaptive E is not a point of the curve: mark it at its p
             self.curve_marker.setData([e.adaptive_threshold], [e.adaptive])
         else:
@@ -154,9 +165,10 @@ class EmeasureView(ThresholdView):
             at.region_contribution,
             strict=True,
         ):
-            # a degenerate GT (empty or full) scores f directly, not through φ and ξ
-            terms = ("—", "—", "—") if at.degenerate else (f"{v:.4f}" for v in (bf, bg, xi))
-            table.append((r, str(n), *terms, f"{f:.4f}", f"{contrib:.4g}"))
+            # a degenerate GT (empty or full) scores f directly, not through φ and ξ; an
+            # empty region has no pixel to take its values
+            terms = ["—"] * 3 if at.degenerate or not n else [_fixed(v) for v in (bf, bg, xi)]
+            table.append((r, str(n), *terms, _fixed(f) if n else "—", f"{contrib:.4g}"))
             self.region_rows += [
                 (f"{r}: pixels", str(n), "region size"),
                 (f"{r}: φ_FM, φ_GT", f"{bf:.4f}, {bg:.4f}", "bias values of the region"),

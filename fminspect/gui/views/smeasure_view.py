@@ -10,7 +10,11 @@ from fminspect.metrics.smeasure import value_histograms
 #: Rows of the quadrant table (one column per quadrant, then "all").
 QUADRANT_TERMS = (
     ("pixels", "pixels in the quadrant"),
-    ("weight", "the quadrant's share of the image area"),
+    (
+        "weight",
+        "the quadrant's share of the image area (the last one is 1 minus the other three, "
+        "as both references compute it, so equal areas may differ in the last digit)",
+    ),
     ("luminance", "2x̄ȳ/(x̄² + ȳ²)"),
     ("contrast", "2σxσy/(σx² + σy²)"),
     ("structure", "σxy/(σxσy)"),
@@ -62,7 +66,7 @@ class SmeasureView(ExplainView):
                         label.setPos((q.cols[0] + q.cols[1]) / 2, (q.rows[0] + q.rows[1]) / 2)
                         self.panels[key].add_item(label)
         edges, fg, bg = value_histograms(pair)
-        hist = pg.PlotWidget(title="map values inside (green) and outside (red) the GT")
+        hist = pg.PlotWidget()
         centres = (edges[:-1] + edges[1:]) / 2
         width = edges[1] - edges[0]
         hist.addItem(
@@ -80,16 +84,16 @@ class SmeasureView(ExplainView):
                 mean = stats.mean if colour[0] == 40 else 1 - stats.mean
                 hist.addItem(pg.InfiniteLine(pos=mean, angle=90, pen=pg.mkPen(colour, width=2)))
         hist.getAxis("left").enableAutoSIPrefix(False)
-        hist.setLabel("bottom", "map value")
+        hist.setLabel("bottom", "map value inside (green) and outside (red) the GT")
         hist.setLabel("left", "fraction of pixels")
-        self.add_plot(hist, 1, 0, 1, 2)
+        self.add_plot(hist, 1, 0)
         self.quadrants = SmallTable(
             ("", "LT", "RT", "LB", "RB", "all"),
             tooltip="ssim = luminance · contrast · structure of the map against the GT in each "
             "quadrant; S_r = Σ weight · ssim, the weight being the quadrant's share of the image "
             "area.",
         )
-        self.grid.addWidget(self.quadrants, 1, 2)
+        self.grid.addWidget(self.quadrants, 1, 1, 1, 2)
         self.quadrant_rows: list[tuple[str, str, str]] = []
         rows: list[tuple[str, object, str]] = [
             ("S", s.score, s.degenerate or f"{s.alpha:g}·S_o + {1 - s.alpha:g}·S_r")
