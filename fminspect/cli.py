@@ -20,7 +20,13 @@ from fminspect import __version__
 
 def _add_param_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("measure parameters (defaults: the papers' and pysodmetrics')")
-    g.add_argument("--beta2", type=float, default=0.3, help="β² of the F-measure family (0.3)")
+    g.add_argument(
+        "--beta2",
+        type=float,
+        default=0.3,
+        help="β² of the F-measure family, adp/mean/maxFm (0.3); wFm (β² = 1) and relaxFm "
+        "(β² = 0.3) keep their papers' values",
+    )
     g.add_argument("--alpha", type=float, default=0.5, help="α of the S-measure (0.5)")
     g.add_argument(
         "--gt-inclusive",
@@ -206,6 +212,13 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
     except ValueError as exc:
         print(f"fminspect eval: {exc}", file=sys.stderr)
         return 2
+    f_family = {"adpFm", "meanFm", "maxFm"}
+    if args.beta2 != 0.3 and args.measures and not f_family & set(args.measures):
+        print(
+            f"fminspect eval: note: --beta2 {args.beta2:g} changes only adpFm, meanFm and maxFm, "
+            "none of which is asked for (wFm keeps β² = 1 and relaxFm β² = 0.3)",
+            file=sys.stderr,
+        )
     if args.dataset_config or args.method_config:
         if not (args.dataset_config and args.method_config):
             print(
@@ -272,7 +285,7 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
             c = r.coverage
             print(
                 f"  {r.dataset}/{r.method}: evaluated on {c.label} "
-                f"({len(c.failed)} could not be read"
+                f"({len(c.failed)} could not be evaluated, see the problems above"
                 + (f", {len(c.missing)} missing" if c.missing else "")
                 + ")",
                 file=sys.stderr,
@@ -282,13 +295,13 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
     errors = sum(p.severity == "error" for p in report.problems)
     warnings = sum(p.severity == "warning" for p in report.problems)
     part = (
-        f" ({report.partial} of them in part: only the measures not already in the cache)"
+        f" ({report.partial} of them only for the measures not yet in the cache)"
         if report.partial
         else ""
     )
     print(
-        f"{report.evaluated} (image, method) pairs evaluated: {report.computed} computed{part} "
-        f"in {report.seconds:.2f} s, {report.reused} from the cache; "
+        f"{report.evaluated} (image, method) pairs evaluated: {report.computed} computed in "
+        f"{report.seconds:.2f} s{part}, {report.reused} wholly from the cache; "
         f"{errors} error{'s' if errors != 1 else ''}, "
         f"{warnings} warning{'s' if warnings != 1 else ''}",
         file=sys.stderr,

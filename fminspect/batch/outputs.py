@@ -38,9 +38,15 @@ def _keys(report: EvalReport) -> list[str]:
 
 
 def _ranks(results: Sequence[MethodResult], key: str) -> dict[str, int]:
-    """Rank (1 = best) of each method on ``key``; ties share a rank."""
+    """Rank (1 = best) of each method on ``key``; ties share a rank. Only methods whose
+    ``key`` averages every image of the dataset are ranked: a value over a subset is not
+    comparable with the others."""
     info = MEASURES_BY_KEY[key]
-    vals = [(r.method, r.values.get(key, math.nan)) for r in results]
+    vals = [
+        (r.method, r.values.get(key, math.nan))
+        for r in results
+        if r.coverage.complete and not _partial(r, [key])
+    ]
     vals = [(m, v) for m, v in vals if not math.isnan(v)]
     ordered = sorted({round(v, 12) for _, v in vals}, reverse=info.higher_is_better)
     return {m: ordered.index(round(v, 12)) + 1 for m, v in vals}
@@ -186,12 +192,15 @@ def write_markdown(report: EvalReport, out: Path) -> None:
                 cells.append(v + (" ‡" if k in partial else ""))
             cov = r.coverage.label
             lines.append(f"| {r.method} | {cov} | " + " | ".join(cells) + " |")
-        lines.append("\nBest **bold**, second <u>underlined</u>, third *italic*.")
         incomplete = [r.method for r in rs if not r.coverage.complete]
+        lines.append(
+            "\nBest **bold**, second <u>underlined</u>, third *italic*"
+            + (" (among the methods evaluated on every image)." if incomplete else ".")
+        )
         if incomplete:
             lines.append(
                 "\n⚠ not evaluated on every image (a prediction or GT map missing or "
-                f"unreadable, see problems.csv): {', '.join(incomplete)}"
+                f"unreadable, see problems.csv), so not ranked: {', '.join(incomplete)}"
             )
         note = _partial_note(rs, keys)
         if note:
@@ -280,7 +289,7 @@ def write_latex(report: EvalReport, out: Path) -> None:
         )
         if any(not r.coverage.complete for r in rs):
             lines.append(
-                r"\\{\footnotesize $^\dagger$ evaluated on a subset: "
+                r"\\{\footnotesize $^\dagger$ evaluated on a subset, so not ranked: "
                 r"for some images a prediction or GT map is missing or unreadable.}"
             )
         note = _partial_note(rs, keys)

@@ -224,8 +224,12 @@ def build(dataset: Dataset) -> Dataset:
             problems.append(
                 Problem(
                     spec.path,
-                    f"{len(cov.extra)} predictions have no GT and are ignored "
-                    f"(e.g. {', '.join(cov.extra[:3])})",
+                    (
+                        f"{len(cov.extra)} predictions have no GT and are ignored"
+                        if len(cov.extra) != 1
+                        else "1 prediction has no GT and is ignored"
+                    )
+                    + f" (e.g. {', '.join(cov.extra[:3])})",
                     "warning",
                     dataset.name,
                     method,

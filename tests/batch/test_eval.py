@@ -93,10 +93,26 @@ def test_bad_files_become_problems_and_the_batch_goes_on(tmp_path: Path) -> None
     out = tmp_path / "out"
     assert "3/4 ⚠" in (out / "summary.csv").read_text()
     assert "| A | 3/4 ⚠ |" in (out / "summary.md").read_text()
-    assert "missing or unreadable, see problems.csv): A" in (out / "summary.md").read_text()
+    assert (
+        "missing or unreadable, see problems.csv), so not ranked: A"
+        in (out / "summary.md").read_text()
+    )
     cov = json.loads((out / "results.json").read_text())["datasets"]["DS"]["A"]["coverage"]
     assert (cov["failed"], cov["complete"]) == (["img2"], False)
     assert r"A$^\dagger$" in (out / "summary.tex").read_text()
+
+
+def test_a_method_evaluated_on_a_subset_is_not_ranked(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
+    (root / "Pred" / "A" / "img2.png").unlink()
+    _run(root, tmp_path / "out")
+    md = (tmp_path / "out" / "summary.md").read_text()
+    row = {line.split("|")[1].strip(): line for line in md.splitlines() if line.startswith("| ")}
+    assert "**" not in row["A"] and "<u>" not in row["A"]  # 3/4 images: not comparable
+    assert row["B"].count("**") == 2 * len(CLASSIC)  # the only method ranked: best everywhere
+    assert "so not ranked: A" in md and "(among the methods evaluated on every image)" in md
+    tex = (tmp_path / "out" / "summary.tex").read_text()
+    assert r"\textbf" not in tex.split("A$^\\dagger$")[1].split(r"\\")[0]
 
 
 def test_a_measure_averaged_over_fewer_images_is_marked(tmp_path: Path) -> None:
