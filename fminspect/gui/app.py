@@ -34,6 +34,17 @@ def offscreen() -> bool:
     return os.environ.get("QT_QPA_PLATFORM", "") == "offscreen"
 
 
+#: What Qt's offscreen platform says about every window it cannot resize or raise.
+OFFSCREEN_NOTICES = ("This plugin does not support",)
+
+
+def drop_offscreen_notices(mode, context, message: str) -> None:  # type: ignore[no-untyped-def]
+    """A Qt message handler: print Qt's messages as Qt would, except the offscreen
+    platform's notices (install it with ``QtCore.qInstallMessageHandler``)."""
+    if not message.startswith(OFFSCREEN_NOTICES):
+        sys.stderr.write(message + "\n")
+
+
 def run_inspector(
     root: str | None = None,
     *,
@@ -51,6 +62,8 @@ def run_inspector(
     from fminspect.gui.theme import apply_theme
 
     app = application()
+    if offscreen():
+        QtCore.qInstallMessageHandler(drop_offscreen_notices)
     settings = QtCore.QSettings()
     apply_theme(app, theme or str(settings.value("theme", "system")))
     window = InspectorWindow(settings=settings)

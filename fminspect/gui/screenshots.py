@@ -7,7 +7,6 @@ so the pictures do not depend on the user's saved state.
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -21,30 +20,20 @@ def _settle(app, window, controller) -> None:  # type: ignore[no-untyped-def]
         app.processEvents()
 
 
-#: What Qt's offscreen platform says about every window it cannot resize or raise.
-OFFSCREEN_NOTICES = ("This plugin does not support",)
-
-
-def _drop_offscreen_notices(mode, context, message: str) -> None:  # type: ignore[no-untyped-def]
-    """Print Qt's messages as Qt would, except the offscreen platform's notices."""
-    if not message.startswith(OFFSCREEN_NOTICES):
-        sys.stderr.write(message + "\n")
-
-
 def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[Path]:
     """Render the standard set of screenshots into ``outdir``; returns the files written."""
     if "DISPLAY" not in os.environ and "WAYLAND_DISPLAY" not in os.environ:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6 import QtCore
 
-    from fminspect.gui.app import application
+    from fminspect.gui.app import application, drop_offscreen_notices
     from fminspect.gui.main_window import InspectorWindow
     from fminspect.gui.theme import apply_theme
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     app = application()
-    previous = QtCore.qInstallMessageHandler(_drop_offscreen_notices)
+    previous = QtCore.qInstallMessageHandler(drop_offscreen_notices)
     tmp = tempfile.mkdtemp(prefix="fminspect-shots-")
     settings = QtCore.QSettings(str(Path(tmp) / "settings.ini"), QtCore.QSettings.Format.IniFormat)
     apply_theme(app, "light")
