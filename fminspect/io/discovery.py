@@ -264,13 +264,18 @@ def build(dataset: Dataset) -> Dataset:
 
 
 def _no_maps(folder: Path, dataset: str, method: str) -> Problem:
-    return Problem(
-        folder,
-        f"no maps ({', '.join(IMAGE_EXTENSIONS)}) in this method folder: {method} is not evaluated",
-        "warning",
-        dataset,
-        method,
+    message = (
+        f"no maps ({', '.join(IMAGE_EXTENSIONS)}) in this method folder: {method} is not evaluated"
     )
+    holding = [sub.name for sub in _subdirs(folder) if _has_maps(sub)]
+    if holding:  # e.g. Pred/<method>/<dataset>/ where Pred/<method>/ was expected
+        which = ", ".join(holding[:3])
+        message += (
+            f"; its subfolder{'s' if len(holding) > 1 else ''} {which} "
+            f"hold{'' if len(holding) > 1 else 's'} maps (the nested layout is "
+            "Pred/<method>/<dataset>/ beside GT/<dataset>/)"
+        )
+    return Problem(folder, message, "warning", dataset, method)
 
 
 def _flat(root: Path, name: str | None = None, pred_root: Path | None = None) -> Dataset | None:

@@ -68,6 +68,13 @@ def test_an_empty_method_folder_is_a_warning_not_silence(tmp_path: Path) -> None
     assert [(p.method, p.severity) for p in problems if "no maps" in p.message] == [
         ("M2", "warning")
     ]
+    # maps one level too deep: the warning names the subfolder that holds them
+    deep = root / "Pred" / "Deep" / "D"
+    for f in (root / "Pred" / "A").iterdir():
+        write_png(deep / f.name, np.zeros((4, 4), np.uint8))
+    _, problems = discover(root)
+    (p,) = [p for p in problems if p.method == "Deep"]
+    assert "its subfolder D holds maps" in p.message
 
 
 def test_case_insensitive_extensions_and_duplicates(tmp_path: Path) -> None:
