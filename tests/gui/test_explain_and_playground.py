@@ -79,6 +79,11 @@ def test_views_hold_exactly_the_core_arrays(qtbot, demo_window) -> None:  # type
 def test_threshold_scrubbing_updates_the_emeasure_view(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
     win = demo_window.explain("RC", "maxEm")
     view = win.view
+    win.resize(1200, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    view.splitter.setSizes([500, 300])  # the user drags the splitter: scrubbing keeps it
+    dragged = view.splitter.sizes()
     r = demo_window.controller.results["RC"]
     for t in (40, 200):
         demo_window.controller.set_threshold(t)  # the inspector's slider drives open views
@@ -107,6 +112,7 @@ def test_threshold_scrubbing_updates_the_emeasure_view(qtbot, demo_window) -> No
         )
         assert cells[4][-1] == f"{at.score:.4g}"
         assert f"TP: contribution,{at.region_contribution[0]:.6g}," in view.numbers_csv()
+        assert view.splitter.sizes() == dragged
 
 
 def test_smeasure_quadrant_table_holds_the_core_terms(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]

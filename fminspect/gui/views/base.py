@@ -237,13 +237,18 @@ class ExplainView(QtWidgets.QWidget):
 
     def set_numbers(self, rows: list[tuple[str, object, str]]) -> None:
         """The numbers behind the score: (quantity, value, explanation). The table is sized
-        for up to six rows (it scrolls beyond); the rest of the height goes to the grid."""
+        for up to six rows (it scrolls beyond) when its number of rows changes — not on every
+        update, which would undo the user's dragging of the splitter; the rest of the height
+        goes to the grid."""
+        resize = len(rows) != self.numbers.rowCount()
         self.numbers.setRowCount(len(rows))
         for r, (name, value, note) in enumerate(rows):
             text = f"{value:.6g}" if isinstance(value, float) else str(value)
             for c, cell in enumerate((name, text, note)):
                 self.numbers.setItem(r, c, QtWidgets.QTableWidgetItem(cell))
         self.numbers.resizeColumnsToContents()
+        if not resize:
+            return
         shown = min(len(rows), 6)
         height = (
             self.numbers.horizontalHeader().height()
