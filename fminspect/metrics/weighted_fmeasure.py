@@ -84,9 +84,6 @@ _GAUSS_1D = _gauss_1d()
 #: single-threaded (as fminspect's workers run it) they err by up to ~1e-7·Δ, and rint(d32²)
 #: first fails at Δ ≈ 886 (n = 784997, measured). 700 px keeps a margin.
 EXACT_RECOVERY_LIMIT = 700.0
-#: Distances are clipped here before squaring (n stays in int32 and exact in float32 below
-#: this); B is 2.0 from Δ ≈ 265 on, so no caller sees the clipping.
-_CLIP = 2048.0
 
 
 def _opencv_distance(mask: np.ndarray) -> np.ndarray:
@@ -116,15 +113,13 @@ def exact_distance_map(mask: np.ndarray) -> np.ndarray:
 
 
 def _squared_distances(d32: np.ndarray) -> np.ndarray:
-    """The integers n = Δ² (int32) from OpenCV's float32 distances, in float32 arithmetic.
+    """The integers n = Δ² (int32) from OpenCV's float32 distances: d32², rounded to the
+    nearest integer by OpenCV (saturating at the int32 range).
 
     Exact while Δ ≤ :data:`EXACT_RECOVERY_LIMIT` (the error of d32² stays far below 0.5);
-    farther distances may be off by one, and beyond 2048 px they are clipped — neither
-    matters to B, which is 2.0 from Δ ≈ 265 on.
+    farther distances may be off by one — which B does not see: it is 2.0 from Δ ≈ 265 on.
     """
-    d = np.minimum(d32, np.float32(_CLIP))
-    sq = cv2.multiply(d, d)  # float32
-    return np.rint(sq, out=sq).astype(np.int32)
+    return cv2.multiply(d32, d32, dtype=cv2.CV_32S)
 
 
 def _background_weight_table() -> np.ndarray:
