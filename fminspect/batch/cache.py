@@ -102,18 +102,11 @@ class ResultCache:
 
     # ------------------------------------------------------------------ file digests
     def digest(self, path: Path) -> str:
-        """Content digest of ``path``, reusing the stored one while size and mtime match."""
-        st = os.stat(path)
-        row = self._db.execute(
-            "SELECT size, mtime_ns, digest FROM file_digests WHERE path = ?", (str(path),)
-        ).fetchone()
-        if row and row[0] == st.st_size and row[1] == st.st_mtime_ns:
-            return str(row[2])
-        digest = file_digest(path)
-        self._db.execute(
-            "INSERT OR REPLACE INTO file_digests VALUES (?, ?, ?, ?)",
-            (str(path), st.st_size, st.st_mtime_ns, digest),
-        )
+        """Content digest of ``path``, reusing the stored one while size and mtime match
+        (raises the ``OSError`` of a file that cannot be read)."""
+        digest = self.digests([path])[path]
+        if isinstance(digest, OSError):
+            raise digest
         return digest
 
     def digests(self, paths: Sequence[Path], threads: int = 1) -> dict[Path, str | OSError]:

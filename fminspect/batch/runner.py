@@ -6,10 +6,10 @@ camouflage degree are computed once — then loads, resizes and scores each meth
 prediction, computing only the measure families (fields of
 :class:`~fminspect.metrics.SuiteResult`) the cache lacks for it. Units run serially, in
 local processes (joblib's loky pool, ``jobs > 1``) or on a Dask cluster
-(``scheduler='tcp://…'``); each finished unit is committed to the cache at once (one record
-per prediction and family), and dataset values are then aggregated from the cache in natural
-order, so the output is byte-identical whatever the number of workers or the order in which
-they finish.
+(``scheduler='tcp://…'``); each finished unit is stored in the cache (one record per
+prediction and family; see :mod:`fminspect.batch.cache` for when it is committed), and
+dataset values are then aggregated in natural order, so the output is byte-identical
+whatever the number of workers or the order in which they finish.
 """
 
 from __future__ import annotations
