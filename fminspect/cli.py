@@ -204,6 +204,7 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
     from fminspect.batch.outputs import write_all
     from fminspect.batch.plots import PlotError, PlotProcess
     from fminspect.io.discovery import discover, from_toolkit_configs
+    from fminspect.metrics import Params
 
     try:  # a wrong measure or parameter is reported before the folders are read
         config = EvalConfig(
@@ -212,10 +213,12 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
     except ValueError as exc:
         print(f"fminspect eval: {exc}", file=sys.stderr)
         return 2
-    f_family = {"adpFm", "meanFm", "maxFm"}
-    if args.beta2 != 0.3 and args.measures and not f_family & set(args.measures):
+    from fminspect.metrics.suite import FIELD_PARAMS, MEASURES
+
+    beta2_keys = [m.key for m in MEASURES if "beta2" in FIELD_PARAMS.get(m.field, ())]
+    if args.beta2 != Params().beta2 and args.measures and not set(beta2_keys) & set(args.measures):
         print(
-            f"fminspect eval: note: --beta2 {args.beta2:g} changes only adpFm, meanFm and maxFm, "
+            f"fminspect eval: note: --beta2 {args.beta2:g} changes only {', '.join(beta2_keys)}, "
             "none of which is asked for (wFm keeps β² = 1 and relaxFm β² = 0.3)",
             file=sys.stderr,
         )
