@@ -7,8 +7,8 @@ Importing the package loads nothing heavy (no Qt, OpenCV or SciPy); the measures
 
 __version__ = "0.1.0"
 
-#: Bumped whenever any measure's definition or default changes, so cached results computed
-#: under an older definition are never reused.
-MEASURE_DEFINITION_VERSION = 1
+#: Bumped whenever any measure's definition, default or arithmetic changes, so cached results
+#: computed under an older definition are never reused. 2: the Context-measure's F_m in float64.
+MEASURE_DEFINITION_VERSION = 2
 
 __all__ = ["MEASURE_DEFINITION_VERSION", "__version__"]

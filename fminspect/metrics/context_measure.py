@@ -26,6 +26,14 @@ Conventions (``convention=``):
   ``CamouflageContextMeasure`` — GT ``> 128``, prediction min–max stretched, RGB image,
   eps = 2.2e-16 in the denominators. Parity: C_β to 1e-8, C^ω_β to 1e-5
   (tests/metrics/test_parity_context.py).
+
+One deliberate difference in arithmetic, not in definition: both references store K ∗ Y as
+float32 (``cv2.filter2D(..., CV_32F, K)``), which moves F_m by up to ~4e-9 from its exact
+value; fminspect computes F_m in float64 (exact to ~1e-15). K is point-symmetric, so
+Σ X·(K ∗ Y) = Σ Y·(K ∗ X) wherever no kernel window crosses the image border: for an object
+at least the kernel's half-size away from every border, one filtering of X on the object's
+crop gives both F_m and R_m. Otherwise K ∗ Y is filtered in float64 over the image (once per
+GT) and F_m is its X-weighted mean.
 * ``"original"``: the authors' code (github pursuitxi/Context-measure @ 8348b4a) — GT
   ``>= 128``, prediction / 255 without stretch, **BGR** image, eps = 1e-8 (also in the
   repainting average, so an exact .5 average rounds down).
@@ -163,14 +171,14 @@ def _moments(mask: np.ndarray) -> tuple[int, int, int, int, int, int]:
     return tuple(round(m[k]) for k in ("m00", "m01", "m10", "m02", "m20", "m11"))  # type: ignore[return-value]
 
 
-def _coordinate_covariance(mask: np.ndarray) -> np.ndarray:
+def _coordinate_covariance(moments: tuple[int, int, int, int, int, int]) -> np.ndarray:
     """Sample covariance (N − 1) of the foreground (row, col) coordinates.
 
     Computed from exact integer moments and rounded once, so it is the correctly rounded
     value of what ``np.cov(np.argwhere(mask), rowvar=False)`` approximates (they agree to
     ~1e-16 relative), at a fraction of the cost.
     """
-    n, sr, sc, srr, scc, src = _moments(mask)
+    n, sr, sc, srr, scc, src = moments
     den = n * (n - 1)
     return np.array(
         [
@@ -180,9 +188,14 @@ def _coordinate_covariance(mask: np.ndarray) -> np.ndarray:
     )
 
 
-def _centroid(mask: np.ndarray) -> tuple[float, float]:
-    n, sr, sc, *_ = _moments(mask)
+def _centroid(gt: GroundTruth) -> tuple[float, float]:
+    n, sr, sc, *_ = _gt_moments(gt)
     return (sr / n, sc / n)
+
+
+def _gt_moments(gt: GroundTruth) -> tuple[int, int, int, int, int, int]:
+    """:func:`_moments` of the GT foreground, computed once per GT."""
+    return gt.memo("context.moments", lambda: _moments(gt.mask))
 
 
 def context_kernel(gt: GroundTruth, *, alpha: float = 6.0) -> ContextKernel:
@@ -208,7 +221,7 @@ def context_kernel(gt: GroundTruth, *, alpha: float = 6.0) -> ContextKernel:
                 alpha=alpha,  # type: ignore[arg-type]
                 warnings=tuple(warnings),
             )
-        cov = _coordinate_covariance(gt.mask)
+        cov = _coordinate_covariance(_gt_moments(gt))
         for axis, name in ((0, "row"), (1, "column")):
             if cov[axis, axis] == 0:
                 cov[axis, axis] = EPS
@@ -229,7 +242,7 @@ def context_kernel(gt: GroundTruth, *, alpha: float = 6.0) -> ContextKernel:
             covariance=readonly(used),
             raw_covariance=readonly(cov),
             half_size=(int(d_r), int(d_c)),
-            centroid=_centroid(gt.mask),
+            centroid=_centroid(gt),
             alpha=float(alpha),
             warnings=tuple(warnings),
         )
@@ -238,10 +251,10 @@ def context_kernel(gt: GroundTruth, *, alpha: float = 6.0) -> ContextKernel:
 
 
 def _relevance(gt: GroundTruth, kernel: ContextKernel) -> np.ndarray:
-    """K ∗ Y (float32, reflect-101 borders), memoised per GT and kernel."""
+    """K ∗ Y (float64, reflect-101 borders), memoised per GT and kernel."""
     return gt.memo(
         f"context.relevance.{kernel.alpha!r}",
-        lambda: readonly(cv2.filter2D(gt.mask.astype(np.float32), cv2.CV_32F, kernel.kernel)),
+        lambda: readonly(cv2.filter2D(gt.mask.astype(np.float64), cv2.CV_64F, kernel.kernel)),
     )
 
 
@@ -250,24 +263,34 @@ def _full_completeness(pair: Pair, kernel: ContextKernel) -> np.ndarray:
     return 1 - np.exp(-1 * cv2.filter2D(pair.pred, -1, kernel.kernel))
 
 
-def _fg_completeness(pair: Pair, kernel: ContextKernel) -> np.ndarray:
-    """1 − exp(−K ∗ X) on the GT-foreground pixels only (row-major), from a crop.
+def _smoothed_on_fg(pair: Pair, kernel: ContextKernel) -> tuple[np.ndarray, bool]:
+    """(K ∗ X on the GT-foreground pixels in row-major order, whether no window crossed
+    the image border), filtering only the foreground's bounding box grown by the kernel
+    half-size.
 
-    The crop is the foreground's bounding box grown by the kernel half-size: every
-    foreground pixel's kernel window then lies inside it, or crosses the image border where
-    the crop's own reflect-101 padding equals the image's.
+    Every foreground pixel's kernel window lies inside that crop, or crosses the image
+    border where the crop's own reflect-101 padding equals the image's. When no window
+    crosses the border (the crop lies inside the image), K ∗ X at a GT pixel is also what
+    that pixel contributes to Σ X·(K ∗ Y), K being point-symmetric.
     """
     mask = pair.mask
     d_r, d_c = kernel.half_size
     rows = np.flatnonzero(mask.any(axis=1))
     cols = np.flatnonzero(mask.any(axis=0))
     h, w = mask.shape
-    r0, r1 = max(rows[0] - d_r, 0), min(rows[-1] + d_r + 1, h)
-    c0, c1 = max(cols[0] - d_c, 0), min(cols[-1] + d_c + 1, w)
+    r0, r1 = rows[0] - d_r, rows[-1] + d_r + 1
+    c0, c1 = cols[0] - d_c, cols[-1] + d_c + 1
+    interior = r0 >= 0 and c0 >= 0 and r1 <= h and c1 <= w
+    r0, r1, c0, c1 = max(r0, 0), min(r1, h), max(c0, 0), min(c1, w)
     if r1 - r0 <= 2 * d_r + 1 or c1 - c0 <= 2 * d_c + 1:
-        return _full_completeness(pair, kernel)[mask]
+        return cv2.filter2D(pair.pred, -1, kernel.kernel)[mask], interior
     smoothed = cv2.filter2D(np.ascontiguousarray(pair.pred[r0:r1, c0:c1]), -1, kernel.kernel)
-    return 1 - np.exp(-1 * smoothed[mask[r0:r1, c0:c1]])
+    return smoothed[mask[r0:r1, c0:c1]], interior
+
+
+def _relevance_map(result: Any) -> np.ndarray:
+    """K ∗ Y."""
+    return _relevance(result._pair.gt, result.kernel)
 
 
 def _forward_map(result: Any) -> np.ndarray:
@@ -301,8 +324,8 @@ class ContextMeasureResult:
         ``'pysodmetrics'`` or ``'original'``.
     kernel : ContextKernel
         K and its covariance.
-    relevance_map : ndarray (float32)
-        K ∗ Y.
+    relevance_map : ndarray
+        K ∗ Y (float64).
     forward_map : ndarray
         [X > 0] ⊙ (K ∗ Y).
     completeness_map : ndarray
@@ -324,11 +347,11 @@ class ContextMeasureResult:
     alpha: float
     convention: str
     kernel: ContextKernel
-    relevance_map: np.ndarray
     warnings: tuple[str, ...] = ()
     _pair: Pair = field(repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    relevance_map = lazy_field(_relevance_map)
     forward_map = lazy_field(_forward_map)
     completeness_map = lazy_field(_completeness_map)
     reverse_map = lazy_field(_reverse_map)
@@ -361,12 +384,12 @@ class CamouflageContextMeasureResult:
     alpha: float
     convention: str
     kernel: ContextKernel
-    relevance_map: np.ndarray
     degree: CamouflageDegreeResult
     warnings: tuple[str, ...] = ()
     _pair: Pair = field(repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    relevance_map = lazy_field(_relevance_map)
     forward_map = lazy_field(_forward_map)
     completeness_map = lazy_field(_completeness_map)
     reverse_map = lazy_field(_reverse_map)
@@ -378,10 +401,9 @@ class CamouflageContextMeasureResult:
 
 
 def _parts(pair: Pair, alpha: float, eps: float):  # type: ignore[no-untyped-def]
-    """Kernel, K ∗ Y, F_m and the completeness on the GT foreground, shared by both forms."""
+    """Kernel, F_m and the completeness on the GT foreground, shared by both forms."""
     gt = pair.gt
     kernel = context_kernel(gt, alpha=alpha)
-    relevance = _relevance(gt, kernel)
     x = pair.pred
     sum_x = np.sum(x)
     warnings = list(kernel.warnings)
@@ -391,10 +413,15 @@ def _parts(pair: Pair, alpha: float, eps: float):  # type: ignore[no-untyped-def
             "otherwise (pysodmetrics returns 0 always; the original code crashes)"
         )
         forward = 1.0 if sum_x == 0 else 0.0  # K ∗ Y = 0 everywhere
-        return kernel, relevance, forward, np.zeros(0), warnings
+        return kernel, forward, np.zeros(0), warnings
+    smoothed, interior = _smoothed_on_fg(pair, kernel)
     # F_m = Σ([X > 0]·(K ∗ Y)·X) / Σ X; the indicator changes nothing in the product
-    forward = float(np.dot(relevance.ravel().astype(np.float64), x.ravel()) / (sum_x + eps))
-    return kernel, relevance, forward, _fg_completeness(pair, kernel), warnings
+    if interior:
+        numerator = np.sum(smoothed)  # = Σ Y·(K ∗ X) = Σ X·(K ∗ Y): no window crosses the border
+    else:
+        numerator = np.einsum("i,i->", _relevance(gt, kernel).ravel(), x.ravel())
+    forward = float(numerator / (sum_x + eps))
+    return kernel, forward, 1 - np.exp(-1 * smoothed), warnings
 
 
 def _combine(forward: float, reverse: float, beta2: float, eps: float) -> float:
@@ -407,7 +434,7 @@ def context_measure_from_pair(
 ) -> ContextMeasureResult:
     """C_β of a prepared pair (see :func:`context_measure`)."""
     eps = _EPS_BY_CONVENTION[convention]
-    kernel, relevance, forward, completeness, warnings = _parts(pair, alpha, eps)
+    kernel, forward, completeness, warnings = _parts(pair, alpha, eps)
     if pair.gt.is_empty:
         reverse = 1.0
     else:
@@ -421,7 +448,6 @@ def context_measure_from_pair(
         alpha=float(alpha),
         convention=convention,
         kernel=kernel,
-        relevance_map=relevance,
         warnings=tuple(warnings),
         _pair=pair,
     )
@@ -439,7 +465,7 @@ def camouflage_context_measure_from_pair(
 ) -> CamouflageContextMeasureResult:
     """C^ω_β of a prepared pair and its image (see :func:`camouflage_context_measure`)."""
     eps = _EPS_BY_CONVENTION[convention]
-    kernel, relevance, forward, completeness, warnings = _parts(pair, alpha, eps)
+    kernel, forward, completeness, warnings = _parts(pair, alpha, eps)
     degree = camouflage_degree(
         img, pair.gt, gamma=gamma, lambda_spatial=lambda_spatial, convention=convention
     )
@@ -460,7 +486,6 @@ def camouflage_context_measure_from_pair(
         alpha=float(alpha),
         convention=convention,
         kernel=kernel,
-        relevance_map=relevance,
         degree=degree,
         warnings=tuple(warnings) + degree.warnings,
         _pair=pair,

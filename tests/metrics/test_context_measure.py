@@ -186,6 +186,24 @@ def test_intermediates_reproduce_the_scores() -> None:
     assert cd.min() >= 0 and cd.max() <= 1
 
 
+@pytest.mark.parametrize("where", ["inside", "touching the border"])
+def test_forward_term_is_exact_in_float64(where: str) -> None:
+    """F_m = Σ X·(K ∗ Y) / Σ X against SciPy's direct float64 correlation ('mirror' is
+    reflect-101). Both references store K ∗ Y as float32; fminspect does not (see the
+    module docstring), and takes Σ Y·(K ∗ X) instead when no window crosses the border."""
+    from scipy import ndimage
+
+    rng = np.random.default_rng(4)
+    box = (20, 60, 25, 70) if where == "inside" else (0, 50, 30, 90)
+    gt = _blob(box=box)
+    pred = np.clip(cv2.GaussianBlur(gt, (0, 0), 3) + rng.normal(0, 25, gt.shape), 0, 255)
+    r = context_measure(pred.astype(np.uint8), gt)
+    x, y = r._pair.pred, r._pair.mask.astype(np.float64)
+    ky = ndimage.correlate(y, r.kernel.kernel, mode="mirror")
+    assert r.forward == pytest.approx(float(np.sum(x * ky) / np.sum(x)), abs=1e-14)
+    assert np.abs(r.relevance_map - ky).max() < 1e-14
+
+
 def test_camouflage_degree_is_computed_once_per_gt_and_image() -> None:
     gt = prepare_gt(_blob())
     img = _textured_image(*gt.shape)

@@ -5,6 +5,12 @@ tighter in practice (checked below); the C^ω_β tolerance covers exact ties in 
 nearest-neighbour search, where pysodmetrics' scikit-learn search and fminspect's exact
 search may pick different, equally near band patches (see camouflage_degree's docstring).
 
+Deliberate difference in arithmetic: both references store K ∗ Y as float32; fminspect's
+F_m is float64 and exact to ~1e-15 (test_context_measure.py checks it against SciPy's direct
+correlation), so C_β differs from pysodmetrics' by its float32 rounding — up to ~5e-9 here,
+below the ~1e-8 by which the two references differ from each other through their epsilons
+(METRICS §10.7).
+
 Deliberate difference: an **empty GT**. pysodmetrics returns 0 whatever the prediction
 (F_m = R_m = 0/eps); fminspect takes 0/0 as 1, so an empty prediction of an empty GT scores
 1 and any other prediction 0, with a warning (the original code crashes here).
@@ -51,8 +57,8 @@ def test_context_measures_agree_with_pysodmetrics(pysod) -> None:  # type: ignor
         if d_cm > 1e-8 or d_ccm > 1e-5:
             failures.append(f"{case['id']}: C_β Δ={d_cm:.2e}, C^ω_β Δ={d_ccm:.2e}")
     assert not failures, "\n".join(failures)
-    # measured on these cases: |ΔC_β| ≤ 2.3e-16, |ΔC^ω_β| ≤ 6.3e-8, |ΔΣD| ≤ 0.032 (ties)
-    assert worst_cm < 1e-12
+    # measured on these cases: |ΔC_β| ≤ 5.2e-9 (float32 K ∗ Y in the reference),
+    # |ΔC^ω_β| ≤ 6.3e-8, |ΔΣD| ≤ 0.032 (ties)
     assert sum(1 for c in CASES if "camo" in c["id"]) >= 40
     assert len(CASES) - empty_gts >= 100
 
