@@ -242,14 +242,16 @@ def _repaint(
 _SRGB_LINEAR: np.ndarray | None = None
 
 
-def _rgb2lab(rgb: np.ndarray) -> np.ndarray:
-    """scikit-image's ``rgb2lab`` of uint8 (…, 3) values, bit for bit, ~20 % faster.
+def _rgb2lab(pixels: np.ndarray) -> np.ndarray:
+    """scikit-image's ``rgb2lab`` of (n, 3) uint8 pixels, bit for bit as the whole image's.
 
     ``rgb2lab`` = ``xyz2lab(rgb2xyz(·))``; the first step of ``rgb2xyz`` undoes the sRGB
     gamma channel by channel, which for uint8 input takes one of 256 values: those come
     from a table built with scikit-image's own conversion and formula; the rest is
-    scikit-image's (the same matrix product, then ``xyz2lab``). Checked against
-    ``rgb2lab`` in tests/metrics/test_context_measure.py.
+    scikit-image's (the same matrix product, then ``xyz2lab``). The product is taken as one
+    (n, 3) matrix, as for each row of an (H, W, 3) image, which gives the same bits as
+    ``rgb2lab(image)[mask]`` (checked in tests/metrics/test_context_measure.py); an
+    (n, 1, 3) stack would be 10× slower and differ in the last bits.
     """
     global _SRGB_LINEAR
     from skimage.color import xyz2lab
@@ -262,7 +264,7 @@ def _rgb2lab(rgb: np.ndarray) -> np.ndarray:
         v[gamma] = np.power((v[gamma] + 0.055) / 1.055, 2.4)
         v[~gamma] /= 12.92
         _SRGB_LINEAR = v
-    linear = _SRGB_LINEAR[rgb]
+    linear = _SRGB_LINEAR[pixels]
     return xyz2lab(linear @ xyz_from_rgb.T.astype(linear.dtype))
 
 
@@ -323,9 +325,7 @@ def _compute(
 
     # ΔE on object pixels only (elementwise, so identical to the full-image computation)
     obj = mask
-    lab_a = _rgb2lab(repainted[obj][:, None, :])
-    lab_b = _rgb2lab(rgb[obj][:, None, :])
-    delta = deltaE_ciede2000(lab_a, lab_b)[:, 0]
+    delta = deltaE_ciede2000(_rgb2lab(repainted[obj]), _rgb2lab(rgb[obj]))
     similarity = 1 - np.clip(delta / 100, 0, 1)
     delta_map, sim_map, cd = zeros.copy(), zeros.copy(), zeros.copy()
     delta_map[obj], sim_map[obj] = delta, similarity

@@ -251,18 +251,21 @@ def test_original_convention_takes_bgr_images() -> None:
 
 # ---------------------------------------------------------------- speed-ups stay bit-identical
 def test_table_driven_rgb2lab_equals_scikit_image_bit_for_bit() -> None:
+    """Lab of the object's pixels equals the reference's rgb2lab of the whole image."""
     from skimage.color import rgb2lab
 
     from fminspect.metrics.camouflage_degree import _rgb2lab
 
     rng = np.random.default_rng(3)
-    pixels = [rng.integers(0, 256, (200_000, 1, 3), dtype=np.uint8)]
+    images = [rng.integers(0, 256, (h, w, 3), dtype=np.uint8) for h, w in ((400, 500), (7, 3))]
     plane = np.stack(np.meshgrid(np.arange(256), np.arange(256), indexing="ij"), -1)
     for fixed in (0, 10, 128, 255):  # every value of two channels against a third
         third = np.full((*plane.shape[:2], 1), fixed)
-        pixels.append(np.concatenate([plane, third], -1).reshape(-1, 1, 3).astype(np.uint8))
-    for p in pixels:
-        np.testing.assert_array_equal(_rgb2lab(p), rgb2lab(p))
+        images.append(np.concatenate([plane, third], -1).astype(np.uint8))
+    for img in images:
+        mask = rng.random(img.shape[:2]) < 0.3
+        np.testing.assert_array_equal(_rgb2lab(img[mask]), rgb2lab(img)[mask])
+        np.testing.assert_array_equal(_rgb2lab(img.reshape(-1, 3)), rgb2lab(img).reshape(-1, 3))
 
 
 def test_repainting_averages_every_covering_patch() -> None:
