@@ -30,10 +30,10 @@ Conventions (``convention=``):
 One deliberate difference in arithmetic, not in definition: both references store K ∗ Y as
 float32 (``cv2.filter2D(..., CV_32F, K)``), which moves F_m by up to ~4e-9 from its exact
 value; fminspect computes F_m in float64 (exact to ~1e-15). K is point-symmetric, so
-Σ X·(K ∗ Y) = Σ Y·(K ∗ X) wherever no kernel window crosses the image border: for an object
-at least the kernel's half-size away from every border, one filtering of X on the object's
-crop gives both F_m and R_m. Otherwise K ∗ Y is filtered in float64 over the image (once per
-GT) and F_m is its X-weighted mean.
+Σ X·(K ∗ Y) = Σ Y·(K ∗ X) unless the border's mirroring reaches the object: for an object
+more than the kernel's half-size from every border, one filtering of X on the object's crop
+gives both F_m and R_m. Otherwise K ∗ Y is filtered in float64 over the image (once per GT)
+and F_m is its X-weighted mean.
 * ``"original"``: the authors' code (github pursuitxi/Context-measure @ 8348b4a) — GT
   ``>= 128``, prediction / 255 without stretch, **BGR** image, eps = 1e-8 (also in the
   repainting average, so an exact .5 average rounds down).
@@ -264,14 +264,16 @@ def _full_completeness(pair: Pair, kernel: ContextKernel) -> np.ndarray:
 
 
 def _smoothed_on_fg(pair: Pair, kernel: ContextKernel) -> tuple[np.ndarray, bool]:
-    """(K ∗ X on the GT-foreground pixels in row-major order, whether no window crossed
-    the image border), filtering only the foreground's bounding box grown by the kernel
-    half-size.
+    """K ∗ X on the GT-foreground pixels (row-major), filtering only the foreground's
+    bounding box grown by the kernel half-size d; and whether that also gives F_m.
 
     Every foreground pixel's kernel window lies inside that crop, or crosses the image
-    border where the crop's own reflect-101 padding equals the image's. When no window
-    crosses the border (the crop lies inside the image), K ∗ X at a GT pixel is also what
-    that pixel contributes to Σ X·(K ∗ Y), K being point-symmetric.
+    border where the crop's own reflect-101 padding equals the image's.
+
+    Σ X·(K ∗ Y) = Σ Y·(K ∗ X) (K is point-symmetric) unless a mirrored read of K ∗ Y lands
+    on the object: reflect-101 mirrors the pixels 1 … d rows (columns) inside each border,
+    so the identity holds when every object pixel is more than d from every border — the
+    second value returned.
     """
     mask = pair.mask
     d_r, d_c = kernel.half_size
@@ -280,12 +282,12 @@ def _smoothed_on_fg(pair: Pair, kernel: ContextKernel) -> tuple[np.ndarray, bool
     h, w = mask.shape
     r0, r1 = rows[0] - d_r, rows[-1] + d_r + 1
     c0, c1 = cols[0] - d_c, cols[-1] + d_c + 1
-    interior = r0 >= 0 and c0 >= 0 and r1 <= h and c1 <= w
+    clear = r0 > 0 and c0 > 0 and r1 < h and c1 < w  # every object pixel > d inside
     r0, r1, c0, c1 = max(r0, 0), min(r1, h), max(c0, 0), min(c1, w)
     if r1 - r0 <= 2 * d_r + 1 or c1 - c0 <= 2 * d_c + 1:
-        return cv2.filter2D(pair.pred, -1, kernel.kernel)[mask], interior
+        return cv2.filter2D(pair.pred, -1, kernel.kernel)[mask], clear
     smoothed = cv2.filter2D(np.ascontiguousarray(pair.pred[r0:r1, c0:c1]), -1, kernel.kernel)
-    return smoothed[mask[r0:r1, c0:c1]], interior
+    return smoothed[mask[r0:r1, c0:c1]], clear
 
 
 def _relevance_map(result: Any) -> np.ndarray:
@@ -414,10 +416,10 @@ def _parts(pair: Pair, alpha: float, eps: float):  # type: ignore[no-untyped-def
         )
         forward = 1.0 if sum_x == 0 else 0.0  # K ∗ Y = 0 everywhere
         return kernel, forward, np.zeros(0), warnings
-    smoothed, interior = _smoothed_on_fg(pair, kernel)
+    smoothed, clear = _smoothed_on_fg(pair, kernel)
     # F_m = Σ([X > 0]·(K ∗ Y)·X) / Σ X; the indicator changes nothing in the product
-    if interior:
-        numerator = np.sum(smoothed)  # = Σ Y·(K ∗ X) = Σ X·(K ∗ Y): no window crosses the border
+    if clear:
+        numerator = np.sum(smoothed)  # = Σ Y·(K ∗ X) = Σ X·(K ∗ Y) (see _smoothed_on_fg)
     else:
         numerator = np.einsum("i,i->", _relevance(gt, kernel).ravel(), x.ravel())
     forward = float(numerator / (sum_x + eps))

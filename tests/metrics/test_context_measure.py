@@ -204,6 +204,27 @@ def test_forward_term_is_exact_in_float64(where: str) -> None:
     assert np.abs(r.relevance_map - ky).max() < 1e-14
 
 
+def test_forward_term_is_exact_for_objects_at_every_distance_from_the_border() -> None:
+    """The single-filter path is taken only when no kernel window of the object crosses the
+    border: objects 0 … d + 1 px from each of the four borders give the exact F_m."""
+    from scipy import ndimage
+
+    rng = np.random.default_rng(9)
+    base = _blob(h=70, w=64, box=(0, 12, 0, 9))
+    half = context_kernel(prepare_gt(base)).half_size
+    for gap in range(max(half) + 4):
+        for flip_r, flip_c in ((False, False), (True, True), (False, True), (True, False)):
+            gt = np.roll(base, (gap, gap), axis=(0, 1))
+            gt = gt[::-1] if flip_r else gt
+            gt = np.ascontiguousarray(gt[:, ::-1] if flip_c else gt)
+            pred = rng.integers(0, 256, gt.shape).astype(np.uint8)
+            r = context_measure(pred, gt)
+            x, y = r._pair.pred, r._pair.mask.astype(np.float64)
+            ky = ndimage.correlate(y, r.kernel.kernel, mode="mirror")
+            exact = float(np.sum(x * ky) / np.sum(x))
+            assert r.forward == pytest.approx(exact, abs=1e-14), (gap, flip_r, flip_c)
+
+
 def test_camouflage_degree_is_computed_once_per_gt_and_image() -> None:
     gt = prepare_gt(_blob())
     img = _textured_image(*gt.shape)
