@@ -324,12 +324,14 @@ def _compute(
     from skimage.color import deltaE_ciede2000  # imported when first needed
 
     # ΔE on object pixels only (elementwise, so identical to the full-image computation)
-    obj = mask
-    delta = deltaE_ciede2000(_rgb2lab(repainted[obj]), _rgb2lab(rgb[obj]))
+    obj = np.flatnonzero(mask)  # flat indices: the mask is looked up once
+    delta = deltaE_ciede2000(
+        _rgb2lab(repainted.reshape(-1, 3)[obj]), _rgb2lab(rgb.reshape(-1, 3)[obj])
+    )
     similarity = 1 - np.clip(delta / 100, 0, 1)
     delta_map, sim_map, cd = zeros.copy(), zeros.copy(), zeros.copy()
-    delta_map[obj], sim_map[obj] = delta, similarity
-    cd[obj] = (np.exp(gamma * similarity) - 1) / (np.exp(gamma) - 1)
+    delta_map.flat[obj], sim_map.flat[obj] = delta, similarity
+    cd.flat[obj] = (np.exp(gamma * similarity) - 1) / (np.exp(gamma) - 1)
     return CamouflageDegreeResult(
         cd_map=readonly(cd),
         band_mask=band,
@@ -339,7 +341,7 @@ def _compute(
         object_patches=readonly(fg_xy),
         band_patches=readonly(bg_xy),
         matches=readonly(matches),
-        uncovered=int(np.count_nonzero(obj & (counts == 0))),
+        uncovered=int(np.count_nonzero(counts.flat[obj] == 0)),
         gamma=float(gamma),
         lambda_spatial=float(lam),
         image=rgb,
