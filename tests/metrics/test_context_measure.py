@@ -190,7 +190,7 @@ def test_intermediates_reproduce_the_scores() -> None:
 def test_forward_term_is_exact_in_float64(where: str) -> None:
     """F_m = Σ X·(K ∗ Y) / Σ X against SciPy's direct float64 correlation ('mirror' is
     reflect-101). Both references store K ∗ Y as float32; fminspect does not (see the
-    module docstring), and takes Σ Y·(K ∗ X) instead when no window crosses the border."""
+    module docstring), and takes Σ Y·(K ∗ X) instead when the object is clear of the border."""
     from scipy import ndimage
 
     rng = np.random.default_rng(4)
@@ -206,7 +206,7 @@ def test_forward_term_is_exact_in_float64(where: str) -> None:
 
 def test_forward_term_is_exact_for_objects_at_every_distance_from_the_border() -> None:
     """The single-filter path is taken only when no kernel window of the object crosses the
-    border: objects 0 … d + 1 px from each of the four borders give the exact F_m."""
+    border: objects 0 … d + 3 px from each of the four borders give the exact F_m."""
     from scipy import ndimage
 
     rng = np.random.default_rng(9)

@@ -6,10 +6,11 @@ nearest-neighbour search, where pysodmetrics' scikit-learn search and fminspect'
 search may pick different, equally near band patches (see camouflage_degree's docstring).
 
 Deliberate difference in arithmetic: both references store K ∗ Y as float32; fminspect's
-F_m is float64 and exact to ~1e-15 (test_context_measure.py checks it against SciPy's direct
-correlation), so C_β differs from pysodmetrics' by its float32 rounding — up to ~5e-9 here,
-below the ~1e-8 by which the two references differ from each other through their epsilons
-(METRICS §10.7).
+F_m is float64 and within 1e-13 of exact (test_context_measure.py checks it against SciPy's
+direct correlation), so C_β differs from pysodmetrics' by its float32 rounding: up to 5.2e-9
+on the cases here, comparable to the ~1e-8 by which the two references differ from each other
+through their epsilons (METRICS §10.7); up to ~1.1e-7 on thin straight objects, where the
+float32 errors do not cancel (the last test).
 
 Deliberate difference: an **empty GT**. pysodmetrics returns 0 whatever the prediction
 (F_m = R_m = 0/eps); fminspect takes 0/0 as 1, so an empty prediction of an empty GT scores
@@ -70,3 +71,27 @@ def test_repainting_rounds_half_to_even_like_the_reference(pysod) -> None:  # ty
     for case, ref in zip(cases, results, strict=True):
         deg = camouflage_context_measure(case["pred"], case["gt"], img=case["img"]).degree
         assert int(deg.repainted.astype(np.int64).sum()) == ref["recon_sum"], case["id"]
+
+
+def test_thin_objects_differ_only_by_the_references_float32_relevance(pysod) -> None:  # type: ignore[no-untyped-def]
+    """A thin bar scored against itself: the largest C_β difference found (a review fuzzed
+    ~50,000 GTs). Recomputing pysodmetrics' F_m with its float32 K ∗ Y (``cv2.filter2D`` to
+    CV_32F, as both references do) reproduces its score; fminspect's is the exact one."""
+    import cv2
+
+    cases = []
+    for h, w, rows, cols in ((83, 35, (30, 67), (31, 33)), (400, 400, (50, 350), (195, 205))):
+        gt = np.zeros((h, w), np.uint8)
+        gt[slice(*rows), slice(*cols)] = 255
+        cases.append({"id": f"bar-{h}x{w}", "pred": gt.copy(), "gt": gt, "normalize": True})
+    refs = pysod(cases, [{"groups": ["context"], "normalize": True} for _ in cases])["results"]
+    worst = 0.0
+    for case, ref in zip(cases, refs, strict=True):
+        r = context_measure(case["pred"], case["gt"])
+        x, y = r._pair.pred, r._pair.mask
+        ky32 = cv2.filter2D(y.astype(np.float32), cv2.CV_32F, r.kernel.kernel)
+        f32 = float(np.sum(ky32 * x) / (np.sum(x) + 2.220446049250313e-16))
+        c32 = 2 * f32 * r.reverse / (f32 + r.reverse + 2.220446049250313e-16)
+        assert c32 == pytest.approx(ref["cm"], abs=1e-14), case["id"]  # all of the difference
+        worst = max(worst, abs(r.score - ref["cm"]))
+    assert 1e-8 < worst < 2e-7  # measured: 1.1e-7 (83×35), 7.9e-8 (400×400)
