@@ -59,7 +59,7 @@ def _params(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 def _cmd_score(args: argparse.Namespace) -> int:
     from fminspect.io.loading import fit_to, load_image, load_map
-    from fminspect.io.validation import LoadError
+    from fminspect.io.validation import LoadError, empty_gt_message
     from fminspect.metrics import MEASURES, compute_suite
 
     try:
@@ -83,6 +83,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
     params = _params(args)
     suite = compute_suite(array, gt.array, params, img=img)
     scores = suite.scores()
+    if suite.pair.gt.is_empty:  # as `fminspect eval` says it
+        notes.insert(len(gt.notes), f"GT: {empty_gt_message(gt.array, params.norm.gt_rule)}")
     notes += list(suite.warnings)
     if args.json:
         print(
@@ -91,10 +93,10 @@ def _cmd_score(args: argparse.Namespace) -> int:
                     "fminspect": __version__,
                     "prediction": str(args.pred),
                     "gt": str(args.gt),
-                    "params": params.as_dict(),
+                    "params": {**params.as_dict(), "interpolation": args.interpolation},
                     "normalization": params.norm.label,
                     "scores": scores,
-                    "labels": {m.key: m.label(params) for m in MEASURES},
+                    "labels": {m.key: m.label(params) for m in MEASURES if m.key in scores},
                     "notes": notes,
                 },
                 indent=2,
@@ -516,12 +518,15 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
             "different quality…",
             file=sys.stderr,
         )
+        unscored: list[Any] = []
         try:
             scores_by_ds = score_maps(
-                datasets, args.by, args.study.with_suffix(".cache.sqlite"), args.jobs
+                datasets, args.by, args.study.with_suffix(".cache.sqlite"), args.jobs, unscored
             )
         except ValueError as exc:
             return _fail(f"--by: {exc}")
+        for p in unscored:  # these maps cannot be shown either
+            print(p, file=sys.stderr)
     groups = []
     for ds in datasets:
         groups += groups_from_dataset(
@@ -631,7 +636,27 @@ def _cmd_rank_pack(args: argparse.Namespace) -> int:
     return 0
 
 
+def _no_display(command: str) -> bool:
+    """Say so and return True when a window cannot be opened: on Linux with no X11 or Wayland
+    display and no Qt platform chosen, Qt would abort with its own, less helpful, message."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return False
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return False
+    print(
+        f"fminspect{' ' + command if command else ''}: no display found (neither DISPLAY "
+        "nor WAYLAND_DISPLAY is set), so no window can be opened. Run it on a desktop, "
+        "through ssh -X, or under Xvfb (xvfb-run fminspect ...); QT_QPA_PLATFORM=offscreen "
+        "runs it without showing anything. `fminspect screenshots DIR` renders every view "
+        "to PNG files without a display.",
+        file=sys.stderr,
+    )
+    return True
+
+
 def _cmd_rank_vote(args: argparse.Namespace) -> int:
+    if _no_display("rank vote"):
+        return 2
     from fminspect.gui.voting import run_voting
 
     return run_voting(
@@ -640,6 +665,8 @@ def _cmd_rank_vote(args: argparse.Namespace) -> int:
 
 
 def _cmd_rank_analyze(args: argparse.Namespace) -> int:
+    if _no_display("rank analyze"):
+        return 2
     from fminspect.gui.analysis import run_analysis
 
     return run_analysis(args.study)
@@ -685,13 +712,21 @@ def _aggregate(args: argparse.Namespace, store):  # type: ignore[no-untyped-def]
     unknown = [p for p in args.exclude or () if p not in store.participants()]
     if unknown:
         raise StudyError(f"--exclude: no participant named {', '.join(unknown)} in {store.path}")
-    return aggregate(
+    result = aggregate(
         store,
         rule,
         exclude_failing=args.exclude_failing,
         min_attention=args.min_attention,
         exclude=args.exclude or (),
     )
+    counted = sum(not s.excluded for s in result.participants)
+    if rule.name == "k_of_n" and rule.k > counted:
+        print(
+            f"fminspect rank: note: {rule} needs {rule.k} participants to agree, but only "
+            f"{counted} participants' votes are counted, so no group can reach consensus",
+            file=sys.stderr,
+        )
+    return result
 
 
 def _cmd_rank_aggregate(args: argparse.Namespace) -> int:
@@ -849,7 +884,9 @@ def _add_rank_parser(sub) -> None:  # type: ignore[no-untyped-def]
     v = rs.add_parser("vote", help="open the voting window on a study file or a study pack")
     v.add_argument("study", type=Path, help="study file (.sqlite) or study pack (.zip)")
     v.add_argument("--participant", help="participant id (asked for when missing)")
-    v.add_argument("--folder", type=Path, help="where to unpack a study pack (default: next to it)")
+    v.add_argument(
+        "--folder", type=Path, help="where to unpack a study pack (default: STEM_study/ beside it)"
+    )
     v.add_argument("--windowed", action="store_true", help="a normal window instead of full screen")
     v.set_defaults(func=_cmd_rank_vote)
     a = rs.add_parser("analyze", help="open the analysis window on a study")
@@ -924,6 +961,8 @@ def _cmd_gui(args: argparse.Namespace) -> int:
         return 2
     if args.gt is not None and not args.pred:
         print("fminspect: --gt needs at least one --pred", file=sys.stderr)
+        return 2
+    if _no_display(""):
         return 2
     from fminspect.gui.app import run_inspector
 
