@@ -125,6 +125,7 @@ class MSIoUResult:
     adaptive: MSIoUScore
     binary: MSIoUScore
     cell_sizes: tuple[int, ...] = CELL_SIZES
+    warnings: tuple[str, ...] = ()
 
 
 def _gt_grids(gt: GroundTruth) -> tuple[np.ndarray, tuple[np.ndarray, ...], np.ndarray]:
@@ -171,9 +172,16 @@ def msiou_at(pair: Pair, *, threshold: float | None = None, index: int | None = 
 def msiou_from_pair(pair: Pair) -> MSIoUResult:
     """Adaptive and binary MSIoU of a prepared pair."""
     thr = pair.adaptive_threshold
+    warnings = ()
+    if pair.gt.is_empty:
+        warnings = (
+            "empty GT: it has no edge cells, so every ratio is (0 + 1)/(0 + 1) and MSIoU = 1 "
+            "whatever the prediction (as pysodmetrics)",
+        )
     return MSIoUResult(
         adaptive=_score(pair.pred >= thr, pair.gt, f"adaptive: pred≥{thr:.4f}"),
         binary=_score(pair.pred > 0.5, pair.gt, "binary: pred>0.5"),
+        warnings=warnings,
     )
 
 

@@ -122,7 +122,7 @@ class SuiteResult:
     def warnings(self) -> tuple[str, ...]:
         """Every warning raised by any measure, prefixed by its measure."""
         out = [f"input: {n}" for n in self.pair.notes]
-        for name in ("smeasure", "weighted_fmeasure", "emeasure", "relaxed_fmeasure"):
+        for name in ("smeasure", "weighted_fmeasure", "emeasure", "relaxed_fmeasure", "msiou"):
             out += self.field_warnings(name)
         # both Context-measure forms warn about the same GT: say it once
         out += self.field_warnings("camouflage_context" if self.camouflage_context else "context")
