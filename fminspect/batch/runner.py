@@ -515,7 +515,7 @@ def evaluate_datasets(
                             "method": m,
                             "image": s.name,
                             **rec.scores,
-                            "notes": "; ".join(rec.notes),
+                            "notes": " | ".join(rec.notes),  # notes may hold ";"
                         }
                     )
                 if not len(acc):
