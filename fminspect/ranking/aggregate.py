@@ -237,11 +237,12 @@ def _consensus(
         if len(counts) == 1 and sum(counts.values()) == n_part:
             return next(iter(counts)), "all participants agree"
         no_order = n_part - sum(counts.values())
-        return (
-            None,
-            f"not unanimous: {len(counts)} different order{'s' if len(counts) != 1 else ''}, "
-            f"{no_order} circular or undecided",
-        )
+        why = []
+        if len(counts) > 1:
+            why.append(f"the participants give {len(counts)} different orders")
+        if no_order:
+            why.append(f"{no_order} of {n_part} give no order (circular or undecided answers)")
+        return None, "not unanimous: " + ", and ".join(why)
     if rule.name == "k_of_n":
         top = counts.most_common(2)
         if top and top[0][1] >= rule.k:

@@ -10,7 +10,7 @@ import numpy as np
 
 from fminspect.io.discovery import Dataset
 from fminspect.io.loading import load_map
-from fminspect.io.validation import LoadError
+from fminspect.io.validation import LoadError, Problem
 from fminspect.ranking.design import CHECK_KINDS, Check, Design, Group, Item, new_design
 
 
@@ -34,10 +34,17 @@ def pick_spread(scores: Mapping[str, float], n: int = 3, min_gap: float = 0.05) 
 
 
 def score_maps(
-    datasets: Sequence[Dataset], key: str, cache_path: Path, jobs: int = 1
+    datasets: Sequence[Dataset],
+    key: str,
+    cache_path: Path,
+    jobs: int = 1,
+    problems: list[Problem] | None = None,
 ) -> dict[str, dict[str, dict[str, float]]]:
     """``{dataset: {sample: {model: value}}}`` of one measure, oriented so that larger is
-    better (negated for MAE), computed by the batch evaluator (cached in ``cache_path``)."""
+    better (negated for MAE), computed by the batch evaluator (cached in ``cache_path``).
+
+    Files that could not be evaluated have no score; their problems (path and what is
+    wrong) are appended to ``problems`` when it is given."""
     from fminspect.batch import EvalConfig, evaluate_datasets
     from fminspect.metrics import MEASURES_BY_KEY
 
@@ -47,6 +54,9 @@ def score_maps(
     report = evaluate_datasets(
         datasets, EvalConfig(keys=(key,)), cache_path=cache_path, jobs=jobs, progress=False
     )
+    if problems is not None:  # what discovery found is the caller's already
+        found = {p for d in datasets for p in d.problems}
+        problems += [p for p in report.problems if p.severity == "error" and p not in found]
     out: dict[str, dict[str, dict[str, float]]] = {}
     for row in report.per_image:
         out.setdefault(row["dataset"], {}).setdefault(row["image"], {})[row["method"]] = (

@@ -76,3 +76,16 @@ def test_pack_export_results_and_merge_refusals(tmp_path: Path, root: Path, caps
     assert "already in this study" in capsys.readouterr().err
     assert main(["rank", "aggregate", str(tmp_path / "missing.sqlite")]) == 1
     assert "no such study file" in capsys.readouterr().err
+
+
+def test_k_of_n_with_more_than_the_participants_says_no_group_can_agree(
+    tmp_path: Path, root: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    study = tmp_path / "s.sqlite"
+    assert main(["rank", "create", str(study), str(root), "--auto", "3", "--min-gap", "0"]) == 0
+    assert main(["rank", "simulate", str(study), "--participants", "4"]) == 0
+    capsys.readouterr()
+    assert main(["rank", "aggregate", str(study), "--rule", "k_of_n:9"]) == 0
+    captured = capsys.readouterr()
+    assert "k_of_n:9 needs 9 participants to agree, but only 4" in captured.err
+    assert "0 of 6 groups" in captured.out
