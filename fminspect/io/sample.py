@@ -28,6 +28,7 @@ class LoadedSample:
     preds: dict[str, np.ndarray] = field(default_factory=dict)
     notes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    unreadable: dict[str, str] = field(default_factory=dict)  # model → why its map failed
 
     @property
     def shape(self) -> tuple[int, int] | None:
@@ -80,6 +81,7 @@ def load_sample(sample: Sample, interpolation: str = "bilinear") -> LoadedSample
             pred = load_map(path)
         except LoadError as exc:
             out.problems.append(Problem(exc.path, exc.problem, "error", method=method, **where))
+            out.unreadable[method] = exc.problem
             continue
         array, note = fit_to(pred.array, shape, interpolation)
         notes = list(pred.notes) + ([note] if note else [])

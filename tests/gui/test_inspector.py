@@ -180,6 +180,10 @@ def test_corrupt_prediction_shows_a_message_and_the_others_still_display(
     settle(qtbot, window)
     assert list(window.controller.sample.preds) == ["A", "C"]
     assert set(window.controller.results) == {"A", "C"}
+    # B keeps an empty panel that says why, last; nothing is drawn or read out there
+    assert list(window.grid.cells) == ["image", "GT", "A", "C", "B"]
+    b = window.grid.cells["B"]
+    assert "unreadable" in b.label.text and b.values is None and b.map.image is None
     texts = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
     assert any("img1.png" in t and "B" in t and "error" in t for t in texts)
     assert window.problem_dock.windowTitle().startswith("Problems (")

@@ -133,7 +133,7 @@ class MapGridPanel(QtWidgets.QWidget):
         unchanged, or the last one used for samples of that size."""
         if self.sample is not None and self.cells:
             self._ranges[self.sample.shape] = self.views[0].viewRange()
-        names = ["image", "GT", *sample.preds]
+        names = ["image", "GT", *sample.preds, *sample.unreadable]  # unreadable maps: last
         if list(self.cells) != names:
             self._layout(names)
         self.sample = sample
@@ -171,6 +171,10 @@ class MapGridPanel(QtWidgets.QWidget):
                 cell.map.setImage(gt, levels=(0, 1))
                 cell.map.setLookupTable(colormap("gray").getLookupTable(nPts=256))
                 cell.values = gt
+            return
+        if name in s.unreadable:  # an empty panel saying so, rather than no panel
+            cell.values = None
+            cell.set_title(f"{name} ✖ unreadable", self.foreground)  # why: the Problems tab
             return
         self._show_map(name, cell, unit_map(s.preds[name]))
 
@@ -210,7 +214,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self._show_map(model, cell, result.pair.pred)
 
     def _update_overlay(self, name: str, cell: MapCell) -> None:
-        if self.sample is None or self.sample.gt is None:
+        if self.sample is None or self.sample.gt is None or name in self.sample.unreadable:
             return
         h, w = self.sample.shape  # type: ignore[misc]
         rgba = np.zeros((h, w, 4), np.uint8)
