@@ -21,7 +21,8 @@ def pysod(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
         oracle.reference_python()
     except oracle.ReferenceUnavailable as exc:
         pytest.fail(str(exc))
-    cache_dir = request.config.cache.mkdir("fminspect-pysod") if request.config.cache else None
+    cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider
+    cache_dir = cache.mkdir("fminspect-pysod") if cache else None
 
     def run(cases, meta=None):  # type: ignore[no-untyped-def]
         if meta is None:
