@@ -87,6 +87,9 @@ def test_msiou_perfect_empty_and_hand_ratio() -> None:
     assert r.adaptive.score == r.binary.score == 1.0
     z = np.zeros((16, 16), np.uint8)
     assert msiou(z, z).binary.score == 1.0
+    anything = msiou(np.full((16, 16), 255, np.uint8), z)  # empty GT: 1 whatever the map
+    assert anything.binary.score == 1.0 and "empty GT" in anything.warnings[0]
+    assert not r.warnings
     miss = msiou(np.zeros_like(gt), gt).binary  # no predicted edges: ratios 1/(|GT cells| + 1)
     np.testing.assert_allclose(miss.ratios, 1 / (miss.gt_cells + 1))
     assert miss.score == pytest.approx(np.trapezoid(miss.ratios, dx=1 / 9))

@@ -1,4 +1,4 @@
-"""GUI subcommands on a Linux machine without a display explain themselves (Qt would abort)."""
+"""The command line's own messages: GUI commands without a display, `score` on an empty GT."""
 
 from __future__ import annotations
 
@@ -38,3 +38,21 @@ def test_a_chosen_qt_platform_or_a_display_is_left_to_qt(monkeypatch: pytest.Mon
     monkeypatch.setattr(sys, "platform", "darwin")
     monkeypatch.delenv("DISPLAY")
     assert not _no_display("")
+
+
+def test_score_of_an_empty_gt_says_so_and_json_labels_what_it_scored(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    import cv2
+    import numpy as np
+
+    cv2.imwrite(str(tmp_path / "gt.png"), np.zeros((30, 40), np.uint8))
+    cv2.imwrite(str(tmp_path / "p.png"), np.full((30, 40), 200, np.uint8))
+    assert main(["score", str(tmp_path / "p.png"), str(tmp_path / "gt.png"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["notes"][0] == "GT: no foreground pixel (all zero; GT>128)"
+    assert any(n.startswith("msiou: empty GT") for n in out["notes"])
+    assert set(out["labels"]) == set(out["scores"]) and "CCm" not in out["labels"]
+    assert out["params"]["interpolation"] == "bilinear"
