@@ -1008,6 +1008,11 @@ def build_parser() -> argparse.ArgumentParser:
         "fminspect opens the inspector window (fminspect --help-gui).",
     )
     parser.add_argument("--version", action="version", version=f"fminspect {__version__}")
+    parser.add_argument(  # answered by main() before this parser runs; listed for --help
+        "--help-gui",
+        action="store_true",
+        help="show the options of the inspector window (fminspect without a subcommand)",
+    )
     sub = parser.add_subparsers(dest="command")
     score = sub.add_parser(
         "score", help="score one prediction against its GT and print every measure"
