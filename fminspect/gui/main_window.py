@@ -295,6 +295,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
             return
         rows = [r for r in report.per_image if r["dataset"] == ds.name]
         self.browser.set_rows([s.name for s in ds.samples], ds.method_names, rows)
+        # files that cannot be read anywhere in the dataset, not only in the samples visited
+        self.show_problems([p for p in report.problems if p.severity == "error"])
         self.browser.view.resizeColumnToContents(0)
         p = settings.params
         self.browser.status.setText(

@@ -503,6 +503,10 @@ def test_labels_problems_and_highlights_follow_what_is_shown(qtbot, window, data
     (dataset_root / "Pred" / "A" / "img2.png").write_bytes(b"not a png")
     window.open_path(dataset_root)
     settle(qtbot, window)
+    # listed once the dataset browser has scored every sample, before img2 is visited
+    assert c.sample.name == "img1"
+    listed = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
+    assert sum("img2.png" in t and "error" in t for t in listed) == 1
     window.params.beta2.setValue(2.0)
     c.step(1)  # a new sample right after a change of β²
     assert c.wait(30000)
