@@ -595,10 +595,15 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if replace:
             self.problem_list.clear()
             self._listed.clear()
+        added = []
         for p in sorted(problems, key=lambda p: p.severity != "error"):
-            if str(p) in self._listed:
+            # a file is unreadable for one reason, which the loader and the browser's batch
+            # word differently; a file can have several warnings (16-bit and resized)
+            key = f"error: {p.path}" if p.severity == "error" else str(p)
+            if key in self._listed:
                 continue  # shown already (a sample visited again reports it again)
-            self._listed.add(str(p))
+            self._listed.add(key)
+            added.append(p)
             item = QtWidgets.QListWidgetItem(str(p))
             icon = (
                 QtWidgets.QStyle.StandardPixmap.SP_MessageBoxCritical
@@ -609,8 +614,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.problem_list.addItem(item)
         n = self.problem_list.count()
         self.problem_dock.setWindowTitle(f"Problems ({n})" if n else "Problems")
-        errors = [p for p in problems if p.severity == "error"]
-        if errors:
+        errors = [p for p in added if p.severity == "error"]
+        if errors:  # only news: the browser lists the same errors again after every rescoring
             self.statusBar().showMessage(f"{errors[0]}  (see Problems)", 10000)
 
     # ------------------------------------------------------------------ export, theme, state

@@ -552,3 +552,23 @@ def test_the_zoom_of_a_size_comes_back_with_a_sample_of_that_size(qtbot, window,
     c.step(-1)
     assert c.wait(30000) and c.sample.name == "img1"
     np.testing.assert_allclose(view.viewRange(), zoomed)
+
+
+def test_an_unreadable_gt_is_listed_once_and_a_rescoring_does_not_announce_it_again(
+    qtbot, window, dataset_root
+):  # type: ignore[no-untyped-def]
+    """The browser's batch and the sample loader word an unreadable GT differently; it is one
+    problem. Re-scoring the browser (after every parameter change) reports the errors it
+    knows again: the status bar, which also holds the hover read-out, is left alone."""
+    (dataset_root / "GT" / "img2.png").write_bytes(b"not a png")
+    c = window.controller
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    c.step(1)  # to img2: the loader reports its GT too
+    assert c.wait(30000)
+    listed = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
+    assert sum("GT" in t and "img2.png" in t for t in listed) == 1, listed
+    window.statusBar().clearMessage()
+    window._score_browser()  # what the parameter timer does
+    settle(qtbot, window)
+    assert window.statusBar().currentMessage() == ""
