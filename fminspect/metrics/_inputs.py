@@ -233,6 +233,20 @@ class GroundTruth:
         """Every pixel is foreground."""
         return self.n_fg == self.size
 
+    @property
+    def bounds(self) -> tuple[int, int, int, int]:
+        """(first row, last row, first column, last column) of the foreground, inclusive;
+        computed once. ValueError for an empty GT."""
+        if self.is_empty:
+            raise ValueError("an empty GT has no foreground bounds")
+
+        def compute() -> tuple[int, int, int, int]:
+            rows = np.flatnonzero(self.mask.any(axis=1))
+            cols = np.flatnonzero(self.mask.any(axis=0))
+            return int(rows[0]), int(rows[-1]), int(cols[0]), int(cols[-1])
+
+        return self.memo("bounds", compute)
+
     def memo(self, key: str, func: Callable[[], T]) -> T:
         """Return ``func()`` computed once per GT under ``key``.
 

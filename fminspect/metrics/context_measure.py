@@ -282,11 +282,10 @@ def _smoothed_on_fg(pair: Pair, kernel: ContextKernel) -> tuple[np.ndarray, bool
     """
     mask = pair.mask
     d_r, d_c = kernel.half_size
-    rows = np.flatnonzero(mask.any(axis=1))
-    cols = np.flatnonzero(mask.any(axis=0))
+    top, bottom, left, right = pair.gt.bounds
     h, w = mask.shape
-    r0, r1 = rows[0] - d_r, rows[-1] + d_r + 1
-    c0, c1 = cols[0] - d_c, cols[-1] + d_c + 1
+    r0, r1 = top - d_r, bottom + d_r + 1
+    c0, c1 = left - d_c, right + d_c + 1
     clear = r0 > 0 and c0 > 0 and r1 < h and c1 < w  # every object pixel > d inside
     r0, r1, c0, c1 = max(r0, 0), min(r1, h), max(c0, 0), min(c1, w)
     if r1 - r0 <= 2 * d_r + 1 or c1 - c0 <= 2 * d_c + 1:

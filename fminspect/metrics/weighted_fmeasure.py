@@ -231,12 +231,11 @@ def _band_sources(mask: np.ndarray, band_index: np.ndarray, band_n: np.ndarray) 
 
 def _gt_part(gt: GroundTruth) -> _GtPart:
     mask = gt.mask
-    rows = np.flatnonzero(mask.any(axis=1))
-    cols = np.flatnonzero(mask.any(axis=0))
+    top, bottom, left, right = gt.bounds
     h, w = gt.shape
     crop = (
-        slice(max(rows[0] - _RADIUS, 0), min(rows[-1] + _RADIUS + 1, h)),
-        slice(max(cols[0] - _RADIUS, 0), min(cols[-1] + _RADIUS + 1, w)),
+        slice(max(top - _RADIUS, 0), min(bottom + _RADIUS + 1, h)),
+        slice(max(left - _RADIUS, 0), min(right + _RADIUS + 1, w)),
     )
     local = np.ascontiguousarray(mask[crop])
     grown = cv2.dilate(local.view(np.uint8), np.ones((KERNEL_SIZE, KERNEL_SIZE), np.uint8))
