@@ -113,15 +113,9 @@ class MatrixPanel(QtWidgets.QWidget):
 class SmallTable(QtWidgets.QTableWidget):
     """A compact read-only table: one row per region or quadrant, numbers right-aligned."""
 
-    def __init__(
-        self, columns: tuple[str, ...], *, column_help: tuple[str, ...] = (), tooltip: str = ""
-    ) -> None:
+    def __init__(self, columns: tuple[str, ...], *, tooltip: str = "") -> None:
         super().__init__(0, len(columns))
-        for c, label in enumerate(columns):
-            item = QtWidgets.QTableWidgetItem(label)
-            if c < len(column_help):
-                item.setToolTip(column_help[c])
-            self.setHorizontalHeaderItem(c, item)
+        self.setHorizontalHeaderLabels(list(columns))
         header = self.horizontalHeader()
         header.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
