@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from statistics import median
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -19,7 +20,6 @@ from tests.reference.oracle import reference_python
 __all__ = [
     "HERE",
     "REPO",
-    "median",
     "ratio_table",
     "reference_python",
     "rows_of",
@@ -85,12 +85,6 @@ def rows_of(
         (name, [r[ref_key] for r, _ in pairs], [o[ours_key] for _, o in pairs])
         for name, ref_key, ours_key in spec
     ]
-
-
-def median(values: list[float]) -> float:
-    """The median (the mean of the two middle values for an even count)."""
-    v = sorted(values)
-    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
 
 
 def ratio_table(rows: list[tuple[str, list[float], list[float]]], title: str) -> str:

@@ -16,8 +16,9 @@ from __future__ import annotations
 import argparse
 import tempfile
 from pathlib import Path
+from statistics import median
 
-from _harness import median, ratio_table, reference_python, rows_of, run_rounds
+from _harness import ratio_table, reference_python, rows_of, run_rounds
 from _inputs import write_inputs
 
 CLASSIC = ["MAE", "Fmeasure", "FmeasureV2 IoU+Dice", "Emeasure", "Smeasure", "WeightedFmeasure"]
