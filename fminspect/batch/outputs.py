@@ -384,17 +384,24 @@ def write_all(
 ) -> Path:
     """Write every output file into ``out`` (created if needed). With ``plotter`` (see
     :class:`fminspect.batch.plots.PlotProcess`) the plots are rendered in its process, which
-    has imported Matplotlib while the images were being scored."""
+    has imported Matplotlib while the images were being scored, while the tables are
+    written here."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     _remove_old_plots(out / "plots")
+    if plots and report.results and plotter is not None:
+        plotter.start(plot_figures(report), out / "plots")  # drawn while the tables are written
+        _write_tables(report, out)
+        plotter.finish()
+    else:
+        _write_tables(report, out)
+        if plots and report.results:
+            write_plots(report, out)
+    return out
+
+
+def _write_tables(report: EvalReport, out: Path) -> None:
     write_json(report, out)
     write_csv(report, out)
     write_markdown(report, out)
     write_latex(report, out)
-    if plots and report.results:
-        if plotter is None:
-            write_plots(report, out)
-        else:
-            plotter.render(plot_figures(report), out / "plots")
-    return out

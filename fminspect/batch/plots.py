@@ -2,9 +2,11 @@
 
 Importing Matplotlib and rendering six files takes about two seconds, most of a batch run's
 fixed cost. :class:`PlotProcess` starts a separate process at the beginning of a run, which
-imports Matplotlib while the images are being scored and renders the figures at the end.
-The figures are plain data (:class:`Figure`), so the same function draws them either way
-and the files are byte-identical. This module imports nothing heavy at import time.
+imports Matplotlib while the images are being scored and renders the figures at the end,
+while the tables are written; on Linux it forks, and the two copies draw half of the files
+each (0.8 s → 0.5 s for six files on two cores). The figures are plain data
+(:class:`Figure`), so the same function draws them either way and the files are
+byte-identical. This module imports nothing heavy at import time.
 """
 
 from __future__ import annotations
@@ -42,15 +44,31 @@ class Figure:
 
 
 def import_matplotlib() -> None:
-    """Import Matplotlib with its non-interactive backend (the slow part of plotting)."""
+    """Import Matplotlib with its non-interactive backend and its PDF backend (otherwise
+    imported by the first PDF written), the slow part of plotting."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
+    import matplotlib.backends.backend_pdf
     import matplotlib.pyplot
 
 
-def render(figures: Sequence[Figure], folder: Path | str) -> None:
-    """Write every figure into ``folder`` as PNG and PDF, with no dates in the metadata."""
+def _formats(figures: Sequence[Figure], part: int, parts: int) -> list[tuple[str, ...]]:
+    """The formats of each figure that part ``part`` of ``parts`` writes.
+
+    The files are dealt out in turn, each figure's PNG and PDF in alternating order, so that
+    two parts get about the same work (a PNG costs more to draw than a PDF).
+    """
+    files = []
+    for k in range(len(figures)):
+        files += [(k, "png"), (k, "pdf")] if k % 2 == 0 else [(k, "pdf"), (k, "png")]
+    mine = files[part::parts]
+    return [tuple(fmt for j, fmt in mine if j == k) for k in range(len(figures))]
+
+
+def render(figures: Sequence[Figure], folder: Path | str, *, part: int = 0, parts: int = 1) -> None:
+    """Write every figure into ``folder`` as PNG and PDF, with no dates in the metadata; with
+    ``parts`` > 1 only this ``part``'s share of the files (see :func:`_formats`)."""
     if not figures:
         return
     import_matplotlib()
@@ -63,7 +81,13 @@ def render(figures: Sequence[Figure], folder: Path | str) -> None:
     tab20 = plt.get_cmap("tab20").colors
     colours = list(tab20[0::2]) + list(tab20[1::2])
     styles = ("-", "--", "-.", ":")
-    for f in figures:
+    metadata = {
+        "png": {"Software": None},
+        "pdf": {"CreationDate": None, "Producer": None, "Creator": None},
+    }
+    for f, formats in zip(figures, _formats(figures, part, parts), strict=True):
+        if not formats:
+            continue
         fig, ax = plt.subplots(figsize=(6.4, 4), dpi=150)
         fig.subplots_adjust(left=0.1, right=0.74, bottom=0.12, top=0.92)
         for i, line in enumerate(f.lines):
@@ -83,12 +107,43 @@ def render(figures: Sequence[Figure], folder: Path | str) -> None:
         ax.grid(alpha=0.3)
         # beside the axes, never over the curves
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-        fig.savefig(folder / f"{f.stem}.png", metadata={"Software": None})
-        fig.savefig(
-            folder / f"{f.stem}.pdf",
-            metadata={"CreationDate": None, "Producer": None, "Creator": None},
-        )
+        for fmt in formats:
+            fig.savefig(folder / f"{f.stem}.{fmt}", metadata=metadata[fmt])
         plt.close(fig)
+
+
+def render_in_two(figures: Sequence[Figure], folder: Path | str) -> None:
+    """:func:`render`, with half of the files written by a forked copy of this process.
+
+    Drawing is most of a batch run's fixed cost, and both cores are idle when the plots are
+    drawn at its end. Only on Linux, in the plotting process (no threads; fork is safe there);
+    elsewhere the files are written here one after another.
+    """
+    if not figures or not sys.platform.startswith("linux"):
+        render(figures, folder)
+        return
+    import_matplotlib()  # before forking: both halves use it
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the copy: write its half, report any error on stderr, never return
+        code = 1
+        try:
+            render(figures, folder, part=1, parts=2)
+            code = 0
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
+    try:
+        render(figures, folder, part=0, parts=2)
+    finally:
+        _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError("the forked plotting process failed (its error is above)")
 
 
 class PlotError(RuntimeError):
@@ -102,8 +157,9 @@ class PlotProcess:
     The figures travel as JSON on its standard input (floats round-trip exactly), so the
     files are the same as those :func:`render` writes here; nothing is pickled and nothing
     depends on how the caller's ``__main__`` is written. The child sees the parent's module
-    search path, not the current directory. One :meth:`render` call per process; what the
-    child printed (Matplotlib's warnings) is kept in :attr:`messages`.
+    search path, not the current directory. One :meth:`render` (or :meth:`start`, other work,
+    then :meth:`finish`) per process; what the child printed (Matplotlib's warnings) is kept
+    in :attr:`messages`.
     """
 
     def __init__(self) -> None:
@@ -121,16 +177,39 @@ class PlotProcess:
             env=env,
         )
         self.messages: list[str] = []
+        self._started = False
 
     def render(self, figures: Sequence[Figure], folder: Path | str) -> None:
         """Render ``figures`` into ``folder``; raises :class:`PlotError` with the child's last
         message if it fails."""
+        self.start(figures, folder)
+        self.finish()
+
+    def start(self, figures: Sequence[Figure], folder: Path | str) -> None:
+        """Send the figures to the child, which starts drawing them; :meth:`finish` waits."""
         proc = self._proc
-        if proc is None:
+        if proc is None or self._started:
             raise PlotError("this PlotProcess has already rendered or been closed")
         payload = {"folder": str(folder), "figures": [_to_json(f) for f in figures]}
-        _, err = proc.communicate(json.dumps(payload).encode())
-        self._proc = None  # finished (if communicate raised, close() still stops it)
+        assert proc.stdin is not None
+        self._started = True
+        try:  # the child reads all of its input before it draws anything
+            proc.stdin.write(json.dumps(payload).encode())
+            proc.stdin.close()
+        except OSError:  # the child has died: finish() reports what it said
+            pass
+
+    def finish(self) -> None:
+        """Wait for the files sent by :meth:`start`; raises :class:`PlotError` with the
+        child's last message if it failed."""
+        proc = self._proc
+        if proc is None or not self._started:
+            raise PlotError("nothing is being rendered")
+        assert proc.stderr is not None
+        err = proc.stderr.read()  # until the child exits (its input is already closed)
+        proc.wait()
+        proc.stderr.close()
+        self._proc = None
         self.messages = err.decode("utf-8", errors="replace").strip().splitlines()
         if proc.returncode != 0:
             last = self.messages[-1] if self.messages else f"exit status {proc.returncode}"
@@ -138,15 +217,22 @@ class PlotProcess:
 
     def close(self) -> None:
         """Stop the process if it has not rendered (e.g. the run failed): an empty input
-        makes it exit by itself; it is killed if it has not within 5 s."""
+        makes it exit by itself, figures already sent are finished; it is killed if it has
+        not exited within 5 s."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
         try:
-            proc.communicate(timeout=5)
+            if self._started:  # input sent and closed: let it finish drawing
+                proc.wait(timeout=5)
+            else:
+                proc.communicate(timeout=5)
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.communicate()
+            proc.wait()
+        finally:
+            if proc.stderr is not None:
+                proc.stderr.close()
 
     def __enter__(self) -> PlotProcess:
         return self
@@ -186,4 +272,7 @@ if __name__ == "__main__":
     import_matplotlib()
     job = json.loads(sys.stdin.buffer.read() or b"null")
     if job is not None:
-        render([_from_json(f) for f in job["figures"]], job["folder"])
+        render_in_two([_from_json(f) for f in job["figures"]], job["folder"])
+    # the files are closed; skip tearing down Matplotlib's modules (~0.1 s the parent waits)
+    sys.stderr.flush()
+    os._exit(0)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -346,10 +348,12 @@ def test_plot_process_raises_the_rendering_error(tmp_path: Path) -> None:
 def test_cli_eval_reports_failed_plots_and_keeps_the_rest(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def fail(self, figures, folder):  # type: ignore[no-untyped-def]
+    def fail(self):  # type: ignore[no-untyped-def]
         raise PlotError("the plotting process failed: ImportError: no matplotlib")
 
-    monkeypatch.setattr(PlotProcess, "render", fail)
+    # the child is given the figures, but says it failed when asked for the result
+    monkeypatch.setattr(PlotProcess, "start", lambda self, figures, folder: None)
+    monkeypatch.setattr(PlotProcess, "finish", fail)
     root = make_dataset(tmp_path / "DS", n_images=2, methods=("A",))
     out = tmp_path / "o"
     args = ["eval", str(root), "--out", str(out), "--measures", "MAE", "maxFm", "--quiet"]
@@ -448,3 +452,46 @@ def test_an_unreadable_gt_or_image_is_named_and_skipped(
     (problem,) = [p for p in report.problems if p.name == "img1" and p.severity == "error"]
     assert Path(problem.path) == bad and "cannot be read" in problem.message
     assert "Permission denied" in problem.message
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_two_plot_processes_share_the_files_out_evenly(n: int) -> None:
+    from fminspect.batch.plots import Figure, _formats
+
+    figs = [Figure(f"f{k}", "", "", "", (0, 1), (0, 1), ()) for k in range(n)]
+    halves = [_formats(figs, part, 2) for part in (0, 1)]
+    files = [(k, fmt) for half in halves for k, fmts in enumerate(half) for fmt in fmts]
+    assert sorted(files) == sorted((k, fmt) for k in range(n) for fmt in ("pdf", "png"))
+    assert len(files) == len(set(files))
+    assert [sum(len(f) for f in half) for half in halves] == [n, n]
+    # with PNG and PDF alternating first, each half draws about as many PNGs (the slower)
+    pngs = [sum("png" in f for f in half) for half in halves]
+    assert abs(pngs[0] - pngs[1]) <= 1
+    assert _formats(figs, 0, 1) == [
+        ("png", "pdf") if k % 2 == 0 else ("pdf", "png") for k in range(n)
+    ]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the plots fork on Linux only")
+def test_a_failing_forked_plot_half_is_reported(tmp_path: Path) -> None:
+    # in a child Python (forking the test process, which may hold Qt threads, is not safe):
+    # the forked half fails, the other half's files are written, and the caller hears of it
+    script = f"""
+import fminspect.batch.plots as P
+real = P.render
+def render(figures, folder, *, part=0, parts=1):
+    if part == 1:
+        raise OSError("disk full (simulated)")
+    real(figures, folder, part=part, parts=parts)
+P.render = render
+line = P.Line("m", P.np.array([0.0, 1.0]), P.np.array([0.0, 1.0]))
+fig = P.Figure("x", "t", "a", "b", (0, 1), (0, 1), (line,))
+try:
+    P.render_in_two([fig], {str(tmp_path)!r})
+except RuntimeError as exc:
+    print("raised:", exc)
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert "raised: the forked plotting process failed" in proc.stdout
+    assert "OSError: disk full (simulated)" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.png"]
