@@ -194,7 +194,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         return _run_eval(args, None)
     from fminspect.batch.pool import LocalPool
 
-    pool = LocalPool(args.jobs)  # the workers import the measures while this process does
+    # the workers import the measures while this process does
+    pool = LocalPool(args.jobs, preload=True)
     try:
         return _run_eval(args, pool)
     finally:

@@ -1,15 +1,29 @@
 """Local worker processes for batch work, startable before the measures are imported.
 
 Starting the pool is the first thing ``fminspect eval --jobs N`` does: the workers spend most
-of their start-up importing NumPy, SciPy and the measures, and that overlaps with the main
+of their start-up importing NumPy, OpenCV and the measures, and that overlaps with the main
 process importing the same modules and planning the run. This module therefore imports
 nothing heavy itself.
+
+Two kinds of pool:
+
+* joblib's reusable loky executor (the default): robust wherever it is called from, e.g. a
+  notebook or a script without an ``if __name__ == "__main__"`` guard;
+* with ``preload=True`` on Linux (what the command line uses) and a ``__main__`` that may be
+  imported again (see :func:`_main_reimport_is_harmless`): a ``forkserver`` process
+  imports the worker modules once and forks every worker from itself, so workers start with
+  everything imported. On two cores that starts two workers in ~0.5 s instead of ~1.1 s,
+  because loky makes each worker start Python, import loky and then the measures (and the
+  main process spends 0.25 s importing loky). The server is a fresh single-threaded process,
+  so forking it is safe; it is not used on macOS and Windows.
 """
 
 from __future__ import annotations
 
 import importlib
-from concurrent.futures import Future
+import sys
+import threading
+from concurrent.futures import Executor, Future
 from typing import Any
 
 #: Modules every batch worker imports while starting (the work units' code).
@@ -30,23 +44,103 @@ def configure_worker(modules: tuple[str, ...] = ()) -> None:
         importlib.import_module(name)
 
 
+def _main_reimport_is_harmless() -> bool:
+    """Whether a forkserver worker may import this process's ``__main__`` as
+    multiprocessing does: it runs a main script again, unless the script guards itself.
+
+    Harmless: the ``fminspect`` command (pip's generated script is guarded), ``python -m``
+    (a ``*.__main__`` module is never imported again) and interactive sessions (no file).
+    Any other script may not be guarded, and then gets the loky pool.
+    """
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and (spec.name == "__main__" or spec.name.endswith(".__main__")):
+        return True
+    path = getattr(main, "__file__", None)
+    if path is None:
+        return True
+    from pathlib import Path
+
+    return Path(path).stem.lower() in ("fminspect", "fminspect-script")
+
+
+def _forkserver_usable() -> bool:
+    """Whether ``preload=True`` gets the forkserver pool (Linux, harmless ``__main__``)."""
+    return sys.platform.startswith("linux") and _main_reimport_is_harmless()
+
+
+def _forkserver_executor(jobs: int, modules: tuple[str, ...]) -> Executor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(list(modules))
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+
+
 class LocalPool:
-    """joblib's reusable loky executor with ``jobs`` workers, warming up from creation."""
+    """``jobs`` local worker processes, warming up from creation (see the module notes)."""
 
-    def __init__(self, jobs: int, modules: tuple[str, ...] = WORKER_MODULES) -> None:
-        from joblib.externals.loky import get_reusable_executor
-
+    def __init__(
+        self, jobs: int, modules: tuple[str, ...] = WORKER_MODULES, *, preload: bool = False
+    ) -> None:
         self.jobs = jobs
-        self.executor = get_reusable_executor(max_workers=jobs, timeout=60)
-        self._warmup: list[Future[Any]] = [
-            self.executor.submit(configure_worker, modules) for _ in range(jobs)
-        ]
+        self.preloaded = preload and _forkserver_usable()
+        self._warmup: list[Future[Any]] = []
+        self._error: BaseException | None = None
+        self.executor: Executor
+        if self.preloaded:
+            # the first submissions wait until the server has imported the modules: let a
+            # thread wait, so that this process goes on with its own imports meanwhile
+            self._starting: threading.Thread | None = threading.Thread(
+                target=self._start_preloaded, args=(modules,), daemon=True
+            )
+            self._starting.start()
+        else:
+            from joblib.externals.loky import get_reusable_executor
+
+            self._starting = None
+            self.executor = get_reusable_executor(max_workers=jobs, timeout=60)
+            self._warm_up(modules)
+
+    def _start_preloaded(self, modules: tuple[str, ...]) -> None:
+        try:
+            self.executor = _forkserver_executor(self.jobs, modules)
+            self._warm_up(modules)
+        except BaseException as exc:  # raised again by ready()
+            self._error = exc
+
+    def _warm_up(self, modules: tuple[str, ...]) -> None:
+        self._warmup = [self.executor.submit(configure_worker, modules) for _ in range(self.jobs)]
+
+    def _started(self) -> None:
+        if self._starting is not None:
+            self._starting.join()
+            self._starting = None
+        if self._error is not None:
+            raise RuntimeError(f"the worker processes could not start: {self._error}")
 
     def ready(self) -> None:
         """Block until every worker has started and imported its modules."""
+        self._started()
         for fut in self._warmup:
             fut.result()
 
     def close(self) -> None:
         """Stop the workers now, whatever they are doing (the command is finishing)."""
-        self.executor.shutdown(wait=False, kill_workers=True)
+        try:
+            self._started()
+        except RuntimeError:
+            return
+        if not self.preloaded:
+            self.executor.shutdown(wait=False, kill_workers=True)  # type: ignore[call-arg]
+            return
+        # ProcessPoolExecutor.kill_workers() is Python 3.14+; before, the same by hand
+        kill = getattr(self.executor, "kill_workers", None)
+        if kill is not None:
+            kill()
+            return
+        processes = list((getattr(self.executor, "_processes", None) or {}).values())
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            proc.kill()

@@ -5,7 +5,7 @@ so the distance transform, the S-measure centroid, the Context-measure kernel an
 camouflage degree are computed once — then loads, resizes and scores each method's
 prediction, computing only the measure families (fields of
 :class:`~fminspect.metrics.SuiteResult`) the cache lacks for it. Units run serially, in
-local processes (joblib's loky pool, ``jobs > 1``) or on a Dask cluster
+local processes (``jobs > 1``; see :mod:`fminspect.batch.pool`) or on a Dask cluster
 (``scheduler='tcp://…'``); each finished unit is stored in the cache (one record per
 prediction and family; see :mod:`fminspect.batch.cache` for when it is committed), and
 dataset values are then aggregated in natural order, so the output is byte-identical

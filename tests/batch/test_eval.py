@@ -187,11 +187,38 @@ def test_outputs_are_byte_identical_for_any_number_of_workers(tmp_path: Path) ->
     _run(root, tmp_path / "serial", jobs=1)
     with PlotProcess() as plotter:
         _run(root, tmp_path / "two", jobs=2, pool=LocalPool(2), plotter=plotter)
-    a, b = _files(tmp_path / "serial"), _files(tmp_path / "two")
-    assert a.keys() == b.keys() and len(a) > 10
-    assert sum(name.endswith((".png", ".pdf")) for name in a) == 6
-    for name in a:
-        assert a[name] == b[name], name
+    # the command line's pool: workers forked from a server that imported the measures
+    pool = LocalPool(2, preload=True)
+    try:
+        assert pool.preloaded == sys.platform.startswith("linux")  # pytest's main is harmless
+        _run(root, tmp_path / "forked", jobs=2, pool=pool)
+    finally:
+        pool.close()
+    a = _files(tmp_path / "serial")
+    assert len(a) > 10 and sum(name.endswith((".png", ".pdf")) for name in a) == 6
+    for other in ("two", "forked"):
+        b = _files(tmp_path / other)
+        assert a.keys() == b.keys()
+        for name in a:
+            assert a[name] == b[name], (other, name)
+
+
+def test_the_forkserver_pool_is_kept_from_scripts_that_may_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import types
+
+    from fminspect.batch import pool as pool_module
+
+    script = types.ModuleType("__main__")
+    script.__file__ = str(tmp_path / "my_eval.py")  # may lack an `if __name__` guard
+    monkeypatch.setitem(sys.modules, "__main__", script)
+    assert not pool_module._main_reimport_is_harmless()
+    assert not pool_module._forkserver_usable()  # LocalPool(preload=True) takes loky's pool
+    script.__file__ = str(tmp_path / "bin" / "fminspect")  # pip's guarded entry point
+    assert pool_module._main_reimport_is_harmless()
+    del script.__file__  # an interactive session or notebook
+    assert pool_module._main_reimport_is_harmless()
 
 
 def test_outputs_from_the_cache_equal_those_just_computed(
