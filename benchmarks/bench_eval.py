@@ -133,8 +133,8 @@ def main() -> None:
             print(f"{line}\n{work})")
         print(
             f"--jobs 2 vs --jobs 1: per-image work {phases[1] / phases[2]:.2f}× faster, "
-            f"end to end {walls[1] / walls[2]:.2f}× (the rest is a fixed cost of every run — start-up, "
-            f"hashing the inputs, writing outputs and plots: "
+            f"end to end {walls[1] / walls[2]:.2f}× (the rest is a cost of every run — "
+            f"start-up, hashing the inputs, writing outputs and plots: "
             f"{walls[1] - phases[1]:.1f} s and {walls[2] - phases[2]:.1f} s)"
         )
 
