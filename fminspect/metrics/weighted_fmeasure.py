@@ -354,13 +354,17 @@ class WeightedFmeasureResult:
 def _fg_min_error_sum(pair: Pair, part: _GtPart) -> float:
     """Σ MIN_E_EA over the foreground, from a crop around the object."""
     local = part.object_crop
-    error = cv2.absdiff(pair.pred[part.crop], local)  # E = |p - g|
-    et = cv2.multiply(error, local)  # only fg and the 3-px band reach a fg pixel's kernel
-    et.flat[part.band_index] = error.flat[part.band_source]  # Et(~GT) = Et(IDXT(~GT))
+    # E = |p - g| is 1 - p on the object; only the object and the 3-px band reach an object
+    # pixel's kernel, so Et starts as max(g - p, 0): E on the object, 0 on the background
+    et = cv2.subtract(local, pair.pred[part.crop])
+    np.maximum(et, 0.0, out=et)
+    flat = et.ravel()
+    flat[part.band_index] = flat[part.band_source]  # Et(~GT) = Et(IDXT(~GT)): sources are fg
     # EA = imfilter(Et, K): fspecial('gaussian', 7, 5) is separable; zero padding
     ea = cv2.sepFilter2D(et, cv2.CV_64F, _GAUSS_1D, _GAUSS_1D, borderType=cv2.BORDER_CONSTANT)
-    # MIN_E_EA(GT & EA < E) = EA(GT & EA < E); summed over the object (weights 1 there)
-    np.minimum(ea, error, out=ea)
+    # MIN_E_EA(GT & EA < E) = EA(GT & EA < E); summed over the object (weights 1 there),
+    # where E = Et; the band's values are weighted 0
+    np.minimum(ea, et, out=ea)
     return float(np.einsum("i,i->", ea.ravel(), local.ravel()))
 
 
