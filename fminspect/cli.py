@@ -199,6 +199,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     try:
         return _run_eval(args, pool)
     finally:
+        if pool.fallback:
+            print(f"fminspect eval: note: {pool.fallback}", file=sys.stderr)
         pool.close()
 
 
@@ -297,7 +299,7 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
                 file=sys.stderr,
             )
     if plot_error:
-        print(f"fminspect eval: the plots were not written: {plot_error}", file=sys.stderr)
+        print(f"fminspect eval: not every plot was written: {plot_error}", file=sys.stderr)
     errors = sum(p.severity == "error" for p in report.problems)
     warnings = sum(p.severity == "warning" for p in report.problems)
     part = (

@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,12 +113,26 @@ def render(figures: Sequence[Figure], folder: Path | str, *, part: int = 0, part
         plt.close(fig)
 
 
+def _die_with_parent(parent: int) -> None:
+    """Have Linux kill this process when ``parent`` exits, so that a killed plotting process
+    takes its forked half with it."""
+    import contextlib
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):  # a libc without prctl
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent was gone before that
+        os._exit(1)
+
+
 def render_in_two(figures: Sequence[Figure], folder: Path | str) -> None:
     """:func:`render`, with half of the files written by a forked copy of this process.
 
     Drawing is most of a batch run's fixed cost, and both cores are idle when the plots are
-    drawn at its end. Only on Linux, in the plotting process (no threads; fork is safe there);
-    elsewhere the files are written here one after another.
+    drawn at its end. Only on Linux, in the plotting process (whose only other threads are
+    OpenBLAS's, which handles fork itself); elsewhere, or if the fork fails, the files are
+    written here one after another. An error in the copy is raised here with its message.
     """
     if not figures or not sys.platform.startswith("linux"):
         render(figures, folder)
@@ -125,25 +140,44 @@ def render_in_two(figures: Sequence[Figure], folder: Path | str) -> None:
     import_matplotlib()  # before forking: both halves use it
     Path(folder).mkdir(parents=True, exist_ok=True)
     sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the copy: write its half, report any error on stderr, never return
+    read_end, write_end = os.pipe()
+    parent = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        render(figures, folder)
+        return
+    if pid == 0:  # the copy: write its half, report an error to the parent, never return
+        os.close(read_end)
         code = 1
         try:
+            _die_with_parent(parent)
             render(figures, folder, part=1, parts=2)
             code = 0
-        except BaseException:
+        except BaseException as exc:
             import traceback
 
             traceback.print_exc()
+            # one short line: the pipe holds it even before the parent reads
+            os.write(write_end, f"{type(exc).__name__}: {exc}"[:2000].encode("utf-8", "replace"))
         finally:
             sys.stderr.flush()
             os._exit(code)
+    os.close(write_end)
     try:
         render(figures, folder, part=0, parts=2)
     finally:
         _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError("the forked plotting process failed (its error is above)")
+        with os.fdopen(read_end, "rb") as fh:
+            why = fh.read().decode("utf-8", "replace").strip()
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise RuntimeError(
+            f"the forked plotting process failed: {why or f'exit status {code}'} (its half of "
+            "the files may be missing)"
+        )
 
 
 class PlotError(RuntimeError):
@@ -169,6 +203,8 @@ class PlotProcess:
             "PYTHONSAFEPATH": "1",  # -m would otherwise put the current directory first
             "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
         }
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            env.setdefault(var, "1")  # drawing needs no BLAS threads (and it forks)
         self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
             [sys.executable, "-m", "fminspect.batch.plots"],
             stdin=subprocess.PIPE,
@@ -178,6 +214,7 @@ class PlotProcess:
         )
         self.messages: list[str] = []
         self._started = False
+        self._sender: threading.Thread | None = None
 
     def render(self, figures: Sequence[Figure], folder: Path | str) -> None:
         """Render ``figures`` into ``folder``; raises :class:`PlotError` with the child's last
@@ -191,13 +228,20 @@ class PlotProcess:
         if proc is None or self._started:
             raise PlotError("this PlotProcess has already rendered or been closed")
         payload = {"folder": str(folder), "figures": [_to_json(f) for f in figures]}
-        assert proc.stdin is not None
+        data = json.dumps(payload).encode()
+        stdin = proc.stdin
+        assert stdin is not None
+
+        def send() -> None:  # blocks while the child is still importing Matplotlib
+            try:
+                stdin.write(data)
+                stdin.close()
+            except OSError:  # the child has died: finish() reports what it said
+                pass
+
         self._started = True
-        try:  # the child reads all of its input before it draws anything
-            proc.stdin.write(json.dumps(payload).encode())
-            proc.stdin.close()
-        except OSError:  # the child has died: finish() reports what it said
-            pass
+        self._sender = threading.Thread(target=send, daemon=True)
+        self._sender.start()
 
     def finish(self) -> None:
         """Wait for the files sent by :meth:`start`; raises :class:`PlotError` with the
@@ -206,8 +250,10 @@ class PlotProcess:
         if proc is None or not self._started:
             raise PlotError("nothing is being rendered")
         assert proc.stderr is not None
-        err = proc.stderr.read()  # until the child exits (its input is already closed)
+        err = proc.stderr.read()  # until the child exits
         proc.wait()
+        if self._sender is not None:
+            self._sender.join()
         proc.stderr.close()
         self._proc = None
         self.messages = err.decode("utf-8", errors="replace").strip().splitlines()
@@ -231,6 +277,8 @@ class PlotProcess:
             proc.kill()
             proc.wait()
         finally:
+            if self._sender is not None:
+                self._sender.join()
             if proc.stderr is not None:
                 proc.stderr.close()
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
+import time
 from concurrent.futures import Executor, Future
 from typing import Any
 
@@ -75,7 +76,20 @@ def _forkserver_executor(jobs: int, modules: tuple[str, ...]) -> Executor:
 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(list(modules))
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_ctrl_c)
+
+
+def _ignore_ctrl_c() -> None:
+    """Worker start: Ctrl-C (SIGINT to the terminal's whole process group) is for the main
+    process, which stops the pool; a worker interrupted while sending its result would leave
+    half a message in the result pipe, and the pool's thread waiting forever for the rest."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+#: Seconds :meth:`LocalPool.close` lets the workers finish the units they hold.
+CLOSE_TIMEOUT = 10.0
 
 
 class LocalPool:
@@ -86,6 +100,8 @@ class LocalPool:
     ) -> None:
         self.jobs = jobs
         self.preloaded = preload and _forkserver_usable()
+        self.fallback = ""  # why the forkserver was asked for but loky is used
+        self._modules = modules
         self._warmup: list[Future[Any]] = []
         self._error: BaseException | None = None
         self.executor: Executor
@@ -97,50 +113,62 @@ class LocalPool:
             )
             self._starting.start()
         else:
-            from joblib.externals.loky import get_reusable_executor
-
             self._starting = None
-            self.executor = get_reusable_executor(max_workers=jobs, timeout=60)
-            self._warm_up(modules)
+            self._start_loky(modules)
 
     def _start_preloaded(self, modules: tuple[str, ...]) -> None:
         try:
             self.executor = _forkserver_executor(self.jobs, modules)
             self._warm_up(modules)
-        except BaseException as exc:  # raised again by ready()
+        except BaseException as exc:  # ready() falls back to loky
             self._error = exc
+
+    def _start_loky(self, modules: tuple[str, ...]) -> None:
+        from joblib.externals.loky import get_reusable_executor
+
+        self.executor = get_reusable_executor(max_workers=self.jobs, timeout=60)
+        self._warm_up(modules)
 
     def _warm_up(self, modules: tuple[str, ...]) -> None:
         self._warmup = [self.executor.submit(configure_worker, modules) for _ in range(self.jobs)]
 
-    def _started(self) -> None:
+    def _join_start(self) -> bool:
+        """Wait for the forkserver start, if any; whether the executor is usable."""
         if self._starting is not None:
             self._starting.join()
             self._starting = None
-        if self._error is not None:
-            raise RuntimeError(f"the worker processes could not start: {self._error}")
+        return self._error is None
 
     def ready(self) -> None:
-        """Block until every worker has started and imported its modules."""
-        self._started()
+        """Block until every worker has started and imported its modules. If the forkserver
+        could not start, the loky pool is started instead (:attr:`fallback` says why)."""
+        if not self._join_start():
+            self.fallback = (
+                f"the workers could not be forked from a preloaded server ({self._error}); "
+                "they were started one by one instead"
+            )
+            self._error = None
+            self.preloaded = False
+            self._start_loky(self._modules)
         for fut in self._warmup:
             fut.result()
 
     def close(self) -> None:
-        """Stop the workers now, whatever they are doing (the command is finishing)."""
-        try:
-            self._started()
-        except RuntimeError:
+        """Stop the workers (the command is finishing, or was interrupted): units not started
+        are cancelled; the forkserver's workers finish the unit in hand (they ignore Ctrl-C)
+        and are killed if still busy after :data:`CLOSE_TIMEOUT` s."""
+        if not self._join_start():
             return
         if not self.preloaded:
             self.executor.shutdown(wait=False, kill_workers=True)  # type: ignore[call-arg]
             return
-        # ProcessPoolExecutor.kill_workers() is Python 3.14+; before, the same by hand
-        kill = getattr(self.executor, "kill_workers", None)
-        if kill is not None:
-            kill()
-            return
+        # killing a worker while it sends a result can hang the pool's thread (see
+        # _ignore_ctrl_c), so they are let finish first
         processes = list((getattr(self.executor, "_processes", None) or {}).values())
         self.executor.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + CLOSE_TIMEOUT
         for proc in processes:
-            proc.kill()
+            proc.join(max(0.0, deadline - time.monotonic()))
+        for proc in processes:
+            if proc.is_alive():
+                proc.kill()

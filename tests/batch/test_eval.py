@@ -4,6 +4,7 @@ and parity of dataset values with pysodmetrics' own accumulators."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -181,16 +182,20 @@ def _files(folder: Path) -> dict[str, bytes]:
     }
 
 
-def test_outputs_are_byte_identical_for_any_number_of_workers(tmp_path: Path) -> None:
+def test_outputs_are_byte_identical_for_any_number_of_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Also whether the plots are drawn here or in a plotting process (as the CLI does)."""
     root = make_dataset(tmp_path / "DS", n_images=6, methods=("A", "B"))
     _run(root, tmp_path / "serial", jobs=1)
     with PlotProcess() as plotter:
         _run(root, tmp_path / "two", jobs=2, pool=LocalPool(2), plotter=plotter)
     # the command line's pool: workers forked from a server that imported the measures
+    # (pytest's main, `python -m pytest` or pip's guarded `pytest` script, may run again)
+    monkeypatch.setattr("fminspect.batch.pool._main_reimport_is_harmless", lambda: True)
     pool = LocalPool(2, preload=True)
     try:
-        assert pool.preloaded == sys.platform.startswith("linux")  # pytest's main is harmless
+        assert pool.preloaded == sys.platform.startswith("linux")
         _run(root, tmp_path / "forked", jobs=2, pool=pool)
     finally:
         pool.close()
@@ -386,7 +391,7 @@ def test_cli_eval_reports_failed_plots_and_keeps_the_rest(
     args = ["eval", str(root), "--out", str(out), "--measures", "MAE", "maxFm", "--quiet"]
     assert main(args) == 0
     err = capsys.readouterr().err
-    assert "the plots were not written: the plotting process failed: ImportError" in err
+    assert "not every plot was written: the plotting process failed: ImportError" in err
     assert "2 (image, method) pairs evaluated" in err
     assert (out / "summary.json").exists() and not (out / "plots").exists()
 
@@ -519,6 +524,109 @@ except RuntimeError as exc:
     print("raised:", exc)
 """
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert "raised: the forked plotting process failed" in proc.stdout
-    assert "OSError: disk full (simulated)" in proc.stderr
+    # the copy's own error is in the message the command line shows, not only in its log
+    assert "raised: the forked plotting process failed: OSError: disk full (simulated)" in (
+        proc.stdout
+    )
+    assert "Traceback" in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.png"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the forkserver pool")
+def test_closing_the_forkserver_pool_while_workers_send_results_does_not_hang() -> None:
+    # killing a worker half-way through sending a result used to leave the pool's thread
+    # waiting for the rest, and the process hung at exit: close() now lets them finish
+    script = """
+import os, time
+from fminspect.batch.pool import LocalPool
+pool = LocalPool(2, preload=True)
+assert pool.preloaded
+pool.ready()
+futures = [pool.executor.submit(bytes, 80_000_000) for _ in range(4)]  # 80 MB results
+time.sleep(0.15)
+pool.close()
+print("closed")
+"""
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "closed" in proc.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
+def test_ctrl_c_stops_eval_jobs_2_and_a_rerun_resumes(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    root = make_dataset(tmp_path / "DS", n_images=120, size=(160, 160), methods=("A", "B"))
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "fminspect", "eval", str(root), "--out", str(out)]
+    cmd += ["--jobs", "2", "--quiet", "--no-plots", "--measures", "MAE", "Sm", "wFm", "maxEm"]
+    # as Ctrl-C in a terminal: SIGINT to the command's whole process group, once some
+    # results are in the cache
+    proc = subprocess.Popen(cmd, start_new_session=True, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with sqlite3.connect(out / "cache.sqlite", timeout=0.1) as db:
+                if db.execute("SELECT COUNT(*) FROM records").fetchone()[0] > 0:
+                    break
+        except sqlite3.Error:
+            pass
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.skip("the run ended before it could be interrupted")
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=60)  # it used to be able to hang here
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("fminspect eval --jobs 2 did not stop after Ctrl-C")
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err
+    rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "240 (image, method) pairs evaluated" in rerun.stderr
+    assert " 0 wholly from the cache" not in rerun.stderr  # the first run's results were kept
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the plots fork on Linux only")
+def test_a_plot_process_stopped_while_drawing_takes_its_forked_half_with_it(
+    tmp_path: Path,
+) -> None:
+    import time
+
+    from fminspect.batch.plots import Figure, Line
+
+    x = np.linspace(0, 1, 256)
+    lines = tuple(Line(f"m{i}", x, x**i) for i in range(5))
+    figs = [Figure(f"f{k:03d}", "t", "x", "y", (0, 1), (0, 1), lines) for k in range(60)]
+    plotter = PlotProcess()
+    plotter.start(figs, tmp_path)
+    plotter.close()  # 120 files take longer than close() waits (5 s): the process is killed
+    before = sorted(tmp_path.iterdir())
+    assert 0 < len(before) < 120
+    time.sleep(1.5)
+    assert sorted(tmp_path.iterdir()) == before  # no orphaned copy goes on writing
+
+
+def test_a_forkserver_that_cannot_start_falls_back_to_loky(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from fminspect.batch import pool as pool_module
+
+    def refuse(jobs: int, modules: tuple[str, ...]) -> None:
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    monkeypatch.setattr(pool_module, "_forkserver_usable", lambda: True)
+    monkeypatch.setattr(pool_module, "_forkserver_executor", refuse)
+    pool = LocalPool(2, preload=True)
+    try:
+        pool.ready()
+        assert not pool.preloaded
+        assert "could not be forked from a preloaded server" in pool.fallback
+        assert "Connection refused" in pool.fallback
+        assert pool.executor.submit(abs, -3).result() == 3
+    finally:
+        pool.close()
