@@ -109,28 +109,30 @@ class LocalPool:
             # the first submissions wait until the server has imported the modules: let a
             # thread wait, so that this process goes on with its own imports meanwhile
             self._starting: threading.Thread | None = threading.Thread(
-                target=self._start_preloaded, args=(modules,), daemon=True
+                target=self._start_preloaded, daemon=True
             )
             self._starting.start()
         else:
             self._starting = None
-            self._start_loky(modules)
+            self._start_loky()
 
-    def _start_preloaded(self, modules: tuple[str, ...]) -> None:
+    def _start_preloaded(self) -> None:
         try:
-            self.executor = _forkserver_executor(self.jobs, modules)
-            self._warm_up(modules)
+            self.executor = _forkserver_executor(self.jobs, self._modules)
+            self._warm_up()
         except BaseException as exc:  # ready() falls back to loky
             self._error = exc
 
-    def _start_loky(self, modules: tuple[str, ...]) -> None:
+    def _start_loky(self) -> None:
         from joblib.externals.loky import get_reusable_executor
 
         self.executor = get_reusable_executor(max_workers=self.jobs, timeout=60)
-        self._warm_up(modules)
+        self._warm_up()
 
-    def _warm_up(self, modules: tuple[str, ...]) -> None:
-        self._warmup = [self.executor.submit(configure_worker, modules) for _ in range(self.jobs)]
+    def _warm_up(self) -> None:
+        self._warmup = [
+            self.executor.submit(configure_worker, self._modules) for _ in range(self.jobs)
+        ]
 
     def _join_start(self) -> bool:
         """Wait for the forkserver start, if any; whether the executor is usable."""
@@ -149,7 +151,7 @@ class LocalPool:
             )
             self._error = None
             self.preloaded = False
-            self._start_loky(self._modules)
+            self._start_loky()
         for fut in self._warmup:
             fut.result()
 
