@@ -58,34 +58,24 @@ def _params(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from fminspect.io.loading import fit_to, load_image, load_map
-    from fminspect.io.validation import LoadError, empty_gt_message
-    from fminspect.metrics import MEASURES, compute_suite
+    from fminspect.io.validation import LoadError
+    from fminspect.metrics import MEASURES
+    from fminspect.pipeline.sample import score_files
 
+    params = _params(args)
     try:
-        gt = load_map(args.gt)
-        pred = load_map(args.pred)
-        img = load_image(args.img) if getattr(args, "img", None) else None
+        scored = score_files(
+            args.pred,
+            args.gt,
+            image=getattr(args, "img", None),
+            params=params,
+            interpolation=args.interpolation,
+        )
     except LoadError as exc:
         print(f"fminspect: {exc}", file=sys.stderr)
         return 2
-    if img is not None and img.shape[:2] != gt.array.shape[:2]:
-        print(
-            f"fminspect: {args.img}: image size {img.shape[1]}×{img.shape[0]} differs from "
-            f"the GT's {gt.array.shape[1]}×{gt.array.shape[0]}",
-            file=sys.stderr,
-        )
-        return 2
-    notes = [f"GT: {n}" for n in gt.notes] + [f"prediction: {n}" for n in pred.notes]
-    array, note = fit_to(pred.array, gt.array.shape[:2], args.interpolation)
-    if note:
-        notes.append(f"prediction: {note}")
-    params = _params(args)
-    suite = compute_suite(array, gt.array, params, img=img)
-    scores = suite.scores()
-    if suite.pair.gt.is_empty:  # as `fminspect eval` says it
-        notes.insert(len(gt.notes), f"GT: {empty_gt_message(gt.array, params.norm.gt_rule)}")
-    notes += list(suite.warnings)
+    scores = scored.scores()
+    notes = [str(n) for n in scored.notes]
     if args.json:
         print(
             json.dumps(
@@ -280,6 +270,7 @@ def _run_eval(args: argparse.Namespace, pool: Any) -> int:
             scheduler=args.scheduler,
             pool=pool,
             progress=None if not args.quiet else False,
+            register=True,  # the window opening these datasets finds these results
         )
         try:
             write_all(report, out, plots=not args.no_plots, plotter=plotter)

@@ -7,7 +7,13 @@ import os
 # Qt must never try to open a display in tests (set before any QApplication exists).
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import tempfile
+
 import pytest
+
+# The result store's index and the window's default store live in the user's cache folder:
+# never the real one in tests (each test that cares gets its own, see isolated_cache).
+os.environ["FMINSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="fminspect-test-cache-")
 
 from tests.reference import oracle
 
@@ -33,3 +39,11 @@ def pysod(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
         return oracle.run(cases, meta, cache_dir)
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A fresh user cache folder per test: what one test stored is never read by another."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    monkeypatch.setenv("FMINSPECT_CACHE_DIR", str(folder))
+    return folder

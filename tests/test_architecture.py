@@ -14,6 +14,7 @@ HEADLESS = [
     "fminspect",
     "fminspect.metrics",
     "fminspect.io",
+    "fminspect.pipeline",
     "fminspect.ranking",
     "fminspect.batch",
     "fminspect.meta",
@@ -72,7 +73,7 @@ def test_io_does_not_import_the_measures() -> None:
 
 
 def test_metrics_io_ranking_sources_never_import_qt() -> None:
-    for sub in ("metrics", "io", "ranking", "batch", "meta"):
+    for sub in ("metrics", "io", "pipeline", "ranking", "batch", "meta"):
         for path in (REPO / "fminspect" / sub).rglob("*.py"):
             text = path.read_text()
             for name in ("PySide6", "pyqtgraph", "qtpy"):

@@ -20,6 +20,7 @@ Two kinds of pool:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import threading
@@ -70,13 +71,27 @@ def _forkserver_usable() -> bool:
     return sys.platform.startswith("linux") and _main_reimport_is_harmless()
 
 
-def _forkserver_executor(jobs: int, modules: tuple[str, ...]) -> Executor:
+def _forkserver_executor(jobs: int, modules: tuple[str, ...], nice: int = 0) -> Executor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(list(modules))
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_ctrl_c)
+    return ProcessPoolExecutor(
+        max_workers=jobs, mp_context=ctx, initializer=_start_worker, initargs=(True, nice)
+    )
+
+
+def _start_worker(ignore_ctrl_c: bool, nice: int) -> None:
+    """Worker start: see :func:`_ignore_ctrl_c`; ``nice`` lowers the worker's priority (the
+    window's background scoring must not slow the sample the user is looking at)."""
+    if ignore_ctrl_c:
+        _ignore_ctrl_c()
+    if nice:
+        import os
+
+        with contextlib.suppress(AttributeError, OSError):  # no os.nice on Windows
+            os.nice(nice)
 
 
 def _ignore_ctrl_c() -> None:
@@ -96,9 +111,15 @@ class LocalPool:
     """``jobs`` local worker processes, warming up from creation (see the module notes)."""
 
     def __init__(
-        self, jobs: int, modules: tuple[str, ...] = WORKER_MODULES, *, preload: bool = False
+        self,
+        jobs: int,
+        modules: tuple[str, ...] = WORKER_MODULES,
+        *,
+        preload: bool = False,
+        nice: int = 0,
     ) -> None:
         self.jobs = jobs
+        self.nice = nice
         self.preloaded = preload and _forkserver_usable()
         self.fallback = ""  # why the forkserver was asked for but loky is used
         self._modules = modules
@@ -118,7 +139,7 @@ class LocalPool:
 
     def _start_preloaded(self) -> None:
         try:
-            self.executor = _forkserver_executor(self.jobs, self._modules)
+            self.executor = _forkserver_executor(self.jobs, self._modules, self.nice)
             self._warm_up()
         except BaseException as exc:  # ready() falls back to loky
             self._error = exc
@@ -126,7 +147,12 @@ class LocalPool:
     def _start_loky(self) -> None:
         from joblib.externals.loky import get_reusable_executor
 
-        self.executor = get_reusable_executor(max_workers=self.jobs, timeout=60)
+        self.executor = get_reusable_executor(
+            max_workers=self.jobs,
+            timeout=60,
+            initializer=_start_worker if self.nice else None,
+            initargs=(False, self.nice),
+        )
         self._warm_up()
 
     def _warm_up(self) -> None:

@@ -22,17 +22,10 @@ from PySide6 import QtCore
 
 from fminspect.gui.workers import cancel, submit
 from fminspect.io.discovery import Dataset, Sample
-from fminspect.io.sample import LoadedSample, load_sample
 from fminspect.io.validation import Problem
-from fminspect.metrics import (
-    DEFAULT_PARAMS,
-    GroundTruth,
-    Params,
-    SuiteResult,
-    compute_suite,
-    prepare_gt,
-    update_suite,
-)
+from fminspect.metrics import DEFAULT_PARAMS, GroundTruth, Params, SuiteResult, update_suite
+from fminspect.pipeline.notes import Note
+from fminspect.pipeline.sample import LoadedSample, load_sample, prepare, score_model
 
 RESULT_CACHE_SIZE = 80
 GT_CACHE_SIZE = 16
@@ -98,7 +91,10 @@ class InspectorController(QtCore.QObject):
         self._pending: set[str] = set()
         self._request_jobs: list[Any] = []  # scoring jobs of the current request
         self._cache: OrderedDict[tuple[Any, ...], SuiteResult] = OrderedDict()
-        self._gts: OrderedDict[tuple[str, str], GroundTruth] = OrderedDict()
+        # a sample's GT prepared under a GT rule, and the notes on it
+        self._gts: OrderedDict[tuple[str, str], tuple[GroundTruth | None, tuple[Note, ...]]] = (
+            OrderedDict()
+        )
         self._degrees: set[tuple[str, str]] = set()  # samples whose camouflage degree exists
         self._debounce = QtCore.QTimer(self)
         self._debounce.setSingleShot(True)
@@ -245,8 +241,14 @@ class InspectorController(QtCore.QObject):
         self.sample = loaded
         self._read_with = interpolation
         self.results = {}
-        if loaded.problems:
-            self.problems.emit(loaded.problems)
+        problems = list(loaded.problems)
+        problems += [
+            Problem(loaded.sample.gt, n.message, "warning", loaded.dataset, "", loaded.name)
+            for n in self.gt_notes()
+            if n.kind == "empty-gt"
+        ]
+        if problems:
+            self.problems.emit(problems)
         self.sample_loaded.emit(loaded)
         self.recompute()
 
@@ -281,15 +283,18 @@ class InspectorController(QtCore.QObject):
     # ------------------------------------------------------------------ scoring
     def gt(self) -> GroundTruth | None:
         """The current sample's prepared GT under the current GT rule (reused)."""
-        return None if self.sample is None else self._gt_of(self.sample)
+        return None if self.sample is None else self._gt_of(self.sample)[0]
 
-    def _gt_of(self, sample: LoadedSample) -> GroundTruth | None:
-        if sample.gt is None:
-            return None
+    def gt_notes(self) -> tuple[Note, ...]:
+        """The notes on the current sample's GT under the current GT rule (conversions, no
+        foreground)."""
+        return () if self.sample is None else self._gt_of(self.sample)[1]
+
+    def _gt_of(self, sample: LoadedSample) -> tuple[GroundTruth | None, tuple[Note, ...]]:
         norm = self.settings.params.norm
         key = (sample.key, norm.gt_rule)
         if key not in self._gts:
-            self._gts[key] = prepare_gt(sample.gt, norm)
+            self._gts[key] = prepare(sample, norm)
             while len(self._gts) > GT_CACHE_SIZE:
                 self._gts.popitem(last=False)
         self._gts.move_to_end(key)
@@ -340,7 +345,7 @@ class InspectorController(QtCore.QObject):
             self.busy_changed.emit("")
             return
         settings, epoch = self.settings, self._epoch  # other datasets: drop what comes back
-        for model, pred in sample.preds.items():
+        for model in sample.preds:
             key = (sample.key, model, settings.key())
             if key in self._cache:
                 self._cache.move_to_end(key)
@@ -348,7 +353,7 @@ class InspectorController(QtCore.QObject):
                 continue
             self._pending.add(model)
             job = submit(
-                self._job(sample.key, model, pred, gt, sample.image, settings),
+                self._job(sample, model, gt, settings),
                 lambda result, gen=gen, model=model, key=key: (
                     self._on_result(gen, model, key, result) if epoch == self._epoch else None
                 ),
@@ -376,15 +381,13 @@ class InspectorController(QtCore.QObject):
         # once the window has drawn the results, read and score the next sample
         self._prefetch_timer.start()
 
-    def _job(
-        self, sample_key: str, model: str, pred: Any, gt: GroundTruth, img: Any, settings: Settings
-    ) -> Any:
+    def _job(self, sample: LoadedSample, model: str, gt: GroundTruth, settings: Settings) -> Any:
         """The work for one model: an update of a cached result under the same normalisation
         (only the measures the change affects), or a full scoring."""
-        base = self._reusable(sample_key, model, settings)
+        base = self._reusable(sample.key, model, settings)
         if base is not None:
-            return lambda: update_suite(base, settings.params, img=img)
-        return lambda: compute_suite(pred, gt, settings.params, img=img)
+            return lambda: update_suite(base, settings.params, img=sample.image)
+        return lambda: score_model(sample, model, gt, settings.params)
 
     def _reusable(self, sample_key: str, model: str, settings: Settings) -> SuiteResult | None:
         """A cached result of this model under the same normalisation and resize rule."""
@@ -499,17 +502,17 @@ class InspectorController(QtCore.QObject):
             self._prefetch_scores(loaded)
 
     def _prefetch_scores(self, sample: LoadedSample) -> None:
-        gt = self._gt_of(sample)
+        gt = self._gt_of(sample)[0]
         if gt is None:
             return
         settings = self.settings
-        for model, pred in sample.preds.items():
+        for model in sample.preds:
             key = (sample.key, model, settings.key())
             if key in self._cache:
                 continue
             self._prefetch(
                 key,
-                lambda pred=pred: compute_suite(pred, gt, settings.params, img=sample.image),
+                lambda model=model: score_model(sample, model, gt, settings.params),
                 lambda result, key=key: self._store(key, result),
             )
 

@@ -25,6 +25,7 @@ misses samples is flagged in every output; it is never silently evaluated on a s
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -140,11 +141,13 @@ def list_maps(
     if not spec.path.is_dir():
         return {}, [Problem(spec.path, "folder not found", "error", dataset, method)]
     found: dict[str, Path] = {}
-    for path in spec.path.iterdir():
-        ext = path.suffix.lower()
-        if ext not in _PREFERENCE or not path.is_file():
+    with os.scandir(spec.path) as entries:  # file types without a stat per file
+        files = [e.name for e in entries if e.is_file()]
+    for name in files:
+        stem, dot, ext = name.rpartition(".")
+        if not dot or not stem or f".{ext.lower()}" not in _PREFERENCE:
             continue
-        stem = path.name[: -len(path.suffix)]
+        path = spec.path / name
         if spec.prefix and not stem.startswith(spec.prefix):
             continue
         if spec.suffix and not stem.endswith(spec.suffix):
@@ -199,13 +202,14 @@ def build(dataset: Dataset) -> Dataset:
         images, p = list_maps(dataset.image, dataset.name)
         problems += p
     preds: dict[str, dict[str, Path]] = {}
+    order = sorted(gts, key=natural_key)
     for method, spec in dataset.methods.items():
         files, p = list_maps(spec, dataset.name, method)
         problems += p
         preds[method] = files
         cov = Coverage(method)
-        cov.matched = sorted((k for k in files if k in gts), key=natural_key)
-        cov.missing = sorted((k for k in gts if k not in files), key=natural_key)
+        cov.matched = [k for k in order if k in files]
+        cov.missing = [k for k in order if k not in files]
         cov.extra = sorted((k for k in files if k not in gts), key=natural_key)
         dataset.coverage[method] = cov
         if cov.missing:
@@ -247,15 +251,16 @@ def build(dataset: Dataset) -> Dataset:
                     dataset.name,
                 )
             )
+    methods = dataset.method_names
     dataset.samples = [
         Sample(
             dataset.name,
             key,
             gts[key],
             images.get(key),
-            {m: preds[m][key] for m in dataset.method_names if key in preds[m]},
+            {m: preds[m][key] for m in methods if key in preds[m]},
         )
-        for key in sorted(gts, key=natural_key)
+        for key in order
     ]
     if not gts:
         problems.append(Problem(dataset.gt.path, "no GT maps found", "error", dataset.name))
@@ -434,3 +439,17 @@ def from_toolkit_configs(
         }
         out.append(build(Dataset(name, gt, img, mspecs, layout="PySODEvalToolkit config")))
     return out, problems + [p for ds in out for p in ds.problems]
+
+
+def single_sample(gt: Path, preds: list[Path], image: Path | None = None) -> Sample:
+    """A :class:`Sample` from explicit files (``fminspect --gt G --pred A --pred B``).
+
+    Models are named after their files; repeated names get their folder as a prefix.
+    """
+    names: dict[str, Path] = {}
+    for p in preds:
+        name = p.stem
+        if name in names:
+            name = f"{p.parent.name}/{p.stem}"
+        names[name] = p
+    return Sample("files", gt.stem, gt, image, names)

@@ -42,17 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from fminspect.io.loading import fit_to, load_image, load_map
+from fminspect.io.discovery import Sample
+from fminspect.io.loading import fit_to, load_map
 from fminspect.io.validation import LoadError, Problem
 from fminspect.meta import META_MEASURES, maps
-from fminspect.metrics import (
-    MEASURES_BY_KEY,
-    Params,
-    compute_suite,
-    measure_keys,
-    prepare,
-    prepare_gt,
-)
+from fminspect.metrics import MEASURES_BY_KEY, Params, compute_suite, measure_keys, prepare_gt
+from fminspect.metrics import prepare as prepare_pair
+from fminspect.pipeline.sample import load_sample, prepare
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,13 +105,9 @@ class MetaConfig:
 
 @dataclass(frozen=True, slots=True)
 class MetaUnit:
-    """One image: its files, its models' maps and the GT it is switched with."""
+    """One image: its files (with the models taking part) and the GT it is switched with."""
 
-    dataset: str
-    sample: str
-    gt: str
-    image: str | None
-    models: tuple[tuple[str, str], ...]  # (model, path)
+    sample: Sample
     wrong_sample: str | None
     wrong_gt: str | None
     keys: tuple[str, ...]
@@ -148,32 +140,29 @@ def meta_unit(unit: MetaUnit) -> MetaUnitResult:
     configure_worker()
     cfg, keys = unit.config, unit.keys
     params = cfg.params
-    out = MetaUnitResult(unit.dataset, unit.sample)
-    where = {"dataset": unit.dataset, "name": unit.sample}
+    dataset, name = unit.sample.dataset, unit.sample.name
+    out = MetaUnitResult(dataset, name)
+    where = {"dataset": dataset, "name": name}
 
     def add(meta: str, case: str, model: str, scores: dict[str, float], detail: str = "") -> None:
         out.rows.extend((meta, case, model, k, float(v), detail) for k, v in scores.items())
 
-    try:
-        gt_arr = load_map(unit.gt).array
-    except LoadError as exc:
-        out.problems.append(Problem(exc.path, exc.problem, "error", **where))
-        return out
-    gt = prepare_gt(gt_arr, params.norm)
-    img = None
     wants_image = any(MEASURES_BY_KEY[k].needs_image for k in keys) or "application" in cfg.metas
-    if unit.image and wants_image:
-        try:
-            img = load_image(unit.image)
-            if img.shape[:2] != gt.shape:
-                raise LoadError(unit.image, "image size differs from the GT's; CCm not computed")
-        except LoadError as exc:
-            out.problems.append(Problem(exc.path, exc.problem, "warning", **where))
-            img = None
+    loaded = load_sample(
+        unit.sample, cfg.interpolation, image=bool(unit.sample.image) and wants_image
+    )
+    # the models' conversions and resizes are reported by the evaluation of their own scores
+    out.problems += [
+        p for p in loaded.problems if p.severity == "error" or p.path == unit.sample.image
+    ]
+    gt, _ = prepare(loaded, params.norm)
+    if gt is None:
+        return out
+    img = loaded.image
     shape = gt.shape
 
     def rng_for(*names: str) -> np.random.Generator:
-        return np.random.default_rng(maps.case_seed(cfg.seed, unit.dataset, unit.sample, *names))
+        return np.random.default_rng(maps.case_seed(cfg.seed, dataset, name, *names))
 
     if "generic" in cfg.metas:
         add(
@@ -191,14 +180,10 @@ def meta_unit(unit: MetaUnit) -> MetaUnitResult:
     if "noise_map" in cfg.metas:
         noise = maps.gaussian_noise_map(shape, rng_for("noise_map"), cfg.noise_mean, cfg.noise_std)
         add("noise_map", "noise", "", _scores(noise, gt, params, img, keys))
-    preds: dict[str, np.ndarray] = {}
-    for model, path in unit.models:
-        try:
-            array, _ = fit_to(load_map(path).array, shape, cfg.interpolation)
-        except LoadError as exc:
-            out.problems.append(Problem(exc.path, exc.problem, "error", method=model, **where))
-            continue
-        preds[model] = prepare(array, gt, params.norm).pred  # the map as the measures see it
+    # the maps as the measures see them
+    preds = {
+        model: prepare_pair(array, gt, params.norm).pred for model, array in loaded.preds.items()
+    }
     if "gt_switch" in cfg.metas and unit.wrong_gt:
         try:
             wrong_arr, _ = fit_to(load_map(unit.wrong_gt).array, shape, "nearest")
@@ -242,7 +227,7 @@ def meta_unit(unit: MetaUnit) -> MetaUnitResult:
             except (ValueError, ArithmeticError) as exc:
                 out.problems.append(
                     Problem(
-                        unit.gt,
+                        unit.sample.gt,
                         f"application {cfg.application}: {exc}",
                         "warning",
                         method=model,

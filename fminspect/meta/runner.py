@@ -21,12 +21,13 @@ from scipy.stats import spearmanr
 
 from fminspect import __version__
 from fminspect.batch.progress import Progress
-from fminspect.batch.runner import EvalConfig, evaluate_datasets, run_units
-from fminspect.io.discovery import Dataset
+from fminspect.batch.runner import evaluate_datasets, run_units
+from fminspect.io.discovery import Dataset, Sample
 from fminspect.io.validation import Problem
 from fminspect.meta.maps import case_seed, derangement
 from fminspect.meta.protocol import MetaConfig, MetaUnit, MetaUnitResult, meta_unit
 from fminspect.metrics import MEASURES_BY_KEY
+from fminspect.pipeline.config import EvalConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,15 +155,11 @@ def run_meta(
                 )
             )
         for s in samples:
-            models = tuple((m, str(s.preds[m])) for m in names if m in s.preds)
+            taking_part = {m: s.preds[m] for m in names if m in s.preds}
             w = wrong.get(s.name)
             units.append(
                 MetaUnit(
-                    ds.name,
-                    s.name,
-                    str(s.gt),
-                    str(s.image) if s.image else None,
-                    models,
+                    Sample(ds.name, s.name, s.gt, s.image, taking_part),
                     w.name if w else None,
                     str(w.gt) if w else None,
                     keys,

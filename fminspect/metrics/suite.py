@@ -110,24 +110,6 @@ class SuiteResult:
             name: get(self) for name, (fld, get) in CURVES.items() if getattr(self, fld) is not None
         }
 
-    def field_warnings(self, name: str) -> tuple[str, ...]:
-        """The warnings of one field's measure, prefixed as in :attr:`warnings`."""
-        result = getattr(self, name)
-        if result is None:
-            return ()
-        prefix = "context measure" if name in ("context", "camouflage_context") else name
-        return tuple(f"{prefix}: {w}" for w in getattr(result, "warnings", ()))
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        """Every warning raised by any measure, prefixed by its measure."""
-        out = [f"input: {n}" for n in self.pair.notes]
-        for name in ("smeasure", "weighted_fmeasure", "emeasure", "relaxed_fmeasure", "msiou"):
-            out += self.field_warnings(name)
-        # both Context-measure forms warn about the same GT: say it once
-        out += self.field_warnings("camouflage_context" if self.camouflage_context else "context")
-        return tuple(out)
-
 
 #: How each SuiteResult field is computed from a prepared pair (and the image for CCm).
 _FIELDS: dict[str, Callable[[Pair, Params, np.ndarray | None], Any]] = {

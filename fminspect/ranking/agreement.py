@@ -1,7 +1,8 @@
 """Agreement between people (Kendall's W, Fleiss' kappa) and between measures and people
 (θ = 1 − Spearman ρ and the error rate, with bootstrap confidence intervals).
 
-This is the one module of :mod:`fminspect.ranking` that uses :mod:`fminspect.metrics`.
+This is the one module of :mod:`fminspect.ranking` that scores maps (through the per-sample
+pipeline, :mod:`fminspect.pipeline`).
 """
 
 from __future__ import annotations
@@ -175,41 +176,35 @@ def measures_vs_humans(
     a map only within a study) holds each named map's scores, keyed by its group, its name and
     everything else they depend on, so that calling again after a change of the human ranking
     (another consensus rule, other participants) only re-ranks."""
-    from fminspect.io.loading import fit_to
-    from fminspect.metrics import (
-        DEFAULT_PARAMS,
-        MEASURES_BY_KEY,
-        compute_suite,
-        measure_keys,
-        prepare_gt,
-    )
+    from fminspect.metrics import DEFAULT_PARAMS, MEASURES_BY_KEY, measure_keys
+    from fminspect.pipeline.sample import prepare, sample_from_arrays, score_model
 
     params = params or DEFAULT_PARAMS
     per_key: dict[str, list[tuple[float, bool, bool]]] = {k: [] for k in keys}
     skipped, notes = [], []
     for g in groups:
+        names = g.names or tuple(f"rank{i + 1}" for i in range(len(g.maps)))
         try:
-            gt = prepare_gt(g.gt, params.norm)
-            img = (
-                g.image
-                if "CCm" in keys and g.image is not None and g.image.shape[:2] == g.gt.shape[:2]
-                else None
+            loaded = sample_from_arrays(
+                g.group,
+                g.gt,
+                dict(zip(names, g.maps, strict=False)),
+                image=g.image if "CCm" in keys else None,
+                interpolation=interpolation,
             )
+            gt, _ = prepare(loaded, params.norm)
+            assert gt is not None
+            chosen = measure_keys(keys, with_images=loaded.image is not None)
             suites = []
-            chosen = measure_keys(keys, with_images=img is not None)
-            for name, m in zip(
-                g.names or [f"rank{i + 1}" for i in range(len(g.maps))], g.maps, strict=False
-            ):
-                m, note = fit_to(m, g.gt.shape[:2], interpolation)
-                if note:
-                    notes.append((g.group, f"{name}: {note}"))
+            for name in loaded.preds:
+                notes += [(g.group, f"{name}: {n.message}") for n in loaded.notes.get(name, ())]
                 # a rank-named map (no names given) is another map under another ranking
                 key = (g.group, name, chosen, params, interpolation)
                 store = cache if g.names else None
                 if store is not None and key in store:
                     scores = store[key]
                 else:
-                    scores = compute_suite(m, gt, params, img=img, keys=chosen).scores()
+                    scores = score_model(loaded, name, gt, params, keys=chosen).scores()
                     if store is not None:
                         store[key] = scores
                 suites.append(scores)

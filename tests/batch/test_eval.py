@@ -226,25 +226,19 @@ def test_the_forkserver_pool_is_kept_from_scripts_that_may_run_again(
     assert pool_module._main_reimport_is_harmless()
 
 
-def test_outputs_from_the_cache_equal_those_just_computed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Results computed in this run are assembled from memory, cached ones from SQLite; both
-    give the same bytes (and so does a run whose memory budget holds none of them)."""
-    from fminspect.batch import runner
-
+def test_outputs_from_the_store_equal_those_just_computed(tmp_path: Path) -> None:
+    """A run that computes its records and a run that reads them all from the store assemble
+    the dataset values from the store in the same order: the same bytes."""
     root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B"))
     cache = tmp_path / "cache.sqlite"
     config = EvalConfig(keys=(*CLASSIC, "relaxFm", "adpMSIoU"))
     fresh = _run(root, tmp_path / "fresh", config=config, cache_path=cache)
     cached = _run(root, tmp_path / "cached", config=config, cache_path=cache)
-    assert (fresh.computed, cached.reused) == (10, 10)
-    monkeypatch.setattr(runner, "FRESH_RECORDS_BYTES", 0)
-    _run(root, tmp_path / "unkept", config=config)
-    a, b, c = (_files(tmp_path / d) for d in ("fresh", "cached", "unkept"))
-    assert a.keys() == b.keys() == c.keys() and len(a) > 10
+    assert (fresh.computed, fresh.reused, cached.computed, cached.reused) == (10, 0, 0, 10)
+    a, b = (_files(tmp_path / d) for d in ("fresh", "cached"))
+    assert a.keys() == b.keys() and len(a) > 10
     for name in a:
-        assert a[name] == b[name] == c[name], name
+        assert a[name] == b[name], name
 
 
 def test_dask_local_cluster_gives_the_same_output(tmp_path: Path) -> None:
@@ -443,7 +437,8 @@ def test_conversions_are_reported_and_a_bad_gt_once(
 
 
 def test_file_digests_on_threads_name_unreadable_files(tmp_path: Path) -> None:
-    from fminspect.batch.cache import ResultCache, file_digest
+    from fminspect.pipeline.store import ResultStore as ResultCache
+    from fminspect.pipeline.store import file_digest
 
     files = []
     for i in range(6):
@@ -466,7 +461,7 @@ def test_file_digests_on_threads_name_unreadable_files(tmp_path: Path) -> None:
 def test_an_unreadable_gt_or_image_is_named_and_skipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
 ) -> None:
-    from fminspect.batch import cache as cache_module
+    from fminspect.pipeline import store as cache_module
 
     root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",), size=(64, 64))
     folder = root / ("GT" if which == "GT" else "Imgs")
@@ -617,7 +612,7 @@ def test_a_forkserver_that_cannot_start_falls_back_to_loky(
 ) -> None:
     from fminspect.batch import pool as pool_module
 
-    def refuse(jobs: int, modules: tuple[str, ...]) -> None:
+    def refuse(jobs: int, modules: tuple[str, ...], nice: int = 0) -> None:
         raise ConnectionRefusedError(111, "Connection refused")
 
     monkeypatch.setattr(pool_module, "_forkserver_usable", lambda: True)

@@ -233,16 +233,16 @@ def test_a_long_request_shows_results_as_they_arrive(qtbot, window, dataset_root
 
     window.open_path(dataset_root)
     settle(qtbot, window)
-    scored = controller_module.compute_suite
+    scored = controller_module.score_model
     slow = threading.Event()
 
-    def compute_suite(pred, gt, params, **kw):  # type: ignore[no-untyped-def]
-        result = scored(pred, gt, params, **kw)
-        if pred is window.controller.sample.preds["B"]:
+    def score_model(sample, model, *args, **kw):  # type: ignore[no-untyped-def]
+        result = scored(sample, model, *args, **kw)
+        if model == "B":
             slow.wait(5)  # model B takes long until the test lets it finish
         return result
 
-    monkeypatch.setattr(controller_module, "compute_suite", compute_suite)
+    monkeypatch.setattr(controller_module, "score_model", score_model)
     window.params.stretch.toggle()
     qtbot.waitUntil(lambda: set(window.controller.results) >= {"A", "C"}, timeout=5000)
     assert "B" in window.controller._pending  # still scoring B…
@@ -328,7 +328,7 @@ def test_demo_dataset_table_matches_the_core(qtbot, window) -> None:  # type: ig
             assert {k: window.table.model.scores[model][k] for k in expected} == expected
     # the browser shows the batch scores of every sample for every model
     assert window.browser.model.samples == c.sample_names
-    sm = window.browser.model.scores["coffee"]["RC"]["Sm"]
+    sm = window.browser.model.matrix.value("coffee", "RC", "Sm")
     c.select_sample(c.sample_names.index("coffee"))
     settle(qtbot, window)
     assert sm == pytest.approx(window.table.model.scores["RC"]["Sm"], abs=1e-12)
@@ -342,16 +342,20 @@ def test_browser_orders(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     b.model_a.setCurrentText("SR")
     b.order.setCurrentIndex(1)  # worst first for SR
     names = b.ordered_samples()
-    values = [b.model.scores[n]["SR"]["maxFm"] for n in names]
+    values = [b.model.matrix.value(n, "SR", "maxFm") for n in names]
     assert values == sorted(values)
     b.order.setCurrentIndex(3)  # measures disagree first
     from fminspect.gui.panels.browser import disagreement
 
-    taus = [disagreement(b.model.scores[n], "maxFm", "Sm") for n in b.ordered_samples()]
+    matrix = b.model.matrix
+    taus = [
+        disagreement(matrix.per_model(matrix.sample_index[n]), "maxFm", "Sm")
+        for n in b.ordered_samples()
+    ]
     assert taus == sorted(taus)
     assert b.status.text().endswith("GT>128, stretch · F β²=0.3, S α=0.5")  # what made them
     # choosing a row loads the sample
-    b.view.clicked.emit(b.proxy.index(0, 0))
+    b.view.clicked.emit(b.model.index(0, 0))
     settle(qtbot, window)
     assert window.controller.sample.name == b.ordered_samples()[0]
 
@@ -418,15 +422,15 @@ def test_quick_successive_changes_drop_the_queued_scoring_of_the_older_ones(
     import fminspect.gui.controller as controller_module
 
     c = opened(qtbot, window, dataset_root)
-    scored = controller_module.compute_suite
+    scored = controller_module.score_model
     calls: list[int] = []
 
-    def compute_suite(*args, **kw):  # type: ignore[no-untyped-def]
+    def score_model(*args, **kw):  # type: ignore[no-untyped-def]
         calls.append(1)
         time.sleep(0.05)
         return scored(*args, **kw)
 
-    monkeypatch.setattr(controller_module, "compute_suite", compute_suite)
+    monkeypatch.setattr(controller_module, "score_model", score_model)
     pool = QtCore.QThreadPool.globalInstance()
     threads = pool.maxThreadCount()
     pool.setMaxThreadCount(2)  # as on a 2-core machine, whatever this one has
@@ -451,17 +455,17 @@ def test_a_result_of_datasets_closed_meanwhile_is_not_cached(
     from tests.datasets import make_dataset
 
     c = opened(qtbot, window, dataset_root)
-    scored = controller_module.compute_suite
-    old_a = c.sample.preds["A"]
+    scored = controller_module.score_model
+    old = c.sample
     release = threading.Event()
 
-    def compute_suite(pred, *args, **kw):  # type: ignore[no-untyped-def]
-        result = scored(pred, *args, **kw)
-        if pred is old_a:
+    def score_model(sample, model, *args, **kw):  # type: ignore[no-untyped-def]
+        result = scored(sample, model, *args, **kw)
+        if sample is old and model == "A":
             release.wait(10)  # the old folder's model A is still being scored…
         return result
 
-    monkeypatch.setattr(controller_module, "compute_suite", compute_suite)
+    monkeypatch.setattr(controller_module, "score_model", score_model)
     window.params.stretch.toggle()
     other = make_dataset(tmp_path / "other" / "DS", n_images=2, methods=("A", "B"), seed=4)
     assert window.open_path(other)  # …when another folder with a dataset "DS" is opened

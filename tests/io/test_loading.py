@@ -136,20 +136,6 @@ def test_fit_to_resizes_with_a_note() -> None:
         fit_to(pred, (5, 5), "cubic-ish")
 
 
-def test_a_gt_with_nothing_above_128_is_a_warning_when_a_sample_is_read(tmp_path: Path) -> None:
-    from fminspect.io.discovery import Sample
-    from fminspect.io.sample import load_sample
-
-    gt = np.zeros((8, 8), np.uint8)
-    gt[2:5, 2:5] = 1  # a 0/1 mask saved as 8-bit
-    write_png(tmp_path / "gt.png", gt)
-    write_png(tmp_path / "a.png", gt * 255)
-    loaded = load_sample(Sample("d", "s", tmp_path / "gt.png", None, {"A": tmp_path / "a.png"}))
-    (p,) = loaded.problems
-    assert p.severity == "warning" and "0/1 mask" in p.message and "A" in loaded.preds
-    assert loaded.notes["GT"] == (p.message,)  # the GT panel is marked ⚠
-
-
 def test_a_png_with_a_corrupt_header_is_unreadable_not_a_bomb(tmp_path: Path) -> None:
     path = tmp_path / "c.png"
     path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(200)) * 2)  # the signature, then noise

@@ -82,14 +82,6 @@ def test_labels_name_the_exact_variant() -> None:
     assert set(STABLE_KEYS) <= set(MEASURE_KEYS)
 
 
-def test_suite_warnings_are_collected() -> None:
-    gt = np.zeros((8, 8), np.uint8)
-    gt[2:5, -1] = 255
-    s = compute_suite(np.full((8, 8), 7, np.uint8), gt)
-    assert any(w.startswith("smeasure:") for w in s.warnings)
-    assert any(w.startswith("input: constant") for w in s.warnings)
-
-
 @pytest.mark.parametrize(
     "module",
     [

@@ -8,9 +8,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from fminspect.io.sample import LoadedSample
 from fminspect.metrics import SuiteResult, unit_map
 from fminspect.metrics.boundary_fmeasure import boundary
+from fminspect.pipeline.notes import Note
+from fminspect.pipeline.sample import LoadedSample
 
 #: RGBA of the TP/FP/FN overlay (TN transparent) and of the GT contour.
 CONFUSION_RGBA = np.array(
@@ -77,6 +78,7 @@ class MapGridPanel(QtWidgets.QWidget):
         box.addWidget(self.graphics)
         self.cells: dict[str, MapCell] = {}
         self.sample: LoadedSample | None = None
+        self.gt_notes: tuple[Note, ...] = ()
         self._ranges: dict[tuple[int, int], list[list[float]]] = {}  # view range per size
         self.results: dict[str, SuiteResult] = {}
         self.threshold = 128
@@ -128,9 +130,13 @@ class MapGridPanel(QtWidgets.QWidget):
     def views(self) -> list[pg.ViewBox]:
         return [c.view for c in self.cells.values()]
 
-    def set_sample(self, sample: LoadedSample, keep_view: bool = True) -> None:
+    def set_sample(
+        self, sample: LoadedSample, keep_view: bool = True, gt_notes: tuple[Note, ...] = ()
+    ) -> None:
         """Show a newly loaded sample, keeping the zoom: the current one when the size is
-        unchanged, or the last one used for samples of that size."""
+        unchanged, or the last one used for samples of that size. ``gt_notes``: the notes
+        on the GT under the current GT rule (its panel is marked ⚠)."""
+        self.gt_notes = gt_notes
         if self.sample is not None and self.cells:
             self._ranges[self.sample.shape] = self.views[0].viewRange()
         names = ["image", "GT", *sample.preds, *sample.unreadable]  # unreadable maps: last
@@ -155,7 +161,7 @@ class MapGridPanel(QtWidgets.QWidget):
         cell.map.clear()
         cell.base.clear()
         cell.overlay.clear()
-        notes = s.notes.get(name if name != "GT" else "GT", ())
+        notes = self.gt_notes if name == "GT" else s.notes.get(name, ())
         cell.set_title(name + (" ⚠" if notes else ""), self.foreground)
         if name == "image":
             if s.image is not None:

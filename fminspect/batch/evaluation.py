@@ -1,0 +1,436 @@
+"""Plan and collect a dataset-wide evaluation against the result store.
+
+* **Plan** (:class:`Evaluation`): the input files are hashed (digests are remembered in the
+  store), every (sample, method) pair gets its store keys — one per measure family — and what
+  the store lacks becomes work units (:class:`Unit`), one per image
+  with every pending method inside it.
+* **Stream**: :meth:`Evaluation.stored_blocks` gives the per-image scores already in the
+  store (what the window's browser shows at once); :meth:`Evaluation.add` stores each unit's
+  result as it arrives and returns the pairs it completed.
+* **Collect**: :meth:`Evaluation.report` (``fminspect eval``'s outputs) and
+  :meth:`Evaluation.method_results` (the window's dataset view) assemble the dataset values
+  from the store in natural sample order, so they are byte-identical whatever the number of
+  workers or the order in which they finished, and whether the records were computed now or
+  read from an earlier run.
+
+Memory stays small whatever the dataset's size: per pair two short key prefixes are kept,
+curves are summed as they are read (:class:`~fminspect.metrics.DatasetAccumulator`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fminspect import __version__
+from fminspect.batch.scores import ScoreBlock, ScoreMatrix
+from fminspect.io.discovery import Coverage, Dataset, Sample, natural_key
+from fminspect.io.validation import Problem
+from fminspect.metrics import DatasetAccumulator
+from fminspect.metrics.suite import CURVES, MEASURES_BY_KEY
+from fminspect.pipeline.config import EvalConfig, families
+from fminspect.pipeline.notes import Note
+from fminspect.pipeline.store import Record, ResultStore, family_tag, pair_key
+
+__all__ = [
+    "DatasetPlan",
+    "EvalReport",
+    "Evaluation",
+    "MethodResult",
+    "Unit",
+    "UnitResult",
+    "merge_records",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One image and the methods still to compute for it, each with the measure families
+    it lacks in the store."""
+
+    sample: Sample
+    todo: tuple[tuple[str, tuple[str, ...]], ...]  # (method, families)
+    config: EvalConfig
+
+
+@dataclass(slots=True)
+class UnitResult:
+    """What a worker sends back: the records it computed and the files it could not read."""
+
+    dataset: str
+    sample: str
+    records: list[tuple[str, str, Record]]  # (method, family, record)
+    problems: list[Problem]
+
+
+@dataclass(slots=True)
+class MethodResult:
+    """Dataset-level values of one method on one dataset."""
+
+    dataset: str
+    method: str
+    values: dict[str, float]
+    counts: dict[str, int]
+    n_images: int
+    coverage: Coverage
+    mean_curves: dict[str, np.ndarray]
+
+
+@dataclass(slots=True)
+class EvalReport:
+    """Everything a batch run produced (written out by :mod:`fminspect.batch.outputs`)."""
+
+    config: EvalConfig
+    results: list[MethodResult] = field(default_factory=list)
+    per_image: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    digests: dict[str, str] = field(default_factory=dict)
+    datasets: list[str] = field(default_factory=list)
+    keys_by_dataset: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    computed: int = 0  # pairs computed (in full or in part)
+    partial: int = 0  # of those planned, pairs with some measure families from the store
+    reused: int = 0  # pairs read from the store entirely
+    seconds: float = 0.0  # time spent in the work units' phase (not written to any output)
+
+    @property
+    def evaluated(self) -> int:
+        """Number of (image, method) pairs with a result."""
+        return len(self.per_image)
+
+    def summary(self) -> dict[str, dict[str, dict[str, float]]]:
+        """``{dataset: {method: {measure: value}}}``."""
+        out: dict[str, dict[str, dict[str, float]]] = {}
+        for r in self.results:
+            out.setdefault(r.dataset, {})[r.method] = dict(r.values)
+        return out
+
+    def version(self) -> str:
+        """The fminspect version that produced it."""
+        return __version__
+
+
+def _evaluated_coverage(found: Coverage, failed: list[str]) -> Coverage:
+    """Coverage of what was evaluated: matched files that failed are not counted as covered."""
+    lost = set(failed)
+    return Coverage(
+        found.method,
+        matched=[n for n in found.matched if n not in lost],
+        missing=list(found.missing),
+        extra=list(found.extra),
+        failed=list(failed),
+    )
+
+
+def _note_problems(
+    dataset: str, method: str, sample: Sample, notes: Sequence[Note], seen: set[tuple[str, str]]
+) -> list[Problem]:
+    """Warnings for what was done to a record's inputs (conversions, resizes, a missing
+    image), made from the notes stored with the record; GT and image notes once per sample."""
+    out = []
+    for note in notes:
+        if note.about == "prediction":
+            out.append(
+                Problem(sample.preds[method], note.message, "warning", dataset, method, sample.name)
+            )
+        elif note.about in ("GT", "image") and (sample.name, str(note)) not in seen:
+            seen.add((sample.name, str(note)))
+            path = sample.image if note.about == "image" and sample.image else sample.gt
+            out.append(Problem(path, note.message, "warning", dataset, "", sample.name))
+    return out
+
+
+def merge_records(records: dict[str, Record], keys: Sequence[str]) -> Record:
+    """One prediction's record for ``keys``, joined from its families' records."""
+    scores = {k: records[MEASURES_BY_KEY[k].field].scores[k] for k in keys}
+    curves: dict[str, np.ndarray] = {}
+    notes: dict[Note, None] = {}  # the input notes are in every family's record: keep one
+    for rec in records.values():
+        curves.update(rec.curves)
+        notes.update(dict.fromkeys(rec.notes))
+    return Record(scores, curves, tuple(notes))
+
+
+@dataclass(slots=True)
+class DatasetPlan:
+    """One dataset of an evaluation: its methods, measures and every pair's store keys."""
+
+    dataset: Dataset
+    methods: list[str]
+    keys: tuple[str, ...]
+    #: measure family → the second part of its records' keys
+    tags: dict[str, str] = field(default_factory=dict)
+    #: (method, sample) → the first part of its records' keys, without and with the image's
+    #: digest (only C^ω_β uses the image); pairs whose files could not be read are absent
+    pairs: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+
+    def keys_of(self, method: str, sample: str) -> dict[str, str] | None:
+        """``{family: store key}`` of one pair (None if its files could not be read)."""
+        prefix = self.pairs.get((method, sample))
+        if prefix is None:
+            return None
+        return {
+            fam: prefix[1 if fam == "camouflage_context" else 0] + tag
+            for fam, tag in self.tags.items()
+        }
+
+    def curve_families(self) -> tuple[str, ...]:
+        """The families whose records hold curves (F, E, IoU/Dice)."""
+        with_curves = {fam for fam, _ in CURVES.values()}
+        return tuple(f for f in self.tags if f in with_curves)
+
+
+#: (sample, method) → per-image scores, for :meth:`Evaluation.method_results`
+ScoreLookup = Callable[[str, str], Mapping[str, float] | None]
+
+
+class Evaluation:
+    """One evaluation of methods × datasets against a result store (see the module notes).
+
+    Creating it plans the work (:attr:`units`).
+    """
+
+    def __init__(
+        self,
+        datasets: Iterable[Dataset],
+        config: EvalConfig,
+        store: ResultStore,
+        *,
+        methods: Sequence[str] | None = None,
+        digest_threads: int = 1,
+    ) -> None:
+        self.config = config
+        self.store = store
+        datasets = list(datasets)
+        self.report_ = EvalReport(config, datasets=[d.name for d in datasets])
+        self.plans: list[DatasetPlan] = []
+        self.units: list[Unit] = []
+        self._unit_problems: list[Problem] = []
+        for ds in datasets:
+            self._plan(ds, methods, digest_threads)
+        store.commit()
+
+    def plan(self, dataset: str) -> DatasetPlan:
+        """The plan of the dataset called ``dataset``."""
+        return next(p for p in self.plans if p.dataset.name == dataset)
+
+    def _plan(self, ds: Dataset, methods: Sequence[str] | None, threads: int) -> None:
+        report, config, store = self.report_, self.config, self.store
+        report.problems += ds.problems
+        names = [m for m in ds.method_names if methods is None or m in methods]
+        with_images = ds.image is not None and any(s.image for s in ds.samples)
+        keys = config.keys_for(with_images)
+        report.keys_by_dataset[ds.name] = keys
+        tags = {fam: family_tag(config.fingerprint(fam)) for fam in families(keys)}
+        plan = DatasetPlan(ds, names, keys, tags)
+        self.plans.append(plan)
+        wants_image = "CCm" in keys
+        wanted: list[Path] = []
+        for s in ds.samples:
+            wanted.append(s.gt)
+            if wants_image and s.image:
+                wanted.append(s.image)
+            wanted += [s.preds[m] for m in names if m in s.preds]
+        digests = store.digests(wanted, threads=threads)
+        for s in ds.samples:
+            gt_digest = digests[s.gt]
+            img_digest = digests[s.image] if (wants_image and s.image) else ""
+            if isinstance(gt_digest, OSError) or isinstance(img_digest, OSError):
+                path, exc = (
+                    (s.gt, gt_digest) if isinstance(gt_digest, OSError) else (s.image, img_digest)
+                )
+                report.problems.append(
+                    Problem(path, f"cannot be read ({exc})", "error", ds.name, "", s.name)  # type: ignore[arg-type]
+                )
+                continue
+            report.digests[str(s.gt)] = gt_digest
+            if img_digest:
+                report.digests[str(s.image)] = img_digest
+            for m in names:
+                if m not in s.preds:
+                    continue
+                d = digests[s.preds[m]]
+                if isinstance(d, OSError):
+                    report.problems.append(
+                        Problem(s.preds[m], f"cannot be read ({d})", "error", ds.name, m, s.name)
+                    )
+                    continue
+                report.digests[str(s.preds[m])] = d
+                plain = pair_key((gt_digest, "", d))
+                plan.pairs[(m, s.name)] = (
+                    plain,
+                    pair_key((gt_digest, img_digest, d)) if img_digest else plain,
+                )
+        present = store.present(
+            k
+            for (m, name) in plan.pairs
+            for k in plan.keys_of(m, name).values()  # type: ignore[union-attr]
+        )
+        todo: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        for m, name in plan.pairs:
+            fam_keys = plan.keys_of(m, name)
+            assert fam_keys is not None
+            missing = tuple(f for f, k in fam_keys.items() if k not in present)
+            if missing:
+                todo.setdefault(name, []).append((m, missing))
+                report.partial += len(missing) < len(fam_keys)
+            else:
+                report.reused += 1
+        self.units += [Unit(s, tuple(todo[s.name]), config) for s in ds.samples if s.name in todo]
+
+    # ------------------------------------------------------------------ streaming
+    def add(self, result: UnitResult) -> list[tuple[str, str, str, dict[str, float]]]:
+        """Store one unit's records; returns
+        the pairs it completed as ``(dataset, sample, method, scores)``, with the scores of
+        the measures asked for (including those of families stored before)."""
+        plan = self.plan(result.dataset)
+        keyed = {
+            method: plan.keys_of(method, result.sample) or {}
+            for method in {m for m, _, _ in result.records}
+        }
+        self.store.put_many((keyed[method][fam], rec) for method, fam, rec in result.records)
+        self.report_.computed += len(keyed)
+        self._unit_problems += result.problems
+        scores: dict[str, dict[str, float]] = {m: {} for m in keyed}
+        computed: dict[str, set[str]] = {m: set() for m in keyed}
+        for method, fam, rec in result.records:
+            scores[method].update(rec.scores)
+            computed[method].add(fam)
+        done = []
+        for method, fam_keys in keyed.items():
+            earlier = [k for f, k in fam_keys.items() if f not in computed[method]]
+            for _, rec in self.store.get_many(earlier, curves=False, notes=False):
+                scores[method].update(rec.scores)
+            got = scores[method]
+            done.append(
+                (
+                    result.dataset,
+                    result.sample,
+                    method,
+                    {k: got.get(k, math.nan) for k in plan.keys},
+                )
+            )
+        return done
+
+    def stored_blocks(
+        self, plan: DatasetPlan, matrix: ScoreMatrix, *, batch: int = 4000
+    ) -> Iterator[ScoreBlock]:
+        """The scores the store has for ``plan``'s pairs, read in bulk (no curves, no notes)
+        as blocks of ``matrix``'s indices, in natural sample order; only pairs whose every
+        measure family is stored."""
+        cols = matrix.key_index
+        pairs = list(plan.pairs)
+        for start in range(0, len(pairs), batch):
+            chunk = pairs[start : start + batch]
+            owner: dict[str, int] = {}
+            for r, (m, name) in enumerate(chunk):
+                for k in plan.keys_of(m, name).values():  # type: ignore[union-attr]
+                    owner[k] = r
+            # records of one family have the same score names: decode them together
+            grouped: dict[str, tuple[list[int], list[bytes]]] = {}
+            for key, names, blob in self.store.raw_scores(list(owner)):
+                rows, blobs = grouped.setdefault(names, ([], []))
+                rows.append(owner[key])
+                blobs.append(blob)
+            values = np.full((len(chunk), len(matrix.keys)), np.nan)
+            found = np.zeros(len(chunk), np.intp)
+            for names, (rows, blobs) in grouped.items():
+                split = names.split(",")
+                arr = np.frombuffer(b"".join(blobs), "<f8").reshape(len(rows), len(split))
+                pick = [(c, cols[n]) for c, n in enumerate(split) if n in cols]
+                idx = np.array(rows, np.intp)
+                values[idx[:, None], [t for _, t in pick]] = arr[:, [c for c, _ in pick]]
+                np.add.at(found, idx, 1)
+            whole = np.flatnonzero(found == len(plan.tags))
+            yield ScoreBlock(
+                np.array([matrix.sample_index[chunk[r][1]] for r in whole], np.intp),
+                np.array([matrix.method_index[chunk[r][0]] for r in whole], np.intp),
+                values[whole],
+            )
+
+    # ------------------------------------------------------------------ collect
+    def method_results(
+        self, plan: DatasetPlan, scores: ScoreLookup | None = None
+    ) -> Iterator[tuple[MethodResult, list[dict[str, Any]], list[Problem]]]:
+        """Each method's dataset values, assembled in natural sample order, with its
+        per-image rows and the warnings made from the stored notes.
+
+        With ``scores`` (what a caller holds already, e.g. the window's browser), only the
+        curves are read from the store, and no rows or warnings are made: quicker."""
+        ds = plan.dataset
+        sample_notes: set[tuple[str, str]] = set()  # GT and image notes: once per sample
+        details = scores is None
+        read = list(plan.tags) if details else list(plan.curve_families())
+        for m in plan.methods:
+            wanted = {}
+            for s in ds.samples:
+                fam_keys = plan.keys_of(m, s.name)
+                if fam_keys:
+                    wanted.update({fam_keys[f]: s.name for f in read})
+            stored = dict(self.store.get_many(list(wanted), notes=details))
+            acc = DatasetAccumulator()
+            failed, rows, problems = [], [], []
+            for s in ds.samples:
+                fam_keys = plan.keys_of(m, s.name)
+                given = scores(s.name, m) if scores is not None else None
+                if (
+                    not fam_keys
+                    or any(fam_keys[f] not in stored for f in read)
+                    or (not details and given is None)
+                ):
+                    if m in s.preds:  # a prediction that could not be evaluated
+                        failed.append(s.name)
+                    continue
+                rec = merge_records(
+                    {f: stored[fam_keys[f]] for f in read}, plan.keys if details else ()
+                )
+                acc.add(s.name, rec.scores if details else dict(given), rec.curves)  # type: ignore[arg-type]
+                if details:
+                    problems += _note_problems(ds.name, m, s, rec.notes, sample_notes)
+                    rows.append(
+                        {
+                            "dataset": ds.name,
+                            "method": m,
+                            "image": s.name,
+                            **rec.scores,
+                            "notes": " | ".join(map(str, rec.notes)),  # notes may hold ";"
+                        }
+                    )
+            if not len(acc):
+                continue
+            result = MethodResult(
+                ds.name,
+                m,
+                acc.results(),
+                acc.counts(),
+                len(acc),
+                _evaluated_coverage(ds.coverage[m], failed),
+                acc.mean_curves(),
+            )
+            yield result, rows, problems
+
+    def report(self) -> EvalReport:
+        """Everything ``fminspect eval`` writes: dataset values, per-image rows, problems
+        (see the module notes)."""
+        report = self.report_
+        report.results, report.per_image = [], []
+        problems = list(self._unit_problems)
+        for plan in self.plans:
+            for result, rows, found in self.method_results(plan):
+                report.results.append(result)
+                report.per_image += rows
+                problems += found
+        report.problems += sorted(
+            problems,
+            key=lambda p: (
+                natural_key(p.dataset),
+                natural_key(p.name),
+                natural_key(p.method),
+                str(p.path),
+            ),
+        )
+        return report

@@ -1,0 +1,78 @@
+"""What a scoring computes: the parameters, the measures and the resize rule, and how each
+measure family's stored result is keyed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from fminspect import MEASURE_DEFINITION_VERSION
+from fminspect.io.loading import INTERPOLATIONS
+from fminspect.metrics import DEFAULT_PARAMS, Params, measure_keys
+from fminspect.metrics.suite import FIELD_PARAMS, MEASURES, MEASURES_BY_KEY
+
+
+@dataclass(frozen=True, slots=True)
+class EvalConfig:
+    """What to compute: parameters, measures and the resize rule.
+
+    ``keys=None`` means every measure, with ``CCm`` only for datasets that have images.
+    """
+
+    params: Params = DEFAULT_PARAMS
+    keys: tuple[str, ...] | None = None
+    interpolation: str = "bilinear"
+
+    def __post_init__(self) -> None:
+        if self.interpolation not in INTERPOLATIONS:
+            raise ValueError(f"interpolation must be one of {sorted(INTERPOLATIONS)}")
+        measure_keys(self.keys)  # a wrong key fails here
+
+    def keys_for(self, with_images: bool) -> tuple[str, ...]:
+        """The measure keys computed for a dataset with (or without) images."""
+        return measure_keys(self.keys, with_images=with_images)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain-JSON form (recorded in results.json)."""
+        return {
+            "params": self.params.as_dict(),
+            "normalization": self.params.norm.label,
+            "keys": list(self.keys) if self.keys is not None else None,
+            "interpolation": self.interpolation,
+            "measure_definition_version": MEASURE_DEFINITION_VERSION,
+        }
+
+    def fingerprint(self, family: str) -> str:
+        """Everything a stored result of one measure family (a field of
+        :class:`~fminspect.metrics.SuiteResult`) depends on besides the input files: the
+        normalisation, the resize rule, the family's own parameters and the definitions'
+        version — not the other families' parameters, nor which measures were asked for."""
+        own = {name: getattr(self.params, name) for name in FIELD_PARAMS.get(family, ())}
+        return json.dumps(
+            {
+                "family": family,
+                "normalization": asdict(self.params.norm),
+                "params": own,
+                "interpolation": self.interpolation,
+                "measure_definition_version": MEASURE_DEFINITION_VERSION,
+            },
+            sort_keys=True,
+        )
+
+
+def families(keys: Sequence[str]) -> tuple[str, ...]:
+    """The measure families (SuiteResult fields) behind ``keys``, in a fixed order."""
+    wanted = {MEASURES_BY_KEY[k].field for k in keys}
+    return tuple(dict.fromkeys(m.field for m in MEASURES if m.field in wanted))
+
+
+def family_keys(family: str) -> tuple[str, ...]:
+    """The measure keys read from one family's result."""
+    return _FAMILY_KEYS[family]
+
+
+_FAMILY_KEYS: dict[str, tuple[str, ...]] = {}
+for _m in MEASURES:
+    _FAMILY_KEYS[_m.field] = (*_FAMILY_KEYS.get(_m.field, ()), _m.key)

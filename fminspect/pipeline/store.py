@@ -1,0 +1,365 @@
+"""The result store (SQLite, stdlib): one row per (sample, model, measure family).
+
+One store serves every command and the window: ``fminspect eval`` writes ``OUT/cache.sqlite``
+(or ``--cache``) and records in a small index, under the user's cache folder, which GT
+folders it holds results for; the window opening the same dataset — from any working folder
+— finds that store and reads eval's scores instead of computing them (:func:`store_for`).
+Without an earlier ``eval`` the window uses :func:`default_store_path`.
+
+Rows are keyed by a digest of the input files' *contents*, the normalisation, the resize
+rule, the family's own parameters and :data:`fminspect.MEASURE_DEFINITION_VERSION` (see
+:meth:`fminspect.pipeline.config.EvalConfig.fingerprint`), so a rerun recomputes exactly what
+changed (a new method, a changed file, a family's parameter, a measure not asked for before)
+and an interrupted run resumes. File digests are remembered per (absolute path, size, mtime)
+so unchanged files are not read again to be hashed. Stored records are committed at least
+every quarter of a second (and when the store is closed, also after an error or Ctrl-C), in
+WAL mode with ``synchronous=NORMAL``: a commit survives the program being interrupted or
+killed (it is in the operating system's hands) without waiting for the disk; a power cut or
+an OS crash can lose what was committed since the last checkpoint (SQLite's default: every
+1000 pages), which a rerun then recomputes. Several processes may use one store at once (the
+window and an ``eval``): SQLite serialises their writes.
+
+A record's key is the digest of its (GT, image, prediction) contents followed by a short
+digest of its family's fingerprint (:func:`pair_key`, :func:`family_tag`): a pair's keys
+are built by string concatenation, so an evaluation of thousands of images × dozens of
+methods keeps two short strings per pair in memory, not one per measure family.
+
+No pickles: scores and curves are raw little-endian float64 bytes with their names beside
+them, notes JSON (empty when there are none), so that reading a hundred thousand records
+is quick.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from fminspect.pipeline.notes import Note
+
+#: Seconds between commits of stored records.
+COMMIT_EVERY = 0.25
+
+#: Bumped when the tables change; a store of another version is emptied (it is a cache).
+SCHEMA_VERSION = 3
+
+#: Keys per query in bulk reads (SQLite's default limit on parameters is 32766).
+_CHUNK = 900
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    key TEXT PRIMARY KEY,
+    score_names TEXT NOT NULL,
+    scores BLOB NOT NULL,
+    curve_names TEXT NOT NULL,
+    curves BLOB NOT NULL,
+    notes TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS file_digests (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    digest TEXT NOT NULL
+) WITHOUT ROWID;
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """The result of one measure family for one prediction: per-image scores, curves and
+    notes."""
+
+    scores: dict[str, float]
+    curves: dict[str, np.ndarray]
+    notes: tuple[Note, ...] = ()
+
+
+def file_digest(path: Path | str) -> str:
+    """BLAKE2b digest of a file's bytes."""
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def pair_key(digests: Iterable[str]) -> str:
+    """The first part of a record's key: the contents of its (GT, image, prediction) files
+    (the image's digest only for the measures that use it, '' otherwise)."""
+    h = hashlib.blake2b(digest_size=16)
+    for d in digests:
+        h.update(d.encode())
+        h.update(b"|")
+    return h.hexdigest()
+
+
+def family_tag(config_fingerprint: str) -> str:
+    """The second part of a record's key: everything else it depends on (a measure family's
+    fingerprint, :meth:`~fminspect.pipeline.config.EvalConfig.fingerprint`)."""
+    return hashlib.blake2b(config_fingerprint.encode(), digest_size=8).hexdigest()
+
+
+def record_key(digests: Iterable[str], config_fingerprint: str) -> str:
+    """Store key of one (GT, image, prediction) under one configuration."""
+    return pair_key(digests) + family_tag(config_fingerprint)
+
+
+def _path_text(path: Path | str) -> str:
+    """The absolute path a digest is remembered under (the same file from another working
+    folder is the same file). Names that are not valid UTF-8 keep their bytes escaped."""
+    return (
+        os.path.abspath(os.fspath(path))
+        .encode("utf-8", "surrogateescape")
+        .decode("utf-8", "backslashreplace")
+    )
+
+
+class ResultStore:
+    """SQLite-backed store of :class:`Record` s. One connection per thread: open a store
+    in the thread that uses it."""
+
+    def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        if not readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        uri = f"file:{self.path}?mode=ro" if readonly else str(self.path)
+        self._db = sqlite3.connect(uri, uri=readonly, timeout=30)
+        self._committed = time.monotonic()
+        if readonly:
+            return
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # no fsync per commit (see above)
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            # a cache of another release: start afresh rather than misread it
+            self._db.executescript(
+                "DROP TABLE IF EXISTS records; DROP TABLE IF EXISTS file_digests;"
+            )
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self._db.executescript(SCHEMA)
+        self._db.commit()
+
+    def close(self) -> None:
+        """Commit what was stored and close the database."""
+        self._db.commit()
+        self._db.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ file digests
+    def digest(self, path: Path) -> str:
+        """Content digest of ``path``, reusing the stored one while size and mtime match
+        (raises the ``OSError`` of a file that cannot be read)."""
+        digest = self.digests([path])[path]
+        if isinstance(digest, OSError):
+            raise digest
+        return digest
+
+    def digests(self, paths: Sequence[Path], threads: int = 1) -> dict[Path, str | OSError]:
+        """:meth:`digest` of many files, the unknown ones hashed on ``threads`` threads
+        (reading and hashing release the interpreter lock). A file that cannot be read
+        maps to its ``OSError``."""
+        out: dict[Path, str | OSError] = {}
+        unique = list(dict.fromkeys(paths))
+        texts = {p: _path_text(p) for p in unique}
+        known = {
+            row[0]: (row[1], row[2], row[3])
+            for chunk in _chunks(list(texts.values()))
+            for row in self._db.execute(
+                "SELECT path, size, mtime_ns, digest FROM file_digests WHERE path IN "
+                f"({','.join('?' * len(chunk))})",
+                chunk,
+            )
+        }
+        todo: list[tuple[Path, os.stat_result]] = []
+        for path in unique:
+            try:
+                st = os.stat(path)
+            except OSError as exc:
+                out[path] = exc
+                continue
+            row = known.get(texts[path])
+            if row and row[0] == st.st_size and row[1] == st.st_mtime_ns:
+                out[path] = str(row[2])
+            else:
+                todo.append((path, st))
+
+        def attempt(path: Path) -> str | OSError:
+            try:
+                return file_digest(path)
+            except OSError as exc:
+                return exc
+
+        if threads > 1 and len(todo) > 1:
+            with ThreadPoolExecutor(threads) as pool:
+                hashed = list(pool.map(attempt, [p for p, _ in todo]))
+        else:
+            hashed = [attempt(p) for p, _ in todo]
+        rows = []
+        for (path, st), digest in zip(todo, hashed, strict=True):
+            out[path] = digest
+            if isinstance(digest, str):
+                rows.append((texts[path], st.st_size, st.st_mtime_ns, digest))
+        self._db.executemany("INSERT OR REPLACE INTO file_digests VALUES (?, ?, ?, ?)", rows)
+        return out
+
+    # ------------------------------------------------------------------ records
+    def has(self, key: str) -> bool:
+        """Whether a record is stored under ``key``."""
+        return bool(self.present([key]))
+
+    def present(self, keys: Iterable[str]) -> set[str]:
+        """Those of ``keys`` that have a record."""
+        found: set[str] = set()
+        for chunk in _chunks(list(dict.fromkeys(keys))):
+            found.update(
+                row[0]
+                for row in self._db.execute(
+                    f"SELECT key FROM records WHERE key IN ({','.join('?' * len(chunk))})", chunk
+                )
+            )
+        return found
+
+    def get(self, key: str) -> Record | None:
+        """The record stored under ``key``, or None."""
+        return dict(self.get_many([key])).get(key)
+
+    def get_many(
+        self, keys: Sequence[str], *, curves: bool = True, notes: bool = True
+    ) -> Iterator[tuple[str, Record]]:
+        """``(key, record)`` for those of ``keys`` that are stored, in no particular order;
+        ``curves=False`` / ``notes=False`` leave those out (quicker, when only the scores
+        are wanted)."""
+        columns = "key, score_names, scores"
+        columns += ", curve_names, curves" if curves else ", '', x''"
+        columns += ", notes" if notes else ", ''"
+        for chunk in _chunks(list(dict.fromkeys(keys))):
+            rows = self._db.execute(
+                f"SELECT {columns} FROM records WHERE key IN ({','.join('?' * len(chunk))})",
+                chunk,
+            ).fetchall()
+            for key, score_names, scores, curve_names, curve_blob, note_text in rows:
+                values = np.frombuffer(scores, dtype="<f8").tolist()
+                found: dict[str, np.ndarray] = {}
+                if curve_names:
+                    flat = np.frombuffer(curve_blob, dtype="<f8")
+                    found = {
+                        n: flat[i * 256 : (i + 1) * 256]
+                        for i, n in enumerate(curve_names.split(","))
+                    }
+                typed = tuple(Note.from_list(n) for n in json.loads(note_text)) if note_text else ()
+                named = (
+                    dict(zip(score_names.split(","), values, strict=True)) if score_names else {}
+                )
+                yield key, Record(named, found, typed)
+
+    def raw_scores(self, keys: Sequence[str]) -> Iterator[tuple[str, str, bytes]]:
+        """``(key, score names, scores as little-endian float64 bytes)`` for those of
+        ``keys`` that are stored: the quickest read, for filling a score matrix."""
+        for chunk in _chunks(list(dict.fromkeys(keys))):
+            yield from self._db.execute(
+                "SELECT key, score_names, scores FROM records WHERE key IN "
+                f"({','.join('?' * len(chunk))})",
+                chunk,
+            )
+
+    def put_many(self, items: Iterable[tuple[str, Record]]) -> None:
+        """Store records; committed once :data:`COMMIT_EVERY` seconds have passed since the
+        last commit (a commit per work unit cost ~1 ms each)."""
+        rows = []
+        for key, rec in items:
+            names = list(rec.curves)
+            blob = b"".join(np.asarray(rec.curves[n], dtype="<f8").tobytes() for n in names)
+            notes = json.dumps([n.as_list() for n in rec.notes]) if rec.notes else ""
+            scores = np.array(list(rec.scores.values()), dtype="<f8").tobytes()
+            rows.append((key, ",".join(rec.scores), scores, ",".join(names), blob, notes))
+        self._db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)", rows)
+        now = time.monotonic()
+        if now - self._committed >= COMMIT_EVERY:
+            self._db.commit()
+            self._committed = now
+
+    def commit(self) -> None:
+        """Commit pending rows."""
+        self._db.commit()
+
+
+def _chunks(items: list[str]) -> Iterator[list[str]]:
+    for i in range(0, len(items), _CHUNK):
+        yield items[i : i + _CHUNK]
+
+
+# ---------------------------------------------------------------------------- locations
+def user_cache_dir() -> Path:
+    """fminspect's folder in the user's cache: ``$FMINSPECT_CACHE_DIR`` if set, else
+    ``$XDG_CACHE_HOME/fminspect`` or ``~/.cache/fminspect`` (``~/Library/Caches/fminspect``
+    on macOS, ``%LOCALAPPDATA%\\fminspect\\cache`` on Windows)."""
+    env = os.environ.get("FMINSPECT_CACHE_DIR")
+    if env:
+        return Path(env)
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        return base / "fminspect" / "cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "fminspect"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fminspect"
+
+
+def default_store_path() -> Path:
+    """The store used where no ``eval`` store is known for a dataset."""
+    return user_cache_dir() / "results.sqlite"
+
+
+def _index() -> sqlite3.Connection:
+    path = user_cache_dir() / "stores.sqlite"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=30)
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS stores (folder TEXT NOT NULL, store TEXT NOT NULL, "
+        "used REAL NOT NULL, PRIMARY KEY (folder, store))"
+    )
+    return db
+
+
+def register_store(folders: Iterable[Path | str], store: Path | str) -> None:
+    """Remember that ``store`` holds results for the datasets whose GT lies in ``folders``
+    (:func:`store_for` finds it). Failing to write the index (a read-only home) only
+    means the window will not find these results; it never stops an evaluation."""
+    rows = [(_path_text(f), _path_text(store), time.time()) for f in folders]
+    try:
+        db = _index()
+        with db:
+            db.executemany("INSERT OR REPLACE INTO stores VALUES (?, ?, ?)", rows)
+        db.close()
+    except (OSError, sqlite3.Error):
+        pass
+
+
+def store_for(folder: Path | str) -> Path:
+    """The store to use for a dataset whose GT lies in ``folder``: the one an ``eval`` used
+    last for it (if that file still exists), else :func:`default_store_path`."""
+    try:
+        db = _index()
+        rows = db.execute(
+            "SELECT store FROM stores WHERE folder = ? ORDER BY used DESC", (_path_text(folder),)
+        ).fetchall()
+        db.close()
+    except (OSError, sqlite3.Error):
+        rows = []
+    for (store,) in rows:
+        if Path(store).is_file():
+            return Path(store)
+    return default_store_path()

@@ -1,0 +1,102 @@
+"""The one result store: bulk reads, typed notes, where eval's results are found again."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from fminspect.metrics import DatasetAccumulator
+from fminspect.pipeline import Note, Record, ResultStore, register_store, store_for
+from fminspect.pipeline.store import SCHEMA_VERSION, default_store_path
+
+
+def _record(i: int) -> Record:
+    curve = np.linspace(0, 1, 256) * i
+    return Record({"MAE": i / 10}, {"Fm": curve}, (Note("GT", "empty-gt", f"note {i}"),))
+
+
+def test_records_round_trip_in_bulk_with_and_without_curves(tmp_path: Path) -> None:
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        store.put_many((f"k{i}", _record(i)) for i in range(2000))
+        assert store.present([f"k{i}" for i in range(1990, 2010)]) == {
+            f"k{i}" for i in range(1990, 2000)
+        }
+        got = dict(store.get_many([f"k{i}" for i in range(0, 2000, 7)]))
+        assert len(got) == len(range(0, 2000, 7))
+        for key, rec in got.items():
+            i = int(key[1:])
+            assert rec.scores == {"MAE": i / 10} and rec.notes == _record(i).notes
+            assert np.array_equal(rec.curves["Fm"], _record(i).curves["Fm"])
+        ((_, light),) = store.get_many(["k5"], curves=False)
+        assert light.curves == {} and light.scores == {"MAE": 0.5}
+        assert store.get("nope") is None and store.has("k1")
+
+
+def test_a_store_of_another_schema_is_emptied_not_misread(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE records (key TEXT PRIMARY KEY, scores TEXT)")
+    db.execute("INSERT INTO records VALUES ('k', '{}')")
+    db.commit()
+    db.close()
+    with ResultStore(path) as store:
+        assert not store.has("k")
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_digests_are_remembered_by_absolute_path_from_any_working_folder(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    from fminspect.pipeline import store as store_module
+
+    (tmp_path / "a").mkdir()
+    f = tmp_path / "a" / "x.png"
+    f.write_bytes(b"123")
+    hashed: list[Path] = []
+    real = store_module.file_digest
+
+    def counting(path: Path) -> str:
+        hashed.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(store_module, "file_digest", counting)
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        monkeypatch.chdir(tmp_path)
+        first = store.digest(Path("a/x.png"))
+        monkeypatch.chdir(tmp_path / "a")
+        assert store.digest(Path("x.png")) == first
+        assert store.digest(f) == first
+    assert len(hashed) == 1
+
+
+def test_the_window_finds_the_store_eval_registered_for_a_gt_folder(tmp_path: Path) -> None:
+    gt = tmp_path / "DS" / "GT"
+    gt.mkdir(parents=True)
+    assert store_for(gt) == default_store_path()  # nothing registered yet
+    older, newer = tmp_path / "r1" / "cache.sqlite", tmp_path / "r2" / "cache.sqlite"
+    for p in (older, newer):
+        ResultStore(p).close()
+    register_store([gt], older)
+    register_store([gt], newer)
+    assert store_for(gt) == newer
+    cwd = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        assert store_for(Path("DS/GT")) == newer  # the same folder, typed relatively
+    finally:
+        os.chdir(cwd)
+    newer.unlink()  # results folder deleted: the earlier one is used
+    assert store_for(gt) == older
+
+
+def test_running_curve_sums_equal_numpy_mean_to_the_last_bit() -> None:
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 7, 333):
+        curves = [rng.random(256) * rng.random() for _ in range(n)]
+        acc = DatasetAccumulator()
+        for i, c in enumerate(curves):
+            acc.add(str(i), {"maxFm": 0.0}, {"Fm": c})
+        assert np.array_equal(acc.mean_curves()["Fm"], np.mean(np.array(curves), axis=0))
