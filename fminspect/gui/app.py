@@ -20,8 +20,9 @@ def application(argv: list[str] | None = None) -> QtWidgets.QApplication:
     app = QtWidgets.QApplication.instance()
     if app is None:
         app = QtWidgets.QApplication(argv if argv is not None else sys.argv[:1])
-        single_thread_blas()  # the models are scored in parallel worker threads
-        tune_allocator()  # scoring 5 models at 400²: 66 → 51 ms (see fminspect._runtime)
+    # also when another library made the QApplication (pytest-qt, a notebook); idempotent
+    single_thread_blas()  # the models are scored in parallel worker threads
+    tune_allocator()  # scoring 5 models at 400²: 66 → 51 ms (see fminspect._runtime)
     app.setApplicationName("fminspect")
     app.setOrganizationName("fminspect")
     app.setApplicationVersion(__version__)

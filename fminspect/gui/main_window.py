@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect import __version__
+from fminspect.batch import stream
+from fminspect.batch.progress import clock
 from fminspect.gui.controller import InspectorController, Settings
+from fminspect.gui.dataset_scorer import DatasetScorer
 from fminspect.gui.dialogs.shortcuts import ShortcutsDialog
 from fminspect.gui.export import export_grid
 from fminspect.gui.panels.browser import DatasetBrowserPanel
@@ -16,11 +20,12 @@ from fminspect.gui.panels.map_grid import MapGridPanel
 from fminspect.gui.panels.metrics_table import MetricsTablePanel
 from fminspect.gui.panels.parameters import ParameterPanel
 from fminspect.gui.theme import THEMES, apply_theme
-from fminspect.gui.workers import submit
-from fminspect.io.discovery import Dataset, discover
-from fminspect.io.sample import LoadedSample, single_sample
+from fminspect.io.discovery import Dataset, discover, single_sample
 from fminspect.io.validation import Problem
 from fminspect.metrics import Params, SuiteResult
+from fminspect.pipeline.config import EvalConfig
+from fminspect.pipeline.sample import LoadedSample
+from fminspect.pipeline.store import store_for
 
 MAX_RECENT = 8
 #: After this long, a request still being scored shows the results it has (see __init__).
@@ -28,21 +33,6 @@ MAX_RECENT = 8
 #: at 150 ms, slower requests began drawing while still scoring and blocked the window for
 #: 30–60 ms (benchmarks/bench_gui.py).
 PROGRESSIVE_MS = 300
-
-
-def _cache_dir() -> Path:
-    base = QtCore.QStandardPaths.writableLocation(
-        QtCore.QStandardPaths.StandardLocation.CacheLocation
-    )
-    return Path(base or Path.home() / ".cache" / "fminspect")
-
-
-def _score_dataset(dataset: Dataset, settings: Settings, cache: Path):  # type: ignore[no-untyped-def]
-    """Per-image scores of a whole dataset (runs on a worker thread)."""
-    from fminspect.batch import EvalConfig, evaluate_datasets
-
-    config = EvalConfig(settings.params, None, settings.interpolation)
-    return evaluate_datasets([dataset], config, cache_path=cache, progress=False)
 
 
 class InspectorWindow(QtWidgets.QMainWindow):
@@ -66,7 +56,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.problem_list = QtWidgets.QListWidget()
         self._listed: set[str] = set()  # the problems in the list
         self.problem_list.setWordWrap(True)
-        self._browser_generation = 0
+        self.scorer = DatasetScorer(self)
+        QtCore.QTimer.singleShot(0, self.scorer.warm_up)
+        #: every method's dataset values, per dataset, once its background evaluation is done
+        self.dataset_results: dict[str, tuple[Any, ...]] = {}
+        self._scored_with = self.controller.settings  # what the browser's scores were made with
         self.explain_windows: list[QtWidgets.QMainWindow] = []
         # Redrawing after results arrive is done in steps, one per event-loop turn: the map
         # of each model that arrived meanwhile, then each curve plot. Qt paints every changed
@@ -233,6 +227,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.grid.hovered.connect(self._on_hover)
         self.table.cell_activated.connect(self.explain)
         self.browser.sample_chosen.connect(self._on_sample_chosen)
+        self.scorer.event.connect(self._on_scorer_event)
+        self.scorer.failed.connect(
+            lambda msg: self.browser.status.setText(f"scoring failed: {msg}")
+        )
+        self.scorer.finished.connect(self._on_scorer_finished)
         self.browser.dataset.currentTextChanged.connect(self._on_dataset_chosen)
 
     # ------------------------------------------------------------------ opening
@@ -273,38 +272,58 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self._score_browser()
 
     def _score_browser(self) -> None:
+        """Show the current dataset's samples now, and its scores as the background
+        evaluation reads them from the store or computes them."""
         ds = self.controller.dataset
         if ds is None:
             return
-        self._browser_generation += 1
-        gen = self._browser_generation
-        self.browser.status.setText(
-            f"scoring {len(ds.samples)} samples × {len(ds.methods)} models…"
-        )
-        cache = _cache_dir() / "browser.sqlite"
         settings = self.controller.settings  # the scores are labelled with what made them
-        submit(
-            lambda: _score_dataset(ds, settings, cache),
-            lambda report: self._on_browser_scores(gen, ds, report, settings),
-            lambda msg: self.browser.status.setText(f"scoring failed: {msg}"),
-            owner=self,
-        )
-
-    def _on_browser_scores(self, gen: int, ds: Dataset, report, settings: Settings) -> None:  # type: ignore[no-untyped-def]
-        if gen != self._browser_generation:
-            return
-        rows = [r for r in report.per_image if r["dataset"] == ds.name]
-        self.browser.set_rows([s.name for s in ds.samples], ds.method_names, rows)
-        # files that cannot be read anywhere in the dataset, not only in the samples visited
-        self.show_problems([p for p in report.problems if p.severity == "error"])
-        self.browser.view.resizeColumnToContents(0)
-        p = settings.params
+        config = EvalConfig(settings.params, None, settings.interpolation)
+        self._scored_with = settings
+        self.dataset_results.pop(ds.name, None)
+        matrix = self.scorer.start(ds, config, store_for(ds.gt.path))
+        self.browser.set_matrix(matrix, ds.method_names)
         self.browser.status.setText(
-            f"{len(ds.samples)} samples, {len(ds.method_names)} models · {p.norm.label} · "
-            f"F β²={p.beta2:g}, S α={p.alpha:g}"
+            f"reading {len(ds.samples)} samples × {len(ds.method_names)} models…"
         )
+        self.browser.progress.setRange(0, 0)
+        self.browser.progress.show()
         if self.controller.sample is not None:
             self.browser.select(self.controller.sample.name)
+
+    def _on_scorer_event(self, event: Any) -> None:
+        if isinstance(event, stream.Scores):
+            self.browser.scores_changed(event.samples)
+        elif isinstance(event, stream.Planned):
+            # files that cannot be read anywhere in the dataset, not only in the samples visited
+            self.show_problems([p for p in event.problems if p.severity == "error"])
+            todo = event.pairs - event.stored
+            self.browser.status.setText(
+                f"{event.pairs} pairs: {event.stored} from the store"
+                + (f", scoring the other {todo} ({event.units} images)…" if event.units else "")
+            )
+            if event.units:
+                self.browser.progress.setRange(0, event.units)
+                self.browser.progress.setValue(0)
+        elif isinstance(event, stream.Progress):
+            self.show_problems(list(event.problems))
+            self.browser.progress.setValue(event.done)
+            self.browser.status.setText(
+                f"scoring: {event.done}/{event.total} images, {event.rate:.1f}/s, "
+                f"ETA {clock(event.eta)}"
+            )
+        elif isinstance(event, stream.Results):
+            self.dataset_results[event.dataset] = event.results
+            ds = self.controller.dataset
+            p = self._scored_with.params
+            n = len(ds.samples) if ds else 0
+            models = len(ds.method_names) if ds else 0
+            self.browser.status.setText(
+                f"{n} samples, {models} models · {p.norm.label} · F β²={p.beta2:g}, S α={p.alpha:g}"
+            )
+
+    def _on_scorer_finished(self) -> None:
+        self.browser.progress.hide()
 
     def _choose_folder(self) -> None:
         folder = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a dataset folder")
@@ -345,7 +364,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         return {m: every.index(m) for m in models}
 
     def _on_sample_loaded(self, sample: LoadedSample) -> None:
-        self.grid.set_sample(sample, keep_view=True)
+        self.grid.set_sample(sample, keep_view=True, gt_notes=self.controller.gt_notes())
         models = list(sample.preds)
         colours = self._model_colours(models)
         self._relabel = None  # the table and the F plot are labelled with the settings now
@@ -670,6 +689,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._fill_recent()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        self.scorer.close()
         self.qsettings.setValue("geometry", self.saveGeometry())
         self.qsettings.setValue("state", self.saveState())
         super().closeEvent(event)

@@ -51,7 +51,7 @@ def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[
         _settle(app, window, c)
         # wait for the browser's background scores as well (at most a minute)
         for _ in range(1200):
-            if "scoring" not in window.browser.status.text():
+            if not window.scorer.running:
                 break
             app.processEvents()
             QtCore.QThread.msleep(50)

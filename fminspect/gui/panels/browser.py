@@ -5,93 +5,159 @@
 * "measures disagree": by how differently two measures rank the models on that sample
   (Kendall's τ between the two rankings; lowest first) — the most interesting cases.
 
-The numbers come from a background batch run (:mod:`fminspect.batch`) over the dataset;
-the panel only sorts and shows them.
+The list of samples is shown as soon as the folders are read; the scores fill in as the
+background evaluation (:mod:`fminspect.batch.stream`) reads them from the store or computes
+them, and an order by a score is kept up to date as they land. The panel holds the scores
+in a :class:`~fminspect.batch.scores.ScoreMatrix` (never pixels) and sorts with NumPy, so
+thousands of samples × dozens of models sort in milliseconds.
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from typing import Any
 
+import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from fminspect.batch.scores import ScoreMatrix
 from fminspect.meta.rankings import disagreement
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY
 
-SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
+ASC, DESC = QtCore.Qt.SortOrder.AscendingOrder, QtCore.Qt.SortOrder.DescendingOrder
 
 
 class BrowserModel(QtCore.QAbstractTableModel):
-    """Rows: samples. Columns: sample, one per model, Δ(A − B), τ(X, Y)."""
+    """Rows: samples (in :attr:`order`). Columns: sample, one per model, Δ(A − B), τ(X, Y)."""
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
-        self.samples: list[str] = []
+        self.matrix = ScoreMatrix([], [], MEASURE_KEYS)
         self.models: list[str] = []
-        self.scores: dict[str, dict[str, dict[str, float]]] = {}  # sample → model → key → v
         self.measure = "Sm"
         self.pair = ("", "")
         self.measures_xy = ("maxFm", "Sm")
-        self._tau: dict[str, float] = {}  # sample → τ(X, Y), made once per rows or view
+        self.order = np.zeros(0, dtype=np.intp)  # row → sample index
+        self.sort_column, self.sort_order = 0, ASC
+        self._tau = np.zeros(0)  # τ(X, Y) per sample; NaN also where not computed yet
+        self._tau_known = np.zeros(0, bool)
 
-    def set_rows(self, samples: list[str], models: list[str], rows: list[dict[str, Any]]) -> None:
-        """Per-image rows from a batch run (dataset, method, image, scores…)."""
+    @property
+    def samples(self) -> list[str]:
+        """Every sample, in natural order."""
+        return self.matrix.samples
+
+    def set_matrix(self, matrix: ScoreMatrix, models: list[str]) -> None:
+        """Show a dataset: its samples at once, its scores as they arrive in ``matrix``."""
         self.beginResetModel()
-        self.samples, self.models = samples, models
-        self.scores = defaultdict(dict)
-        for row in rows:
-            self.scores[row["image"]][row["method"]] = {k: row[k] for k in MEASURE_KEYS if k in row}
-        if models and self.pair == ("", ""):
+        self.matrix, self.models = matrix, models
+        if models and (self.pair[0] not in models or self.pair[1] not in models):
             self.pair = (models[0], models[1] if len(models) > 1 else models[0])
-        self._tau = {}
+        n = len(matrix.samples)
+        self._tau, self._tau_known = np.full(n, np.nan), np.zeros(n, bool)
+        self.order = np.arange(n)
+        self._sort()
         self.endResetModel()
 
     def set_view(self, measure: str, pair: tuple[str, str], xy: tuple[str, str]) -> None:
         """Which measure, model pair and measure pair the columns show."""
         self.beginResetModel()
+        if xy != self.measures_xy:
+            self._tau_known[:] = False
         self.measure, self.pair, self.measures_xy = measure, pair, xy
-        self._tau = {}
+        self._sort()
         self.endResetModel()
 
+    def scores_changed(self, samples: frozenset[int] | set[int]) -> None:
+        """New scores for these sample indices: redraw, and re-sort if the order depends on
+        scores (the selection stays on its sample)."""
+        if samples:
+            self._tau_known[list(samples)] = False
+        if self.sort_column == 0:
+            if self.rowCount():
+                self.dataChanged.emit(
+                    self.index(0, 1), self.index(self.rowCount() - 1, self.columnCount() - 1)
+                )
+            return
+        self.layoutAboutToBeChanged.emit()
+        before = self.order.copy()
+        self._sort()
+        self._move_persistent(before)
+        self.layoutChanged.emit()
+
+    def _move_persistent(self, before: np.ndarray) -> None:
+        """Keep persistent indexes (the view's selection and current cell) on their sample."""
+        row_of = np.empty_like(self.order)
+        row_of[self.order] = np.arange(len(self.order))
+        old = self.persistentIndexList()
+        new = [self.index(int(row_of[before[i.row()]]), i.column()) for i in old]
+        self.changePersistentIndexList(old, new)
+
+    # ------------------------------------------------------------------ values
+    def _sign(self, key: str) -> float:
+        return 1.0 if MEASURES_BY_KEY[key].higher_is_better else -1.0
+
+    def column_values(self, col: int) -> np.ndarray:
+        """The values of a score column for every sample (natural order)."""
+        m = self.matrix
+        if col <= len(self.models):
+            return m.column(self.models[col - 1], self.measure)
+        if col == len(self.models) + 1:
+            a, b = self.pair
+            if a not in m.method_index or b not in m.method_index:
+                return np.full(len(m.samples), np.nan)
+            return m.column(a, self.measure) - m.column(b, self.measure)
+        return self._taus()
+
+    def _taus(self) -> np.ndarray:
+        todo = np.flatnonzero(~self._tau_known)
+        x, y = self.measures_xy
+        for i in todo:
+            self._tau[i] = disagreement(self.matrix.per_model(int(i)), x, y)
+        self._tau_known[todo] = True
+        return self._tau
+
+    def _sort(self) -> None:
+        n = len(self.matrix.samples)
+        if self.sort_column == 0 or n == 0:
+            natural = np.arange(n)
+            self.order = natural if self.sort_order == ASC else natural[::-1].copy()
+            return
+        key = self.column_values(self.sort_column).copy()
+        if self.sort_order == DESC:
+            key = -key
+        key[np.isnan(key)] = np.inf  # unknown values last, in either direction
+        self.order = np.argsort(key, kind="stable")  # ties keep the natural order
+
+    def sort(self, column: int, order: QtCore.Qt.SortOrder = ASC) -> None:
+        self.layoutAboutToBeChanged.emit()
+        before = self.order.copy()
+        self.sort_column, self.sort_order = column, order
+        self._sort()
+        self._move_persistent(before)
+        self.layoutChanged.emit()
+
+    def cell(self, row: int, col: int) -> float | str:
+        """The value shown at ``row`` (in the current order), ``col``."""
+        i = int(self.order[row])
+        if col == 0:
+            return self.matrix.samples[i]
+        return float(self.column_values(col)[i])
+
+    # ------------------------------------------------------------------ Qt model
     def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.models) + 3
 
     def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.samples)
-
-    def cell(self, row: int, col: int) -> float | str:
-        name = self.samples[row]
-        per = self.scores.get(name, {})
-        if col == 0:
-            return name
-        if col <= len(self.models):
-            return per.get(self.models[col - 1], {}).get(self.measure, math.nan)
-        if col == len(self.models) + 1:
-            a, b = self.pair
-            va = per.get(a, {}).get(self.measure, math.nan)
-            vb = per.get(b, {}).get(self.measure, math.nan)
-            return va - vb
-        if name not in self._tau:  # asked for again and again while sorting
-            self._tau[name] = disagreement(per, *self.measures_xy)
-        return self._tau[name]
+        return 0 if parent.isValid() else len(self.matrix.samples)
 
     def data(
         self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if not index.isValid():
+        if not index.isValid() or role != QtCore.Qt.ItemDataRole.DisplayRole:
             return None
         v = self.cell(index.row(), index.column())
-        if role == QtCore.Qt.ItemDataRole.DisplayRole:
-            return v if isinstance(v, str) else ("–" if math.isnan(v) else f"{v:.3f}")
-        if role == SORT_ROLE:
-            if isinstance(v, str):
-                from fminspect.io.discovery import natural_key
-
-                return str(natural_key(v))
-            return math.inf if math.isnan(v) else v
-        return None
+        return v if isinstance(v, str) else ("–" if math.isnan(v) else f"{v:.3f}")
 
     def headerData(
         self,
@@ -124,12 +190,13 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
 
     sample_chosen = QtCore.Signal(str)
 
+    #: Least time between two re-sorts while scores stream in (ms).
+    RESORT_MS = 400
+
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("datasetBrowser")
         self.model = BrowserModel(self)
-        self.proxy = QtCore.QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(SORT_ROLE)
         self.dataset = QtWidgets.QComboBox()
         self.measure = QtWidgets.QComboBox()
         self.measure.addItems(list(MEASURE_KEYS))
@@ -152,12 +219,19 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self.status.setStyleSheet("color: gray")
         # wrapped, so that a long status never widens the dock (and shrinks the maps)
         self.status.setWordWrap(True)
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(6)
+        self.progress.hide()
         self.view = QtWidgets.QTableView()
-        self.view.setModel(self.proxy)
+        self.view.setObjectName("sampleBrowser")
+        self.view.setModel(self.model)
         self.view.setSortingEnabled(True)
+        self.view.horizontalHeader().setSortIndicator(0, ASC)
         self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
         self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 4)
         self.view.horizontalHeader().setDefaultSectionSize(64)
         self.view.clicked.connect(self._on_clicked)
         form = QtWidgets.QFormLayout()
@@ -178,13 +252,19 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         box.setContentsMargins(2, 2, 2, 2)
         box.addLayout(form)
         box.addWidget(self.view)
+        box.addWidget(self.progress)
         box.addWidget(self.status)
         for combo in (self.measure, self.model_a, self.model_b, self.measure_x, self.measure_y):
             combo.currentTextChanged.connect(self._on_view_changed)
         self.order.currentIndexChanged.connect(self.apply_order)
+        self._changed: set[int] = set()
+        self._resort = QtCore.QTimer(self)
+        self._resort.setSingleShot(True)
+        self._resort.setInterval(self.RESORT_MS)
+        self._resort.timeout.connect(self._flush)
 
-    def set_rows(self, samples: list[str], models: list[str], rows: list[dict[str, Any]]) -> None:
-        """Show a dataset's per-image scores."""
+    def set_matrix(self, matrix: ScoreMatrix, models: list[str]) -> None:
+        """Show a dataset's samples now and its scores as they land in ``matrix``."""
         for combo in (self.model_a, self.model_b):
             combo.blockSignals(True)
             combo.clear()
@@ -192,8 +272,20 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
             combo.blockSignals(False)
         if len(models) > 1:
             self.model_b.setCurrentIndex(1)
-        self.model.set_rows(samples, models, rows)
+        self._changed.clear()
+        self.model.set_matrix(matrix, models)
         self._on_view_changed()
+        self.view.resizeColumnToContents(0)
+
+    def scores_changed(self, samples: frozenset[int]) -> None:
+        """Scores of these samples arrived: shown (and re-sorted) within :data:`RESORT_MS`."""
+        self._changed |= samples
+        if not self._resort.isActive():
+            self._resort.start()
+
+    def _flush(self) -> None:
+        changed, self._changed = self._changed, set()
+        self.model.scores_changed(changed)
 
     def _on_view_changed(self, *_: object) -> None:
         self.model.set_view(
@@ -207,44 +299,36 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         """Sort by the chosen order (clicking a header sorts by that column instead)."""
         mode = self.order.currentIndex()
         models = self.model.models
+        worst = ASC if MEASURES_BY_KEY[self.model.measure].higher_is_better else DESC
         if mode == 0:
-            self.proxy.sort(0, QtCore.Qt.SortOrder.AscendingOrder)
+            column, order = 0, ASC
         elif mode == 1 and models:
-            col = (
-                1 + models.index(self.model_a.currentText())
-                if self.model_a.currentText() in models
-                else 1
-            )
-            higher = MEASURES_BY_KEY[self.model.measure].higher_is_better
-            self.proxy.sort(
-                col,
-                QtCore.Qt.SortOrder.AscendingOrder
-                if higher
-                else QtCore.Qt.SortOrder.DescendingOrder,
-            )
+            a = self.model_a.currentText()
+            column, order = (1 + models.index(a) if a in models else 1), worst
         elif mode == 2:
-            higher = MEASURES_BY_KEY[self.model.measure].higher_is_better
-            self.proxy.sort(
-                len(models) + 1,
-                QtCore.Qt.SortOrder.AscendingOrder
-                if higher
-                else QtCore.Qt.SortOrder.DescendingOrder,
-            )
+            column, order = len(models) + 1, worst
         else:
-            self.proxy.sort(len(models) + 2, QtCore.Qt.SortOrder.AscendingOrder)
+            column, order = len(models) + 2, ASC
+        header = self.view.horizontalHeader()
+        header.blockSignals(True)  # the view would sort too: once is enough
+        header.setSortIndicator(column, order)
+        header.blockSignals(False)
+        self.model.sort(column, order)
 
     def ordered_samples(self) -> list[str]:
         """Sample names in the order currently shown."""
-        return [self.proxy.data(self.proxy.index(r, 0)) for r in range(self.proxy.rowCount())]
+        return [self.model.samples[int(i)] for i in self.model.order]
 
     def select(self, name: str) -> None:
         """Highlight ``name`` without emitting."""
-        for r in range(self.proxy.rowCount()):
-            if self.proxy.data(self.proxy.index(r, 0)) == name:
-                self.view.blockSignals(True)
-                self.view.selectRow(r)
-                self.view.blockSignals(False)
-                return
+        i = self.model.matrix.sample_index.get(name)
+        if i is None:
+            return
+        row = int(np.flatnonzero(self.model.order == i)[0])
+        self.view.blockSignals(True)
+        self.view.selectRow(row)
+        self.view.scrollTo(self.model.index(row, 0))
+        self.view.blockSignals(False)
 
     def _on_clicked(self, index: QtCore.QModelIndex) -> None:
-        self.sample_chosen.emit(self.proxy.data(self.proxy.index(index.row(), 0)))
+        self.sample_chosen.emit(self.model.cell(index.row(), 0))

@@ -1,0 +1,234 @@
+"""The window at the scale of a real benchmark: thousands of images × 20 methods.
+
+    python benchmarks/bench_browser.py [--images 1000] [--methods 20] [--root DIR] [--steps 8]
+
+Generates (or takes, with ``--root``) a dataset like COD10K-test (``make_benchmark.py``), then
+in the same run:
+
+1. ``fminspect eval ROOT --jobs 2`` (wall clock, pairs per second: the reference);
+2. the window opened on ROOT after that eval (a fresh process, offscreen): when the sample
+   list is visible, when every browser score is in, when the dataset view's values are in —
+   without recomputation (the issue's targets: ≤ 2 s, ≤ 5 s, ≤ 5 s);
+3. the window opened on ROOT with nothing stored (its own empty store): the browser's
+   scoring throughput in pairs per second against eval's (target: within 10 %);
+4. in both, the longest block of the GUI thread (a 2 ms heartbeat timer; target ≤ 50 ms
+   after the folder is read), stepping to the next sample until every number of every model
+   is shown (target ≤ 150 ms), and the peak memory of the window process (target ≤ 1.5 GB).
+
+Nothing here asserts: it prints the figures and the ratios measured in this run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+
+def window_run(root: str, steps: int, timeout: float) -> dict[str, float]:
+    """Open the window on ``root`` in this process and measure (see the module notes)."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6 import QtCore
+
+    from fminspect.batch import stream
+    from fminspect.gui.app import application
+    from fminspect.gui.main_window import InspectorWindow
+
+    application()
+    QtCore.qInstallMessageHandler(lambda *a: None)
+
+    def run_for(seconds: float, until=lambda: False) -> None:  # type: ignore[no-untyped-def]
+        """Run the event loop (idle between events, as the application does) for at most
+        ``seconds``, checking ``until`` every 10 ms."""
+        loop = QtCore.QEventLoop()
+        end = time.perf_counter() + seconds
+        check = QtCore.QTimer()
+        check.setInterval(10)
+        check.timeout.connect(lambda: loop.quit() if until() or time.perf_counter() > end else None)
+        check.start()
+        loop.exec()
+        check.stop()
+
+    ini = Path(tempfile.mkdtemp()) / "settings.ini"
+    window = InspectorWindow(settings=QtCore.QSettings(str(ini), QtCore.QSettings.Format.IniFormat))
+    window.resize(1600, 1000)
+    window.show()
+    run_for(3)  # the window is up and its scoring service started
+    gaps: list[tuple[float, float]] = []
+    last = [0.0]
+
+    def beat() -> None:
+        now = time.perf_counter()
+        gaps.append((now, now - last[0]))
+        last[0] = now
+
+    heartbeat = QtCore.QTimer()
+    heartbeat.setInterval(2)
+    heartbeat.timeout.connect(beat)
+    planned: list[stream.Planned] = []
+    progress: list[tuple[float, int]] = []
+    window.scorer.event.connect(
+        lambda e: planned.append(e) if isinstance(e, stream.Planned) else None
+    )
+    window.scorer.event.connect(
+        lambda e: (
+            progress.append((time.perf_counter(), e.done))
+            if isinstance(e, stream.Progress)
+            else None
+        )
+    )
+    t0 = time.perf_counter()
+    window.open_path(root)
+    listed = time.perf_counter() - t0
+    last[0] = time.perf_counter()
+    heartbeat.start()
+    matrix = window.browser.model.matrix
+    all_scores = dataset_view = float("nan")
+
+    def done() -> bool:
+        nonlocal all_scores, dataset_view
+        if all_scores != all_scores and matrix.filled.all():
+            all_scores = time.perf_counter() - t0
+        if dataset_view != dataset_view and window.dataset_results:
+            dataset_view = time.perf_counter() - t0
+        return dataset_view == dataset_view and not window.scorer.running
+
+    run_for(timeout, done)
+    scoring_block = max((g for _, g in gaps), default=float("nan"))
+    # stepping: each step once the window is idle (the next sample prefetched meanwhile)
+    c = window.controller
+    latencies = []
+    for _ in range(steps):
+        run_for(2.5)
+        start = time.perf_counter()
+        c.step(1)
+        c.wait(60000)
+        latencies.append(time.perf_counter() - start)
+    heartbeat.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    p = planned[0] if planned else None
+    rate = float("nan")
+    if len(progress) >= 2 and p is not None:
+        (t_a, d_a), (t_b, d_b) = progress[0], progress[-1]
+        per_image = len(c.dataset.method_names) if c.dataset else 0
+        rate = (d_b - d_a) * per_image / (t_b - t_a) if t_b > t_a else float("nan")
+    window.close()
+    return {
+        "list_visible_s": listed,
+        "all_browser_scores_s": all_scores,
+        "dataset_view_s": dataset_view,
+        "pairs": p.pairs if p else 0,
+        "stored": p.stored if p else 0,
+        "computed_images": p.units if p else 0,
+        "browser_pairs_per_s": rate,
+        "longest_gui_block_ms": scoring_block * 1e3,
+        "step_median_ms": statistics.median(latencies) * 1e3 if latencies else float("nan"),
+        "step_max_ms": max(latencies) * 1e3 if latencies else float("nan"),
+        "peak_rss_mb": rss,
+    }
+
+
+def _window(root: Path, cache_dir: Path, steps: int, timeout: float) -> dict[str, float]:
+    env = {**os.environ, "FMINSPECT_CACHE_DIR": str(cache_dir), "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--window-run",
+            str(root),
+            "--steps",
+            str(steps),
+            "--timeout",
+            str(timeout),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--images", type=int, default=1000)
+    ap.add_argument("--methods", type=int, default=20)
+    ap.add_argument("--root", type=Path, help="an existing dataset (default: generate one)")
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--timeout", type=float, default=1200)
+    ap.add_argument("--window-run", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.window_run:
+        print(json.dumps(window_run(args.window_run, args.steps, args.timeout)))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        root = args.root
+        if root is None:
+            from make_benchmark import make_benchmark
+
+            root = tmp_path / "Bench"
+            t = time.perf_counter()
+            make_benchmark(root, images=args.images, methods=args.methods)
+            print(
+                f"generated {args.images} images × {args.methods} methods in "
+                f"{time.perf_counter() - t:.0f} s",
+                file=sys.stderr,
+            )
+        with_eval, without = tmp_path / "cache-with-eval", tmp_path / "cache-empty"
+        env = {**os.environ, "FMINSPECT_CACHE_DIR": str(with_eval)}
+        t = time.perf_counter()
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "fminspect",
+                "eval",
+                str(root),
+                "--out",
+                str(tmp_path / "out"),
+                "--jobs",
+                "2",
+                "--quiet",
+                "--no-plots",
+            ],
+            env=env,
+            check=True,
+        )
+        eval_s = time.perf_counter() - t
+        n_pairs = sum(1 for line in (tmp_path / "out" / "per_image.csv").open()) - 1
+        eval_rate = n_pairs / eval_s
+        print(
+            f"fminspect eval --jobs 2: {n_pairs} pairs in {eval_s:.1f} s = {eval_rate:.0f} pairs/s"
+        )
+        a = _window(root, with_eval, args.steps, args.timeout)
+        print("window after eval (nothing recomputed):")
+        for k, v in a.items():
+            print(f"  {k:<24} {v:.2f}" if isinstance(v, float) else f"  {k:<24} {v}")
+        b = _window(root, without, args.steps, args.timeout)
+        print("window with nothing stored (the browser scores everything):")
+        for k, v in b.items():
+            print(f"  {k:<24} {v:.2f}" if isinstance(v, float) else f"  {k:<24} {v}")
+        print(
+            "browser scoring / eval --jobs 2 throughput: "
+            f"{b['browser_pairs_per_s'] / eval_rate:.2f} "
+            "(eval's includes its start-up and outputs; the browser's is measured between "
+            "its first and last progress report)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""A scoring service: :func:`~fminspect.batch.stream.stream_evaluation` in its own process.
+
+The window starts it once (``python -c …`` calling :func:`main`) and sends it requests; it
+plans, reads the store, runs the work units on its own worker processes and collects the
+dataset values, and sends the events back. So none of that work competes with the window
+for its Python interpreter: the window only draws. The service and its workers run at a
+lower priority (``nice``) than the window, which scores the sample the user looks at.
+
+Protocol: length-prefixed pickles over the service's stdin and stdout (a private pipe
+between two fminspect processes of the same installation).
+
+* window → service: ``("start", generation, dataset, config, store_path)``,
+  ``("stop", generation)``, ``("quit",)``;
+* service → window: ``(generation, "event", event)``, ``(generation, "failed", message)``,
+  ``(generation, "finished", None)``.
+
+A ``start`` stops the request under way (its units in hand finish and are stored). No Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import pickle
+import queue
+import struct
+import sys
+import threading
+import traceback
+from typing import IO, Any
+
+_HEADER = struct.Struct("<Q")
+
+
+def write_message(stream: IO[bytes], message: Any) -> None:
+    """Send one message."""
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def read_message(stream: IO[bytes]) -> Any:
+    """Receive one message (None at the end of the stream)."""
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    size = _HEADER.unpack(header)[0]
+    data = stream.read(size)
+    if len(data) < size:
+        return None
+    return pickle.loads(data)
+
+
+def command(jobs: int, nice: int) -> list[str]:
+    """The command line that starts the service with this installation of fminspect,
+    whatever the working folder holds (a folder named ``fminspect`` there is not imported
+    instead)."""
+    import fminspect
+
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(fminspect.__file__)))
+    code = (
+        "import sys; "
+        f"sys.path[:] = [{package_parent!r}] + [p for p in sys.path if p not in ('', '.')]; "
+        "from fminspect.batch.service import main; "
+        f"main(['--jobs', '{jobs}', '--nice', '{nice}'])"
+    )
+    return [sys.executable, "-c", code]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve requests until ``quit`` or the end of stdin."""
+    ap = argparse.ArgumentParser(prog="fminspect-scoring-service")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--nice", type=int, default=0)
+    args = ap.parse_args(argv)
+    if args.nice:
+        with contextlib.suppress(AttributeError, OSError):
+            os.nice(args.nice)
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must not corrupt the protocol
+    lock = threading.Lock()
+    requests: queue.Queue[Any] = queue.Queue()
+    current: dict[str, Any] = {"generation": None, "stop": threading.Event()}
+
+    def send(message: Any) -> None:
+        with lock:
+            write_message(out, message)
+
+    def read_commands() -> None:
+        while True:
+            message = read_message(sys.stdin.buffer)
+            if message is None or message[0] == "quit":
+                current["stop"].set()
+                requests.put(None)
+                return
+            if message[0] == "start":
+                current["stop"].set()  # a newer request replaces the one under way
+                requests.put(message)
+            elif message[0] == "stop" and message[1] == current["generation"]:
+                current["stop"].set()
+
+    threading.Thread(target=read_commands, daemon=True).start()
+    from fminspect.batch.pool import LocalPool
+    from fminspect.batch.scores import ScoreMatrix
+    from fminspect.batch.stream import stream_evaluation
+
+    pool: LocalPool | None = None
+
+    def workers() -> LocalPool | None:
+        nonlocal pool
+        if pool is None and args.jobs > 1:
+            pool = LocalPool(args.jobs, preload=True)
+        return pool
+
+    try:
+        while True:
+            request = requests.get()
+            while request is not None and not requests.empty():  # only the latest counts
+                request = requests.get()
+            if request is None:
+                return
+            _, generation, dataset, config, store_path = request
+            stop = threading.Event()
+            current["generation"], current["stop"] = generation, stop
+            try:
+                with_images = dataset.image is not None and any(s.image for s in dataset.samples)
+                keys = config.keys_for(with_images)
+                matrix = ScoreMatrix([s.name for s in dataset.samples], dataset.method_names, keys)
+                for event in stream_evaluation(
+                    dataset, matrix, config, store_path, jobs=args.jobs, pool=workers, stop=stop
+                ):
+                    send((generation, "event", event))
+            except Exception as exc:  # the window shows it; the service goes on
+                traceback.print_exc()
+                send((generation, "failed", f"{type(exc).__name__}: {exc}"))
+            send((generation, "finished", None))
+    finally:
+        if pool is not None:
+            pool.close()

@@ -1,0 +1,113 @@
+"""The dataset browser at scale: streamed scores, an earlier eval reused, natural order."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from PySide6 import QtCore
+
+from fminspect.batch import stream
+from fminspect.cli import main
+from tests.datasets import make_dataset
+from tests.gui.conftest import settle
+
+COD_NAMES = [
+    "COD10K-CAM-1-Aquatic-3-Crab-10",
+    "COD10K-CAM-1-Aquatic-3-Crab-2",
+    "COD10K-CAM-1-Aquatic-3-Crab-1",
+    "img_00100",
+    "img_00010",
+    "img_00001",
+    "img_00011",
+]
+
+
+def _renamed(root: Path) -> Path:
+    """The dataset's samples renamed to COD10K-style names (which sort wrongly as text)."""
+    for folder in [root / "GT", root / "Imgs", *(root / "Pred").iterdir()]:
+        for i, f in enumerate(sorted(folder.iterdir(), key=lambda p: int(p.stem[3:]))):
+            f.rename(f.with_name(COD_NAMES[i] + f.suffix))
+    return root
+
+
+def test_samples_are_in_natural_order_both_ways(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = _renamed(make_dataset(tmp_path / "DS", n_images=7, methods=("A", "B"), size=(30, 40)))
+    window.open_path(root)
+    b = window.browser
+    expected = [
+        "COD10K-CAM-1-Aquatic-3-Crab-1",
+        "COD10K-CAM-1-Aquatic-3-Crab-2",
+        "COD10K-CAM-1-Aquatic-3-Crab-10",
+        "img_00001",
+        "img_00010",
+        "img_00011",
+        "img_00100",
+    ]
+    assert b.ordered_samples() == expected  # at once: before any score
+    assert window.controller.sample_names == expected
+    b.view.sortByColumn(0, QtCore.Qt.SortOrder.DescendingOrder)  # a click on the header
+    assert b.ordered_samples() == expected[::-1]
+    b.apply_order()  # the order chosen in the list: by name
+    assert b.ordered_samples() == expected
+    settle(qtbot, window)
+
+
+def test_the_list_shows_at_once_and_scores_stream_in_worst_first(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = make_dataset(tmp_path / "DS", n_images=12, methods=("A", "B", "C"), size=(40, 50))
+    events: list[object] = []
+    window.scorer.event.connect(events.append)
+    b = window.browser
+    b.measure.setCurrentText("MAE")
+    b.order.setCurrentIndex(1)  # worst first for model A, while scores arrive
+    window.open_path(root)
+    assert b.model.rowCount() == 12 and b.model.matrix.done == 0  # names now, scores later
+    settle(qtbot, window)
+    qtbot.wait(b.RESORT_MS + 100)  # the last re-sort
+    planned = next(e for e in events if isinstance(e, stream.Planned))
+    assert (planned.pairs, planned.stored, planned.units) == (36, 0, 12)
+    assert any(isinstance(e, stream.Progress) for e in events)
+    assert b.model.matrix.filled.all()
+    values = [b.model.matrix.value(n, "A", "MAE") for n in b.ordered_samples()]
+    assert values == sorted(values, reverse=True)  # MAE: larger is worse
+    assert "DS" in window.dataset_results
+
+
+def test_an_earlier_eval_is_read_not_recomputed_and_the_dataset_values_are_eval_s(
+    qtbot, window, tmp_path, monkeypatch
+):  # type: ignore[no-untyped-def]
+    root = make_dataset(tmp_path / "DS", n_images=6, methods=("A", "B"), size=(40, 50))
+    out = tmp_path / "results"
+    monkeypatch.chdir(tmp_path)  # eval with a relative path, from this folder…
+    assert main(["eval", "DS", "--out", "results", "--quiet", "--no-plots"]) == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # …the window from another one, with the absolute path
+    events: list[object] = []
+    window.scorer.event.connect(events.append)
+    window.open_path(root)
+    settle(qtbot, window)
+    planned = next(e for e in events if isinstance(e, stream.Planned))
+    assert (planned.pairs, planned.stored, planned.units) == (12, 12, 0)  # nothing computed
+    assert not any(isinstance(e, stream.Progress) for e in events)
+    summary = json.loads((out / "summary.json").read_text())["DS"]
+    got = {r.method: r.values for r in window.dataset_results["DS"]}
+    assert got == summary  # exactly, CCm included (the dataset has images)
+    assert "CCm" in got["A"]
+
+
+def test_a_deleted_results_folder_falls_back_to_the_window_s_own_store(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",), size=(30, 30))
+    out = tmp_path / "results"
+    assert (
+        main(["eval", str(root), "--out", str(out), "--quiet", "--no-plots", "--measures", "MAE"])
+        == 0
+    )
+    shutil.rmtree(out)
+    events: list[object] = []
+    window.scorer.event.connect(events.append)
+    window.open_path(root)
+    settle(qtbot, window)
+    planned = next(e for e in events if isinstance(e, stream.Planned))
+    assert planned.units == 3 and window.browser.model.matrix.filled.all()
