@@ -216,11 +216,15 @@ def suite_notes(suite: SuiteResult) -> tuple[Note, ...]:
     """The notes of a scored pair: the normalisation's (e.g. a constant map not stretched),
     then every computed measure's warnings — the Context-measure's once, as both of its
     forms warn about the same GT."""
-    out = [Note("input", "normalisation", n) for n in suite.pair.notes]
+    out = list(_pair_notes(suite))
     for fam in ("smeasure", "weighted_fmeasure", "emeasure", "relaxed_fmeasure", "msiou"):
         out += _family_notes(suite, fam)
     out += _family_notes(suite, "camouflage_context" if suite.camouflage_context else "context")
     return tuple(out)
+
+
+def _pair_notes(suite: SuiteResult) -> tuple[Note, ...]:
+    return tuple(Note("input", "normalisation", n) for n in suite.pair.notes)
 
 
 def _family_notes(suite: SuiteResult, family: str) -> tuple[Note, ...]:
@@ -241,7 +245,7 @@ def records(
     only: no other measure uses the image), the prediction file's, the normalisation's and
     the family's own warnings."""
     scores, curves = suite.scores(), suite.curves()
-    pair_notes = tuple(Note("input", "normalisation", n) for n in suite.pair.notes)
+    pair_notes = _pair_notes(suite)
     out = {}
     for fam in families:
         out[fam] = Record(

@@ -11,13 +11,14 @@ rule, the family's own parameters and :data:`fminspect.MEASURE_DEFINITION_VERSIO
 :meth:`fminspect.pipeline.config.EvalConfig.fingerprint`), so a rerun recomputes exactly what
 changed (a new method, a changed file, a family's parameter, a measure not asked for before)
 and an interrupted run resumes. File digests are remembered per (absolute path, size, mtime)
-so unchanged files are not read again to be hashed. Stored records are committed at least
-every quarter of a second (and when the store is closed, also after an error or Ctrl-C), in
-WAL mode with ``synchronous=NORMAL``: a commit survives the program being interrupted or
-killed (it is in the operating system's hands) without waiting for the disk; a power cut or
-an OS crash can lose what was committed since the last checkpoint (SQLite's default: every
-1000 pages), which a rerun then recomputes. Several processes may use one store at once (the
-window and an ``eval``): SQLite serialises their writes.
+so unchanged files are not read again to be hashed. The first records stored are committed
+at once, later ones at least every quarter of a second (and when the store is closed, also
+after an error or Ctrl-C), in WAL mode with ``synchronous=NORMAL``: a commit survives the
+program being interrupted or killed (it is in the operating system's hands) without waiting
+for the disk; a power cut or an OS crash can lose what was committed since the last
+checkpoint (SQLite's default: every 1000 pages), which a rerun then recomputes. Several
+processes may use one store at once (the window and an ``eval``): SQLite serialises their
+writes.
 
 A record's key is the digest of its (GT, image, prediction) contents followed by a short
 digest of its family's fingerprint (:func:`pair_key`, :func:`family_tag`): a pair's keys
@@ -127,15 +128,11 @@ class ResultStore:
     """SQLite-backed store of :class:`Record` s. One connection per thread: open a store
     in the thread that uses it."""
 
-    def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
+    def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        if not readonly:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        uri = f"file:{self.path}?mode=ro" if readonly else str(self.path)
-        self._db = sqlite3.connect(uri, uri=readonly, timeout=30)
-        self._committed = time.monotonic()
-        if readonly:
-            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=30)
+        self._committed = -COMMIT_EVERY  # the first records stored are committed at once
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # no fsync per commit (see above)
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
