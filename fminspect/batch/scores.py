@@ -92,11 +92,6 @@ class ScoreMatrix:
         """Number of (sample, method) pairs with scores."""
         return int(self.filled.sum())
 
-    @property
-    def samples_done(self) -> int:
-        """Number of samples every method of which has scores."""
-        return int(self.filled.all(axis=1).sum()) if self.methods else 0
-
     def value(self, sample: str, method: str, key: str) -> float:
         """One score (NaN when unknown)."""
         i, j = self.sample_index.get(sample), self.method_index.get(method)

@@ -270,6 +270,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.controller.open_datasets(datasets)
         if score_browser:
             self._score_browser()
+        else:
+            self.scorer.cancel()  # the dataset shown before is no longer wanted
 
     def _score_browser(self) -> None:
         """Show the current dataset's samples now, and its scores as the background
