@@ -206,7 +206,7 @@ class Evaluation:
         self.config = config
         self.store = store
         datasets = list(datasets)
-        self.report_ = EvalReport(config, datasets=[d.name for d in datasets])
+        self._report = EvalReport(config, datasets=[d.name for d in datasets])
         self.plans: list[DatasetPlan] = []
         self.units: list[Unit] = []
         self._unit_problems: list[Problem] = []
@@ -214,12 +214,22 @@ class Evaluation:
             self._plan(ds, methods, digest_threads)
         store.commit()
 
+    @property
+    def reused(self) -> int:
+        """Pairs the store held whole when the evaluation was planned."""
+        return self._report.reused
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Files found unusable while planning (discovery's problems, unreadable files)."""
+        return self._report.problems
+
     def plan(self, dataset: str) -> DatasetPlan:
         """The plan of the dataset called ``dataset``."""
         return next(p for p in self.plans if p.dataset.name == dataset)
 
     def _plan(self, ds: Dataset, methods: Sequence[str] | None, threads: int) -> None:
-        report, config, store = self.report_, self.config, self.store
+        report, config, store = self._report, self.config, self.store
         report.problems += ds.problems
         names = [m for m in ds.method_names if methods is None or m in methods]
         with_images = ds.image is not None and any(s.image for s in ds.samples)
@@ -293,7 +303,7 @@ class Evaluation:
             for method in {m for m, _, _ in result.records}
         }
         self.store.put_many((keyed[method][fam], rec) for method, fam, rec in result.records)
-        self.report_.computed += len(keyed)
+        self._report.computed += len(keyed)
         self._unit_problems += result.problems
         scores: dict[str, dict[str, float]] = {m: {} for m in keyed}
         computed: dict[str, set[str]] = {m: set() for m in keyed}
@@ -416,7 +426,7 @@ class Evaluation:
     def report(self) -> EvalReport:
         """Everything ``fminspect eval`` writes: dataset values, per-image rows, problems
         (see the module notes)."""
-        report = self.report_
+        report = self._report
         report.results, report.per_image = [], []
         problems = list(self._unit_problems)
         for plan in self.plans:

@@ -235,8 +235,10 @@ def evaluate_datasets(
                 for res in run_units(units, scheduler=scheduler, pool=pool if units else None):
                     evaluation.add(res)
                     bar.advance()
-            evaluation.report_.seconds = time.perf_counter() - started
-            return evaluation.report()
+            seconds = time.perf_counter() - started
+            report = evaluation.report()
+            report.seconds = seconds
+            return report
     finally:
         if own_pool and pool is not None:
             pool.close()

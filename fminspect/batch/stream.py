@@ -82,9 +82,6 @@ class Results:
     keys: tuple[str, ...] = field(default=())
 
 
-Event_ = Planned | Scores | Progress | Results
-
-
 def stream_evaluation(
     dataset: Dataset,
     matrix: ScoreMatrix,
@@ -105,9 +102,7 @@ def stream_evaluation(
         ev = Evaluation([dataset], config, store, methods=methods, digest_threads=max(jobs, 2))
         plan = ev.plans[0]
         name = dataset.name
-        yield Planned(
-            name, len(plan.pairs), ev.report_.reused, len(ev.units), tuple(ev.report_.problems)
-        )
+        yield Planned(name, len(plan.pairs), ev.reused, len(ev.units), tuple(ev.problems))
         for block in ev.stored_blocks(plan, matrix):
             if stop is not None and stop.is_set():
                 return
