@@ -87,6 +87,8 @@ class InspectorController(QtCore.QObject):
         self.settings = Settings()
         self.threshold = 128
         self.results: dict[str, SuiteResult] = {}
+        #: the models read and scored (the window's shown ones); None: every model
+        self.models: list[str] | None = None
         self.generation = 0
         self._pending: set[str] = set()
         self._request_jobs: list[Any] = []  # scoring jobs of the current request
@@ -177,6 +179,40 @@ class InspectorController(QtCore.QObject):
     def _loaded_key(self, sample: Sample) -> tuple[str, str, str]:
         return (sample.dataset, sample.name, self.settings.interpolation)
 
+    def _wanted(self, sample: Sample) -> list[str] | None:
+        """The models of ``sample`` to read (None: all of them)."""
+        if self.models is None:
+            return None
+        return [m for m in self.models if m in sample.preds]
+
+    def _has_models(self, loaded: LoadedSample) -> bool:
+        """``loaded`` holds (or failed to read) every wanted model of its sample."""
+        wanted = self._wanted(loaded.sample)
+        if wanted is None:
+            wanted = list(loaded.sample.preds)
+        return all(m in loaded.preds or m in loaded.unreadable for m in wanted)
+
+    def scored_models(self, sample: LoadedSample) -> list[str]:
+        """The models of a read sample that are scored: the wanted ones it could read."""
+        if self.models is None:
+            return list(sample.preds)
+        return [m for m in self.models if m in sample.preds]
+
+    def set_models(self, models: list[str] | None) -> None:
+        """Read and score only these models from now on (None: every model); the current
+        sample is read again if it lacks one of them, else only rescored (from the cache)."""
+        if models == self.models:
+            return
+        self.models = None if models is None else list(models)
+        if self._requested is None:
+            return
+        loaded = self._loaded.get(self._loaded_key(self._requested))
+        if loaded is None or not self._has_models(loaded):
+            self._loaded.pop(self._loaded_key(self._requested), None)
+            self.load(self._requested)
+        elif self.sample is loaded and not self._loading:
+            self._show(loaded, self._read_with)
+
     def load(self, sample: Sample) -> None:
         """Show ``sample`` and score it: at once if it has been read already (the previous
         ones and the prefetched neighbour), otherwise once it has been read on the thread
@@ -186,7 +222,7 @@ class InspectorController(QtCore.QObject):
         self._load_generation += 1
         gen = self._load_generation
         key = self._loaded_key(sample)
-        if key in self._loaded:
+        if key in self._loaded and self._has_models(self._loaded[key]):
             self._loaded.move_to_end(key)
             self._loading = False
             self._show(self._loaded[key], key[2])
@@ -199,8 +235,9 @@ class InspectorController(QtCore.QObject):
         self.results = {}
         self.busy_changed.emit(f"reading {sample.name}…")
         interpolation, epoch = self.settings.interpolation, self._epoch
+        models = self._wanted(sample)
         submit(
-            lambda: load_sample(sample, interpolation),
+            lambda: load_sample(sample, interpolation, models=models),
             lambda loaded: self._on_loaded(gen, key, loaded) if epoch == self._epoch else None,
             lambda message: self._on_load_failed(gen, sample, message),
             owner=self,
@@ -345,7 +382,7 @@ class InspectorController(QtCore.QObject):
             self.busy_changed.emit("")
             return
         settings, epoch = self.settings, self._epoch  # other datasets: drop what comes back
-        for model in sample.preds:
+        for model in self.scored_models(sample):
             key = (sample.key, model, settings.key())
             if key in self._cache:
                 self._cache.move_to_end(key)
@@ -458,12 +495,13 @@ class InspectorController(QtCore.QObject):
         if sample is None or self._loading or self._pending:
             return
         key = self._loaded_key(sample)
-        if key in self._loaded:
+        if key in self._loaded and self._has_models(self._loaded[key]):
             self._prefetch_scores(self._loaded[key])
             return
+        models = self._wanted(sample)
         self._prefetch(
             ("read", *key),
-            lambda: load_sample(sample, key[2]),
+            lambda: load_sample(sample, key[2], models=models),
             lambda loaded: self._on_prefetch_loaded(sample, key, loaded),
         )
 
@@ -506,7 +544,7 @@ class InspectorController(QtCore.QObject):
         if gt is None:
             return
         settings = self.settings
-        for model in sample.preds:
+        for model in self.scored_models(sample):
             key = (sample.key, model, settings.key())
             if key in self._cache:
                 continue

@@ -9,15 +9,20 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect import __version__
 from fminspect.batch import stream
+from fminspect.batch.evaluation import MethodResult
 from fminspect.batch.progress import clock
+from fminspect.batch.scores import ScoreMatrix
 from fminspect.gui.controller import InspectorController, Settings
 from fminspect.gui.dataset_scorer import DatasetScorer
 from fminspect.gui.dialogs.shortcuts import ShortcutsDialog
 from fminspect.gui.export import export_grid
+from fminspect.gui.model_selection import ModelSelection
 from fminspect.gui.panels.browser import DatasetBrowserPanel
 from fminspect.gui.panels.curves import PLOTS, CurvesPanel
+from fminspect.gui.panels.dataset_view import DatasetViewPanel
 from fminspect.gui.panels.map_grid import MapGridPanel
 from fminspect.gui.panels.metrics_table import MetricsTablePanel
+from fminspect.gui.panels.model_picker import ModelPickerPanel
 from fminspect.gui.panels.parameters import ParameterPanel
 from fminspect.gui.theme import THEMES, apply_theme
 from fminspect.io.discovery import Dataset, discover, single_sample
@@ -53,13 +58,20 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.curves = CurvesPanel()
         self.params = ParameterPanel()
         self.browser = DatasetBrowserPanel()
+        self.selection = ModelSelection(self.qsettings, self)
+        self.picker = ModelPickerPanel(self.selection, self._dataset_values)
+        self.dataset_view = DatasetViewPanel(self.selection, self.matrices_of)
         self.problem_list = QtWidgets.QListWidget()
+        self.problem_list.setObjectName("problemList")
         self._listed: set[str] = set()  # the problems in the list
         self.problem_list.setWordWrap(True)
         self.scorer = DatasetScorer(self)
         QtCore.QTimer.singleShot(0, self.scorer.warm_up)
         #: every method's dataset values, per dataset, once its background evaluation is done
-        self.dataset_results: dict[str, tuple[Any, ...]] = {}
+        self.dataset_results: dict[str, tuple[MethodResult, ...]] = {}
+        #: per-image scores of each dataset scored (the browser shows the current one's)
+        self.matrices: dict[str, ScoreMatrix] = {}
+        self._scoring = ""  # the dataset the background evaluation is working on
         self._scored_with = self.controller.settings  # what the browser's scores were made with
         self.explain_windows: list[QtWidgets.QMainWindow] = []
         # Redrawing after results arrive is done in steps, one per event-loop turn: the map
@@ -97,15 +109,19 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     # ------------------------------------------------------------------ layout
     def _build_layout(self) -> None:
-        central = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        central.addWidget(self.grid)
-        central.addWidget(self.table)
-        central.addWidget(self.curves)
-        central.setStretchFactor(0, 6)
-        central.setStretchFactor(1, 2)
-        central.setStretchFactor(2, 3)
-        central.setSizes([540, 250, 210])
-        self.setCentralWidget(central)
+        sample_view = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        sample_view.addWidget(self.grid)
+        sample_view.addWidget(self.table)
+        sample_view.addWidget(self.curves)
+        sample_view.setStretchFactor(0, 6)
+        sample_view.setStretchFactor(1, 2)
+        sample_view.setStretchFactor(2, 3)
+        sample_view.setSizes([540, 250, 210])
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.setObjectName("centralTabs")
+        self.tabs.addTab(sample_view, "Sample")
+        self.tabs.addTab(self.dataset_view, "Dataset")
+        self.setCentralWidget(self.tabs)
         self.browser_dock = self._dock(
             "Dataset", self.browser, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
         )
@@ -120,6 +136,10 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.param_dock = self._dock(
             "Parameters", scroll, QtCore.Qt.DockWidgetArea.RightDockWidgetArea
         )
+        self.model_dock = self._dock(
+            "Models", self.picker, QtCore.Qt.DockWidgetArea.RightDockWidgetArea
+        )
+        self.splitDockWidget(self.model_dock, self.param_dock, QtCore.Qt.Orientation.Vertical)
         self.hover_label = QtWidgets.QLabel("")
         self.busy_label = QtWidgets.QLabel("")
         self.busy = QtWidgets.QProgressBar()
@@ -181,6 +201,10 @@ class InspectorWindow(QtWidgets.QMainWindow):
             sc = QtGui.QShortcut(QtGui.QKeySequence(key), self)
             sc.activated.connect(lambda d=delta: self.controller.step(d))
         self._action(view, "Reset zoom", self.grid.reset_view, "R")
+        self._action(view, "Next page of models", lambda: self.grid.turn_page(1), "PgDown")
+        self._action(view, "Previous page of models", lambda: self.grid.turn_page(-1), "PgUp")
+        self._action(view, "Sample view", lambda: self.tabs.setCurrentIndex(0), "Ctrl+1")
+        self._action(view, "Dataset view", lambda: self.tabs.setCurrentIndex(1), "Ctrl+2")
         self._action(view, "Threshold + 1", lambda: self._nudge(1), "]")
         self._action(view, "Threshold − 1", lambda: self._nudge(-1), "[")
         self._action(view, "Threshold + 16", lambda: self._nudge(16), "Shift+]")
@@ -196,7 +220,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             if name == self.qsettings.value("theme", "system"):
                 act.setChecked(True)
         view.addSeparator()
-        for dock in (self.browser_dock, self.problem_dock, self.param_dock):
+        for dock in (self.browser_dock, self.problem_dock, self.model_dock, self.param_dock):
             view.addAction(dock.toggleViewAction())
         tools = bar.addMenu("&Tools")
         self._action(
@@ -233,6 +257,15 @@ class InspectorWindow(QtWidgets.QMainWindow):
         )
         self.scorer.finished.connect(self._on_scorer_finished)
         self.browser.dataset.currentTextChanged.connect(self._on_dataset_chosen)
+        self.selection.changed.connect(self._on_models_changed)
+        self.selection.highlight_changed.connect(
+            lambda: self.curves.set_emphasis(self.selection.highlighted, self.selection.hidden_curves)
+        )
+        self.curves.highlight_toggled.connect(self.selection.toggle_highlight)
+        self.curves.visibility_toggled.connect(
+            lambda model, shown: self.selection.set_curve_hidden(model, not shown)
+        )
+        self.dataset_view.sample_chosen.connect(self._on_dataset_sample_chosen)
 
     # ------------------------------------------------------------------ opening
     def open_path(self, path: Path | str) -> bool:
@@ -267,11 +300,58 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.browser.dataset.clear()
         self.browser.dataset.addItems([d.name for d in datasets])
         self.browser.dataset.blockSignals(False)
+        self.dataset_results.clear()
+        self.matrices.clear()
+        self.dataset_view.set_results({})
+        if datasets:
+            self._select_models(datasets[0])
         self.controller.open_datasets(datasets)
         if score_browser:
             self._score_browser()
         else:
             self.scorer.cancel()  # the dataset shown before is no longer wanted
+            self._scoring = ""
+
+    def _select_models(self, ds: Dataset) -> None:
+        """The models of ``ds`` and what was chosen for it before; the controller reads and
+        scores the shown ones (set before it loads a sample: no second reading)."""
+        key = str(ds.gt.path) if ds.gt is not None else ""
+        self.selection.blockSignals(True)
+        self.selection.set_models(ds.method_names, key)
+        self.selection.blockSignals(False)
+        self.controller.models = self.selection.shown if ds.gt is not None else None
+        self.picker.refresh()
+        self._apply_models()
+
+    def _on_models_changed(self) -> None:
+        ds = self.controller.dataset
+        if ds is None or ds.gt is None:
+            return
+        self._apply_models()
+        self.controller.set_models(self.selection.shown)
+
+    def _apply_models(self) -> None:
+        """Show the chosen models (and names) everywhere but in the controller."""
+        names = dict(self.selection.aliases)
+        shown = self.selection.shown
+        self.grid.set_models(shown if self.controller.models is not None else [], names)
+        if self.browser.model.matrix.methods:
+            self.browser.set_columns(shown, names)
+        self.curves.set_emphasis(self.selection.highlighted, self.selection.hidden_curves)
+        self.table.set_names(names)
+        self.curves.set_names(names)
+
+    def _dataset_values(self, key: str) -> dict[str, float] | None:
+        """Each method's dataset value of ``key`` on the current dataset (None until scored)."""
+        ds = self.controller.dataset
+        results = self.dataset_results.get(ds.name) if ds is not None else None
+        if not results:
+            return None
+        return {r.method: r.values[key] for r in results if key in r.values}
+
+    def matrices_of(self, dataset: str) -> ScoreMatrix | None:
+        """The per-image scores of ``dataset`` (None if it has not been scored)."""
+        return self.matrices.get(dataset)
 
     def _score_browser(self) -> None:
         """Show the current dataset's samples now, and its scores as the background
@@ -280,11 +360,14 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if ds is None:
             return
         settings = self.controller.settings  # the scores are labelled with what made them
-        config = EvalConfig(settings.params, None, settings.interpolation)
+        if settings != self._scored_with:  # other numbers: every dataset is scored again
+            self.dataset_results.clear()
+            self.matrices.clear()
+            self.dataset_view.set_results({})
         self._scored_with = settings
         self.dataset_results.pop(ds.name, None)
-        matrix = self.scorer.start(ds, config, store_for(ds.gt.path))
-        self.browser.set_matrix(matrix, ds.method_names)
+        self._start_scoring(ds)
+        self.browser.set_matrix(self.matrices[ds.name], self.selection.shown, self.selection.aliases)
         self.browser.status.setText(
             f"reading {len(ds.samples)} samples × {len(ds.method_names)} models…"
         )
@@ -293,7 +376,37 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if self.controller.sample is not None:
             self.browser.select(self.controller.sample.name)
 
+    def _start_scoring(self, ds: Dataset) -> None:
+        settings = self._scored_with
+        config = EvalConfig(settings.params, None, settings.interpolation)
+        self._scoring = ds.name
+        self.matrices[ds.name] = self.scorer.start(ds, config, store_for(ds.gt.path))
+
+    def _score_next_dataset(self) -> bool:
+        """Score the first other dataset of the folder without dataset values (so that the
+        dataset view shows them side by side); False when every one has them."""
+        for ds in self.controller.datasets:
+            if ds.name not in self.dataset_results and ds.samples and ds.gt is not None:
+                self._start_scoring(ds)
+                self.dataset_view.set_note(f"scoring {ds.name} in the background…")
+                return True
+        return False
+
     def _on_scorer_event(self, event: Any) -> None:
+        ds = self.controller.dataset
+        current = ds is not None and self._scoring == ds.name
+        if isinstance(event, stream.Results):
+            self.dataset_results[event.dataset] = event.results
+            order = [d.name for d in self.controller.datasets if d.name in self.dataset_results]
+            others = len(self.controller.datasets) - len(order)
+            self.dataset_view.set_results(
+                {d: self.dataset_results[d] for d in order},
+                note=f"{others} more dataset{'s' if others != 1 else ''} being scored"
+                if others
+                else "",
+            )
+        if not current:
+            return  # another dataset of the folder, scored for the dataset view
         if isinstance(event, stream.Scores):
             self.browser.scores_changed(event.samples)
         elif isinstance(event, stream.Planned):
@@ -314,9 +427,10 @@ class InspectorWindow(QtWidgets.QMainWindow):
                 f"scoring: {event.done}/{event.total} images, {event.rate:.1f}/s, "
                 f"ETA {clock(event.eta)}"
             )
+            self.dataset_view.set_note(
+                f"{ds.name}: {event.done}/{event.total} images scored, ETA {clock(event.eta)}"
+            )
         elif isinstance(event, stream.Results):
-            self.dataset_results[event.dataset] = event.results
-            ds = self.controller.dataset
             p = self._scored_with.params
             n = len(ds.samples) if ds else 0
             models = len(ds.method_names) if ds else 0
@@ -325,7 +439,15 @@ class InspectorWindow(QtWidgets.QMainWindow):
             )
 
     def _on_scorer_finished(self) -> None:
-        self.browser.progress.hide()
+        ds = self.controller.dataset
+        if ds is not None and self._scoring == ds.name:
+            self.browser.progress.hide()
+        self._scoring = ""
+        self._score_next_dataset()
+
+    def _on_dataset_sample_chosen(self, dataset: str, sample: str) -> None:
+        self.tabs.setCurrentIndex(0)
+        self.go_to(sample, dataset)
 
     def _choose_folder(self) -> None:
         folder = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a dataset folder")
@@ -357,23 +479,15 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage("drop a dataset folder to open it", 5000)
 
     # ------------------------------------------------------------------ reactions
-    def _model_colours(self, models: list[str]) -> dict[str, int]:
-        """Palette index of each model: its place among all of the dataset's models, so a
-        model keeps its colour on a sample where another model's map is missing."""
-        ds = self.controller.dataset
-        every = list(ds.method_names) if ds is not None else []
-        every += [m for m in models if m not in every]
-        return {m: every.index(m) for m in models}
-
     def _on_sample_loaded(self, sample: LoadedSample) -> None:
         self.grid.set_sample(sample, keep_view=True, gt_notes=self.controller.gt_notes())
-        models = list(sample.preds)
-        colours = self._model_colours(models)
+        models = self.controller.scored_models(sample)
+        colours = self.selection.colours(models)
         self._relabel = None  # the table and the F plot are labelled with the settings now
         self._reset_table(self.controller.settings.params, models, colours)
         self.curves.set_beta2(self.controller.settings.params.beta2)
         self.table.model.threshold = self.controller.threshold
-        self.curves.reset(models, colours)
+        self.curves.reset(models, colours, self.selection.aliases)
         self.curves.set_threshold(self.controller.threshold)
         self.browser.select(sample.name)
         ds = self.controller.dataset
@@ -399,6 +513,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             sample is not None and sample.image is not None,
             params,
             self.table.model.colours if colours is None else colours,
+            self.selection.aliases,
         )
 
     def _on_request(self) -> None:
@@ -608,8 +723,19 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     def _on_dataset_chosen(self, name: str) -> None:
         if name and (self.controller.dataset is None or name != self.controller.dataset.name):
+            ds = next(d for d in self.controller.datasets if d.name == name)
+            self._select_models(ds)
             self.controller.select_dataset(name)
-            self._score_browser()
+            matrix = self.matrices.get(name)
+            if matrix is not None and name in self.dataset_results:
+                # scored already under the same settings: shown at once, not scored again
+                self.browser.set_matrix(matrix, self.selection.shown, self.selection.aliases)
+                self.browser.progress.hide()
+                self.browser.status.setText(
+                    f"{len(ds.samples)} samples, {len(ds.method_names)} models"
+                )
+            else:
+                self._score_browser()
 
     def show_problems(self, problems: list[Problem], replace: bool = False) -> None:
         """List problems (errors first) and point the user at them."""

@@ -214,7 +214,12 @@ class MetaWindow(QtWidgets.QMainWindow):
         )
         axis = self.plot.getAxis("left")
         axis.setTicks([[(i, self.report.labels.get(k, k)) for i, k in enumerate(keys)]])
-        axis.setStyle(hideOverlappingLabels=False)
+        axis.setStyle(hideOverlappingLabels=False)  # every measure's name, however many
+        bottom = self.plot.getAxis("bottom")
+        # the values' ticks: fewer, and none drawn over another (1 − ρ ticks such as 0.005
+        # overlapped at the density pyqtgraph picks)
+        bottom.setTickDensity(0.6)
+        bottom.setStyle(hideOverlappingLabels=True)
         self.plot.invertY(True)
         unit = " (%)" if "rate" in stat else ""
         better = (

@@ -1,4 +1,5 @@
-"""``fminspect screenshots OUTDIR``: the real window on the demo data, rendered to PNG.
+"""``fminspect screenshots OUTDIR``: the real window on the demo data, rendered to PNG;
+``fminspect screenshots OUTDIR --dataset PATH [--sample NAME]``: on the user's own data.
 
 Runs offscreen when there is no display. Settings come from a throw-away QSettings file,
 so the pictures do not depend on the user's saved state.
@@ -18,6 +19,92 @@ def _settle(app, window, controller) -> None:  # type: ignore[no-untyped-def]
     controller.wait(60000)
     for _ in range(10):
         app.processEvents()
+
+
+def _wait_scored(app, window, timeout_s: float) -> bool:  # type: ignore[no-untyped-def]
+    """Wait until the background evaluation of every dataset is over (or the timeout)."""
+    import time
+
+    from PySide6 import QtCore
+
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        app.processEvents()
+        if not window.scorer.running:
+            # the folder's other datasets are scored one after the other
+            app.processEvents()
+            if not window.scorer.running:
+                return True
+        QtCore.QThread.msleep(50)
+    return False
+
+
+def take_dataset_screenshots(
+    outdir: Path | str,
+    dataset: Path | str,
+    sample: str | None = None,
+    *,
+    prefix: str = "",
+    timeout_s: float = 1800.0,
+    log: Callable[[str], None] | None = None,
+) -> list[Path]:
+    """Render the window on the user's own dataset folder: the sample view and the dataset
+    view, in the light and the dark theme (``{prefix}sample.png``, ``{prefix}sample_dark.png``,
+    ``{prefix}dataset.png``, ``{prefix}dataset_dark.png``). ``sample``: the sample shown (by
+    name; default the first). Scores come from the store of an earlier ``fminspect eval`` where
+    it has them; the rest are computed first (at most ``timeout_s``). Returns the files
+    written; raises ``ValueError`` with a message when the folder holds no dataset or no such
+    sample."""
+    if "DISPLAY" not in os.environ and "WAYLAND_DISPLAY" not in os.environ:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6 import QtCore
+
+    from fminspect.gui.app import application, drop_offscreen_notices
+    from fminspect.gui.main_window import InspectorWindow
+    from fminspect.gui.theme import apply_theme
+
+    say = log or (lambda _text: None)
+    out = Path(outdir)
+    app = application()
+    previous = QtCore.qInstallMessageHandler(drop_offscreen_notices)
+    tmp = tempfile.mkdtemp(prefix="fminspect-shots-")
+    settings = QtCore.QSettings(str(Path(tmp) / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    apply_theme(app, "light")
+    window = InspectorWindow(settings=settings)
+    window.resize(*SIZE)
+    window.show()
+    written: list[Path] = []
+    try:
+        if not window.open_path(dataset):
+            problems = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
+            raise ValueError(f"no dataset in {dataset}" + (": " + "; ".join(problems[:3]) if problems else ""))
+        c = window.controller
+        if sample is not None:
+            if sample not in c.sample_names:
+                raise ValueError(f"no sample {sample!r} in {dataset}")
+            c.select_sample(c.sample_names.index(sample))
+        say(f"scoring {dataset} (what an earlier fminspect eval stored is read, not computed)…")
+        if not _wait_scored(app, window, timeout_s):
+            say(f"not every score arrived within {timeout_s:.0f} s; the pictures show what did")
+        out.mkdir(parents=True, exist_ok=True)
+
+        def shot(name: str, tab: int) -> None:
+            window.tabs.setCurrentIndex(tab)
+            _settle(app, window, c)
+            path = out / f"{prefix}{name}.png"
+            window.grab().save(str(path))
+            written.append(path)
+
+        shot("sample", 0)
+        shot("dataset", 1)
+        window.set_theme("dark")
+        shot("dataset_dark", 1)
+        shot("sample_dark", 0)
+        window.set_theme("light")
+    finally:
+        window.close()
+        QtCore.qInstallMessageHandler(previous)
+    return written
 
 
 def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[Path]:

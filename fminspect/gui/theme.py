@@ -43,13 +43,38 @@ def _dark_palette() -> QtGui.QPalette:
     return p
 
 
+#: Widgets whose check boxes Fusion draws from the palette: outlined with the Window colour
+#: darkened and filled with Base, which on the dark palette is a dark square on a dark
+#: ground. For these classes alone the palette gives a light Window (the outline; they do not
+#: paint their own ground with it) and a lighter Base (the box).
+_CHECKABLE = ("QCheckBox", "QGroupBox", "QListWidget", "QTreeWidget")
+
+
+def _dark_check_palette(base: QtGui.QPalette, list_ground: bool) -> QtGui.QPalette:
+    p = QtGui.QPalette(base)
+    role, c = QtGui.QPalette.ColorRole, QtGui.QColor
+    p.setColor(role.Window, c(190, 190, 195))  # outline: this darkened (×1/1.4)
+    if not list_ground:
+        p.setColor(role.Base, c(58, 58, 62))
+    return p
+
+
 def apply_theme(app: QtWidgets.QApplication, theme: str = "system") -> bool:
     """Apply ``theme`` ('system', 'light' or 'dark'); returns True when dark."""
     if theme not in THEMES:
         raise ValueError(f"theme must be one of {THEMES}, got {theme!r}")
     app.setStyle("Fusion")
     dark = system_is_dark(app) if theme == "system" else theme == "dark"
-    app.setPalette(_dark_palette() if dark else app.style().standardPalette())
+    palette = _dark_palette() if dark else app.style().standardPalette()
+    app.setPalette(palette)
+    for name in _CHECKABLE:
+        # (the light theme: the palette for all classes, undoing a dark one set before)
+        app.setPalette(
+            _dark_check_palette(palette, name in ("QListWidget", "QTreeWidget"))
+            if dark
+            else palette,
+            name,
+        )
     pg.setConfigOptions(
         background=(30, 30, 33) if dark else "w", foreground="#ddd" if dark else "k"
     )

@@ -33,7 +33,8 @@ class BrowserModel(QtCore.QAbstractTableModel):
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.matrix = ScoreMatrix([], [], MEASURE_KEYS)
-        self.models: list[str] = []
+        self.models: list[str] = []  # the model columns (the shown models)
+        self.names: dict[str, str] = {}  # display names
         self.measure = "Sm"
         self.pair = ("", "")
         self.measures_xy = ("maxFm", "Sm")
@@ -51,11 +52,20 @@ class BrowserModel(QtCore.QAbstractTableModel):
         """Show a dataset: its samples at once, its scores as they arrive in ``matrix``."""
         self.beginResetModel()
         self.matrix, self.models = matrix, models
-        if models and (self.pair[0] not in models or self.pair[1] not in models):
-            self.pair = (models[0], models[1] if len(models) > 1 else models[0])
+        every = matrix.methods
+        if every and (self.pair[0] not in every or self.pair[1] not in every):
+            self.pair = (every[0], every[1] if len(every) > 1 else every[0])
         n = len(matrix.samples)
         self._tau, self._tau_known = np.full(n, np.nan), np.zeros(n, bool)
         self.order = np.arange(n)
+        self._sort()
+        self.endResetModel()
+
+    def set_columns(self, models: list[str], names: dict[str, str]) -> None:
+        """Show a column for each of ``models``, headed by its display name."""
+        self.beginResetModel()
+        self.models = [m for m in models if m in self.matrix.method_index]
+        self.names = dict(names)
         self._sort()
         self.endResetModel()
 
@@ -172,10 +182,12 @@ class BrowserModel(QtCore.QAbstractTableModel):
             return None
         if section == 0:
             return "sample"
+        name = self.names.get
         if section <= len(self.models):
-            return self.models[section - 1]
+            return name(self.models[section - 1], self.models[section - 1])
         if section == len(self.models) + 1:
-            return f"Δ {self.pair[0]} − {self.pair[1]}"
+            a, b = self.pair
+            return f"Δ {name(a, a)} − {name(b, b)}"
         return f"τ({self.measures_xy[0]}, {self.measures_xy[1]})"
 
 
@@ -263,19 +275,42 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self._resort.setInterval(self.RESORT_MS)
         self._resort.timeout.connect(self._flush)
 
-    def set_matrix(self, matrix: ScoreMatrix, models: list[str]) -> None:
-        """Show a dataset's samples now and its scores as they land in ``matrix``."""
-        for combo in (self.model_a, self.model_b):
-            combo.blockSignals(True)
-            combo.clear()
-            combo.addItems(models)
-            combo.blockSignals(False)
-        if len(models) > 1:
-            self.model_b.setCurrentIndex(1)
+    def set_matrix(
+        self, matrix: ScoreMatrix, models: list[str], names: dict[str, str] | None = None
+    ) -> None:
+        """Show a dataset's samples now and its scores as they land in ``matrix``; a column
+        for each of ``models`` (the shown ones), under their display ``names``."""
+        self.model.names = dict(names or {})
+        self._fill_pair(matrix.methods, models)
         self._changed.clear()
-        self.model.set_matrix(matrix, models)
+        self.model.set_matrix(matrix, [m for m in models if m in matrix.method_index])
         self._on_view_changed()
         self.view.resizeColumnToContents(0)
+
+    def _fill_pair(self, every: list[str], shown: list[str]) -> None:
+        """A and B can be any of the dataset's models; by default the first two shown."""
+        names = self.model.names
+        for combo, default in ((self.model_a, 0), (self.model_b, 1)):
+            current = combo.currentData()
+            combo.blockSignals(True)
+            combo.clear()
+            for m in every:
+                combo.addItem(names.get(m, m), m)
+            if current in every:
+                i = combo.findData(current)
+            elif shown:
+                i = combo.findData(shown[min(default, len(shown) - 1)])
+            else:
+                i = min(default, len(every) - 1)
+            combo.setCurrentIndex(i)
+            combo.blockSignals(False)
+
+    def set_columns(self, models: list[str], names: dict[str, str]) -> None:
+        """Columns for these models (the shown ones) under these display names."""
+        self.model.names = dict(names)
+        self._fill_pair(self.model.matrix.methods, models)
+        self.model.set_columns(models, names)
+        self._on_view_changed()
 
     def scores_changed(self, samples: frozenset[int]) -> None:
         """Scores of these samples arrived: shown (and re-sorted) within :data:`RESORT_MS`."""
@@ -290,7 +325,7 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
     def _on_view_changed(self, *_: object) -> None:
         self.model.set_view(
             self.measure.currentText(),
-            (self.model_a.currentText(), self.model_b.currentText()),
+            (self.model_a.currentData() or "", self.model_b.currentData() or ""),
             (self.measure_x.currentText(), self.measure_y.currentText()),
         )
         self.apply_order()
@@ -303,7 +338,7 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         if mode == 0:
             column, order = 0, ASC
         elif mode == 1 and models:
-            a = self.model_a.currentText()
+            a = self.model_a.currentData()
             column, order = (1 + models.index(a) if a in models else 1), worst
         elif mode == 2:
             column, order = len(models) + 1, worst

@@ -13,18 +13,38 @@ from fminspect.metrics import SuiteResult
 
 THRESHOLDS = np.arange(256) / 255
 
-#: Qualitative palette (matplotlib's tab10, then tab20's light shades).
+#: Qualitative palette: matplotlib's tab10, the colours most plots of the field use.
 PALETTE = (
     (31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
     (140, 86, 75), (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207),
-    (174, 199, 232), (255, 187, 120), (152, 223, 138), (255, 152, 150), (197, 176, 213),
 )  # fmt: skip
+#: Line styles that multiply the palette: model i has colour i mod 10 and style i div 10, so
+#: 40 models are 40 distinct (colour, style) pairs; past 40 the pairs repeat.
+LINE_STYLES = (
+    QtCore.Qt.PenStyle.SolidLine,
+    QtCore.Qt.PenStyle.DashLine,
+    QtCore.Qt.PenStyle.DotLine,
+    QtCore.Qt.PenStyle.DashDotLine,
+)
+DISTINCT_STYLES = len(PALETTE) * len(LINE_STYLES)
 PLOTS = ("pr", "fm", "em")
 
 
 def model_colour(i: int) -> tuple[int, int, int]:
-    """A distinct colour per model."""
+    """The colour of the model with palette index ``i``."""
     return PALETTE[i % len(PALETTE)]
+
+
+def model_line_style(i: int) -> QtCore.Qt.PenStyle:
+    """The line style of the model with palette index ``i`` (see :data:`LINE_STYLES`)."""
+    return LINE_STYLES[(i // len(PALETTE)) % len(LINE_STYLES)]
+
+
+def model_pen(i: int, width: float = 1.5, alpha: int = 255) -> QtGui.QPen:
+    """The pen of the model with palette index ``i``."""
+    pen = pg.mkPen((*model_colour(i), alpha), width=width)
+    pen.setStyle(model_line_style(i))
+    return pen
 
 
 def _points(result: SuiteResult, t: int) -> dict[str, tuple[tuple[float, float], ...]]:
@@ -39,12 +59,44 @@ def _points(result: SuiteResult, t: int) -> dict[str, tuple[tuple[float, float],
     }
 
 
+#: With no model highlighted, markers are drawn for every model up to this many curves.
+MARKERS_FOR_ALL = 5
+
+
+def legend_icon(i: int, width: int = 28, height: int = 12) -> QtGui.QIcon:
+    """A legend icon: a short line in the model's colour and style."""
+    pixmap = QtGui.QPixmap(width, height)
+    pixmap.fill(QtCore.Qt.GlobalColor.transparent)
+    painter = QtGui.QPainter(pixmap)
+    painter.setPen(model_pen(i, width=2.5))
+    painter.drawLine(1, height // 2, width - 1, height // 2)
+    painter.end()
+    return QtGui.QIcon(pixmap)
+
+
 class CurvesPanel(QtWidgets.QWidget):
     """Three plots; each model a curve, a marker at the current threshold (●), its maximum
-    (★) and its adaptive point (◆). Items are created once per sample and updated in place."""
+    (★) and its adaptive point (◆). Items are created once per sample and updated in place.
+
+    A legend lists the models with their colour and line style: unchecking one hides its
+    curves; clicking one highlights it (thicker, the others faded, and only highlighted models
+    carry markers — with no highlight, every model does when there are at most
+    :data:`MARKERS_FOR_ALL`).
+
+    Signals
+    -------
+    highlight_toggled(str)
+        The user clicked a model in the legend.
+    visibility_toggled(str, bool)
+        The user checked (True) or unchecked a model in the legend.
+    """
+
+    highlight_toggled = QtCore.Signal(str)
+    visibility_toggled = QtCore.Signal(str, bool)
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("curvesPanel")
         self.plots = {
             "pr": pg.PlotWidget(title="Precision–recall"),
             "fm": pg.PlotWidget(title="F-measure (β²=0.3)"),
@@ -75,6 +127,21 @@ class CurvesPanel(QtWidgets.QWidget):
             plot.disableAutoRange()
             plot.hideButtons()  # its "A" button would switch auto-range back on
             box.addWidget(plot)
+        self.legend = QtWidgets.QListWidget()
+        self.legend.setObjectName("curvesLegend")
+        self.legend.setMinimumWidth(140)
+        self.legend.setMaximumWidth(190)
+        self.legend.setIconSize(QtCore.QSize(28, 12))
+        self.legend.setToolTip(
+            "click: highlight (thicker, with markers) · check box: show or hide the curves"
+        )
+        self.legend.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
+        self.legend.itemClicked.connect(self._on_legend_clicked)
+        self.legend.itemChanged.connect(self._on_legend_changed)
+        box.addWidget(self.legend)
+        self.highlighted: set[str] = set()
+        self.hidden: set[str] = set()
+        self.names: dict[str, str] = {}
         dash = pg.mkPen((150, 150, 150), style=QtCore.Qt.PenStyle.DashLine)
         self.lines = {k: pg.InfiniteLine(angle=90, movable=False, pen=dash) for k in ("fm", "em")}
         for k, line in self.lines.items():
@@ -98,12 +165,18 @@ class CurvesPanel(QtWidgets.QWidget):
         # (model, plot) → the F- and E-measure results its curve shows
         self._drawn: dict[tuple[str, str], tuple[object, object]] = {}
 
-    def reset(self, models: list[str], colours: dict[str, int] | None = None) -> None:
+    def reset(
+        self,
+        models: list[str],
+        colours: dict[str, int] | None = None,
+        names: dict[str, str] | None = None,
+    ) -> None:
         """New sample: one (empty) curve per model in each plot. ``colours`` gives each
-        model's palette index (default: its position in ``models``). The curves of a model
-        that keeps its colour are emptied and reused (making 3 items per model anew cost
-        ~10 ms per model on every change of sample)."""
+        model's palette index (default: its position in ``models``), ``names`` its display
+        name. The curves of a model that keeps its colour are emptied and reused (making 3
+        items per model anew cost ~10 ms per model on every change of sample)."""
         colours = colours or {m: i for i, m in enumerate(models)}
+        names = names or {}
         old, self.curves = self.curves, {}
         for model, items in old.items():
             if model in models and colours[model] == self.colours.get(model):
@@ -117,12 +190,84 @@ class CurvesPanel(QtWidgets.QWidget):
         for model in models:
             if model in self.curves:
                 continue
-            pen = pg.mkPen(model_colour(self.colours[model]), width=1.5)
-            # no legend: the metrics table shows each model's colour beside its name
-            self.curves[model] = {k: pg.PlotDataItem(pen=pen) for k in PLOTS}
+            self.curves[model] = {k: pg.PlotDataItem() for k in PLOTS}
             for k, item in self.curves[model].items():
                 self.plots[k].addItem(item)
+        self.highlighted &= set(models)
+        self._fill_legend(models, {m: names.get(m, m) for m in models})
+        self._restyle()
         self._markers()
+
+    # ------------------------------------------------------------------ legend & emphasis
+    def _fill_legend(self, models: list[str], names: dict[str, str]) -> None:
+        if models == [self.legend.item(i).data(QtCore.Qt.ItemDataRole.UserRole)
+                      for i in range(self.legend.count())] and names == self.names:
+            return  # the same legend (the common case: the next sample)
+        self.names = names
+        self.legend.blockSignals(True)
+        self.legend.clear()
+        for model in models:
+            item = QtWidgets.QListWidgetItem(legend_icon(self.colours[model]), names[model])
+            item.setData(QtCore.Qt.ItemDataRole.UserRole, model)
+            item.setToolTip(model)
+            item.setFlags(item.flags() | QtCore.Qt.ItemFlag.ItemIsUserCheckable)
+            hidden = model in self.hidden
+            item.setCheckState(
+                QtCore.Qt.CheckState.Unchecked if hidden else QtCore.Qt.CheckState.Checked
+            )
+            self.legend.addItem(item)
+        self.legend.blockSignals(False)
+
+    def set_names(self, names: dict[str, str]) -> None:
+        """New display names (aliases) in the legend."""
+        models = [self.legend.item(i).data(QtCore.Qt.ItemDataRole.UserRole)
+                  for i in range(self.legend.count())]
+        self._fill_legend(models, {m: names.get(m, m) for m in models})
+        self.set_emphasis(self.highlighted, self.hidden)
+
+    def _on_legend_clicked(self, item: QtWidgets.QListWidgetItem) -> None:
+        self.highlight_toggled.emit(item.data(QtCore.Qt.ItemDataRole.UserRole))
+
+    def _on_legend_changed(self, item: QtWidgets.QListWidgetItem) -> None:
+        shown = item.checkState() == QtCore.Qt.CheckState.Checked
+        self.visibility_toggled.emit(item.data(QtCore.Qt.ItemDataRole.UserRole), shown)
+
+    def set_emphasis(self, highlighted: set[str], hidden: set[str]) -> None:
+        """Highlight these models and hide those models' curves."""
+        self.highlighted, self.hidden = set(highlighted), set(hidden)
+        self.legend.blockSignals(True)
+        for i in range(self.legend.count()):
+            item = self.legend.item(i)
+            model = item.data(QtCore.Qt.ItemDataRole.UserRole)
+            item.setCheckState(
+                QtCore.Qt.CheckState.Unchecked if model in hidden else QtCore.Qt.CheckState.Checked
+            )
+            font = item.font()
+            font.setBold(model in highlighted)
+            item.setFont(font)
+        self.legend.blockSignals(False)
+        self._restyle()
+        self._markers()
+
+    def _restyle(self) -> None:
+        faded = bool(self.highlighted)
+        for model, items in self.curves.items():
+            i = self.colours[model]
+            if model in self.highlighted:
+                pen = model_pen(i, width=3.0)
+            else:
+                pen = model_pen(i, width=1.5, alpha=70 if faded else 255)
+            for item in items.values():
+                item.setPen(pen)
+                item.setZValue(2 if model in self.highlighted else 1)
+                item.setVisible(model not in self.hidden)
+
+    def marked(self) -> list[str]:
+        """The models whose markers are drawn (see the class notes)."""
+        models = [m for m in self.results if m not in self.hidden]
+        if self.highlighted:
+            return [m for m in models if m in self.highlighted]
+        return models if len(models) <= MARKERS_FOR_ALL else []
 
     def set_results(self, results: dict[str, SuiteResult], plots: Sequence[str] = PLOTS) -> None:
         """Draw (or update) these models' curves in ``plots``; curves whose F- and E-measure
@@ -162,7 +307,7 @@ class CurvesPanel(QtWidgets.QWidget):
         xs: dict[tuple[str, str], list[float]] = {key: [] for key in keys}
         ys: dict[tuple[str, str], list[float]] = {key: [] for key in keys}
         brushes: list[QtGui.QBrush] = []
-        models = list(self.results)
+        models = self.marked()
         for model in models:
             brushes.append(self._brush(self.colours[model]))
             for k, (at, mx, adp) in _points(self.results[model], self.threshold).items():

@@ -8,16 +8,20 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from fminspect.gui.colours import CONFUSION_RGB, CONTOUR_RGB
 from fminspect.metrics import SuiteResult, unit_map
 from fminspect.metrics.boundary_fmeasure import boundary
 from fminspect.pipeline.notes import Note
 from fminspect.pipeline.sample import LoadedSample
 
-#: RGBA of the TP/FP/FN overlay (TN transparent) and of the GT contour.
-CONFUSION_RGBA = np.array(
-    [[0, 0, 0, 0], [235, 60, 50, 200], [60, 120, 255, 200], [40, 200, 90, 150]], np.uint8
-)
-CONTOUR_RGBA = np.array([255, 170, 0, 255], np.uint8)
+#: RGBA of the TP/FP/FN overlay (TN transparent) and of the GT contour
+#: (fminspect.gui.colours: colour-blind safe; the map beneath is drawn in grey).
+CONFUSION_RGBA = np.zeros((4, 4), np.uint8)
+CONFUSION_RGBA[1:, :3] = CONFUSION_RGB[1:]
+CONFUSION_RGBA[1:, 3] = 210
+CONTOUR_RGBA = np.array([*CONTOUR_RGB, 255], np.uint8)
+#: Model maps per page of the grid (the user can change it).
+DEFAULT_PAGE_SIZE = 12
 COLORMAPS = ("viridis", "inferno", "cividis", "gray")
 #: diverging map for signed matrices (symmetric levels)
 DIVERGING = "CET-D1"
@@ -71,10 +75,40 @@ class MapGridPanel(QtWidgets.QWidget):
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("mapGrid")
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.ci.setSpacing(4)
+        # many models are shown a page at a time, each map at a readable size
+        self.models: list[str] = []  # the models to show, in order (empty: the sample's)
+        self.names: dict[str, str] = {}  # display names
+        self.page = 0
+        self.page_size = DEFAULT_PAGE_SIZE
+        self.prev_page = QtWidgets.QToolButton(text="◀")
+        self.next_page = QtWidgets.QToolButton(text="▶")
+        self.prev_page.setToolTip("previous page of models (Page Up)")
+        self.next_page.setToolTip("next page of models (Page Down)")
+        self.page_label = QtWidgets.QLabel("")
+        self.page_label.setObjectName("mapGridPage")
+        self.page_spin = QtWidgets.QSpinBox()
+        self.page_spin.setRange(1, 40)
+        self.page_spin.setValue(self.page_size)
+        self.page_spin.setPrefix("per page: ")
+        self.page_spin.setToolTip("how many model maps a page of the grid shows")
+        self.prev_page.clicked.connect(lambda: self.turn_page(-1))
+        self.next_page.clicked.connect(lambda: self.turn_page(1))
+        self.page_spin.valueChanged.connect(self.set_page_size)
+        self.pager = QtWidgets.QWidget()
+        bar = QtWidgets.QHBoxLayout(self.pager)
+        bar.setContentsMargins(4, 0, 4, 0)
+        for w in (self.prev_page, self.page_label, self.next_page):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        bar.addWidget(self.page_spin)
+        self.pager.hide()
         box = QtWidgets.QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(0)
+        box.addWidget(self.pager)
         box.addWidget(self.graphics)
         self.cells: dict[str, MapCell] = {}
         self.sample: LoadedSample | None = None
@@ -115,16 +149,24 @@ class MapGridPanel(QtWidgets.QWidget):
         )
         rows = math.ceil(n / cols)
         self.graphics.ci.addItem(self.colorbar, row=0, col=cols, rowspan=2 * rows)
+        self._colour_colorbar()
 
     def set_foreground(self, colour: object) -> None:
         """Text and axis colour (follows the theme)."""
         self.foreground = colour
         for cell in self.cells.values():
             cell.label.setText(cell.label.text, size="9pt", color=colour)
-        if self.colorbar is not None:
-            axis = self.colorbar.axis
-            axis.setPen(colour)
-            axis.setTextPen(colour)
+        self._colour_colorbar()
+
+    def _colour_colorbar(self) -> None:
+        """The colour bar's ticks and its label (on another axis) in the theme's colour."""
+        if self.colorbar is None or self.foreground is None:
+            return
+        for name in ("left", "right", "top", "bottom"):
+            axis = self.colorbar.getAxis(name)
+            if axis is not None:
+                axis.setPen(self.foreground)
+                axis.setTextPen(self.foreground)
 
     @property
     def views(self) -> list[pg.ViewBox]:
@@ -139,11 +181,9 @@ class MapGridPanel(QtWidgets.QWidget):
         self.gt_notes = gt_notes
         if self.sample is not None and self.cells:
             self._ranges[self.sample.shape] = self.views[0].viewRange()
-        names = ["image", "GT", *sample.preds, *sample.unreadable]  # unreadable maps: last
-        if list(self.cells) != names:
-            self._layout(names)
         self.sample = sample
         self.results = {}
+        self._build()
         # the contour of the GT as binarised by default (GT > 128 of 255, whatever the depth)
         self._contour = boundary(unit_map(sample.gt) > 128 / 255) if sample.gt is not None else None
         for name, cell in self.cells.items():
@@ -155,6 +195,81 @@ class MapGridPanel(QtWidgets.QWidget):
         else:
             self.reset_view()
 
+    # ------------------------------------------------------------------ pages
+    def sample_models(self) -> list[str]:
+        """The models of the current sample the grid shows, over all pages, in order
+        (unreadable maps last, as empty panels saying so)."""
+        s = self.sample
+        if s is None:
+            return []
+        if not self.models:
+            return [*s.preds, *s.unreadable]
+        readable = [m for m in self.models if m in s.preds]
+        return readable + [m for m in self.models if m in s.unreadable]
+
+    def page_count(self) -> int:
+        return max(1, math.ceil(len(self.sample_models()) / self.page_size))
+
+    def page_models(self) -> list[str]:
+        """The models on the current page."""
+        start = self.page * self.page_size
+        return self.sample_models()[start : start + self.page_size]
+
+    def set_models(self, models: list[str], names: dict[str, str] | None = None) -> None:
+        """Show these models (in this order, a page at a time) under these display names."""
+        self.models, self.names = list(models), dict(names or {})
+        if self.sample is not None:
+            self.page = min(self.page, self.page_count() - 1)
+            self._rebuild()
+
+    def set_page_size(self, size: int) -> None:
+        """Models per page."""
+        first = self.page * self.page_size
+        self.page_size = max(1, int(size))
+        self.page = first // self.page_size
+        if self.page_spin.value() != self.page_size:
+            self.page_spin.setValue(self.page_size)
+        if self.sample is not None:
+            self._rebuild()
+
+    def turn_page(self, delta: int) -> None:
+        """Next (+1) or previous (−1) page of models (wraps around)."""
+        if self.sample is None:
+            return
+        self.page = (self.page + delta) % self.page_count()
+        self._rebuild()
+
+    def _build(self) -> None:
+        """(Re)make the cells for the current page if its panels changed."""
+        assert self.sample is not None
+        self.page = min(self.page, self.page_count() - 1)
+        names = ["image", "GT", *self.page_models()]
+        if list(self.cells) != names:
+            self._layout(names)
+        n, pages = len(self.sample_models()), self.page_count()
+        self.pager.setVisible(pages > 1 or n > DEFAULT_PAGE_SIZE)
+        start = self.page * self.page_size
+        shown = len(names) - 2
+        self.page_label.setText(
+            f"models {start + 1}–{start + shown} of {n} · page {self.page + 1}/{pages}"
+            if shown
+            else f"no model maps ({n})"
+        )
+
+    def _rebuild(self) -> None:
+        """Show another page (or other models) of the same sample."""
+        if self.sample is None:
+            return
+        view = self.views[0].viewRange() if self.cells else None
+        self._build()
+        for name, cell in self.cells.items():
+            self._fill(name, cell)
+            if name in self.results:
+                self._show_map(name, cell, self.results[name].pair.pred)
+        self._refresh_colorbar()
+        if view is not None:
+            self.views[0].setRange(xRange=view[0], yRange=view[1], padding=0)
+
     def _fill(self, name: str, cell: MapCell) -> None:
         s = self.sample
         assert s is not None
@@ -162,7 +277,8 @@ class MapGridPanel(QtWidgets.QWidget):
         cell.base.clear()
         cell.overlay.clear()
         notes = self.gt_notes if name == "GT" else s.notes.get(name, ())
-        cell.set_title(name + (" ⚠" if notes else ""), self.foreground)
+        title = self.names.get(name, name)
+        cell.set_title(title + (" ⚠" if notes else ""), self.foreground)
         if name == "image":
             if s.image is not None:
                 cell.base.setImage(s.image, levels=(0, 255))
@@ -180,7 +296,7 @@ class MapGridPanel(QtWidgets.QWidget):
             return
         if name in s.unreadable:  # an empty panel saying so, rather than no panel
             cell.values = None
-            cell.set_title(f"{name} ✖ unreadable", self.foreground)  # why: the Problems tab
+            cell.set_title(f"{title} ✖ unreadable", self.foreground)  # why: the Problems tab
             return
         self._show_map(name, cell, unit_map(s.preds[name]))
 
@@ -201,7 +317,9 @@ class MapGridPanel(QtWidgets.QWidget):
         if self.colorbar is None:
             return
         items = [c.map for n, c in self.cells.items() if n not in ("image", "GT")]
-        self.colorbar.setColorMap(colormap(self.colormap))
+        # under the TP/FP/FN overlay the maps are grey: a colour map would blend with the
+        # classes (the colour bar, which colours the maps, says so)
+        self.colorbar.setColorMap(colormap("gray" if self.show_confusion else self.colormap))
         if items:
             self.colorbar.setImageItem(items)
         for item in items:
@@ -250,7 +368,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self, *, contour: bool, confusion: bool, over_image: bool, opacity: float, colormap: str
     ) -> None:
         """Overlay and display options."""
-        changed_cmap = colormap != self.colormap
+        changed_cmap = colormap != self.colormap or confusion != self.show_confusion
         self.show_contour, self.show_confusion = contour, confusion
         self.over_image, self.opacity, self.colormap = over_image, opacity, colormap
         if self.sample is None:

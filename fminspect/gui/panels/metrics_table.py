@@ -11,7 +11,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fminspect.gui.panels.curves import model_colour
+from fminspect.gui.panels.curves import legend_icon
 from fminspect.metrics import MEASURES, MEASURES_BY_KEY, Params, SuiteResult
 
 SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
@@ -55,6 +55,7 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         super().__init__(parent)
         self.models: list[str] = []
         self.colours: dict[str, int] = {}
+        self.names: dict[str, str] = {}  # display names (aliases)
         self.keys: list[str] = []
         self.scores: dict[str, dict[str, float]] = {}
         self.results: dict[str, SuiteResult] = {}
@@ -68,12 +69,14 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         with_image: bool,
         params: Params,
         colours: dict[str, int] | None = None,
+        names: dict[str, str] | None = None,
     ) -> None:
         """New sample or new parameters: empty the table, keep the layout. ``colours``: each
-        model's palette index, as in the curves."""
+        model's palette index, as in the curves; ``names``: display names."""
         self.beginResetModel()
         self.models = list(models)
         self.colours = colours or {m: i for i, m in enumerate(models)}
+        self.names = dict(names or {})
         self.keys = [m.key for m in MEASURES if with_image or not m.needs_image]
         self.keys += [name for name, _ in AT_THRESHOLD]
         self.scores = {}
@@ -161,9 +164,12 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
             role == QtCore.Qt.ItemDataRole.DecorationRole
             and orientation == QtCore.Qt.Orientation.Vertical
         ):
-            swatch = QtGui.QPixmap(10, 10)  # the model's colour in the curves
-            swatch.fill(QtGui.QColor(*model_colour(self.colours[self.models[section]])))
-            return QtGui.QIcon(swatch)
+            return legend_icon(self.colours[self.models[section]])  # as in the curves
+        if (
+            role == QtCore.Qt.ItemDataRole.ToolTipRole
+            and orientation == QtCore.Qt.Orientation.Vertical
+        ):
+            return self.models[section]
         if role == QtCore.Qt.ItemDataRole.DisplayRole:
             if orientation == QtCore.Qt.Orientation.Horizontal:
                 key = self.keys[section]
@@ -173,7 +179,8 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
                 return "\n".join(
                     [f"{name} {arrow}", *textwrap.wrap(variant, 11, break_long_words=False)]
                 )
-            return self.models[section]
+            model = self.models[section]
+            return self.names.get(model, model)
         if (
             role == QtCore.Qt.ItemDataRole.ToolTipRole
             and orientation == QtCore.Qt.Orientation.Horizontal
@@ -191,11 +198,16 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         """The table as CSV, headers naming every variant."""
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(["model", *[self.label(k) for k in self.keys], "normalization"])
+        w.writerow(["model", "alias", *[self.label(k) for k in self.keys], "normalization"])
         for m in self.models:
             s = self.scores.get(m, {})
             w.writerow(
-                [m, *[repr(s[k]) if k in s else "" for k in self.keys], self.params.norm.label]
+                [
+                    m,
+                    self.names.get(m, ""),
+                    *[repr(s[k]) if k in s else "" for k in self.keys],
+                    self.params.norm.label,
+                ]
             )
         return buf.getvalue()
 
@@ -213,11 +225,13 @@ class MetricsTablePanel(QtWidgets.QWidget):
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("metricsPanel")
         self.model = MetricsTableModel(self)
         self.proxy = QtCore.QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
         self.view = QtWidgets.QTableView()
+        self.view.setObjectName("metricsTable")
         self.view.setModel(self.proxy)
         self.view.setSortingEnabled(True)
         self.proxy.sort(-1)  # model order until the user clicks a header
@@ -250,14 +264,23 @@ class MetricsTablePanel(QtWidgets.QWidget):
         with_image: bool,
         params: Params,
         colours: dict[str, int] | None = None,
+        names: dict[str, str] | None = None,
     ) -> None:
         """New sample or parameters."""
-        self.model.reset(models, with_image, params, colours)
+        self.model.reset(models, with_image, params, colours, names)
         self.caption.setText(
             f"{params.norm.label} · max/mean: of this image's 256-threshold curve · "
             "adp: threshold 2·mean · best per column highlighted · click a cell to explain it"
             + ("" if with_image else " · CCm needs the image")
         )
+
+    def set_names(self, names: dict[str, str]) -> None:
+        """New display names (aliases) of the models."""
+        self.model.names = dict(names)
+        if self.model.models:
+            self.model.headerDataChanged.emit(
+                QtCore.Qt.Orientation.Vertical, 0, len(self.model.models) - 1
+            )
 
     def set_result(self, model: str, result: SuiteResult) -> None:
         """Fill a model's row."""

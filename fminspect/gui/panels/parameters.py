@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from PySide6 import QtCore, QtWidgets
 
+from fminspect.gui.colours import CONTOUR_RGB, confusion_colour, hex_colour
 from fminspect.gui.controller import Settings
 from fminspect.gui.panels.map_grid import COLORMAPS
 from fminspect.io.loading import INTERPOLATIONS
@@ -89,9 +90,12 @@ class ParameterPanel(QtWidgets.QWidget):
         form.addRow("colour map", self.colormap)
         swatch = "<span style='color:{}'>■</span> {}"
         legend = QtWidgets.QLabel(" &nbsp; ".join(
-            swatch.format(c, t) for c, t in (("#28c85a", "TP"), ("#eb3c32", "FP"),
-                                             ("#3c78ff", "FN"), ("#ffaa00", "GT contour"))
+            swatch.format(hex_colour(c), t) for c, t in (
+                (confusion_colour("TP"), "TP"), (confusion_colour("FP"), "FP"),
+                (confusion_colour("FN"), "FN"), (CONTOUR_RGB, "GT contour"))
         ))  # fmt: skip
+        legend.setToolTip("colour-blind-safe colours (Okabe–Ito); the map is drawn in grey "
+                          "under the TP/FP/FN overlay")
         form.addRow("", legend)
 
     def _spin(

@@ -10,6 +10,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from fminspect.gui.colours import CONFUSION_NAMES as _NAMES
+from fminspect.gui.colours import CONFUSION_RGB
 from fminspect.gui.panels.map_grid import DIVERGING, colormap
 from fminspect.metrics import SuiteResult
 
@@ -295,9 +297,9 @@ class ExplainView(QtWidgets.QWidget):
             Path(path).write_text(self.numbers_csv(), encoding="utf-8")
 
 
-#: Confusion codes (0 TN, 1 FP, 2 FN, 3 TP) in the inspector's colours: dark, red, blue, green.
-CONFUSION_COLOURS = np.array([[25, 25, 30], [235, 60, 50], [60, 120, 255], [40, 200, 90]], np.uint8)
-CONFUSION_NAMES = ["TN", "FP", "FN", "TP"]
+#: Confusion codes (0 TN, 1 FP, 2 FN, 3 TP) in the inspector's colours (fminspect.gui.colours).
+CONFUSION_COLOURS = CONFUSION_RGB
+CONFUSION_NAMES = list(_NAMES)
 
 
 class ThresholdView(ExplainView):

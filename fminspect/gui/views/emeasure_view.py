@@ -5,15 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+from fminspect.gui.colours import confusion_colour
 from fminspect.gui.views.base import SmallTable, ThresholdView
 from fminspect.metrics import EmeasureAt, emeasure_at
 from fminspect.metrics.emeasure import REGIONS, enhancement
 
 REGION_COLOURS = {
-    "TP": (40, 200, 90),
-    "FP": (235, 60, 50),
-    "FN": (60, 120, 255),
-    "TN": (150, 150, 150),
+    "TP": confusion_colour("TP"),
+    "FP": confusion_colour("FP"),
+    "FN": confusion_colour("FN"),
+    "TN": (150, 150, 150),  # lighter than the maps' TN: a point on a dark plot
 }
 #: Where each region's label sits relative to its point (pyqtgraph anchors: (1, 1) puts the
 #: text left of and above the point).

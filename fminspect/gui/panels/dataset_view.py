@@ -1,0 +1,469 @@
+"""The dataset view: how the methods rank over whole datasets, and where a pair disagrees.
+
+* A table of methods × measures, per dataset side by side, holding exactly the values
+  ``fminspect eval`` writes to ``summary.json`` (the same :class:`MethodResult` s, made by the
+  same :class:`~fminspect.batch.evaluation.Evaluation` from the same store): max of the
+  averaged curve for maxFm, the mean of per-image values for Sm, and so on — each header
+  names its aggregation. A coverage column says how many of the dataset's images each method
+  was scored on (⚠ when some are missing or unreadable). Sortable, best per column marked,
+  copyable as CSV.
+* The dataset-level PR, F-measure and E-measure curves (the averaged curves) of the shown
+  methods.
+* Choosing two methods (two rows of the table, or the A/B lists) lists the images of the
+  dataset where the two differ most on a measure, and says on how many images each is better
+  — where the ranking of the whole dataset flips. Clicking an image opens it.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fminspect.batch.evaluation import MethodResult
+from fminspect.batch.scores import ScoreMatrix
+from fminspect.gui.model_selection import ModelSelection
+from fminspect.gui.panels.curves import legend_icon, model_pen
+from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY
+
+SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
+THRESHOLDS = np.arange(256) / 255
+#: Images listed for a method pair.
+PAIR_ROWS = 200
+_BEST_BRUSH = QtGui.QBrush(QtGui.QColor(70, 160, 90, 110))
+
+
+@functools.cache
+def _bold() -> QtGui.QFont:
+    font = QtGui.QFont()
+    font.setBold(True)
+    return font
+
+
+class DatasetTableModel(QtCore.QAbstractTableModel):
+    """Rows: methods. Columns: per dataset, images covered, then each measure."""
+
+    def __init__(self, selection: ModelSelection, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.selection = selection
+        self.datasets: list[str] = []
+        self.methods: list[str] = []
+        self.results: dict[tuple[str, str], MethodResult] = {}
+        self.columns: list[tuple[str, str]] = []  # (dataset, key or "coverage")
+        self._best: dict[int, float] = {}
+
+    def set_results(self, results: dict[str, Sequence[MethodResult]]) -> None:
+        """Show these datasets' results (``{dataset: results}``, in this order)."""
+        self.beginResetModel()
+        self.datasets = list(results)
+        self.results = {(r.dataset, r.method): r for rs in results.values() for r in rs}
+        methods: list[str] = []
+        for rs in results.values():
+            methods += [r.method for r in rs if r.method not in methods]
+        self.methods = methods
+        self.columns = []
+        for d in self.datasets:
+            keys = {k for r in results[d] for k in r.values}
+            self.columns.append((d, "coverage"))
+            self.columns += [(d, k) for k in MEASURE_KEYS if k in keys]
+        self._best = {}
+        for c, (_d, key) in enumerate(self.columns):
+            if key == "coverage":
+                continue
+            vals = [self.value(row, c) for row in range(len(self.methods))]
+            finite = [v for v in vals if v is not None and math.isfinite(v)]
+            if finite:
+                best = max if MEASURES_BY_KEY[key].higher_is_better else min
+                self._best[c] = best(finite)
+        self.endResetModel()
+
+    def value(self, row: int, col: int) -> float | None:
+        d, key = self.columns[col]
+        r = self.results.get((d, self.methods[row]))
+        if r is None:
+            return None
+        if key == "coverage":
+            return float(r.n_images)
+        return r.values.get(key)
+
+    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.methods)
+
+    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.columns)
+
+    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        d, key = self.columns[col]
+        r = self.results.get((d, self.methods[row]))
+        v = self.value(row, col)
+        if role == QtCore.Qt.ItemDataRole.DisplayRole:
+            if r is None:
+                return "–"
+            if key == "coverage":
+                return r.coverage.label
+            return "–" if v is None or not math.isfinite(v) else f"{v:.4f}"
+        if role == SORT_ROLE:
+            if v is None or not math.isfinite(v):
+                return -math.inf
+            return v if key == "coverage" or MEASURES_BY_KEY[key].higher_is_better else -v
+        if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and key != "coverage":
+            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        best = col in self._best and v is not None and v == self._best[col]
+        if role == QtCore.Qt.ItemDataRole.FontRole and best:
+            return _bold()
+        if role == QtCore.Qt.ItemDataRole.BackgroundRole and best:
+            return _BEST_BRUSH
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole and r is not None:
+            if key == "coverage":
+                c = r.coverage
+                return (
+                    f"{r.method} on {d}: {len(c.matched)} images scored, {len(c.missing)} "
+                    f"without a map, {len(c.failed)} unreadable"
+                )
+            info = MEASURES_BY_KEY[key]
+            n = r.counts.get(key, r.n_images)
+            return f"{info.key}: {info.aggregation} — over {n} images"
+        return None
+
+    def headerData(
+        self,
+        section: int,
+        orientation: QtCore.Qt.Orientation,
+        role: int = QtCore.Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
+        if orientation == QtCore.Qt.Orientation.Vertical:
+            model = self.methods[section]
+            if role == QtCore.Qt.ItemDataRole.DisplayRole:
+                return self.selection.name(model)
+            if role == QtCore.Qt.ItemDataRole.DecorationRole:
+                return legend_icon(self.selection.colour_index(model))
+            if role == QtCore.Qt.ItemDataRole.ToolTipRole:
+                return model
+            return None
+        d, key = self.columns[section]
+        prefix = f"{d}\n" if len(self.datasets) > 1 else ""
+        if role == QtCore.Qt.ItemDataRole.DisplayRole:
+            if key == "coverage":
+                return prefix + "images"
+            arrow = "↑" if MEASURES_BY_KEY[key].higher_is_better else "↓"
+            return f"{prefix}{key} {arrow}"
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole and key != "coverage":
+            info = MEASURES_BY_KEY[key]
+            return f"{d}: {key} — {info.family}; dataset value: {info.aggregation}"
+        return None
+
+    def to_csv(self) -> str:
+        """Every value at full precision, one row per (dataset, method)."""
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        keys = [k for k in MEASURE_KEYS if any((d, k) in self.columns for d in self.datasets)]
+        w.writerow(["dataset", "method", "alias", "images", "coverage", *keys])
+        for d in self.datasets:
+            for m in self.methods:
+                r = self.results.get((d, m))
+                if r is None:
+                    continue
+                alias = self.selection.name(m)
+                w.writerow(
+                    [d, m, alias if alias != m else "", r.n_images, r.coverage.label]
+                    + [repr(float(r.values[k])) if k in r.values else "" for k in keys]
+                )
+        return buf.getvalue()
+
+
+class DatasetViewPanel(QtWidgets.QWidget):
+    """The dataset table, the dataset curves and the method-pair disagreement list.
+
+    Signals
+    -------
+    sample_chosen(str, str)
+        (dataset, sample) the user clicked in the disagreement list.
+    """
+
+    sample_chosen = QtCore.Signal(str, str)
+
+    def __init__(
+        self,
+        selection: ModelSelection,
+        matrix_of: Callable[[str], ScoreMatrix | None],
+        parent: QtWidgets.QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("datasetView")
+        self.selection = selection
+        self.matrix_of = matrix_of
+        self.results: dict[str, Sequence[MethodResult]] = {}
+        self.model = DatasetTableModel(selection, self)
+        self.proxy = QtCore.QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.table = QtWidgets.QTableView()
+        self.table.setObjectName("datasetTable")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.proxy.sort(-1)
+        self.table.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.AscendingOrder)
+        self.table.horizontalHeader().setDefaultSectionSize(70)
+        self.table.horizontalHeader().setMinimumHeight(36)
+        self.table.verticalHeader().setDefaultSectionSize(20)
+        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        copy = QtGui.QAction("Copy table as CSV", self.table)
+        copy.setShortcut(QtGui.QKeySequence.StandardKey.Copy)
+        copy.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
+        copy.triggered.connect(self.copy_csv)
+        self.table.addAction(copy)
+        self.table.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.table.selectionModel().selectionChanged.connect(self._on_rows_selected)
+        self.status = QtWidgets.QLabel("no dataset scored yet")
+        self.status.setObjectName("datasetStatus")
+        self.status.setWordWrap(True)
+        self.copy_button = QtWidgets.QPushButton("copy as CSV")
+        self.copy_button.clicked.connect(self.copy_csv)
+        # curves of one dataset
+        self.curve_dataset = QtWidgets.QComboBox()
+        self.plots = {
+            "pr": pg.PlotWidget(title="PR (mean curves)"),
+            "fm": pg.PlotWidget(title="mean F-measure"),
+            "em": pg.PlotWidget(title="mean E-measure"),
+        }
+        labels = {"pr": ("recall", "precision"), "fm": ("threshold", "F"), "em": ("threshold", "E")}
+        for k, plot in self.plots.items():
+            plot.setLabel("bottom", labels[k][0])
+            plot.setLabel("left", labels[k][1])
+            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.04)
+            plot.setMinimumWidth(120)
+            plot.hideButtons()
+        # method pair
+        self.pair_a, self.pair_b = QtWidgets.QComboBox(), QtWidgets.QComboBox()
+        self.pair_measure = QtWidgets.QComboBox()
+        self.pair_measure.addItems(list(MEASURE_KEYS))
+        self.pair_measure.setCurrentText("Sm")
+        self.pair_dataset = QtWidgets.QComboBox()
+        self.pair_summary = QtWidgets.QLabel("")
+        self.pair_summary.setWordWrap(True)
+        self.pair_list = QtWidgets.QTableWidget(0, 4)
+        self.pair_list.setObjectName("pairDisagreement")
+        self.pair_list.setHorizontalHeaderLabels(["image", "A", "B", "A − B"])
+        self.pair_list.verticalHeader().hide()
+        self.pair_list.verticalHeader().setDefaultSectionSize(20)
+        self.pair_list.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.pair_list.setSelectionBehavior(
+            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
+        )
+        self.pair_list.cellClicked.connect(self._on_pair_clicked)
+        # layout
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(self.status, 1)
+        top.addWidget(self.copy_button)
+        left = QtWidgets.QVBoxLayout()
+        left.addLayout(top)
+        left.addWidget(self.table, 3)
+        curves_bar = QtWidgets.QHBoxLayout()
+        curves_bar.addWidget(QtWidgets.QLabel("curves of"))
+        curves_bar.addWidget(self.curve_dataset)
+        curves_bar.addStretch(1)
+        left.addLayout(curves_bar)
+        plots = QtWidgets.QHBoxLayout()
+        for plot in self.plots.values():
+            plots.addWidget(plot)
+        left.addLayout(plots, 2)
+        right = QtWidgets.QVBoxLayout()
+        form = QtWidgets.QFormLayout()
+        form.addRow("dataset", self.pair_dataset)
+        form.addRow("method A", self.pair_a)
+        form.addRow("method B", self.pair_b)
+        form.addRow("measure", self.pair_measure)
+        right.addWidget(QtWidgets.QLabel("<b>Where two methods disagree most</b>"))
+        right.addLayout(form)
+        right.addWidget(self.pair_summary)
+        right.addWidget(self.pair_list, 1)
+        pair_box = QtWidgets.QWidget()
+        pair_box.setLayout(right)
+        pair_box.setMaximumWidth(460)
+        box = QtWidgets.QHBoxLayout(self)
+        box.setContentsMargins(2, 2, 2, 2)
+        box.addLayout(left, 1)
+        box.addWidget(pair_box)
+        for combo in (self.pair_a, self.pair_b, self.pair_measure, self.pair_dataset):
+            combo.currentIndexChanged.connect(self.update_pair)
+        self.curve_dataset.currentIndexChanged.connect(self.draw_curves)
+        selection.changed.connect(self._on_selection)
+        selection.highlight_changed.connect(self.draw_curves)
+        self._curve_items: list[tuple[str, pg.PlotDataItem]] = []
+
+    # ------------------------------------------------------------------ results
+    def set_results(self, results: dict[str, Sequence[MethodResult]], note: str = "") -> None:
+        """Show these datasets' dataset values (``{dataset: results}``, in order)."""
+        self.results = dict(results)
+        self.model.set_results(self.results)
+        self.table.resizeColumnsToContents()
+        n = sum(len(r) for r in results.values())
+        if results:
+            self.status.setText(
+                f"{len(results)} dataset{'s' if len(results) != 1 else ''}, {n} method results"
+                " · values as fminspect eval's summary.json · best per column marked"
+                + (f" · {note}" if note else "")
+            )
+        else:
+            self.status.setText(note or "no dataset scored yet")
+        for combo in (self.curve_dataset, self.pair_dataset):
+            current = combo.currentText()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(list(results))
+            if current in results:
+                combo.setCurrentText(current)
+            combo.blockSignals(False)
+        self._fill_pair_methods()
+        self.draw_curves()
+        self.update_pair()
+
+    def set_note(self, note: str) -> None:
+        """A line about the scoring still under way."""
+        if not self.results:
+            self.status.setText(note)
+
+    def _on_selection(self) -> None:
+        self.model.headerDataChanged.emit(
+            QtCore.Qt.Orientation.Vertical, 0, max(0, self.model.rowCount() - 1)
+        )
+        self._fill_pair_methods()
+        self.draw_curves()
+
+    def _fill_pair_methods(self) -> None:
+        methods = self.model.methods
+        for combo, default in ((self.pair_a, 0), (self.pair_b, 1)):
+            current = combo.currentData()
+            combo.blockSignals(True)
+            combo.clear()
+            for m in methods:
+                combo.addItem(self.selection.name(m), m)
+            i = combo.findData(current) if current is not None else -1
+            combo.setCurrentIndex(i if i >= 0 else min(default, len(methods) - 1))
+            combo.blockSignals(False)
+
+    def copy_csv(self) -> None:
+        QtWidgets.QApplication.clipboard().setText(self.model.to_csv())
+
+    # ------------------------------------------------------------------ curves
+    def draw_curves(self, *_: object) -> None:
+        """The averaged curves of the shown methods on the chosen dataset."""
+        for k, item in self._curve_items:
+            self.plots[k].removeItem(item)
+        self._curve_items = []
+        d = self.curve_dataset.currentText()
+        shown = set(self.selection.shown)
+        highlighted = self.selection.highlighted
+        for r in self.results.get(d, ()):
+            if r.method not in shown or not r.mean_curves:
+                continue
+            i = self.selection.colour_index(r.method)
+            strong = r.method in highlighted
+            pen = model_pen(i, width=3.0 if strong else 1.5, alpha=70 if highlighted and not strong else 255)
+            c = r.mean_curves
+            for k, xy in (
+                ("pr", (c.get("Recall"), c.get("Precision"))),
+                ("fm", (THRESHOLDS, c.get("Fm"))),
+                ("em", (THRESHOLDS, c.get("Em"))),
+            ):
+                if xy[0] is None or xy[1] is None:
+                    continue
+                item = self.plots[k].plot(xy[0], xy[1], pen=pen, name=self.selection.name(r.method))
+                item.setToolTip(self.selection.name(r.method))
+                self._curve_items.append((k, item))
+
+    # ------------------------------------------------------------------ method pair
+    def _on_rows_selected(self, *_: object) -> None:
+        rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()})
+        if len(rows) >= 2:
+            a, b = self.model.methods[rows[0]], self.model.methods[rows[1]]
+            self.set_pair(a, b)
+
+    def set_pair(self, a: str, b: str, measure: str | None = None, dataset: str | None = None) -> None:
+        """Compare methods ``a`` and ``b`` (on ``measure``, in ``dataset``)."""
+        self.pair_a.blockSignals(True)
+        self.pair_b.blockSignals(True)
+        self.pair_a.setCurrentIndex(self.pair_a.findData(a))
+        self.pair_b.setCurrentIndex(self.pair_b.findData(b))
+        self.pair_a.blockSignals(False)
+        self.pair_b.blockSignals(False)
+        if measure is not None:
+            self.pair_measure.setCurrentText(measure)
+        if dataset is not None:
+            self.pair_dataset.setCurrentText(dataset)
+        self.update_pair()
+
+    def pair_rows(self) -> list[tuple[str, float, float, float]]:
+        """(image, A, B, A − B) of the images where A and B differ most, largest first
+        (in the measure's direction: A − B > 0 means A is better)."""
+        d = self.pair_dataset.currentText()
+        a, b = self.pair_a.currentData(), self.pair_b.currentData()
+        key = self.pair_measure.currentText()
+        matrix = self.matrix_of(d) if d else None
+        if matrix is None or a is None or b is None or key not in matrix.key_index:
+            return []
+        if a not in matrix.method_index or b not in matrix.method_index:
+            return []
+        va, vb = matrix.column(a, key), matrix.column(b, key)
+        sign = 1.0 if MEASURES_BY_KEY[key].higher_is_better else -1.0
+        diff = sign * (va - vb)
+        ok = np.flatnonzero(np.isfinite(diff))
+        order = ok[np.argsort(-np.abs(diff[ok]), kind="stable")]
+        return [
+            (matrix.samples[i], float(va[i]), float(vb[i]), float(diff[i])) for i in order
+        ]
+
+    def update_pair(self, *_: object) -> None:
+        """Fill the disagreement list of the chosen pair."""
+        rows = self.pair_rows()
+        a, b = self.pair_a.currentText(), self.pair_b.currentText()
+        key = self.pair_measure.currentText()
+        self.pair_list.setRowCount(0)
+        if not rows:
+            self.pair_summary.setText(
+                "choose two methods (or select two rows of the table)"
+                if self.results
+                else "the per-image scores are not ready yet"
+            )
+            return
+        diffs = np.array([r[3] for r in rows])
+        better_a, better_b = int((diffs > 0).sum()), int((diffs < 0).sum())
+        ties = len(diffs) - better_a - better_b
+        arrow = "higher" if MEASURES_BY_KEY[key].higher_is_better else "lower"
+        self.pair_summary.setText(
+            f"per image {key} ({arrow} is better), {len(rows)} images with both: "
+            f"<b>{a}</b> better on {better_a}, <b>{b}</b> better on {better_b}, tied on {ties}. "
+            f"Largest differences first (A − B > 0: A better); click an image to open it."
+        )
+        shown = rows[:PAIR_ROWS]
+        self.pair_list.setRowCount(len(shown))
+        for i, (name, va, vb, diff) in enumerate(shown):
+            items = [name, f"{va:.4f}", f"{vb:.4f}", f"{diff:+.4f}"]
+            for j, text in enumerate(items):
+                item = QtWidgets.QTableWidgetItem(text)
+                if j:
+                    item.setTextAlignment(
+                        QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
+                    )
+                self.pair_list.setItem(i, j, item)
+        header = self.pair_list.horizontalHeader()
+        header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        for j in (1, 2, 3):
+            header.setSectionResizeMode(j, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+
+    def _on_pair_clicked(self, row: int, _col: int) -> None:
+        item = self.pair_list.item(row, 0)
+        if item is not None:
+            self.sample_chosen.emit(self.pair_dataset.currentText(), item.text())

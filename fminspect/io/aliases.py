@@ -1,0 +1,85 @@
+"""Short display names of methods ("aliases"), read from JSON or YAML files.
+
+Accepted layouts (the first two are PySODEvalToolkit's):
+
+* an alias file of ``plot.py`` / ``converter.py``: ``{"method": {"2020-ECCV-HDFNet": "HDFNet",
+  …}, "dataset": {…}}`` — its ``method`` section is used;
+* a method config of ``eval.py``: ``{"MethodName": {"DATASET": {"path": …, "suffix": …}}}`` —
+  it names methods but gives no short names, so each method is its own alias (such a file is
+  still useful: it says which methods exist);
+* a plain mapping ``{"name": "alias", …}``.
+
+Values that are not strings, empty aliases and duplicate aliases (two methods that would look
+the same) are refused with a message naming the file and the entry; nothing is half-read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+#: Largest alias file read (bytes): an alias file is a few kB; anything larger is not one.
+MAX_ALIAS_FILE = 1 << 20
+
+
+class AliasError(ValueError):
+    """An alias file that cannot be used; the message names the file and the problem."""
+
+
+def _parse(path: Path, text: str) -> Any:
+    if path.suffix.lower() in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise AliasError(f"{path}: not valid YAML ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise AliasError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+
+
+def aliases_from_mapping(data: object, source: str = "aliases") -> dict[str, str]:
+    """Aliases from parsed content in any accepted layout (see the module notes)."""
+    if not isinstance(data, dict):
+        raise AliasError(f"{source}: expected a mapping of method names to aliases")
+    if isinstance(data.get("method"), dict):
+        data = data["method"]
+    out: dict[str, str] = {}
+    assert isinstance(data, dict)
+    for name, value in data.items():
+        if isinstance(value, dict):  # a PySODEvalToolkit method config: no short name
+            value = name
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise AliasError(f"{source}: entry {name!r}: the alias must be text, not {value!r}")
+        alias = value.strip()
+        if not alias:
+            raise AliasError(f"{source}: entry {name!r}: empty alias")
+        out[name] = alias
+    seen: dict[str, str] = {}
+    for name, alias in out.items():
+        if alias in seen:
+            raise AliasError(
+                f"{source}: {seen[alias]!r} and {name!r} have the same alias {alias!r}"
+            )
+        seen[alias] = name
+    return out
+
+
+def read_aliases(path: Path | str) -> dict[str, str]:
+    """``{method: alias}`` from a JSON or YAML file (see the module notes)."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_ALIAS_FILE:
+            raise AliasError(f"{path}: {size} bytes is too large for an alias file")
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise AliasError(f"{path}: file not found") from None
+    except UnicodeDecodeError:
+        raise AliasError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise AliasError(f"{path}: cannot be read ({exc.strerror})") from None
+    return aliases_from_mapping(_parse(path, text), str(path))

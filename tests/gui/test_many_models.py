@@ -1,0 +1,187 @@
+"""Many models: choosing the shown ones, aliases, reference, pages, legend, the dataset view."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+
+from fminspect.batch.scores import ScoreMatrix
+from fminspect.cli import main
+from fminspect.gui.model_selection import DEFAULT_SHOWN, ModelSelection
+from fminspect.gui.panels.curves import DISTINCT_STYLES, model_colour, model_line_style
+from tests.datasets import make_dataset
+from tests.gui.conftest import settle
+
+MODELS = tuple(f"M{i:02d}" for i in range(14))
+
+
+@pytest.fixture
+def many_root(tmp_path: Path) -> Path:
+    return make_dataset(tmp_path / "Many", n_images=4, methods=MODELS, size=(30, 40))
+
+
+def test_palette_gives_40_distinct_colour_and_style_pairs() -> None:
+    pairs = {(model_colour(i), model_line_style(i)) for i in range(40)}
+    assert DISTINCT_STYLES == 40 and len(pairs) == 40
+
+
+def test_selection_defaults_reference_top_k_and_memory(qsettings) -> None:  # type: ignore[no-untyped-def]
+    sel = ModelSelection(qsettings)
+    sel.set_models(MODELS, "/data/COD10K")
+    assert sel.shown == list(MODELS[:DEFAULT_SHOWN])  # the first ones, in the dataset's order
+    sel.set_reference("M13")
+    assert sel.shown[0] == "M13" and len(sel.shown) == DEFAULT_SHOWN + 1
+    values = {m: float(i) for i, m in enumerate(MODELS)}  # M13 best, then M12…
+    best = sel.top_k(values, 3, higher_is_better=False)  # lower is better: M00, M01, M02
+    assert best == ["M00", "M01", "M02"]
+    assert sel.shown == ["M13", "M00", "M01", "M02"]  # the reference stays, first
+    sel.set_alias("M01", "Short")
+    assert sel.name("M01") == "Short" and sel.colour_index("M01") == 1
+    # remembered per dataset folder, not for another one
+    again = ModelSelection(qsettings)
+    again.set_models(MODELS, "/data/COD10K")
+    assert (again.shown, again.reference, again.aliases) == (sel.shown, "M13", {"M01": "Short"})
+    other = ModelSelection(qsettings)
+    other.set_models(MODELS, "/data/NC4K")
+    assert other.reference is None and other.aliases == {}
+
+
+def test_only_the_shown_models_are_read_scored_and_listed(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
+    window.open_path(many_root)
+    settle(qtbot, window)
+    shown = list(MODELS[:DEFAULT_SHOWN])
+    assert window.selection.shown == shown
+    assert set(window.controller.results) == set(shown)  # the other two are neither scored…
+    assert set(window.controller.sample.preds) == set(shown)  # …nor read
+    assert window.table.model.models == shown
+    assert window.browser.model.models == shown
+    assert [window.curves.legend.item(i).text() for i in range(window.curves.legend.count())] == shown
+    # the browser's background evaluation still covers every model (dataset view, top k)
+    assert {r.method for r in window.dataset_results["Many"]} == set(MODELS)
+    # the picker: tick two more, untick one; applied together, a moment after the last click
+    picker = window.picker
+    for i in range(picker.list.count()):
+        item = picker.list.item(i)
+        model = item.data(QtCore.Qt.ItemDataRole.UserRole)
+        if model in ("M12", "M13"):
+            item.setCheckState(QtCore.Qt.CheckState.Checked)
+        elif model == "M00":
+            item.setCheckState(QtCore.Qt.CheckState.Unchecked)
+    qtbot.waitUntil(lambda: "M13" in window.controller.results, timeout=10000)
+    settle(qtbot, window)
+    now = [m for m in MODELS if m != "M00"]
+    assert window.selection.shown == now
+    assert set(window.controller.results) == set(now)
+    assert window.table.model.models == now and window.browser.model.models == now
+    # the search box filters the list
+    picker.search.setText("m1")
+    visible = [
+        picker.list.item(i).data(QtCore.Qt.ItemDataRole.UserRole)
+        for i in range(picker.list.count())
+        if not picker.list.item(i).isHidden()
+    ]
+    assert visible == ["M10", "M11", "M12", "M13"]
+
+
+def test_top_k_by_dataset_value_aliases_and_reference(qtbot, window, many_root, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    window.open_path(many_root)
+    settle(qtbot, window)
+    picker = window.picker
+    picker.top_k.setValue(3)
+    picker.top_measure.setCurrentText("MAE")
+    best = picker.show_top_k()
+    mae = {r.method: r.values["MAE"] for r in window.dataset_results["Many"]}
+    assert best == sorted(mae, key=mae.get)[:3]  # lower MAE is better
+    settle(qtbot, window)
+    assert set(window.controller.results) == set(best)
+    # aliases from a PySODEvalToolkit-style file: grid titles, table, browser headers
+    path = tmp_path / "aliases.yaml"
+    path.write_text("method: {'%s': 'Best', 'M99': 'Nobody'}\n" % best[0], encoding="utf-8")
+    assert picker.load_aliases(str(path)) == 1  # M99 is not in this dataset
+    settle(qtbot, window)
+    row = window.table.model.models.index(best[0])
+    assert window.table.model.headerData(row, QtCore.Qt.Orientation.Vertical) == "Best"
+    column = 1 + window.browser.model.models.index(best[0])
+    assert window.browser.model.headerData(column, QtCore.Qt.Orientation.Horizontal) == "Best"
+    assert "Best" in [window.curves.legend.item(i).text() for i in range(window.curves.legend.count())]
+    assert window.grid.cells[best[0]].label.text.startswith("Best")
+    assert f"{best[0]},Best," in window.table.model.to_csv()
+    # a bad alias file is a message, not an exception
+    bad = tmp_path / "bad.json"
+    bad.write_text("{", encoding="utf-8")
+    assert picker.load_aliases(str(bad)) == 0
+    assert "aliases not read" in picker.status.text() and str(bad) in picker.status.text()
+    # the reference: always shown and first
+    window.selection.set_reference("M13")
+    settle(qtbot, window)
+    assert window.table.model.models[0] == "M13" and "M13" in window.controller.results
+
+
+def test_grid_pages_and_legend_highlight(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
+    window.open_path(many_root)
+    settle(qtbot, window)
+    grid = window.grid
+    grid.set_page_size(5)
+    shown = window.selection.shown
+    assert list(grid.cells) == ["image", "GT", *shown[:5]]
+    assert grid.page_count() == 3 and grid.pager.isVisibleTo(window)
+    grid.turn_page(1)
+    assert list(grid.cells) == ["image", "GT", *shown[5:10]]
+    cell = grid.cells[shown[5]]
+    assert np.array_equal(cell.values, window.controller.results[shown[5]].pair.pred)
+    grid.turn_page(1)
+    grid.turn_page(1)  # wraps around
+    assert list(grid.cells)[2] == shown[0]
+    # markers: none for 12 curves until some are highlighted, then for those only
+    curves = window.curves
+    qtbot.waitUntil(lambda: len(curves.results) == len(shown), timeout=5000)
+    assert curves.marked() == []
+    curves.legend.itemClicked.emit(curves.legend.item(1))  # a click on the second model
+    assert window.selection.highlighted == {shown[1]}
+    assert curves.marked() == [shown[1]]
+    assert curves.curves[shown[1]]["pr"].opts["pen"].widthF() > curves.curves[shown[0]]["pr"].opts["pen"].widthF()
+    item = curves.legend.item(1)
+    item.setCheckState(QtCore.Qt.CheckState.Unchecked)  # hides its curves
+    assert not curves.curves[shown[1]]["pr"].isVisible() and curves.marked() == []
+
+
+def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "Multi"
+    for i, name in enumerate(("CAMO", "COD10K")):
+        make_dataset(root, n_images=5, methods=("A", "B", "C"), size=(30, 40), layout="multi", dataset=name, seed=i)
+    out = tmp_path / "results"
+    assert main(["eval", str(root), "--out", str(out), "--quiet", "--no-plots"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    window.open_path(root)
+    qtbot.waitUntil(lambda: len(window.dataset_results) == 2, timeout=60000)
+    settle(qtbot, window)
+    view = window.dataset_view
+    model = view.model
+    assert model.datasets == ["CAMO", "COD10K"]
+    for col, (ds, key) in enumerate(model.columns):
+        for row, method in enumerate(model.methods):
+            value = model.value(row, col)
+            if key == "coverage":
+                assert value == 5
+            else:
+                assert value == summary[ds][method][key]  # exactly eval's numbers
+    lines = view.model.to_csv().splitlines()
+    assert len(lines) == 1 + 2 * 3 and lines[0].startswith("dataset,method,alias,images")
+    # a method pair: where A and B differ most on the chosen dataset
+    view.set_pair("A", "B", "Sm", "COD10K")
+    rows = view.pair_rows()
+    matrix: ScoreMatrix = window.matrices["COD10K"]
+    diffs = matrix.column("A", "Sm") - matrix.column("B", "Sm")
+    assert [r[3] for r in rows] == sorted(diffs.tolist(), key=lambda d: -abs(d))
+    assert view.pair_list.rowCount() == 5
+    with qtbot.waitSignal(view.sample_chosen) as signal:
+        view.pair_list.cellClicked.emit(0, 0)
+    assert signal.args == ["COD10K", rows[0][0]]
+    settle(qtbot, window)
+    assert window.controller.dataset.name == "COD10K"
+    assert window.controller.sample.name == rows[0][0]
+    assert window.tabs.currentIndex() == 0
