@@ -98,7 +98,7 @@ def test_score_files_matches_the_measures_and_names_unusable_inputs(tmp_path: Pa
     write_png(tmp_path / "img.png", np.zeros((5, 5, 3), np.uint8))
     with pytest.raises(LoadError, match=r"img\.png: image is 5×5 but the GT is 30×20"):
         score_files(tmp_path / "p.png", tmp_path / "gt.png", image=tmp_path / "img.png")
-    with pytest.raises(LoadError, match="missing.png"):
+    with pytest.raises(LoadError, match=r"missing\.png"):
         score_files(tmp_path / "missing.png", tmp_path / "gt.png")
 
 
