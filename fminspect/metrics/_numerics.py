@@ -7,7 +7,7 @@ the authors' MATLAB code (which adds ``eps`` in a few denominators) or as a zero
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, Protocol, TypeVar, cast, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -68,6 +68,13 @@ def readonly(array: np.ndarray) -> np.ndarray:
 T = TypeVar("T")
 
 
+class _HasCache(Protocol):
+    """The owner of a :class:`lazy_field`: a result dataclass with a ``_cache`` dict field."""
+
+    @property
+    def _cache(self) -> dict[str, Any]: ...
+
+
 class lazy_field(Generic[T]):
     """A property of a frozen, slotted result dataclass computed on first access.
 
@@ -88,13 +95,13 @@ class lazy_field(Generic[T]):
     @overload
     def __get__(self, obj: None, owner: type) -> lazy_field[T]: ...
     @overload
-    def __get__(self, obj: object, owner: type) -> T: ...
-    def __get__(self, obj: object | None, owner: type) -> T | lazy_field[T]:
+    def __get__(self, obj: _HasCache, owner: type) -> T: ...
+    def __get__(self, obj: _HasCache | None, owner: type) -> T | lazy_field[T]:
         if obj is None:
             return self
-        cache: dict[str, Any] = obj._cache  # type: ignore[attr-defined]
+        cache = obj._cache
         try:
-            return cache[self.name]  # type: ignore[no-any-return]
+            return cast(T, cache[self.name])  # the value self.func returned
         except KeyError:
             value = self.func(obj)
             if isinstance(value, np.ndarray):
