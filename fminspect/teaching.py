@@ -50,7 +50,7 @@ def add_noise(m: np.ndarray, sigma: float, seed: int = 0) -> np.ndarray:
 def translate(m: np.ndarray, pixels: float) -> np.ndarray:
     """Shift right and down by ``pixels`` (zeros enter)."""
     d = round(pixels)
-    matrix = np.float32([[1, 0, d], [0, 1, d]])
+    matrix = np.array([[1, 0, d], [0, 1, d]], dtype=np.float32)
     return cv2.warpAffine(m, matrix, (m.shape[1], m.shape[0]), flags=cv2.INTER_NEAREST)
 
 
