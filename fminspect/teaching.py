@@ -10,7 +10,7 @@ figures), each built so that the plain pixel-wise measures cannot tell A from B.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -108,7 +108,7 @@ def sweep(
     pred: np.ndarray,
     gt: np.ndarray,
     perturbation: str,
-    strengths: Sequence[float],
+    strengths: Iterable[float],
     *,
     keys: Sequence[str],
     img: np.ndarray | None = None,
