@@ -45,8 +45,9 @@ from fminspect.metrics._numerics import readonly
 NUM_LEVELS = 10
 CELL_SIZES = tuple(int(s) for s in 2 ** np.arange(NUM_LEVELS))
 
-# numpy < 2.0 has only np.trapz, which the stubs of numpy >= 2.4 no longer declare
-_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # type: ignore[attr-defined]  # noqa: NPY201
+# numpy < 2.0 has only np.trapz, which the stubs of numpy >= 2.4 no longer declare (older stubs
+# do: hence unused-ignore, for a mypy run against any supported numpy)
+_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # type: ignore[attr-defined, unused-ignore]  # noqa: NPY201
 
 
 def edge_map(mask: np.ndarray) -> np.ndarray:
