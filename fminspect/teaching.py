@@ -10,7 +10,7 @@ figures), each built so that the plain pixel-wise measures cannot tell A from B.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -50,7 +50,7 @@ def add_noise(m: np.ndarray, sigma: float, seed: int = 0) -> np.ndarray:
 def translate(m: np.ndarray, pixels: float) -> np.ndarray:
     """Shift right and down by ``pixels`` (zeros enter)."""
     d = round(pixels)
-    matrix = np.float32([[1, 0, d], [0, 1, d]])
+    matrix = np.array([[1, 0, d], [0, 1, d]], dtype=np.float32)
     return cv2.warpAffine(m, matrix, (m.shape[1], m.shape[0]), flags=cv2.INTER_NEAREST)
 
 
@@ -108,7 +108,7 @@ def sweep(
     pred: np.ndarray,
     gt: np.ndarray,
     perturbation: str,
-    strengths: Sequence[float],
+    strengths: Iterable[float],
     *,
     keys: Sequence[str],
     img: np.ndarray | None = None,

@@ -79,7 +79,8 @@ def render(figures: Sequence[Figure], folder: Path | str, *, part: int = 0, part
     folder.mkdir(parents=True, exist_ok=True)
     # 20 distinct colours (tab20's dark shades, then its light ones), and a new line style
     # for every 20 methods, so that no two curves look alike
-    tab20 = plt.get_cmap("tab20").colors
+    # tab20 is a ListedColormap; matplotlib's stubs type get_cmap as the Colormap base
+    tab20 = plt.get_cmap("tab20").colors  # type: ignore[attr-defined]
     colours = list(tab20[0::2]) + list(tab20[1::2])
     styles = ("-", "--", "-.", ":")
     metadata = {

@@ -67,7 +67,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         self.agreement: HumanAgreementReport | None = None
         self._generation = 0
         self._scores: dict[tuple[object, ...], dict[str, float]] = {}  # see measures_vs_humans
-        self._thumbs: dict[Path, np.ndarray | str] = {}  # picture, or why it cannot be read
+        self._thumbs: dict[str, np.ndarray | str] = {}  # picture, or why it cannot be read
         self._aggregating = False
         self.setWindowTitle(f"fminspect — study analysis: {store.design.name}")
         central = QtWidgets.QWidget()
@@ -324,10 +324,13 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         from fminspect.ranking.present import to_u8
 
         lay = self.thumbs.layout()
+        assert isinstance(lay, QtWidgets.QHBoxLayout)  # made in __init__
         while lay.count():
-            old = lay.takeAt(0).widget()
-            old.setParent(None)  # gone now, not at the next event loop turn
-            old.deleteLater()
+            item = lay.takeAt(0)
+            old = item.widget() if item is not None else None
+            if old is not None:  # only pictures are added
+                old.setParent(None)  # gone now, not at the next event loop turn
+                old.deleteLater()
         panels = [("GT", grp.gt)] if grp.gt else []
         panels += [
             (f"{g.models[k]}  (BT {round(float(g.bt[k]), 2) + 0.0:+.2f})", grp.items[k].path)

@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from fminspect.gui.panels.map_grid import MapGridPanel
+from fminspect.gui.panels.map_grid import MapCell, MapGridPanel
 
 TITLE_HEIGHT = 22
 
@@ -37,14 +37,14 @@ def _over(dst: np.ndarray, src: np.ndarray, opacity: float = 1.0) -> np.ndarray:
     return out.astype(np.uint8)
 
 
-def compose_cell(cell) -> np.ndarray | None:  # type: ignore[no-untyped-def]
+def compose_cell(cell: MapCell) -> np.ndarray | None:
     """A panel's layers (base, map with its opacity, overlay) composited at native size."""
-    layers = [
+    all_layers = [
         (_rgba_of(cell.base), 1.0),
         (_rgba_of(cell.map), cell.map.opacity()),
         (_rgba_of(cell.overlay), 1.0),
     ]
-    layers = [(rgba, op) for rgba, op in layers if rgba is not None]
+    layers = [(rgba, op) for rgba, op in all_layers if rgba is not None]
     if not layers:
         return None
     h, w = layers[0][0].shape[:2]
@@ -57,8 +57,8 @@ def compose_cell(cell) -> np.ndarray | None:  # type: ignore[no-untyped-def]
 
 def export_grid(panel: MapGridPanel, path: Path | str) -> Path:
     """Write every panel at the sample's native resolution, tiled with titles, as PNG."""
-    tiles = [(name, compose_cell(cell)) for name, cell in panel.cells.items()]
-    tiles = [(n, t) for n, t in tiles if t is not None]
+    composed = [(name, compose_cell(cell)) for name, cell in panel.cells.items()]
+    tiles = [(n, t) for n, t in composed if t is not None]
     if not tiles:
         raise ValueError("nothing to export")
     h, w = tiles[0][1].shape[:2]

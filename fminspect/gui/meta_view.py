@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import pyqtgraph as pg
@@ -34,14 +35,26 @@ def cache_path() -> Path:
     return folder / "meta-cache.sqlite"
 
 
+class Inspector(Protocol):
+    """What the window needs of the inspector (the main window) to show a case there."""
+
+    def go_to(self, sample: str, dataset: str | None = None) -> bool: ...
+    def raise_(self) -> None: ...
+    def activateWindow(self) -> None: ...
+
+
 class MetaWindow(QtWidgets.QMainWindow):
     """See the module notes."""
 
     finished_run = QtCore.Signal()
 
     def __init__(
-        self, dataset: Dataset, params: Params, inspector=None, cache: Path | None = None
-    ) -> None:  # type: ignore[no-untyped-def]
+        self,
+        dataset: Dataset,
+        params: Params,
+        inspector: Inspector | None = None,
+        cache: Path | None = None,
+    ) -> None:
         super().__init__()
         self.dataset = dataset
         self.params = params

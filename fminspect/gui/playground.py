@@ -44,7 +44,7 @@ class PaintableImageItem(pg.ImageItem):
 
     sigPainted = QtCore.Signal()
 
-    def drawAt(self, pos, ev=None) -> None:  # type: ignore[no-untyped-def]
+    def drawAt(self, pos: QtCore.QPointF, ev: object | None = None) -> None:
         super().drawAt(pos, ev)
         self.sigPainted.emit()
 
@@ -134,13 +134,10 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
         self.brush_value.setRange(0, 1)
         self.brush_value.setSingleStep(0.1)
         self.brush_value.setValue(1.0)
-        for w in (self.brush_on, self.brush_target, self.brush_size, self.brush_value):
-            signal = (
-                getattr(w, "toggled", None)
-                or getattr(w, "valueChanged", None)
-                or w.currentIndexChanged
-            )
-            signal.connect(self._apply_brush)
+        self.brush_on.toggled.connect(self._apply_brush)
+        self.brush_target.currentIndexChanged.connect(self._apply_brush)
+        self.brush_size.valueChanged.connect(self._apply_brush)
+        self.brush_value.valueChanged.connect(self._apply_brush)
         self.kind = QtWidgets.QComboBox()
         self.kind.addItems(list(PERTURBATIONS))
         self.target = QtWidgets.QComboBox()
@@ -393,6 +390,8 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
         d = self.demo
         self._load(d.gt, d.a, d.image)
         self._initial = (self.base_pred.copy(), self.base_gt.copy())
-        self.centralWidget().setCurrentIndex(0)
+        tabs = self.centralWidget()
+        assert isinstance(tabs, QtWidgets.QTabWidget)
+        tabs.setCurrentIndex(0)
         self.show_maps()
         self.rescore()

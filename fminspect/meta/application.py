@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 from collections.abc import Callable
+from typing import cast
 
 import cv2
 import numpy as np
@@ -30,7 +31,8 @@ def _grabcut(image: np.ndarray, seed_mask: np.ndarray, iterations: int, seed: in
     bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
     cv2.setRNGSeed(seed)  # GrabCut's k-means start is random: fix it
     bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
-    cv2.grabCut(bgr, mask, None, bgd, fgd, iterations, cv2.GC_INIT_WITH_MASK)
+    # the stubs want a rect, which GC_INIT_WITH_MASK ignores: OpenCV takes None for it
+    cv2.grabCut(bgr, mask, None, bgd, fgd, iterations, cv2.GC_INIT_WITH_MASK)  # type: ignore[call-overload]
     return (mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)
 
 
@@ -82,4 +84,4 @@ def resolve(name: str) -> Application:
         raise ValueError(f"cannot load the application {name!r}: {exc}") from None
     if not callable(fn):
         raise ValueError(f"{name!r} is not callable")
-    return fn  # type: ignore[no-any-return]
+    return cast(Application, fn)

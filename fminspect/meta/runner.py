@@ -90,10 +90,10 @@ def _better(key: str, test: float, reference: float) -> bool:
 
 def _rho(a: Sequence[float], b: Sequence[float]) -> float:
     """Spearman ρ; NaN when either side is constant or there are fewer than two values."""
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    if a.size < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
+    x, y = np.asarray(a, float), np.asarray(b, float)
+    if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return math.nan
-    return float(spearmanr(a, b).statistic)
+    return float(spearmanr(x, y).statistic)
 
 
 def run_meta(

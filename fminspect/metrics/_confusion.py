@@ -18,14 +18,22 @@ Besides the curve, two single binarisations are counted: the *adaptive* one
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from fminspect.metrics._inputs import Pair
 from fminspect.metrics._numerics import readonly
 
 N_THRESHOLDS = 256
+
+#: A count argument of a formula: the (256,) int64 curve counts or one int64 count.
+CountArg = npt.NDArray[np.int64] | np.int64
+
+#: ``formula(tp, fp, tn, fn)``: a confusion-count measure, element-wise over its arguments.
+Formula = Callable[[CountArg, CountArg, CountArg, CountArg], npt.NDArray[np.float64]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,9 +50,9 @@ class Counts:
         """Total number of pixels."""
         return self.tp + self.fp + self.tn + self.fn
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The four counts as 0-d int64 arrays (so scalar and curve formulas share code)."""
-        return (np.int64(self.tp), np.int64(self.fp), np.int64(self.tn), np.int64(self.fn))  # type: ignore[return-value]
+    def arrays(self) -> tuple[np.int64, np.int64, np.int64, np.int64]:
+        """The four counts as int64 scalars (so scalar and curve formulas share code)."""
+        return (np.int64(self.tp), np.int64(self.fp), np.int64(self.tn), np.int64(self.fn))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -154,7 +162,7 @@ class ThresholdScores:
         return int(self.curve.argmax())
 
 
-def threshold_scores(sweep: ConfusionSweep, formula) -> ThresholdScores:  # type: ignore[no-untyped-def]
+def threshold_scores(sweep: ConfusionSweep, formula: Formula) -> ThresholdScores:
     """Apply ``formula(tp, fp, tn, fn)`` to the curve and to both single binarisations."""
     curve = np.asarray(formula(sweep.tp, sweep.fp, sweep.tn, sweep.fn), dtype=np.float64)
     return ThresholdScores(

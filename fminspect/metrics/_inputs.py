@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import cv2
 import numpy as np
@@ -254,7 +254,7 @@ class GroundTruth:
         one sample scored in parallel), one computes it and the others wait for it.
         """
         try:
-            return self._memo[key]  # type: ignore[no-any-return]
+            return cast(T, self._memo[key])  # each key holds what its func returns
         except KeyError:
             pass
         with _LOCKS_GUARD:
@@ -262,7 +262,7 @@ class GroundTruth:
         with lock:
             if key not in self._memo:
                 self._memo[key] = func()
-            return self._memo[key]  # type: ignore[no-any-return]
+            return cast(T, self._memo[key])
 
     def __repr__(self) -> str:
         return f"GroundTruth(shape={self.shape}, n_fg={self.n_fg}, {self.norm.gt_rule})"
@@ -290,7 +290,7 @@ class Pair:
     def memo(self, key: str, func: Callable[[], T]) -> T:
         """Return ``func()`` computed once per pair under ``key``."""
         try:
-            return self._memo[key]  # type: ignore[no-any-return]
+            return cast(T, self._memo[key])
         except KeyError:
             value = func()
             self._memo[key] = value

@@ -7,15 +7,16 @@ the authors' MATLAB code (which adds ``eps`` in a few denominators) or as a zero
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, Protocol, TypeVar, cast, overload
 
 import numpy as np
+import numpy.typing as npt
 
 #: MATLAB's ``eps`` (``np.spacing(1)``), used by pysodmetrics and the MATLAB toolboxes.
 EPS: float = float(np.spacing(1))
 
 
-def safe_divide(num: Any, den: Any, on_zero: float = 0.0) -> np.ndarray:
+def safe_divide(num: Any, den: Any, on_zero: float = 0.0) -> npt.NDArray[np.float64]:
     """Divide element-wise, returning ``on_zero`` where the denominator is 0.
 
     Parameters
@@ -44,7 +45,7 @@ def adaptive_threshold(pred: np.ndarray) -> float:
     return float(min(2 * pred.mean(), 1))
 
 
-def matlab_gauss2d(size: int, sigma: float) -> np.ndarray:
+def matlab_gauss2d(size: int, sigma: float) -> npt.NDArray[np.float64]:
     """2-D Gaussian kernel equal to MATLAB ``fspecial('gaussian', size, sigma)``.
 
     Values below ``eps * max`` are zeroed as MATLAB does, then the kernel is normalised to
@@ -52,9 +53,10 @@ def matlab_gauss2d(size: int, sigma: float) -> np.ndarray:
     """
     m = (size - 1) / 2
     y, x = np.ogrid[-m : m + 1, -m : m + 1]
-    h = np.exp(-(x * x + y * y) / (2 * sigma * sigma))
+    h: npt.NDArray[np.float64] = np.exp(-(x * x + y * y) / (2 * sigma * sigma))
     h[h < np.finfo(h.dtype).eps * h.max()] = 0
-    return h / h.sum()
+    kernel: npt.NDArray[np.float64] = h / h.sum()
+    return kernel
 
 
 def readonly(array: np.ndarray) -> np.ndarray:
@@ -64,6 +66,13 @@ def readonly(array: np.ndarray) -> np.ndarray:
 
 
 T = TypeVar("T")
+
+
+class _HasCache(Protocol):
+    """The owner of a :class:`lazy_field`: a result dataclass with a ``_cache`` dict field."""
+
+    @property
+    def _cache(self) -> dict[str, Any]: ...
 
 
 class lazy_field(Generic[T]):
@@ -86,13 +95,13 @@ class lazy_field(Generic[T]):
     @overload
     def __get__(self, obj: None, owner: type) -> lazy_field[T]: ...
     @overload
-    def __get__(self, obj: object, owner: type) -> T: ...
-    def __get__(self, obj: object | None, owner: type) -> T | lazy_field[T]:
+    def __get__(self, obj: _HasCache, owner: type) -> T: ...
+    def __get__(self, obj: _HasCache | None, owner: type) -> T | lazy_field[T]:
         if obj is None:
             return self
-        cache: dict[str, Any] = obj._cache  # type: ignore[attr-defined]
+        cache = obj._cache
         try:
-            return cache[self.name]  # type: ignore[no-any-return]
+            return cast(T, cache[self.name])  # the value self.func returned
         except KeyError:
             value = self.func(obj)
             if isinstance(value, np.ndarray):

@@ -47,6 +47,7 @@ from typing import Any, ClassVar
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from fminspect.metrics._inputs import DEFAULT_NORMALIZATION, GroundTruth, prepare_gt
 from fminspect.metrics._numerics import EPS, lazy_field, readonly
@@ -152,7 +153,10 @@ def _patch_values(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """(n, 7·7·C) values of the windows at ``corners`` (rows, cols, channels order)."""
     windows = np.lib.stride_tricks.sliding_window_view(image, (PATCH, PATCH), axis=(0, 1))
     # windows[r, c] has shape (C, 7, 7): reorder to (7, 7, C) like the reference's reshape
-    return windows[corners[:, 0], corners[:, 1]].transpose(0, 2, 3, 1).reshape(len(corners), -1)
+    values: np.ndarray = (
+        windows[corners[:, 0], corners[:, 1]].transpose(0, 2, 3, 1).reshape(len(corners), -1)
+    )
+    return values
 
 
 def _standardised(bg: np.ndarray, fg: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
@@ -259,13 +263,15 @@ def _rgb2lab(pixels: np.ndarray) -> np.ndarray:
     from skimage.util import img_as_float64
 
     if _SRGB_LINEAR is None:
-        v = img_as_float64(np.arange(256, dtype=np.uint8))  # as rgb2xyz converts uint8
+        # as rgb2xyz converts uint8 (img_as_float64 is unannotated in scikit-image's py.typed)
+        v = img_as_float64(np.arange(256, dtype=np.uint8))  # type: ignore[no-untyped-call]
         gamma = v > 0.04045
         v[gamma] = np.power((v[gamma] + 0.055) / 1.055, 2.4)
         v[~gamma] /= 12.92
         _SRGB_LINEAR = v
     linear = _SRGB_LINEAR[pixels]
-    return xyz2lab(linear @ xyz_from_rgb.T.astype(linear.dtype))
+    lab: npt.NDArray[np.float64] = xyz2lab(linear @ xyz_from_rgb.T.astype(linear.dtype))
+    return lab
 
 
 def _digest(img: np.ndarray) -> str:
@@ -325,7 +331,7 @@ def _compute(
 
     # ΔE on object pixels only (elementwise, so identical to the full-image computation)
     obj = np.flatnonzero(mask)  # flat indices: the mask is looked up once
-    delta = deltaE_ciede2000(
+    delta = deltaE_ciede2000(  # type: ignore[no-untyped-call]  # unannotated in scikit-image
         _rgb2lab(repainted.reshape(-1, 3)[obj]), _rgb2lab(rgb.reshape(-1, 3)[obj])
     )
     similarity = 1 - np.clip(delta / 100, 0, 1)

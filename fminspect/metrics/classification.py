@@ -29,9 +29,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from fminspect.metrics._confusion import (
     ConfusionSweep,
+    CountArg,
     ThresholdScores,
     confusion_sweep,
     threshold_scores,
@@ -46,39 +48,49 @@ from fminspect.metrics._inputs import (
 from fminspect.metrics._numerics import safe_divide
 
 
-def specificity_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+def specificity_formula(
+    tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg
+) -> npt.NDArray[np.float64]:
     """TN / (TN + FP)."""
     return safe_divide(tn, tn + fp)
 
 
-def fpr_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+def fpr_formula(tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg) -> npt.NDArray[np.float64]:
     """FP / (TN + FP)."""
     return safe_divide(fp, tn + fp)
 
 
-def ber_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+def ber_formula(tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg) -> npt.NDArray[np.float64]:
     """1 − ½(TPR + TNR), each rate 0 when its class is absent."""
     return 1 - 0.5 * (safe_divide(tp, tp + fn) + safe_divide(tn, tn + fp))
 
 
-def accuracy_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+def accuracy_formula(
+    tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg
+) -> npt.NDArray[np.float64]:
     """(TP + TN) / N."""
     return safe_divide(tp + tn, tp + fp + tn + fn)
 
 
-def _kappa(tp, fp, tn, fn, chance_second_term):  # type: ignore[no-untyped-def]
+def _kappa(
+    tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg, chance_second_term: CountArg
+) -> npt.NDArray[np.float64]:
     oa = accuracy_formula(tp, fp, tn, fn)
     n = tp + fp + tn + fn
     p_e = safe_divide((tp + fp) * (tp + fn) + chance_second_term, n * n)
     return safe_divide(oa - p_e, 1 - p_e)
 
 
-def kappa_pysodmetrics_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+def kappa_pysodmetrics_formula(
+    tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg
+) -> npt.NDArray[np.float64]:
     """pysodmetrics 1.6.2 ``KappaHandler``: chance term (TN+FN)(TN+TP) (not Cohen's)."""
     return _kappa(tp, fp, tn, fn, (tn + fn) * (tn + tp))
 
 
-def cohen_kappa_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+def cohen_kappa_formula(
+    tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg
+) -> npt.NDArray[np.float64]:
     """Cohen's kappa: chance term (TN+FN)(TN+FP)."""
     return _kappa(tp, fp, tn, fn, (tn + fn) * (tn + fp))
 

@@ -73,6 +73,7 @@ from typing import Any, ClassVar, Literal
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from fminspect.metrics._inputs import (
     DEFAULT_NORMALIZATION,
@@ -140,7 +141,8 @@ class ContextKernel:
         angle = np.linspace(0, 2 * np.pi, points)
         unit = np.stack([np.cos(angle), np.sin(angle)])
         offsets = vectors @ (np.sqrt(np.maximum(values, 0))[:, None] * unit) * n_sigma
-        return offsets.T + np.asarray(self.centroid)
+        outline: npt.NDArray[np.float64] = offsets.T + np.asarray(self.centroid)
+        return outline
 
 
 def _kernel_from(cov: np.ndarray, d_r: int, d_c: int) -> tuple[np.ndarray, np.ndarray, str | None]:
@@ -173,7 +175,8 @@ def _moments(mask: np.ndarray) -> tuple[int, int, int, int, int, int]:
     """
     m = cv2.moments(mask.view(np.uint8), binaryImage=True)
     # OpenCV's x is the column, y the row
-    return tuple(round(m[k]) for k in ("m00", "m01", "m10", "m02", "m20", "m11"))  # type: ignore[return-value]
+    n, sr, sc, srr, scc, src = (round(m[k]) for k in ("m00", "m01", "m10", "m02", "m20", "m11"))
+    return n, sr, sc, srr, scc, src
 
 
 def _coordinate_covariance(moments: tuple[int, int, int, int, int, int]) -> np.ndarray:
@@ -214,7 +217,9 @@ def context_kernel(gt: GroundTruth, *, alpha: float = 6.0) -> ContextKernel:
             points = np.argwhere(gt.mask)
             cov = np.diag([0.25, 0.25])
             kernel, _, _ = _kernel_from(cov, 1, 1)
-            centroid = tuple(float(v) for v in points[0]) if len(points) else (np.nan, np.nan)
+            centroid = (
+                (float(points[0][0]), float(points[0][1])) if len(points) else (np.nan, np.nan)
+            )
             if len(points) == 1:
                 warnings.append("one-pixel GT: fixed 3×3 kernel with Σ = I/4 (as both references)")
             return ContextKernel(
@@ -223,7 +228,7 @@ def context_kernel(gt: GroundTruth, *, alpha: float = 6.0) -> ContextKernel:
                 raw_covariance=readonly(cov),
                 half_size=(1, 1),
                 centroid=centroid,
-                alpha=alpha,  # type: ignore[arg-type]
+                alpha=alpha,
                 warnings=tuple(warnings),
             )
         cov = _coordinate_covariance(_gt_moments(gt))
@@ -294,24 +299,26 @@ def _smoothed_on_fg(pair: Pair, kernel: ContextKernel) -> tuple[np.ndarray, bool
     return smoothed[mask[r0:r1, c0:c1]], clear
 
 
-def _relevance_map(result: Any) -> np.ndarray:
+def _relevance_map(result: ContextMeasureResult | CamouflageContextMeasureResult) -> np.ndarray:
     """K ∗ Y."""
     return _relevance(result._pair.gt, result.kernel)
 
 
-def _forward_map(result: Any) -> np.ndarray:
+def _forward_map(result: ContextMeasureResult | CamouflageContextMeasureResult) -> np.ndarray:
     """[X > 0] ⊙ (K ∗ Y): the forward inference map."""
-    return (result._pair.pred > 0) * result.relevance_map
+    forward: np.ndarray = (result._pair.pred > 0) * result.relevance_map
+    return forward
 
 
-def _completeness_map(result: Any) -> np.ndarray:
+def _completeness_map(result: ContextMeasureResult | CamouflageContextMeasureResult) -> np.ndarray:
     """1 − exp(−K ∗ X)."""
     return _full_completeness(result._pair, result.kernel)
 
 
-def _reverse_map(result: Any) -> np.ndarray:
+def _reverse_map(result: ContextMeasureResult | CamouflageContextMeasureResult) -> np.ndarray:
     """e/(e−1) · Y ⊙ (1 − exp(−K ∗ X)): the reverse deduction map."""
-    return _EXP_FACTOR * result._pair.mask * result.completeness_map
+    reverse: np.ndarray = _EXP_FACTOR * result._pair.mask * result.completeness_map
+    return reverse
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -403,10 +410,13 @@ class CamouflageContextMeasureResult:
     @lazy_field
     def weighted_reverse_map(self) -> np.ndarray:
         """R ⊙ (Y + D): the per-pixel numerator of R_w."""
-        return self.reverse_map * (self._pair.mask + self.degree.cd_map)
+        weighted: np.ndarray = self.reverse_map * (self._pair.mask + self.degree.cd_map)
+        return weighted
 
 
-def _parts(pair: Pair, alpha: float, eps: float):  # type: ignore[no-untyped-def]
+def _parts(
+    pair: Pair, alpha: float, eps: float
+) -> tuple[ContextKernel, float, np.ndarray, list[str]]:
     """Kernel, F_m and the completeness on the GT foreground, shared by both forms."""
     gt = pair.gt
     kernel = context_kernel(gt, alpha=alpha)

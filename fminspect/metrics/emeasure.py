@@ -37,6 +37,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -86,6 +87,12 @@ def _region_terms(tp: Any, fp: Any, n_fg: int, n: int) -> tuple[Any, ...]:
     align = tuple(2 * (a * b) / (a**2 + b**2 + EPS) for a, b in pairs)
     enhanced = tuple(enhancement(x) for x in align)  # f(ξ) = (1 + ξ)² / 4
     return (tp, fp, fn, tn), pairs, align, enhanced
+
+
+def _four_floats(values: Iterable[Any]) -> tuple[float, float, float, float]:
+    """The values of the four regions (TP, FP, FN, TN order) as floats."""
+    tp, fp, fn, tn = (float(v) for v in values)
+    return tp, fp, fn, tn
 
 
 def _enhanced_sum(tp: Any, fp: Any, n_fg: int, n: int) -> Any:
@@ -157,8 +164,8 @@ class EmeasureAt:
         """Each region's share of the score: f(ξ)·count / (N − 1 + eps)."""
         n = self.counts.n
         counts = (self.counts.tp, self.counts.fp, self.counts.fn, self.counts.tn)
-        return tuple(  # type: ignore[return-value]
-            float(_score(v * c, n)) for v, c in zip(self.region_enhanced, counts, strict=True)
+        return _four_floats(
+            _score(v * c, n) for v, c in zip(self.region_enhanced, counts, strict=True)
         )
 
     @lazy_field
@@ -212,10 +219,10 @@ def _emeasure_binary(
         counts=Counts(
             tp=int(counts_t[0]), fp=int(counts_t[1]), fn=int(counts_t[2]), tn=int(counts_t[3])
         ),
-        region_bias_pred=tuple(float(a) for a, _ in pairs),  # type: ignore[arg-type]
-        region_bias_gt=tuple(float(b) for _, b in pairs),  # type: ignore[arg-type]
-        region_alignment=tuple(float(x) for x in align),  # type: ignore[arg-type]
-        region_enhanced=tuple(float(x) for x in enhanced),  # type: ignore[arg-type]
+        region_bias_pred=_four_floats(a for a, _ in pairs),
+        region_bias_gt=_four_floats(b for _, b in pairs),
+        region_alignment=_four_floats(align),
+        region_enhanced=_four_floats(enhanced),
         pred_mean=(tp + fp) / n,
         gt_mean=n_fg / n,
         degenerate=degenerate,

@@ -28,9 +28,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from fminspect.metrics._confusion import (
     ConfusionSweep,
+    CountArg,
+    Formula,
     ThresholdScores,
     confusion_sweep,
     threshold_scores,
@@ -45,20 +48,24 @@ from fminspect.metrics._inputs import (
 from fminspect.metrics._numerics import safe_divide
 
 
-def precision_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+def precision_formula(
+    tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg
+) -> npt.NDArray[np.float64]:
     """TP / (TP + FP); 0 when nothing is predicted."""
     return safe_divide(tp, tp + fp)
 
 
-def recall_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+def recall_formula(
+    tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg
+) -> npt.NDArray[np.float64]:
     """TP / (TP + FN); 0 for an empty GT."""
     return safe_divide(tp, tp + fn)
 
 
-def fmeasure_formula(beta2: float):  # type: ignore[no-untyped-def]
+def fmeasure_formula(beta2: float) -> Formula:
     """Return ``f(tp, fp, tn, fn)`` computing F_β from P and R (0 where P = R = 0)."""
 
-    def formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+    def formula(tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg) -> npt.NDArray[np.float64]:
         p = precision_formula(tp, fp, tn, fn)
         r = recall_formula(tp, fp, tn, fn)
         return safe_divide((1 + beta2) * p * r, beta2 * p + r)

@@ -45,7 +45,9 @@ from fminspect.metrics._numerics import readonly
 NUM_LEVELS = 10
 CELL_SIZES = tuple(int(s) for s in 2 ** np.arange(NUM_LEVELS))
 
-_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # noqa: NPY201 (numpy < 2.0)
+# numpy < 2.0 has only np.trapz, which the stubs of numpy >= 2.4 no longer declare (older stubs
+# do: hence unused-ignore, for a mypy run against any supported numpy)
+_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # type: ignore[attr-defined, unused-ignore]  # noqa: NPY201
 
 
 def edge_map(mask: np.ndarray) -> np.ndarray:
@@ -172,7 +174,7 @@ def msiou_at(pair: Pair, *, threshold: float | None = None, index: int | None = 
 def msiou_from_pair(pair: Pair) -> MSIoUResult:
     """Adaptive and binary MSIoU of a prepared pair."""
     thr = pair.adaptive_threshold
-    warnings = ()
+    warnings: tuple[str, ...] = ()
     if pair.gt.is_empty:
         warnings = (
             "empty GT: it has no edge cells, so every ratio is (0 + 1)/(0 + 1) and MSIoU = 1 "

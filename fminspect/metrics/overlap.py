@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from fminspect.metrics._confusion import (
     ConfusionSweep,
+    CountArg,
     ThresholdScores,
     confusion_sweep,
     threshold_scores,
@@ -31,12 +33,12 @@ from fminspect.metrics._inputs import (
 from fminspect.metrics._numerics import safe_divide
 
 
-def iou_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+def iou_formula(tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg) -> npt.NDArray[np.float64]:
     """TP / (TP + FP + FN)."""
     return safe_divide(tp, tp + fp + fn)
 
 
-def dice_formula(tp, fp, tn, fn):  # type: ignore[no-untyped-def]
+def dice_formula(tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg) -> npt.NDArray[np.float64]:
     """2·TP / (2·TP + FN + FP) (pysodmetrics' operand order)."""
     return safe_divide(2 * tp, tp + fn + tp + fp)
 

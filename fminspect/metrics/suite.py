@@ -377,8 +377,10 @@ def measure_keys(keys: Iterable[str] | None = None, *, with_images: bool = True)
     return tuple(k for k in keys if with_images or not MEASURES_BY_KEY[k].needs_image)
 
 
-#: Per-image curves kept for dataset aggregation (ascending threshold, 256 values each).
-CURVES: dict[str, tuple[str, Callable[[SuiteResult], np.ndarray]]] = {
+#: Per-image curves kept for dataset aggregation (ascending threshold, 256 values each):
+#: name -> (SuiteResult field, getter). Like ``MeasureInfo.get``, a getter takes the
+#: SuiteResult and is only called when that field is set, hence ``Any``.
+CURVES: dict[str, tuple[str, Callable[[Any], np.ndarray]]] = {
     "Fm": ("fmeasure", lambda s: s.fmeasure.fmeasure.curve),
     "Precision": ("fmeasure", lambda s: s.fmeasure.precision.curve),
     "Recall": ("fmeasure", lambda s: s.fmeasure.recall.curve),

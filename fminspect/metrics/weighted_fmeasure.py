@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from fminspect.metrics._inputs import (
     DEFAULT_NORMALIZATION,
@@ -68,12 +69,13 @@ _RADIUS = KERNEL_SIZE // 2
 _IMPORTANCE_RATE = np.log(0.5) / 5
 
 
-def _gauss_1d() -> np.ndarray:
+def _gauss_1d() -> npt.NDArray[np.float64]:
     # fspecial('gaussian', 7, 5) is the outer product of this normalised 1-D kernel
     m = (KERNEL_SIZE - 1) / 2
     x = np.arange(-m, m + 1)
     g = np.exp(-(x * x) / (2 * KERNEL_SIGMA * KERNEL_SIGMA))
-    return g / g.sum()
+    kernel: npt.NDArray[np.float64] = g / g.sum()
+    return kernel
 
 
 _GAUSS_1D = _gauss_1d()
@@ -226,7 +228,8 @@ def _band_sources(mask: np.ndarray, band_index: np.ndarray, band_n: np.ndarray) 
     if not hits[k, first].all():  # cannot happen when band_n are the exact distances
         raise AssertionError("band pixel without an object pixel at its distance")
     offsets = _RING_TABLE[..., 0] * w + _RING_TABLE[..., 1]
-    return band_index + offsets[band_n, first]
+    sources: npt.NDArray[np.intp] = band_index + offsets[band_n, first]
+    return sources
 
 
 def _gt_part(gt: GroundTruth) -> _GtPart:
@@ -287,7 +290,8 @@ class WeightedFmeasureResult:
     @lazy_field
     def error_map(self) -> np.ndarray:
         """E = |p − g|."""
-        return np.abs(self._pair.pred - self._pair.mask)
+        error: npt.NDArray[np.float64] = np.abs(self._pair.pred - self._pair.mask)
+        return error
 
     @lazy_field
     def distance_map(self) -> np.ndarray:
@@ -317,7 +321,10 @@ class WeightedFmeasureResult:
         # MATLAB: EA = imfilter(Et, K)  (correlation, zero padding)
         from scipy import ndimage
 
-        return ndimage.correlate(self.dependency_error_map, kernel, mode="constant", cval=0)
+        smoothed: npt.NDArray[np.float64] = ndimage.correlate(
+            self.dependency_error_map, kernel, mode="constant", cval=0
+        )
+        return smoothed
 
     @lazy_field
     def min_error_map(self) -> np.ndarray:
@@ -333,7 +340,8 @@ class WeightedFmeasureResult:
     @lazy_field
     def weighted_error_map(self) -> np.ndarray:
         """Ew = MIN_E_EA · B."""
-        return self.min_error_map * self.importance_map
+        weighted: npt.NDArray[np.float64] = self.min_error_map * self.importance_map
+        return weighted
 
     @lazy_field
     def weighted_tp_map(self) -> np.ndarray:

@@ -332,8 +332,9 @@ def score_files(
     for p in loaded.problems:
         if p.severity == "error":
             raise LoadError(p.path, p.message)
-    for n in loaded.notes.get("image", ()) if image is not None else ():
-        raise LoadError(Path(image), n.message)
+    if image is not None:
+        for n in loaded.notes.get("image", ()):
+            raise LoadError(Path(image), n.message)
     prepared, gt_notes = prepare(loaded, params.norm)
     assert prepared is not None  # the GT was read
     suite = score_model(loaded, "prediction", prepared, params)

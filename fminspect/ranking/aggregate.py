@@ -13,7 +13,7 @@ import functools
 import itertools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -21,6 +21,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from fminspect.ranking.design import Design
+from fminspect.ranking.schedule import Trial
 from fminspect.ranking.store import StudyStore, Vote
 
 RULES = ("unanimous", "k_of_n", "majority", "bt")
@@ -152,18 +153,19 @@ class StudyResult:
 
 
 def participant_stats(
-    design: Design, votes: Iterable[Vote], trials_by_index: dict[int, object]
+    design: Design, votes: Iterable[Vote], trials_by_index: Mapping[int, Trial]
 ) -> ParticipantStats:
     """Attention, self-consistency, side bias and speed of one participant's votes."""
     votes = list(votes)
     by_trial = {v.trial: v for v in votes}
     checks = [v for v in votes if v.kind == "check"]
-    passed = sum(v.chosen == trials_by_index[v.trial].correct for v in checks)  # type: ignore[attr-defined]
+    passed = sum(v.chosen == trials_by_index[v.trial].correct for v in checks)
     repeats = [v for v in votes if v.kind == "repeat"]
     consistent = 0
     counted = 0
     for v in repeats:
-        original = by_trial.get(trials_by_index[v.trial].repeat_of)  # type: ignore[attr-defined]
+        repeat_of = trials_by_index[v.trial].repeat_of
+        original = by_trial.get(repeat_of) if repeat_of is not None else None
         if original is not None:
             counted += 1
             consistent += original.chosen == v.chosen

@@ -12,11 +12,15 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.stats import rankdata, spearmanr
 
 from fminspect.ranking.store import Vote
+
+if TYPE_CHECKING:
+    from fminspect.metrics import Params
 
 
 def kendall_w(scores: Sequence[Sequence[float]]) -> float:
@@ -159,12 +163,12 @@ def measures_vs_humans(
     groups: Sequence[RankedGroup],
     keys: Sequence[str],
     *,
-    params=None,
+    params: Params | None = None,
     seed: int = 0,
     n_boot: int = 2000,
     interpolation: str = "bilinear",
     cache: dict[tuple[object, ...], dict[str, float]] | None = None,
-) -> HumanAgreementReport:  # type: ignore[no-untyped-def]
+) -> HumanAgreementReport:
     """θ = 1 − ρ (Spearman between a measure's and people's order of a group's maps, averaged
     over groups, as in the S-measure and E-measure papers' human-judgement meta-measure) and
     the error rate (share of groups the measure orders differently from people, as the

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any, TypedDict, Unpack
 
 import cv2
 import numpy as np
@@ -82,7 +83,7 @@ def groups_from_dataset(
     (or all). Samples lacking a map are skipped; a group needs at least two maps. Group ids
     are ``g001``, ``g002``… from ``first_index`` (to combine several datasets in one study).
     """
-    groups = []
+    groups: list[Group] = []
     for s in dataset.samples:
         if samples is not None and s.name not in samples:
             continue
@@ -139,6 +140,7 @@ def make_checks(
     checks = []
     gts: dict[str, np.ndarray] = {}
     for g in usable:
+        assert g.gt is not None  # usable groups have one
         try:
             gts[g.id] = prepare_gt(load_map(g.gt).array).mask
         except (LoadError, ValueError):
@@ -178,10 +180,28 @@ def make_checks(
     return tuple(checks)
 
 
+class DesignOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`new_design` that :func:`build_design` passes on."""
+
+    seed: int
+    presentation: str
+    overlay_alpha: float
+    show_gt: bool
+    show_image: bool
+    allow_ties: bool
+    repeats: int
+    selection: dict[str, Any] | None
+
+
 def build_design(
-    name: str, groups: list[Group], study_path: Path, *, checks: int = 0, **options: object
+    name: str,
+    groups: list[Group],
+    study_path: Path,
+    *,
+    checks: int = 0,
+    **options: Unpack[DesignOptions],
 ) -> Design:
     """A design with attention checks written next to the study file."""
     folder = study_path.with_suffix("").with_name(study_path.stem + "_files") / "checks"
-    seed = int(options.get("seed", 0))  # type: ignore[call-overload]
-    return new_design(name, groups, checks=make_checks(groups, checks, folder, seed), **options)  # type: ignore[arg-type]
+    seed = int(options.get("seed", 0))
+    return new_design(name, groups, checks=make_checks(groups, checks, folder, seed), **options)

@@ -13,7 +13,7 @@ import hashlib
 import json
 import uuid
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 PRESENTATIONS = ("side_by_side", "overlay")
@@ -175,7 +175,7 @@ def new_design(
     return Design(
         study_id=uuid.uuid4().hex,
         name=name,
-        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
         app_version=__version__,
         seed=int(seed),
         presentation=presentation,

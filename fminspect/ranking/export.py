@@ -239,6 +239,7 @@ def export_ranked(result: StudyResult, out: Path | str) -> Path:
     design = result.design
     rows, groups = [], []
     for g in result.consensual:
+        assert g.consensus is not None  # consensual groups have a consensus
         grp = design.group(g.group)
         folder = out / g.group
         folder.mkdir(exist_ok=True)
@@ -361,14 +362,14 @@ def load_ranked(root: Path | str) -> tuple[list[RankedGroup], list[str]]:
         return out, problems
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         files = sorted(f for f in folder.iterdir() if f.is_file() and not f.name.startswith("."))
-        gt = next((f for f in files if f.stem.lower().startswith(("gt", "mask"))), None)
-        image = next((f for f in files if f.stem.lower().startswith(("image", "img"))), None)
+        gt_file = next((f for f in files if f.stem.lower().startswith(("gt", "mask"))), None)
+        image_file = next((f for f in files if f.stem.lower().startswith(("image", "img"))), None)
         ranked = sorted(
             (int(m.group(1)), f)
             for f in files
-            if f not in (gt, image) and (m := _RANK.match(f.stem))
+            if f not in (gt_file, image_file) and (m := _RANK.match(f.stem))
         )
-        if gt is None or len(ranked) < 2:
+        if gt_file is None or len(ranked) < 2:
             if files:
                 problems.append(
                     f"{folder}: skipped (needs a GT named gt*/mask* and at least two maps "
@@ -380,9 +381,9 @@ def load_ranked(root: Path | str) -> tuple[list[RankedGroup], list[str]]:
             out.append(
                 RankedGroup(
                     folder.name,
-                    load_map(gt).array,
+                    load_map(gt_file).array,
                     maps,
-                    load_image(image) if image else None,
+                    load_image(image_file) if image_file else None,
                     tuple(f.stem for _, f in ranked),
                 )
             )

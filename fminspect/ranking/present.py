@@ -11,6 +11,7 @@ References are the image and/or the GT (binarised, white on black), as the desig
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,7 +68,7 @@ class Presenter:
         self._order: list[str] = []
         self._size = cache_size
 
-    def _get(self, key: str, make) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def _get(self, key: str, make: Callable[[], np.ndarray]) -> np.ndarray:
         if key not in self._cache:
             self._cache[key] = make()
             self._order.append(key)

@@ -295,6 +295,7 @@ def ranked_groups(result: StudyResult) -> tuple[list[RankedGroup], list[str]]:
 
     out, problems = [], []
     for g in result.consensual:
+        assert g.consensus is not None  # consensual groups have a consensus
         grp = result.design.group(g.group)
         if not grp.gt:
             problems.append(f"{g.group}: the study has no GT for this group")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fminspect import __version__
@@ -132,7 +132,7 @@ class StudyStore:
         if participant in self.participants():
             return self.trials(participant)
         trials = schedule(self.design, participant)
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        now = datetime.now(UTC).isoformat(timespec="seconds")
         self.db.execute("BEGIN")
         self.db.execute(
             "INSERT INTO participants VALUES (?, ?, ?, ?)",
@@ -184,7 +184,7 @@ class StudyStore:
             choice,
             chosen,
             float(rt_ms),
-            datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            datetime.now(UTC).isoformat(timespec="milliseconds"),
             __version__,
         )
         self.db.execute("BEGIN IMMEDIATE")
@@ -251,7 +251,7 @@ class StudyStore:
         if results.get("trials") != expected:
             raise StudyError(f"{origin}: the schedule does not match the study's (tampered file?)")
         votes = self._checked_votes(results.get("votes"), participant, expected, origin)
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        now = datetime.now(UTC).isoformat(timespec="seconds")
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self.db.execute(

@@ -261,7 +261,8 @@ class ExplainView(QtWidgets.QWidget):
         w = csv.writer(buf)
         w.writerow(["quantity", "value", "what it is"])
         for r in range(self.numbers.rowCount()):
-            w.writerow([self.numbers.item(r, c).text() for c in range(3)])
+            items = [self.numbers.item(r, c) for c in range(3)]
+            w.writerow([item.text() if item is not None else "" for item in items])
         for row in self.extra_csv_rows():
             w.writerow(row)
         return buf.getvalue()

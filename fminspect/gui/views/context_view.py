@@ -16,13 +16,15 @@ class ContextView(ExplainView):
     CAMOUFLAGE = False
 
     def build(self) -> None:
-        camo = self.CAMOUFLAGE and self.result.camouflage_context is not None
-        c = self.result.camouflage_context if camo else self.result.context
+        cc = self.result.camouflage_context if self.CAMOUFLAGE else None
+        camo = cc is not None
+        c = cc if cc is not None else self.result.context
+        assert c is not None  # the inspector computes every measure
         variant = (
-            f"C<sup>ω</sup><sub>β</sub>: β² = {c.beta2:g}, α = {c.alpha:g}, "
-            f"γ = {c.degree.gamma:g}, "
-            f"λ = {c.degree.lambda_spatial:g}"
-            if camo
+            f"C<sup>ω</sup><sub>β</sub>: β² = {cc.beta2:g}, α = {cc.alpha:g}, "
+            f"γ = {cc.degree.gamma:g}, "
+            f"λ = {cc.degree.lambda_spatial:g}"
+            if cc is not None
             else f"C<sub>β</sub>: β² = {c.beta2:g}, α = {c.alpha:g}"
         )
         self.set_header(
@@ -67,8 +69,8 @@ class ContextView(ExplainView):
             ),
             ("R_m", c.reverse, "reverse deduction (how completely the GT is covered)"),
         ]
-        if camo:
-            d = c.degree
+        if cc is not None:
+            d = cc.degree
             image = d.image
             band = image.copy()
             band[d.band_mask] = (0.5 * band[d.band_mask] + [0, 90, 160]).astype(np.uint8)
@@ -91,10 +93,10 @@ class ContextView(ExplainView):
             self.controls.insertWidget(0, QtWidgets.QLabel("D opacity"))
             self.controls.insertWidget(1, self.opacity)
             p("wrev", "weighted reverse R⊙(Y + D)", 2, 3).show_matrix(
-                c.weighted_reverse_map, levels=(0, 2)
+                cc.weighted_reverse_map, levels=(0, 2)
             )
             rows += [
-                ("R_w", c.weighted_reverse, "GT pixels weighted by 1 + D"),
+                ("R_w", cc.weighted_reverse, "GT pixels weighted by 1 + D"),
                 (
                     "mean D on the object",
                     d.mean_degree,

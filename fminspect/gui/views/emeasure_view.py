@@ -36,6 +36,7 @@ class EmeasureView(ThresholdView):
 
     def build(self) -> None:
         e = self.result.emeasure
+        assert e is not None  # the inspector computes every measure
         self.set_header(
             f"curve point floor(255·p) ≥ t; adpEm uses p ≥ {e.adaptive_threshold:.4f}",
             "Bias matrices φ<sub>I</sub> = I − μ<sub>I</sub>·A for the binarised map and the GT; "
@@ -90,6 +91,7 @@ class EmeasureView(ThresholdView):
     def show_at(self, index: int | None) -> None:
         """Curve point ``index``, or the adaptive binarisation when None."""
         e = self.result.emeasure
+        assert e is not None
         if index is None:
             at = e.at  # computed by the core at the adaptive threshold
             where = f"adaptive p ≥ {e.adaptive_threshold:.4f}"
@@ -146,13 +148,9 @@ class EmeasureView(ThresholdView):
                 at.score,
                 at.degenerate or "Σφ / (N − 1 + eps)",
             ),
-            (
-                "adpEm",
-                self.result.emeasure.adaptive,
-                f"p ≥ {self.result.emeasure.adaptive_threshold:.4f}",
-            ),
-            ("meanEm", self.result.emeasure.mean, "mean of the 256-value curve"),
-            ("maxEm", self.result.emeasure.max, "max of the 256-value curve"),
+            ("adpEm", e.adaptive, f"p ≥ {e.adaptive_threshold:.4f}"),
+            ("meanEm", e.mean, "mean of the 256-value curve"),
+            ("maxEm", e.max, "max of the 256-value curve"),
         ]
         self.region_rows = []
         table: list[tuple[str, ...]] = []

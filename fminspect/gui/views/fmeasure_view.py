@@ -14,6 +14,7 @@ class FmeasureView(ThresholdView):
 
     def build(self) -> None:
         f = self.result.fmeasure
+        assert f is not None  # the inspector computes every measure
         self.set_header(
             f"β² = {f.beta2:g}; curve points floor(255·p) ≥ t; adaptive p ≥ {f.adaptive_threshold:.4f}",
             "P = TP/(TP + FP), R = TP/(TP + FN), F<sub>β</sub> = (1 + β²)PR/(β²P + R); "
@@ -53,6 +54,7 @@ class FmeasureView(ThresholdView):
         """Curve point ``index``, or the adaptive binarisation when None."""
         r = self.result
         f, o = r.fmeasure, r.overlap
+        assert f is not None and o is not None
         if index is None:
             thr = f.adaptive_threshold
             codes = r.pair.confusion_codes(threshold=thr)

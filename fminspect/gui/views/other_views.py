@@ -16,6 +16,7 @@ class MAEView(ExplainView):
 
     def build(self) -> None:
         m = self.result.mae
+        assert m is not None  # the inspector computes every measure
         self.set_header(
             "mean absolute error",
             "MAE = mean |p − g| over all pixels (lower is better). Perazzi et al., CVPR 2012.",
@@ -39,6 +40,7 @@ class BoundaryView(ExplainView):
 
     def build(self) -> None:
         b = self.result.relaxed_fmeasure
+        assert b is not None  # the inspector computes every measure
         self.set_header(
             f"ρ = {b.rho} px, β² = {b.beta2:g}, map binarised at p ≥ {b.threshold:g}",
             "Boundary = mask XOR its 3×3 erosion; relaxed precision = share of predicted-boundary "
@@ -87,6 +89,7 @@ class MSIoUView(ExplainView):
 
     def build(self) -> None:
         m = self.result.msiou
+        assert m is not None  # the inspector computes every measure
         self.set_header(
             "adaptive (p ≥ 2·mean) and binary (p > 0.5) binarisations",
             "Edges = support of the Sobel response; for cell sizes 1, 2, …, 512 the cells holding "
@@ -114,6 +117,7 @@ class MSIoUView(ExplainView):
 
     def refresh(self) -> None:
         m = self.result.msiou
+        assert m is not None
         s = m.adaptive if self.mode.currentIndex() == 0 else m.binary
         k = self.scale.value()
         size = m.cell_sizes[k]

@@ -30,6 +30,7 @@ class SmeasureView(ExplainView):
 
     def build(self) -> None:
         s = self.result.smeasure
+        assert s is not None  # the inspector computes every measure
         self.set_header(
             f"α = {s.alpha:g}",
             "S = α·S<sub>o</sub> + (1 − α)·S<sub>r</sub>. <b>Region part</b>: the GT centroid "
@@ -99,19 +100,21 @@ class SmeasureView(ExplainView):
             ("S", s.score, s.degenerate or f"{s.alpha:g}·S_o + {1 - s.alpha:g}·S_r")
         ]
         if s.degenerate is None:
+            fg_stats, bg_stats = s.foreground, s.background
+            assert fg_stats is not None and bg_stats is not None  # set unless degenerate
             rows += [
                 ("S_object", s.object_score, "μ·O_FG + (1 − μ)·O_BG"),
                 ("S_region", s.region_score, "Σ weight·ssim over the quadrants"),
                 ("μ (GT fraction)", s.fg_fraction, "share of GT-foreground pixels"),
                 (
                     "O_FG",
-                    s.foreground.score,
-                    f"mean {s.foreground.mean:.4f}, std {s.foreground.std:.4f}",
+                    fg_stats.score,
+                    f"mean {fg_stats.mean:.4f}, std {fg_stats.std:.4f}",
                 ),
                 (
                     "O_BG",
-                    s.background.score,
-                    f"on 1 − map: mean {s.background.mean:.4f}, std {s.background.std:.4f}",
+                    bg_stats.score,
+                    f"on 1 − map: mean {bg_stats.mean:.4f}, std {bg_stats.std:.4f}",
                 ),
                 (
                     "centroid split (row, col)",

@@ -13,6 +13,7 @@ class WeightedFmeasureView(ExplainView):
 
     def build(self) -> None:
         w, f = self.result.weighted_fmeasure, self.result.fmeasure
+        assert w is not None and f is not None  # the inspector computes every measure
         self.set_header(
             f"F<sup>w</sup> with β² = {w.beta2:g}",
             "E = |p − g|; background pixels take the error of their nearest foreground pixel "
