@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
@@ -17,9 +18,12 @@ pg.setConfigOptions(imageAxisOrder="row-major", antialias=False)
 
 def application(argv: list[str] | None = None) -> QtWidgets.QApplication:
     """The QApplication (created once)."""
-    app = QtWidgets.QApplication.instance()
-    if app is None:
+    existing = QtWidgets.QApplication.instance()
+    if existing is None:
         app = QtWidgets.QApplication(argv if argv is not None else sys.argv[:1])
+    else:
+        assert isinstance(existing, QtWidgets.QApplication), "a QApplication is needed"
+        app = existing
     # also when another library made the QApplication (pytest-qt, a notebook); idempotent
     single_thread_blas()  # the models are scored in parallel worker threads
     tune_allocator()  # scoring 5 models at 400²: 66 → 51 ms (see fminspect._runtime)
@@ -27,7 +31,7 @@ def application(argv: list[str] | None = None) -> QtWidgets.QApplication:
     app.setOrganizationName("fminspect")
     app.setApplicationVersion(__version__)
     app.setWindowIcon(QtGui.QIcon.fromTheme("image-x-generic"))
-    return app  # type: ignore[return-value]
+    return app
 
 
 def offscreen() -> bool:
@@ -70,7 +74,7 @@ def run_inspector(
     window = InspectorWindow(settings=settings)
     window.resize(1500, 950)
     if gt is not None:
-        window.open_files(gt, list(preds or []), image)
+        window.open_files(Path(gt), [Path(p) for p in preds or []], Path(image) if image else None)
     elif root is not None:
         if window.open_path(root) and sample:
             window.go_to(sample, dataset)

@@ -13,6 +13,7 @@ so A/D shows it at once.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +29,46 @@ from fminspect.pipeline.notes import Note
 from fminspect.pipeline.sample import LoadedSample, load_sample, prepare, score_model
 
 RESULT_CACHE_SIZE = 80
+#: Bytes of the arrays the result cache may hold: a result keeps its intermediate matrices
+#: (~10 MB for a 400×550 map with the camouflage degree), so a count alone would let 80
+#: results of a large image take gigabytes. The oldest results go first.
+RESULT_CACHE_BYTES = 600 * 2**20
 GT_CACHE_SIZE = 16
 LOADED_CACHE_SIZE = 4  # samples read from disk (the current one and its neighbours)
 PREFETCH_PRIORITY = -1  # below the scoring the user is waiting for (priority 0)
 PREFETCH_DELAY_MS = 250  # after a sample's results are in, before prefetching the next
+
+
+def array_bytes(obj: object) -> int:
+    """Bytes of the NumPy arrays reachable from ``obj`` (dataclass fields, tuples, lists and
+    dict values), each array's memory counted once (views count their base)."""
+    import numpy as np
+
+    seen: set[int] = set()
+    total = 0
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if item is None or isinstance(item, (str, bytes, int, float, bool)):
+            continue
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, np.ndarray):
+            base = item
+            while isinstance(base.base, np.ndarray):
+                base = base.base
+            if base is not item and id(base) in seen:
+                continue
+            seen.add(id(base))
+            total += base.nbytes
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
+        elif isinstance(item, (tuple, list)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return total
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +130,7 @@ class InspectorController(QtCore.QObject):
         self._pending: set[str] = set()
         self._request_jobs: list[Any] = []  # scoring jobs of the current request
         self._cache: OrderedDict[tuple[Any, ...], SuiteResult] = OrderedDict()
+        self._cache_bytes: dict[tuple[Any, ...], int] = {}
         # a sample's GT prepared under a GT rule, and the notes on it
         self._gts: OrderedDict[tuple[str, str], tuple[GroundTruth | None, tuple[Note, ...]]] = (
             OrderedDict()
@@ -131,6 +169,7 @@ class InspectorController(QtCore.QObject):
         self._cancel_prefetch()
         self._loaded.clear()
         self._cache.clear()
+        self._cache_bytes.clear()
         self._gts.clear()
         self._degrees.clear()
         self.datasets = datasets
@@ -389,14 +428,19 @@ class InspectorController(QtCore.QObject):
                 self.results[model] = self._cache[key]
                 continue
             self._pending.add(model)
+
+            def done(result: SuiteResult, model: str = model, key: tuple[Any, ...] = key) -> None:
+                if epoch == self._epoch:
+                    self._on_result(gen, model, key, result)
+
+            def failed(message: str, model: str = model) -> None:
+                if epoch == self._epoch:
+                    self._on_failed(gen, model, message)
+
             job = submit(
                 self._job(sample, model, gt, settings),
-                lambda result, gen=gen, model=model, key=key: (
-                    self._on_result(gen, model, key, result) if epoch == self._epoch else None
-                ),
-                lambda message, model=model: (
-                    self._on_failed(gen, model, message) if epoch == self._epoch else None
-                ),
+                done,
+                failed,
                 owner=self,
             )
             self._request_jobs.append(job)
@@ -442,10 +486,21 @@ class InspectorController(QtCore.QObject):
 
     def _store(self, key: tuple[Any, ...], result: SuiteResult) -> None:
         self._cache[key] = result
-        while len(self._cache) > RESULT_CACHE_SIZE:
-            self._cache.popitem(last=False)
+        self._cache.move_to_end(key)
+        self._cache_bytes[key] = array_bytes(result)
+        while len(self._cache) > 1 and (
+            len(self._cache) > RESULT_CACHE_SIZE or self.cache_bytes > RESULT_CACHE_BYTES
+        ):
+            old, _ = self._cache.popitem(last=False)
+            self._cache_bytes.pop(old, None)
         if result.camouflage_context is not None:
             self._degrees.add((key[0], result.pair.gt.norm.gt_rule))
+
+    @property
+    def cache_bytes(self) -> int:
+        """Bytes of the arrays held by the result cache (an upper bound: arrays shared
+        between results, such as a sample's GT, are counted with each)."""
+        return sum(self._cache_bytes.values())
 
     def _on_result(self, gen: int, model: str, key: tuple[Any, ...], result: SuiteResult) -> None:
         self._store(key, result)
@@ -583,6 +638,7 @@ class InspectorController(QtCore.QObject):
         timer = QtCore.QElapsedTimer()
         timer.start()
         app = QtCore.QCoreApplication.instance()
+        assert app is not None, "wait() needs the application"
 
         def busy() -> bool:
             return bool(self._pending or self._loading or self._debounce.isActive())

@@ -34,7 +34,7 @@ class DatasetScorer(QtCore.QObject):
 
     Signals
     -------
-    event(object)
+    news(object)
         An event of :mod:`fminspect.batch.stream` of the current request; a ``Scores``
         event's block is already in the matrix when it is emitted.
     failed(str)
@@ -43,7 +43,8 @@ class DatasetScorer(QtCore.QObject):
         The current request is over (complete, stopped or failed).
     """
 
-    event = QtCore.Signal(object)
+    # (not "event": that name is QObject's event handler)
+    news = QtCore.Signal(object)
     failed = QtCore.Signal(str)
     finished = QtCore.Signal()
     _relay = QtCore.Signal(object)  # a message from the service, read on a thread
@@ -135,7 +136,7 @@ class DatasetScorer(QtCore.QObject):
             block = getattr(payload, "block", None)
             if block is not None and self.matrix is not None:
                 self.matrix.put(block)
-            self.event.emit(payload)
+            self.news.emit(payload)
         elif kind == "failed":
             self.failed.emit(payload)
         elif self.running:

@@ -73,7 +73,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.matrices: dict[str, ScoreMatrix] = {}
         self._scoring = ""  # the dataset the background evaluation is working on
         self._scored_with = self.controller.settings  # what the browser's scores were made with
-        self.explain_windows: list[QtWidgets.QMainWindow] = []
+        self.explain_windows: list[QtWidgets.QWidget] = []
         # Redrawing after results arrive is done in steps, one per event-loop turn: the map
         # of each model that arrived meanwhile, then each curve plot. Qt paints every changed
         # widget of the window at once, so doing it all in one turn would block the GUI
@@ -251,7 +251,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.grid.hovered.connect(self._on_hover)
         self.table.cell_activated.connect(self.explain)
         self.browser.sample_chosen.connect(self._on_sample_chosen)
-        self.scorer.event.connect(self._on_scorer_event)
+        self.scorer.news.connect(self._on_scorer_event)
         self.scorer.failed.connect(
             lambda msg: self.browser.status.setText(f"scoring failed: {msg}")
         )
@@ -259,7 +259,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.browser.dataset.currentTextChanged.connect(self._on_dataset_chosen)
         self.selection.changed.connect(self._on_models_changed)
         self.selection.highlight_changed.connect(
-            lambda: self.curves.set_emphasis(self.selection.highlighted, self.selection.hidden_curves)
+            lambda: self.curves.set_emphasis(
+                self.selection.highlighted, self.selection.hidden_curves
+            )
         )
         self.curves.highlight_toggled.connect(self.selection.toggle_highlight)
         self.curves.visibility_toggled.connect(
@@ -367,7 +369,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._scored_with = settings
         self.dataset_results.pop(ds.name, None)
         self._start_scoring(ds)
-        self.browser.set_matrix(self.matrices[ds.name], self.selection.shown, self.selection.aliases)
+        self.browser.set_matrix(
+            self.matrices[ds.name], self.selection.shown, self.selection.aliases
+        )
         self.browser.status.setText(
             f"reading {len(ds.samples)} samples × {len(ds.method_names)} models…"
         )
@@ -420,7 +424,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             if event.units:
                 self.browser.progress.setRange(0, event.units)
                 self.browser.progress.setValue(0)
-        elif isinstance(event, stream.Progress):
+        elif isinstance(event, stream.Progress) and ds is not None:
             self.show_problems(list(event.problems))
             self.browser.progress.setValue(event.done)
             self.browser.status.setText(
@@ -455,14 +459,18 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.open_path(folder)
 
     def _remember(self, path: Path) -> None:
-        recent = [p for p in self.qsettings.value("recent", [], list) if p != str(path)]
+        recent = [p for p in self._recent() if p != str(path)]
         recent.insert(0, str(path))
         self.qsettings.setValue("recent", recent[:MAX_RECENT])
         self._fill_recent()
 
+    def _recent(self) -> list[str]:
+        value = self.qsettings.value("recent", [], list)
+        return [str(p) for p in value] if isinstance(value, list) else []
+
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
-        for p in self.qsettings.value("recent", [], list):
+        for p in self._recent():
             act = self.recent_menu.addAction(p)
             act.triggered.connect(lambda _=False, p=p: self.open_path(p))
 
@@ -613,8 +621,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         )
         window.setWindowTitle(f"fminspect — teaching playground ({model} on {sample.name})")
         window.resize(1400, 900)
-        if demos:
-            window.centralWidget().setCurrentIndex(1)
+        central = window.centralWidget()
+        if demos and isinstance(central, QtWidgets.QTabWidget):
+            central.setCurrentIndex(1)
         window.show()
         self.explain_windows.append(window)
         return window

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from PySide6 import QtCore
 
@@ -69,12 +70,12 @@ class ModelSelection(QtCore.QObject):
             self._shown.add(self.reference)
         self.changed.emit()
 
-    def _load(self) -> dict[str, object]:
+    def _load(self) -> dict[str, Any]:
         if self.qsettings is None or not self._key:
             return {}
         raw = self.qsettings.value(_settings_key(self._key), "")
         try:
-            data = json.loads(raw) if raw else {}
+            data = json.loads(str(raw)) if raw else {}
         except (TypeError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}

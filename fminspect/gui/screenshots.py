@@ -7,10 +7,12 @@ so the pictures do not depend on the user's saved state.
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 SIZE = (1600, 1000)
 
@@ -76,8 +78,12 @@ def take_dataset_screenshots(
     written: list[Path] = []
     try:
         if not window.open_path(dataset):
-            problems = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
-            raise ValueError(f"no dataset in {dataset}" + (": " + "; ".join(problems[:3]) if problems else ""))
+            problems = [
+                window.problem_list.item(i).text() for i in range(window.problem_list.count())
+            ]
+            raise ValueError(
+                f"no dataset in {dataset}" + (": " + "; ".join(problems[:3]) if problems else "")
+            )
         c = window.controller
         if sample is not None:
             if sample not in c.sample_names:
@@ -178,7 +184,7 @@ def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[
     window.set_theme("light")
 
     def grab_window(
-        name: str, make: Callable[[], object], size: tuple[int, int] = (1400, 1000)
+        name: str, make: Callable[[], Any], size: tuple[int, int] = (1400, 1000)
     ) -> None:
         if only and name not in only:
             return
@@ -208,12 +214,12 @@ def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[
         pick(sample)
         _settle(app, window, c)
         c.set_threshold(128)
-        grab_window(f"explain_{name}", lambda model=model, key=key: window.explain(model, key))
+        grab_window(f"explain_{name}", functools.partial(window.explain, model, key))
 
-    def playground(tab: int):  # type: ignore[no-untyped-def]
+    def playground(tab: int) -> Any:
         pick("coffee")
         _settle(app, window, c)
-        win = window.open_playground(demos=tab == 1)
+        win: Any = window.open_playground(demos=tab == 1)
         if tab == 0:
             win.kind.setCurrentText("erosion (−) / dilation (+)")
             win.strength.setValue(75)

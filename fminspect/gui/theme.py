@@ -73,7 +73,7 @@ def apply_theme(app: QtWidgets.QApplication, theme: str = "system") -> bool:
             _dark_check_palette(palette, name in ("QListWidget", "QTreeWidget"))
             if dark
             else palette,
-            name,
+            name,  # type: ignore[arg-type]  # the stub says bytes; PySide6 takes str
         )
     pg.setConfigOptions(
         background=(30, 30, 33) if dark else "w", foreground="#ddd" if dark else "k"

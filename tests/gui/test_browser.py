@@ -57,7 +57,7 @@ def test_samples_are_in_natural_order_both_ways(qtbot, window, tmp_path) -> None
 def test_the_list_shows_at_once_and_scores_stream_in_worst_first(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = make_dataset(tmp_path / "DS", n_images=12, methods=("A", "B", "C"), size=(40, 50))
     events: list[object] = []
-    window.scorer.event.connect(events.append)
+    window.scorer.news.connect(events.append)
     b = window.browser
     b.measure.setCurrentText("MAE")
     b.order.setCurrentIndex(1)  # worst first for model A, while scores arrive
@@ -85,7 +85,7 @@ def test_an_earlier_eval_is_read_not_recomputed_and_the_dataset_values_are_eval_
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # …the window from another one, with the absolute path
     events: list[object] = []
-    window.scorer.event.connect(events.append)
+    window.scorer.news.connect(events.append)
     window.open_path(root)
     settle(qtbot, window)
     planned = next(e for e in events if isinstance(e, stream.Planned))
@@ -106,7 +106,7 @@ def test_a_deleted_results_folder_falls_back_to_the_window_s_own_store(qtbot, wi
     )
     shutil.rmtree(out)
     events: list[object] = []
-    window.scorer.event.connect(events.append)
+    window.scorer.news.connect(events.append)
     window.open_path(root)
     settle(qtbot, window)
     planned = next(e for e in events if isinstance(e, stream.Planned))

@@ -59,7 +59,9 @@ def test_only_the_shown_models_are_read_scored_and_listed(qtbot, window, many_ro
     assert set(window.controller.sample.preds) == set(shown)  # …nor read
     assert window.table.model.models == shown
     assert window.browser.model.models == shown
-    assert [window.curves.legend.item(i).text() for i in range(window.curves.legend.count())] == shown
+    assert [
+        window.curves.legend.item(i).text() for i in range(window.curves.legend.count())
+    ] == shown
     # the browser's background evaluation still covers every model (dataset view, top k)
     assert {r.method for r in window.dataset_results["Many"]} == set(MODELS)
     # the picker: tick two more, untick one; applied together, a moment after the last click
@@ -100,14 +102,16 @@ def test_top_k_by_dataset_value_aliases_and_reference(qtbot, window, many_root, 
     assert set(window.controller.results) == set(best)
     # aliases from a PySODEvalToolkit-style file: grid titles, table, browser headers
     path = tmp_path / "aliases.yaml"
-    path.write_text("method: {'%s': 'Best', 'M99': 'Nobody'}\n" % best[0], encoding="utf-8")
+    path.write_text(f"method: {{'{best[0]}': 'Best', 'M99': 'Nobody'}}\n", encoding="utf-8")
     assert picker.load_aliases(str(path)) == 1  # M99 is not in this dataset
     settle(qtbot, window)
     row = window.table.model.models.index(best[0])
     assert window.table.model.headerData(row, QtCore.Qt.Orientation.Vertical) == "Best"
     column = 1 + window.browser.model.models.index(best[0])
     assert window.browser.model.headerData(column, QtCore.Qt.Orientation.Horizontal) == "Best"
-    assert "Best" in [window.curves.legend.item(i).text() for i in range(window.curves.legend.count())]
+    assert "Best" in [
+        window.curves.legend.item(i).text() for i in range(window.curves.legend.count())
+    ]
     assert window.grid.cells[best[0]].label.text.startswith("Best")
     assert f"{best[0]},Best," in window.table.model.to_csv()
     # a bad alias file is a message, not an exception
@@ -143,7 +147,10 @@ def test_grid_pages_and_legend_highlight(qtbot, window, many_root) -> None:  # t
     curves.legend.itemClicked.emit(curves.legend.item(1))  # a click on the second model
     assert window.selection.highlighted == {shown[1]}
     assert curves.marked() == [shown[1]]
-    assert curves.curves[shown[1]]["pr"].opts["pen"].widthF() > curves.curves[shown[0]]["pr"].opts["pen"].widthF()
+    assert (
+        curves.curves[shown[1]]["pr"].opts["pen"].widthF()
+        > curves.curves[shown[0]]["pr"].opts["pen"].widthF()
+    )
     item = curves.legend.item(1)
     item.setCheckState(QtCore.Qt.CheckState.Unchecked)  # hides its curves
     assert not curves.curves[shown[1]]["pr"].isVisible() and curves.marked() == []
@@ -152,7 +159,15 @@ def test_grid_pages_and_legend_highlight(qtbot, window, many_root) -> None:  # t
 def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "Multi"
     for i, name in enumerate(("CAMO", "COD10K")):
-        make_dataset(root, n_images=5, methods=("A", "B", "C"), size=(30, 40), layout="multi", dataset=name, seed=i)
+        make_dataset(
+            root,
+            n_images=5,
+            methods=("A", "B", "C"),
+            size=(30, 40),
+            layout="multi",
+            dataset=name,
+            seed=i,
+        )
     out = tmp_path / "results"
     assert main(["eval", str(root), "--out", str(out), "--quiet", "--no-plots"]) == 0
     summary = json.loads((out / "summary.json").read_text())

@@ -15,8 +15,9 @@ def test_pysodevaltoolkit_alias_yaml_flow_style(tmp_path: Path) -> None:
     # in YAML flow style (single quotes, trailing commas)
     path = tmp_path / "aliases.yaml"
     path.write_text(
-        "dataset: {\n  \"NJUD\": \"NJUD\",\n}\n\n"
-        "method: {\n  '2020-ECCV-HDFNetR50': 'HDFNet$_{20}$',\n  '2022-AAAI-SSLSOD': 'SSLSOD',\n}\n",
+        'dataset: {\n  "NJUD": "NJUD",\n}\n\n'
+        "method: {\n  '2020-ECCV-HDFNetR50': 'HDFNet$_{20}$',\n"
+        "  '2022-AAAI-SSLSOD': 'SSLSOD',\n}\n",
         encoding="utf-8",
     )
     assert read_aliases(path) == {

@@ -24,6 +24,8 @@ from fminspect.batch.scores import ScoreMatrix
 from fminspect.meta.rankings import disagreement
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY
 
+#: what Qt passes as an item's index
+_Index = QtCore.QModelIndex | QtCore.QPersistentModelIndex
 ASC, DESC = QtCore.Qt.SortOrder.AscendingOrder, QtCore.Qt.SortOrder.DescendingOrder
 
 
@@ -155,15 +157,13 @@ class BrowserModel(QtCore.QAbstractTableModel):
         return float(self.column_values(col)[i])
 
     # ------------------------------------------------------------------ Qt model
-    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: _Index = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.models) + 3
 
-    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: _Index = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.matrix.samples)
 
-    def data(
-        self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole
-    ) -> Any:
+    def data(self, index: _Index, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or role != QtCore.Qt.ItemDataRole.DisplayRole:
             return None
         v = self.cell(index.row(), index.column())

@@ -50,6 +50,7 @@ def model_pen(i: int, width: float = 1.5, alpha: int = 255) -> QtGui.QPen:
 def _points(result: SuiteResult, t: int) -> dict[str, tuple[tuple[float, float], ...]]:
     """(current, max, adaptive) points of one result in each plot."""
     f, e = result.fmeasure, result.emeasure
+    assert f is not None and e is not None  # only results with curves reach the plots
     p, r, fc = f.precision.curve, f.recall.curve, f.fmeasure.curve
     fa, ea = f.fmeasure.argmax, e.argmax
     return {
@@ -200,8 +201,14 @@ class CurvesPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ legend & emphasis
     def _fill_legend(self, models: list[str], names: dict[str, str]) -> None:
-        if models == [self.legend.item(i).data(QtCore.Qt.ItemDataRole.UserRole)
-                      for i in range(self.legend.count())] and names == self.names:
+        if (
+            models
+            == [
+                self.legend.item(i).data(QtCore.Qt.ItemDataRole.UserRole)
+                for i in range(self.legend.count())
+            ]
+            and names == self.names
+        ):
             return  # the same legend (the common case: the next sample)
         self.names = names
         self.legend.blockSignals(True)
@@ -220,8 +227,10 @@ class CurvesPanel(QtWidgets.QWidget):
 
     def set_names(self, names: dict[str, str]) -> None:
         """New display names (aliases) in the legend."""
-        models = [self.legend.item(i).data(QtCore.Qt.ItemDataRole.UserRole)
-                  for i in range(self.legend.count())]
+        models = [
+            self.legend.item(i).data(QtCore.Qt.ItemDataRole.UserRole)
+            for i in range(self.legend.count())
+        ]
         self._fill_legend(models, {m: names.get(m, m) for m in models})
         self.set_emphasis(self.highlighted, self.hidden)
 

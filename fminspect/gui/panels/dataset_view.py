@@ -33,6 +33,8 @@ from fminspect.gui.model_selection import ModelSelection
 from fminspect.gui.panels.curves import legend_icon, model_pen
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY
 
+#: what Qt passes as an item's index
+_Index = QtCore.QModelIndex | QtCore.QPersistentModelIndex
 SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 THRESHOLDS = np.arange(256) / 255
 #: Images listed for a method pair.
@@ -93,13 +95,13 @@ class DatasetTableModel(QtCore.QAbstractTableModel):
             return float(r.n_images)
         return r.values.get(key)
 
-    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: _Index = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.methods)
 
-    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: _Index = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.columns)
 
-    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: _Index, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         row, col = index.row(), index.column()
@@ -371,7 +373,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
                 continue
             i = self.selection.colour_index(r.method)
             strong = r.method in highlighted
-            pen = model_pen(i, width=3.0 if strong else 1.5, alpha=70 if highlighted and not strong else 255)
+            pen = model_pen(
+                i, width=3.0 if strong else 1.5, alpha=70 if highlighted and not strong else 255
+            )
             c = r.mean_curves
             for k, xy in (
                 ("pr", (c.get("Recall"), c.get("Precision"))),
@@ -386,12 +390,16 @@ class DatasetViewPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ method pair
     def _on_rows_selected(self, *_: object) -> None:
-        rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()})
+        rows = sorted(
+            {self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()}
+        )
         if len(rows) >= 2:
             a, b = self.model.methods[rows[0]], self.model.methods[rows[1]]
             self.set_pair(a, b)
 
-    def set_pair(self, a: str, b: str, measure: str | None = None, dataset: str | None = None) -> None:
+    def set_pair(
+        self, a: str, b: str, measure: str | None = None, dataset: str | None = None
+    ) -> None:
         """Compare methods ``a`` and ``b`` (on ``measure``, in ``dataset``)."""
         self.pair_a.blockSignals(True)
         self.pair_b.blockSignals(True)
@@ -421,9 +429,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         diff = sign * (va - vb)
         ok = np.flatnonzero(np.isfinite(diff))
         order = ok[np.argsort(-np.abs(diff[ok]), kind="stable")]
-        return [
-            (matrix.samples[i], float(va[i]), float(vb[i]), float(diff[i])) for i in order
-        ]
+        return [(matrix.samples[i], float(va[i]), float(vb[i]), float(diff[i])) for i in order]
 
     def update_pair(self, *_: object) -> None:
         """Fill the disagreement list of the chosen pair."""

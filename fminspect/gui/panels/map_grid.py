@@ -83,8 +83,10 @@ class MapGridPanel(QtWidgets.QWidget):
         self.names: dict[str, str] = {}  # display names
         self.page = 0
         self.page_size = DEFAULT_PAGE_SIZE
-        self.prev_page = QtWidgets.QToolButton(text="◀")
-        self.next_page = QtWidgets.QToolButton(text="▶")
+        self.prev_page = QtWidgets.QToolButton()
+        self.next_page = QtWidgets.QToolButton()
+        self.prev_page.setText("◀")
+        self.next_page.setText("▶")
         self.prev_page.setToolTip("previous page of models (Page Up)")
         self.next_page.setToolTip("next page of models (Page Down)")
         self.page_label = QtWidgets.QLabel("")
@@ -113,7 +115,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self.cells: dict[str, MapCell] = {}
         self.sample: LoadedSample | None = None
         self.gt_notes: tuple[Note, ...] = ()
-        self._ranges: dict[tuple[int, int], list[list[float]]] = {}  # view range per size
+        self._ranges: dict[tuple[int, int] | None, list[list[float]]] = {}  # view range per size
         self.results: dict[str, SuiteResult] = {}
         self.threshold = 128
         self.show_contour = True
@@ -411,10 +413,10 @@ class MapGridPanel(QtWidgets.QWidget):
         for cell in self.cells.values():
             cell.vline.setVisible(inside)
             cell.hline.setVisible(inside)
-            if inside:
+            if inside and row is not None and col is not None:
                 cell.vline.setPos(col + 0.5)
                 cell.hline.setPos(row + 0.5)
-        if not inside:
+        if not inside or row is None or col is None:
             self.hovered.emit(None)
             return
         values = {}

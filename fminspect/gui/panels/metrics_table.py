@@ -14,6 +14,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fminspect.gui.panels.curves import legend_icon
 from fminspect.metrics import MEASURES, MEASURES_BY_KEY, Params, SuiteResult
 
+#: what Qt passes as an item's index
+_Index = QtCore.QModelIndex | QtCore.QPersistentModelIndex
 SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 
 #: Columns that follow the threshold slider: (name, how to read curve point t from a result).
@@ -119,18 +121,16 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
             return f"{key}{extra} t={self.threshold}"
         return MEASURES_BY_KEY[key].label(self.params)
 
-    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: _Index = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.models)
 
-    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: _Index = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.keys)
 
     def value(self, row: int, col: int) -> float | None:
         return self.scores.get(self.models[row], {}).get(self.keys[col])
 
-    def data(
-        self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole
-    ) -> Any:
+    def data(self, index: _Index, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or role not in _ROLES:
             return None  # most of the roles a repaint asks for, answered before any work
         v = self.value(index.row(), index.column())

@@ -121,7 +121,9 @@ class ModelPickerPanel(QtWidgets.QWidget):
                 font = item.font()
                 font.setBold(True)
                 item.setFont(font)
-            item.setToolTip(model + (" — the reference (always shown)" if model == sel.reference else ""))
+            item.setToolTip(
+                model + (" — the reference (always shown)" if model == sel.reference else "")
+            )
             self.list.addItem(item)
         self.list.blockSignals(False)
         self._filter(self.search.text())
@@ -180,10 +182,13 @@ class ModelPickerPanel(QtWidgets.QWidget):
                 "(the browser's progress bar shows the scoring)"
             )
             return []
-        best = self.selection.top_k(values, self.top_k.value(), MEASURES_BY_KEY[key].higher_is_better)
+        best = self.selection.top_k(
+            values, self.top_k.value(), MEASURES_BY_KEY[key].higher_is_better
+        )
         self.refresh()
         self.status.setText(
-            self.status.text() + f" · top {len(best)} by dataset {key}: "
+            self.status.text()
+            + f" · top {len(best)} by dataset {key}: "
             + ", ".join(self.selection.name(m) for m in best)
         )
         return best
@@ -199,7 +204,9 @@ class ModelPickerPanel(QtWidgets.QWidget):
         if model == sel.reference:
             menu.addAction("Unpin the reference", lambda: sel.set_reference(None))
         else:
-            menu.addAction("Pin as reference (always shown, first)", lambda: sel.set_reference(model))
+            menu.addAction(
+                "Pin as reference (always shown, first)", lambda: sel.set_reference(model)
+            )
         menu.addAction("Rename (alias)…", lambda: self.rename(model))
         if sel.is_shown(model):
             menu.addAction(
@@ -213,7 +220,9 @@ class ModelPickerPanel(QtWidgets.QWidget):
         """Give ``model`` a short name (asks for it when ``alias`` is None)."""
         if alias is None:
             text, ok = QtWidgets.QInputDialog.getText(
-                self, "Alias", f"Display name of {model} (empty: its own name):",
+                self,
+                "Alias",
+                f"Display name of {model} (empty: its own name):",
                 text=self.selection.name(model),
             )
             if not ok:

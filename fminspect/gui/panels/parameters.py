@@ -94,8 +94,10 @@ class ParameterPanel(QtWidgets.QWidget):
                 (confusion_colour("TP"), "TP"), (confusion_colour("FP"), "FP"),
                 (confusion_colour("FN"), "FN"), (CONTOUR_RGB, "GT contour"))
         ))  # fmt: skip
-        legend.setToolTip("colour-blind-safe colours (Okabe–Ito); the map is drawn in grey "
-                          "under the TP/FP/FN overlay")
+        legend.setToolTip(
+            "colour-blind-safe colours (Okabe–Ito); the map is drawn in grey "
+            "under the TP/FP/FN overlay"
+        )
         form.addRow("", legend)
 
     def _spin(

@@ -66,9 +66,9 @@ class FmeasureView(ThresholdView):
             where, c = f"t = {index}", f.sweep.at(index)
             p, rec, fv = f.precision.curve[index], f.recall.curve[index], f.fmeasure.curve[index]
             iou, dice = o.iou.curve[index], o.dice.curve[index]
-        self.panel("conf", f"TP yellow, FP vermillion, FN blue, TN dark — {where}", 0, 0).show_categories(
-            codes, CONFUSION_COLOURS, CONFUSION_NAMES
-        )
+        self.panel(
+            "conf", f"TP yellow, FP vermillion, FN blue, TN dark — {where}", 0, 0
+        ).show_categories(codes, CONFUSION_COLOURS, CONFUSION_NAMES)
         self.panel("map", "map", 0, 1).show_matrix(r.pair.pred)
         self.panel("tp", "TP", 1, 0).show_matrix((codes == 3).astype(float), cmap="gray")
         self.panel("fpfn", "FP (1) and FN (−1)", 1, 1).show_matrix(
