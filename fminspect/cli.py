@@ -651,7 +651,7 @@ def _no_display(command: str) -> bool:
 def _cmd_rank_vote(args: argparse.Namespace) -> int:
     if _no_display("rank vote"):
         return 2
-    from fminspect.gui.voting import run_voting
+    from fminspect.gui.launch import run_voting
 
     return run_voting(
         args.study, participant=args.participant, folder=args.folder, windowed=args.windowed
@@ -661,7 +661,7 @@ def _cmd_rank_vote(args: argparse.Namespace) -> int:
 def _cmd_rank_analyze(args: argparse.Namespace) -> int:
     if _no_display("rank analyze"):
         return 2
-    from fminspect.gui.analysis import run_analysis
+    from fminspect.gui.launch import run_analysis
 
     return run_analysis(args.study)
 
@@ -958,7 +958,7 @@ def _cmd_gui(args: argparse.Namespace) -> int:
         return 2
     if _no_display(""):
         return 2
-    from fminspect.gui.app import run_inspector
+    from fminspect.gui.launch import run_inspector
 
     return run_inspector(
         str(args.root) if args.root else None,

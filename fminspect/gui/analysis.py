@@ -588,18 +588,3 @@ class AnalysisWindow(QtWidgets.QMainWindow):
                     self.agreement, folder, f"{self.store.design.name} ({self.result.rule})"
                 )
             self.statusBar().showMessage(f"report written to {folder}", 8000)
-
-
-def run_analysis(path: Path | str) -> int:
-    """``fminspect rank analyze``: open the analysis window and run Qt."""
-    from PySide6 import QtCore as _QtCore
-
-    from fminspect.gui.app import application
-    from fminspect.gui.theme import apply_theme
-
-    app = application()
-    apply_theme(app, str(_QtCore.QSettings().value("theme", "system")))
-    window = AnalysisWindow(StudyStore(path))
-    window.resize(1400, 900)
-    window.show()
-    return app.exec()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
@@ -48,37 +47,3 @@ def drop_offscreen_notices(mode, context, message: str) -> None:  # type: ignore
     platform's notices (install it with ``QtCore.qInstallMessageHandler``)."""
     if not message.startswith(OFFSCREEN_NOTICES):
         sys.stderr.write(message + "\n")
-
-
-def run_inspector(
-    root: str | None = None,
-    *,
-    gt: str | None = None,
-    preds: list[str] | None = None,
-    image: str | None = None,
-    theme: str | None = None,
-    dataset: str | None = None,
-    sample: str | None = None,
-) -> int:
-    """Open the inspector (on ``root``, on explicit files, or on the demo) and run Qt."""
-    from PySide6 import QtCore
-
-    from fminspect.gui.main_window import InspectorWindow
-    from fminspect.gui.theme import apply_theme
-
-    app = application()
-    if offscreen():
-        QtCore.qInstallMessageHandler(drop_offscreen_notices)
-    settings = QtCore.QSettings()
-    apply_theme(app, theme or str(settings.value("theme", "system")))
-    window = InspectorWindow(settings=settings)
-    window.resize(1500, 950)
-    if gt is not None:
-        window.open_files(Path(gt), [Path(p) for p in preds or []], Path(image) if image else None)
-    elif root is not None:
-        if window.open_path(root) and sample:
-            window.go_to(sample, dataset)
-    else:
-        window.open_demo()
-    window.show()
-    return app.exec()

@@ -462,24 +462,3 @@ def prepare_study(
         study = open_pack(path, target)
         return StudyStore(study), local_paths(study), target
     return StudyStore(path), {}, None
-
-
-def run_voting(
-    path: Path | str,
-    *,
-    participant: str | None = None,
-    folder: Path | str | None = None,
-    windowed: bool = False,
-) -> int:
-    """``fminspect rank vote``: open the voting window and run Qt."""
-    from fminspect.gui.app import application
-
-    app = application()
-    store, paths, results_dir = prepare_study(path, folder)
-    window = VotingWindow(store, participant=participant, paths=paths, results_dir=results_dir)
-    if windowed:
-        window.resize(1280, 860)
-        window.show()
-    else:
-        window.showFullScreen()
-    return app.exec()
