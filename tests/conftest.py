@@ -8,6 +8,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +48,11 @@ def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     folder = tmp_path_factory.mktemp("user-cache")
     monkeypatch.setenv("FMINSPECT_CACHE_DIR", str(folder))
     return folder
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under tests/gui carries the ``gui`` marker (``-m "not gui"``: no Qt)."""
+    gui = Path(__file__).parent / "gui"
+    for item in items:
+        if gui in item.path.parents:
+            item.add_marker(pytest.mark.gui)

@@ -79,6 +79,7 @@ def test_outputs_and_values(tmp_path: Path) -> None:
     assert report.evaluated == 12
 
 
+@pytest.mark.faults
 def test_bad_files_become_problems_and_the_batch_goes_on(tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "DS", n_images=4, methods=("A",))
     (root / "Pred" / "A" / "img2.png").write_bytes(b"garbage")
@@ -130,6 +131,7 @@ def test_a_measure_averaged_over_fewer_images_is_marked(tmp_path: Path) -> None:
     assert "A CCm (2 of 3)" in (out / "summary.tex").read_text()
 
 
+@pytest.mark.slow
 def test_cache_reuses_and_resumes(tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B", "C"))
     out = tmp_path / "out"
@@ -149,6 +151,7 @@ def test_cache_reuses_and_resumes(tmp_path: Path) -> None:
     assert changed.computed == 15
 
 
+@pytest.mark.slow
 def test_cache_is_kept_per_measure_family(tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
     out = tmp_path / "out"
@@ -182,6 +185,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow
 def test_outputs_are_byte_identical_for_any_number_of_workers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -241,6 +245,7 @@ def test_outputs_from_the_store_equal_those_just_computed(tmp_path: Path) -> Non
         assert a[name] == b[name], name
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_output(tmp_path: Path) -> None:
     distributed = pytest.importorskip("dask.distributed")
     root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
@@ -281,6 +286,7 @@ def test_piping_into_a_reader_that_stops_is_not_a_traceback(tmp_path: Path) -> N
     assert proc.wait(60) == 141 and "Traceback" not in err, err
 
 
+@pytest.mark.slow
 def test_cli_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"), missing={"B": 1})
     rc = main(
@@ -329,6 +335,7 @@ def test_ccm_uses_images_and_the_camouflage_degree_once_per_image(tmp_path: Path
     assert set(vals) == {"Cm", "CCm"} and 0 <= vals["CCm"] <= 1
 
 
+@pytest.mark.slow
 @pytest.mark.reference
 def test_dataset_values_equal_pysodmetrics_accumulators_on_files(tmp_path: Path, pysod) -> None:  # type: ignore[no-untyped-def]
     root = make_dataset(tmp_path / "DS", n_images=12, methods=("A",), size=(80, 96), seed=3)
@@ -349,6 +356,8 @@ def test_dataset_values_equal_pysodmetrics_accumulators_on_files(tmp_path: Path,
             assert ours[key] == pytest.approx(value, abs=1e-10), key
 
 
+@pytest.mark.faults
+@pytest.mark.slow
 def test_plot_process_raises_the_rendering_error(tmp_path: Path) -> None:
     import numpy as np
 
@@ -371,6 +380,7 @@ def test_plot_process_raises_the_rendering_error(tmp_path: Path) -> None:
     assert (tmp_path / "ok" / "x.pdf").stat().st_size > 0
 
 
+@pytest.mark.faults
 def test_cli_eval_reports_failed_plots_and_keeps_the_rest(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -411,6 +421,8 @@ def test_plots_follow_the_measures_and_old_plots_do_not_linger(tmp_path: Path) -
     assert not (out / "plots").exists()
 
 
+@pytest.mark.faults
+@pytest.mark.slow
 def test_conversions_are_reported_and_a_bad_gt_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -436,6 +448,7 @@ def test_conversions_are_reported_and_a_bad_gt_once(
     assert (out / "problems.csv").read_text() == problems
 
 
+@pytest.mark.faults
 def test_file_digests_on_threads_name_unreadable_files(tmp_path: Path) -> None:
     from fminspect.pipeline.store import ResultStore as ResultCache
     from fminspect.pipeline.store import file_digest
@@ -457,6 +470,7 @@ def test_file_digests_on_threads_name_unreadable_files(tmp_path: Path) -> None:
         assert cache.digest(files[3]) == got[files[3]]
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize("which", ["GT", "image"])
 def test_an_unreadable_gt_or_image_is_named_and_skipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
@@ -549,6 +563,8 @@ print("closed")
     assert "closed" in proc.stdout
 
 
+@pytest.mark.faults
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
 def test_ctrl_c_stops_eval_jobs_2_and_a_rerun_resumes(tmp_path: Path) -> None:
     import signal
@@ -586,6 +602,8 @@ def test_ctrl_c_stops_eval_jobs_2_and_a_rerun_resumes(tmp_path: Path) -> None:
     assert " 0 wholly from the cache" not in rerun.stderr  # the first run's results were kept
 
 
+@pytest.mark.faults
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the plots fork on Linux only")
 def test_a_plot_process_stopped_while_drawing_takes_its_forked_half_with_it(
     tmp_path: Path,

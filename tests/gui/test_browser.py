@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from PySide6 import QtCore
 
 from fminspect.batch import stream
@@ -54,6 +55,7 @@ def test_samples_are_in_natural_order_both_ways(qtbot, window, tmp_path) -> None
     settle(qtbot, window)
 
 
+@pytest.mark.slow
 def test_the_list_shows_at_once_and_scores_stream_in_worst_first(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = make_dataset(tmp_path / "DS", n_images=12, methods=("A", "B", "C"), size=(40, 50))
     events: list[object] = []

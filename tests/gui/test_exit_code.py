@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 REPRODUCER = """
 import pyqtgraph as pg
 from PySide6 import QtWidgets
@@ -25,6 +27,7 @@ print("made", len(views))
 """
 
 
+@pytest.mark.slow
 def test_many_image_views_exit_cleanly() -> None:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     proc = subprocess.run(

@@ -25,6 +25,7 @@ def _arr(view, key):  # type: ignore[no-untyped-def]
     return view.panels[key].array
 
 
+@pytest.mark.slow
 def test_every_measure_opens_an_explain_view(qtbot, demo_window, tmp_path) -> None:  # type: ignore[no-untyped-def]
     for key in ALL_KEYS:
         win = demo_window.explain("RC", key)
@@ -35,6 +36,7 @@ def test_every_measure_opens_an_explain_view(qtbot, demo_window, tmp_path) -> No
         assert win.view.numbers_csv().startswith("quantity,value")
 
 
+@pytest.mark.slow
 def test_views_hold_exactly_the_core_arrays(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
     r = demo_window.controller.results["RC"]
     w = demo_window.explain("RC", "wFm").view
@@ -76,6 +78,7 @@ def test_views_hold_exactly_the_core_arrays(qtbot, demo_window) -> None:  # type
     assert np.array_equal(_arr(f, "conf"), r.pair.confusion_codes(100))
 
 
+@pytest.mark.slow
 def test_threshold_scrubbing_updates_the_emeasure_view(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
     win = demo_window.explain("RC", "maxEm")
     view = win.view
@@ -115,6 +118,7 @@ def test_threshold_scrubbing_updates_the_emeasure_view(qtbot, demo_window) -> No
         assert view.splitter.sizes() == dragged
 
 
+@pytest.mark.slow
 def test_smeasure_quadrant_table_holds_the_core_terms(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
     s = demo_window.controller.results["RC"].smeasure
     view = demo_window.explain("RC", "Sm").view
@@ -169,6 +173,7 @@ def test_tables_with_an_empty_gt_and_a_constant_map_say_what_is_undefined(qtbot)
     assert s.quadrants.item(4, 0).toolTip() == "σxy/(σxσy)"
 
 
+@pytest.mark.slow
 def test_views_open_on_the_binarisation_behind_the_clicked_number(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
     r = demo_window.controller.results["RC"]
     e, f = r.emeasure, r.fmeasure
@@ -194,6 +199,7 @@ def test_views_open_on_the_binarisation_behind_the_clicked_number(qtbot, demo_wi
     assert demo_window.explain("RC", "maxFm").view.slider.value() == f.fmeasure.argmax
 
 
+@pytest.mark.slow
 def test_brush_stroke_changes_the_prediction_and_the_scores(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
     pg_ = demo_window.open_playground()
     qtbot.addWidget(pg_)
@@ -227,6 +233,7 @@ def test_every_flaw_demo_gives_the_ranking_its_paper_claims(demo) -> None:  # ty
     }
 
 
+@pytest.mark.slow
 def test_demo_tab_shows_verdicts(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
     pg_ = demo_window.open_playground(demos=True)
     qtbot.addWidget(pg_)

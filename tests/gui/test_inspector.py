@@ -31,6 +31,7 @@ def _expected(window, model: str, params: Params = DEFAULT_PARAMS) -> dict[str, 
     ).scores()
 
 
+@pytest.mark.slow
 def test_table_shows_exactly_what_the_metrics_compute(qtbot, window, dataset_root: Path) -> None:  # type: ignore[no-untyped-def]
     assert window.open_path(dataset_root)
     settle(qtbot, window)
@@ -46,6 +47,7 @@ def test_table_shows_exactly_what_the_metrics_compute(qtbot, window, dataset_roo
     assert "β²=0.3" in table.headerData(col, QtCore.Qt.Orientation.Horizontal)
 
 
+@pytest.mark.slow
 def test_parameter_change_recomputes_off_thread_and_drops_stale_results(
     qtbot, window, dataset_root
 ):  # type: ignore[no-untyped-def]
@@ -79,6 +81,7 @@ def test_parameter_change_recomputes_off_thread_and_drops_stale_results(
     assert window.controller.results["A"].pair.gt.norm.gt_rule == "GT>=128"
 
 
+@pytest.mark.slow
 def test_threshold_moves_overlay_curve_markers_and_table(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     window.open_path(dataset_root)
     settle(qtbot, window)
@@ -112,6 +115,7 @@ def test_threshold_moves_overlay_curve_markers_and_table(qtbot, window, dataset_
     assert "t=255" in window.table.model.label("Fm@t")
 
 
+@pytest.mark.slow
 def test_samples_are_read_off_the_gui_thread_and_the_next_one_is_prefetched(
     qtbot, window, dataset_root
 ):  # type: ignore[no-untyped-def]
@@ -136,6 +140,7 @@ def test_samples_are_read_off_the_gui_thread_and_the_next_one_is_prefetched(
             assert window.table.model.scores[model][key] == value, (model, key)
 
 
+@pytest.mark.slow
 def test_a_sample_being_read_drops_the_request_for_the_previous_one(
     qtbot, window, dataset_root, tmp_path
 ):  # type: ignore[no-untyped-def]
@@ -156,6 +161,7 @@ def test_a_sample_being_read_drops_the_request_for_the_previous_one(
     assert window.table.model.scores["A"]["MAE"] == _expected(window, "A", c.settings.params)["MAE"]
 
 
+@pytest.mark.slow
 def test_switching_samples_keeps_the_zoom(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     window.open_path(dataset_root)
     settle(qtbot, window)
@@ -173,6 +179,8 @@ def test_switching_samples_keeps_the_zoom(qtbot, window, dataset_root):  # type:
     assert window.controller.sample.name == "img1"
 
 
+@pytest.mark.faults
+@pytest.mark.slow
 def test_corrupt_prediction_shows_a_message_and_the_others_still_display(
     qtbot, window, dataset_root
 ):  # type: ignore[no-untyped-def]
@@ -193,6 +201,8 @@ def test_corrupt_prediction_shows_a_message_and_the_others_still_display(
     assert window.table.model.colours == {"A": 0, "C": 2}
 
 
+@pytest.mark.faults
+@pytest.mark.slow
 def test_size_mismatch_is_resized_and_reported(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     path = dataset_root / "Pred" / "A" / "img1.png"
     cv2.imwrite(str(path), cv2.resize(cv2.imread(str(path), 0), (40, 30)))
@@ -204,6 +214,7 @@ def test_size_mismatch_is_resized_and_reported(qtbot, window, dataset_root):  # 
     assert window.grid.cells["A"].label.text.startswith("A ⚠")
 
 
+@pytest.mark.slow
 def test_a_normalisation_change_scores_at_once_and_shows_all_models_together(
     qtbot, window, dataset_root
 ):  # type: ignore[no-untyped-def]
@@ -228,6 +239,7 @@ def test_a_normalisation_change_scores_at_once_and_shows_all_models_together(
     assert "β²=1.5" in window.table.model.headerData(col, QtCore.Qt.Orientation.Horizontal)
 
 
+@pytest.mark.slow
 def test_a_long_request_shows_results_as_they_arrive(qtbot, window, dataset_root, monkeypatch):  # type: ignore[no-untyped-def]
     import fminspect.gui.controller as controller_module
     from fminspect.gui.main_window import PROGRESSIVE_MS
@@ -258,6 +270,7 @@ def test_a_long_request_shows_results_as_they_arrive(qtbot, window, dataset_root
     assert window.table.model.scores["B"]["MAE"] == window.controller.results["B"].mae.score
 
 
+@pytest.mark.slow
 def test_gui_stays_responsive_while_the_camouflage_degree_is_computed(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
     from tests.datasets import make_dataset
 
@@ -280,6 +293,7 @@ def test_gui_stays_responsive_while_the_camouflage_degree_is_computed(qtbot, win
     assert window.controller.results["A"].camouflage_context is not None
 
 
+@pytest.mark.slow
 def test_export_grid_png_at_native_resolution_and_csv(qtbot, window, dataset_root, tmp_path):  # type: ignore[no-untyped-def]
     window.open_path(dataset_root)
     settle(qtbot, window)
@@ -306,12 +320,14 @@ def test_open_files_and_hover_readout(qtbot, window, dataset_root):  # type: ign
     assert all(c.vline.isVisible() for c in window.grid.cells.values())
 
 
+@pytest.mark.faults
 def test_bad_folder_is_a_message_not_a_crash(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
     (tmp_path / "empty").mkdir()
     assert not window.open_path(tmp_path / "empty")
     assert "no dataset found" in window.problem_list.item(0).text()
 
 
+@pytest.mark.slow
 def test_demo_dataset_table_matches_the_core(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     assert window.open_demo()
     settle(qtbot, window)
@@ -332,6 +348,7 @@ def test_demo_dataset_table_matches_the_core(qtbot, window) -> None:  # type: ig
     assert sm == pytest.approx(window.table.model.scores["RC"]["Sm"], abs=1e-12)
 
 
+@pytest.mark.slow
 def test_browser_orders(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     window.open_demo()
     settle(qtbot, window)
@@ -358,6 +375,7 @@ def test_browser_orders(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     assert window.controller.sample.name == b.ordered_samples()[0]
 
 
+@pytest.mark.slow
 def test_screenshots_command_renders_the_real_window(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from fminspect.gui.screenshots import take_screenshots
 
@@ -367,6 +385,7 @@ def test_screenshots_command_renders_the_real_window(tmp_path) -> None:  # type:
     assert img.std() > 20  # not blank
 
 
+@pytest.mark.slow
 def test_ctrl_c_copies_the_whole_table_even_after_a_click(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     window.open_path(dataset_root)
     settle(qtbot, window)
@@ -414,6 +433,7 @@ def test_a_job_of_a_deleted_window_calls_nothing(qtbot) -> None:  # type: ignore
     assert called == ["kept"]
 
 
+@pytest.mark.slow
 def test_quick_successive_changes_drop_the_queued_scoring_of_the_older_ones(
     qtbot, window, dataset_root, monkeypatch
 ):  # type: ignore[no-untyped-def]
@@ -446,6 +466,7 @@ def test_quick_successive_changes_drop_the_queued_scoring_of_the_older_ones(
         assert window.table.model.scores[model]["MAE"] == expected["MAE"]
 
 
+@pytest.mark.slow
 def test_a_result_of_datasets_closed_meanwhile_is_not_cached(
     qtbot, window, dataset_root, tmp_path, monkeypatch
 ):  # type: ignore[no-untyped-def]
@@ -476,6 +497,7 @@ def test_a_result_of_datasets_closed_meanwhile_is_not_cached(
     assert window.table.model.scores["A"]["MAE"] == c._cache[key].mae.score
 
 
+@pytest.mark.slow
 def test_maps_that_could_not_be_read_again_are_not_scored_and_it_says_so(
     qtbot, window, dataset_root, monkeypatch
 ):  # type: ignore[no-untyped-def]
@@ -500,6 +522,7 @@ def test_maps_that_could_not_be_read_again_are_not_scored_and_it_says_so(
     assert any("not scored" in m and "'bilinear'" in m for m in messages)
 
 
+@pytest.mark.slow
 def test_labels_problems_and_highlights_follow_what_is_shown(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     c = window.controller
     (dataset_root / "Pred" / "A" / "img2.png").write_bytes(b"not a png")
@@ -525,6 +548,7 @@ def test_labels_problems_and_highlights_follow_what_is_shown(qtbot, window, data
     assert "MAE" not in model._best
 
 
+@pytest.mark.slow
 def test_an_open_explain_window_says_when_the_parameters_changed(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     (dataset_root / "Pred" / "B" / "img2.png").write_bytes(b"broken")
     c = opened(qtbot, window, dataset_root)
@@ -540,6 +564,7 @@ def test_an_open_explain_window_says_when_the_parameters_changed(qtbot, window, 
     assert "1 error: see Problems" in window.statusBar().currentMessage()
 
 
+@pytest.mark.slow
 def test_the_zoom_of_a_size_comes_back_with_a_sample_of_that_size(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     for folder in ("GT", "Imgs", "Pred/A", "Pred/B", "Pred/C"):  # img2 at another size
         path = next((dataset_root / folder).glob("img2.*"))
@@ -556,6 +581,8 @@ def test_the_zoom_of_a_size_comes_back_with_a_sample_of_that_size(qtbot, window,
     np.testing.assert_allclose(view.viewRange(), zoomed)
 
 
+@pytest.mark.faults
+@pytest.mark.slow
 def test_an_unreadable_gt_is_listed_once_and_a_rescoring_does_not_announce_it_again(
     qtbot, window, dataset_root
 ):  # type: ignore[no-untyped-def]

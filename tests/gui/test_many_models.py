@@ -29,6 +29,7 @@ def test_palette_gives_40_distinct_colour_and_style_pairs() -> None:
     assert DISTINCT_STYLES == 40 and len(pairs) == 40
 
 
+@pytest.mark.faults
 def test_selection_defaults_reference_top_k_and_memory(qsettings) -> None:  # type: ignore[no-untyped-def]
     sel = ModelSelection(qsettings)
     sel.set_models(MODELS, "/data/COD10K")
@@ -50,6 +51,7 @@ def test_selection_defaults_reference_top_k_and_memory(qsettings) -> None:  # ty
     assert other.reference is None and other.aliases == {}
 
 
+@pytest.mark.slow
 def test_only_the_shown_models_are_read_scored_and_listed(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
     window.open_path(many_root)
     settle(qtbot, window)
@@ -89,6 +91,7 @@ def test_only_the_shown_models_are_read_scored_and_listed(qtbot, window, many_ro
     assert visible == ["M10", "M11", "M12", "M13"]
 
 
+@pytest.mark.slow
 def test_top_k_by_dataset_value_aliases_and_reference(qtbot, window, many_root, tmp_path) -> None:  # type: ignore[no-untyped-def]
     window.open_path(many_root)
     settle(qtbot, window)
@@ -125,6 +128,7 @@ def test_top_k_by_dataset_value_aliases_and_reference(qtbot, window, many_root, 
     assert window.table.model.models[0] == "M13" and "M13" in window.controller.results
 
 
+@pytest.mark.slow
 def test_grid_pages_and_legend_highlight(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
     window.open_path(many_root)
     settle(qtbot, window)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fminspect.gui import controller as controller_module
 from fminspect.gui.controller import array_bytes
@@ -17,6 +18,7 @@ def test_array_bytes_counts_each_array_once() -> None:
     assert array_bytes(("text", 3, None)) == 0
 
 
+@pytest.mark.slow
 def test_result_cache_stays_under_its_byte_bound(qtbot, window, dataset_root, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from fminspect.io.discovery import discover
     from fminspect.pipeline.sample import load_sample, prepare, score_model

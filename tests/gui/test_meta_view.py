@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.gui.conftest import settle
 
 
+@pytest.mark.slow
 def test_meta_window_runs_and_opens_a_case_in_the_inspector(
     qtbot, window, dataset_root: Path, tmp_path: Path
 ) -> None:

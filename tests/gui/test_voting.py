@@ -96,6 +96,7 @@ def test_no_model_name_on_screen_and_it_scales(qtbot, study: Path) -> None:
         assert abs(r.width() / r.height() - 80 / 60) < 0.05  # the aspect ratio is kept
 
 
+@pytest.mark.faults
 def test_ties_refused_when_not_allowed_and_min_view_time(qtbot, tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "DS", n_images=2, methods=("A", "B"), size=(30, 40))
     (ds,), _ = discover(root)
@@ -151,6 +152,7 @@ def test_a_pack_is_voted_on_and_the_results_file_is_written(
     assert str(w.results_file) in w.finished_text.text()
 
 
+@pytest.mark.faults
 def test_unreadable_file_blocks_the_start_with_its_name(qtbot, study: Path) -> None:
     store = StudyStore(study)
     victim = Path(store.design.groups[1].items[0].path)
@@ -189,6 +191,7 @@ def test_presenter_shows_references_as_designed(study: Path) -> None:
     assert screen.left.shape == screen.right.shape == (60, 80, 3)
 
 
+@pytest.mark.slow
 def test_analysis_window_rule_exclusion_and_measures(qtbot, study: Path) -> None:
     from fminspect.gui.analysis import AnalysisWindow
     from fminspect.gui.app import application

@@ -47,6 +47,7 @@ def test_plain_json_mapping_and_method_config(tmp_path: Path) -> None:
         ("list.json", ["A"], "expected a mapping"),
     ],
 )
+@pytest.mark.faults
 def test_bad_entries_are_refused_naming_file_and_entry(
     tmp_path: Path, name: str, content: object, message: str
 ) -> None:
@@ -57,6 +58,7 @@ def test_bad_entries_are_refused_naming_file_and_entry(
     assert str(path) in str(info.value) and message in str(info.value)
 
 
+@pytest.mark.faults
 def test_unreadable_files(tmp_path: Path) -> None:
     with pytest.raises(AliasError, match="file not found"):
         read_aliases(tmp_path / "none.json")

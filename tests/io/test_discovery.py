@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from fminspect.io.discovery import discover, from_toolkit_configs, natural_key
 from tests.datasets import make_dataset, write_png
@@ -39,6 +40,7 @@ def test_nested_and_multi_dataset_layouts(tmp_path: Path) -> None:
     assert [d.name for d in multi] == ["CAMO", "COD10K"] and multi[0].method_names == ["M1"]
 
 
+@pytest.mark.faults
 def test_coverage_reports_missing_and_extra(tmp_path: Path) -> None:
     root = make_dataset(
         tmp_path / "D", n_images=5, methods=("Full", "Partial"), missing={"Partial": 2}

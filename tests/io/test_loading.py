@@ -82,6 +82,7 @@ def test_16_bit_image_becomes_8_bit_rgb(tmp_path: Path) -> None:
         ("truncated", "truncated or corrupt"),
     ],
 )
+@pytest.mark.faults
 def test_bad_files_are_named_errors(tmp_path: Path, content, message) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "bad.png"
     if content == "truncated":
@@ -111,6 +112,7 @@ def _png_header(w: int, h: int) -> bytes:
     )
 
 
+@pytest.mark.faults
 def test_decompression_bomb_is_refused_before_decoding(tmp_path: Path) -> None:
     path = tmp_path / "bomb.png"
     path.write_bytes(_png_header(60000, 60000))
@@ -136,6 +138,7 @@ def test_fit_to_resizes_with_a_note() -> None:
         fit_to(pred, (5, 5), "cubic-ish")
 
 
+@pytest.mark.faults
 def test_a_png_with_a_corrupt_header_is_unreadable_not_a_bomb(tmp_path: Path) -> None:
     path = tmp_path / "c.png"
     path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(200)) * 2)  # the signature, then noise

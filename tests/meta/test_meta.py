@@ -117,6 +117,7 @@ def test_generic_map_wins_exactly_when_the_gt_is_the_centred_circle(tmp_path: Pa
     assert case.detail == "mean of 2 models" and case.outcome == 0
 
 
+@pytest.mark.faults
 def test_gt_switch_perfect_maps_never_prefer_another_gt_and_bad_maps_are_left_out(
     tmp_path: Path,
 ) -> None:
@@ -182,6 +183,7 @@ def test_noise_injection_outcome_matches_a_hand_computation(tmp_path: Path) -> N
         assert exact.outcome is None and exact.detail == "0 pixels changed"
 
 
+@pytest.mark.slow
 def test_application_plugin_and_determinism(tmp_path: Path) -> None:
     gts = [square(10, 10, 20), square(20, 30, 25), square(5, 40, 15)]
     models = {
@@ -288,6 +290,7 @@ def test_cli_writes_every_output_and_records_the_protocol(tmp_path: Path, capsys
     assert "needs an application" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_write_meta_is_byte_identical_for_the_same_seed(tmp_path: Path) -> None:
     gts = [square(10, 10, 20), square(20, 30, 25)]
     root = build(tmp_path / "ds", gts, {"A": gts, "B": [np.roll(g, 4, axis=1) for g in gts]})
@@ -304,6 +307,7 @@ def test_write_meta_is_byte_identical_for_the_same_seed(tmp_path: Path) -> None:
         assert (tmp_path / "o1" / name).read_bytes() == (tmp_path / "o2" / name).read_bytes(), name
 
 
+@pytest.mark.faults
 def test_human_only_run_names_variants_and_a_bad_folder_is_a_problem(tmp_path: Path) -> None:
     gt = square(10, 10, 20)
     for g in ("g1", "g2"):

@@ -310,6 +310,7 @@ def test_repainting_averages_every_covering_patch() -> None:
     np.testing.assert_array_equal(repainted, expected.astype(np.uint8))
 
 
+@pytest.mark.slow
 def test_nearest_band_patch_is_the_exact_brute_force_answer() -> None:
     """Lowest squared distance (Lab + spatial), ties to the lowest band index — including
     queries with several candidates within the first pick's bound (few grey levels make

@@ -30,6 +30,7 @@ def test_accumulator_rejects_inconsistent_keys_and_empty() -> None:
         acc.add("b", {"MAE": 0.1, "Sm": 0.5}, {})
 
 
+@pytest.mark.slow
 @pytest.mark.reference
 def test_dataset_values_equal_pysodmetrics_accumulators(pysod) -> None:  # type: ignore[no-untyped-def]
     cases = [c for c in random_cases(80, seed=4, min_size=20) if c["normalize"]]

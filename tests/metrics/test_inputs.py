@@ -9,6 +9,7 @@ from fminspect.metrics import Normalization, prepare, prepare_gt
 from fminspect.metrics._inputs import binarize_gt, normalize_pred
 
 
+@pytest.mark.faults
 def test_gt_strictly_greater_than_128_by_default() -> None:
     gt = np.array([[127, 128, 129, 255]], np.uint8)
     assert binarize_gt(gt).tolist() == [[False, False, True, True]]
@@ -63,6 +64,7 @@ def test_uint16_prediction_uses_its_full_scale() -> None:
         (np.zeros((0, 2), np.uint8), np.zeros((0, 2), np.uint8), ValueError, "empty"),
     ],
 )
+@pytest.mark.faults
 def test_bad_inputs_raise_clear_messages(pred, gt, error, match) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(error, match=match):
         prepare(pred, gt)

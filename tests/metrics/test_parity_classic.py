@@ -95,12 +95,14 @@ def _compare(cases: list[dict], results: list[dict]) -> tuple[list[str], int]:
     return failures, nan_differences
 
 
+@pytest.mark.slow
 def test_parity_random_pairs_agree_to_1e_10(pysod):  # type: ignore[no-untyped-def]
     assert len(RANDOM) >= 300
     failures, _ = _compare(RANDOM, pysod(RANDOM)["results"])
     assert not failures, "\n".join(failures[:30])
 
 
+@pytest.mark.slow
 def test_parity_edge_cases_agree_to_1e_10(pysod):  # type: ignore[no-untyped-def]
     failures, nan_differences = _compare(EDGES, pysod(EDGES)["results"])
     assert not failures, "\n".join(failures[:30])
@@ -108,6 +110,7 @@ def test_parity_edge_cases_agree_to_1e_10(pysod):  # type: ignore[no-untyped-def
     assert nan_differences >= 4
 
 
+@pytest.mark.slow
 def test_sm_nan_difference_only_where_documented(pysod):  # type: ignore[no-untyped-def]
     cases = [c for c in EDGES if c["id"] in ("gt-last-column", "gt-last-row", "shape-1x37")]
     results = pysod(cases)["results"]

@@ -30,6 +30,7 @@ pytestmark = pytest.mark.reference
 CASES = context_cases(140, seed=31)
 
 
+@pytest.mark.slow
 def test_context_measures_agree_with_pysodmetrics(pysod) -> None:  # type: ignore[no-untyped-def]
     meta = [{"groups": ["context", "degree"], "normalize": True} for _ in CASES]
     results = pysod(CASES, meta)["results"]
@@ -64,6 +65,7 @@ def test_context_measures_agree_with_pysodmetrics(pysod) -> None:  # type: ignor
     assert len(CASES) - empty_gts >= 100
 
 
+@pytest.mark.slow
 def test_repainting_rounds_half_to_even_like_the_reference(pysod) -> None:  # type: ignore[no-untyped-def]
     cases = CASES[:30]
     meta = [{"groups": ["degree"], "normalize": True} for _ in cases]
@@ -73,6 +75,7 @@ def test_repainting_rounds_half_to_even_like_the_reference(pysod) -> None:  # ty
         assert int(deg.repainted.astype(np.int64).sum()) == ref["recon_sum"], case["id"]
 
 
+@pytest.mark.slow
 def test_thin_objects_differ_only_by_the_references_float32_relevance(pysod) -> None:  # type: ignore[no-untyped-def]
     """A thin bar scored against itself: the largest C_β difference found (a review fuzzed
     ~50,000 GTs). Recomputing pysodmetrics' F_m with its float32 K ∗ Y (``cv2.filter2D`` to

@@ -40,6 +40,7 @@ def test_a_0_1_gt_is_scored_with_a_note_that_names_the_rule_and_the_likely_mista
     assert prepare(loaded, Normalization(gt_threshold=0.5))[1] == ()
 
 
+@pytest.mark.faults
 def test_bad_files_each_get_one_outcome_and_the_rest_is_scored(tmp_path: Path) -> None:
     gt = _gt()
     write_png(tmp_path / "gt.png", gt)
@@ -71,6 +72,7 @@ def test_bad_files_each_get_one_outcome_and_the_rest_is_scored(tmp_path: Path) -
     assert [n.kind for n in sm.notes if n.about == "prediction"] == ["resize"]
 
 
+@pytest.mark.faults
 def test_an_unreadable_gt_skips_the_sample_with_an_error_naming_it(tmp_path: Path) -> None:
     (tmp_path / "gt.png").write_bytes(b"")
     write_png(tmp_path / "a.png", _gt())

@@ -53,6 +53,7 @@ def test_create_simulate_aggregate_export_report(tmp_path: Path, root: Path, cap
     assert main(["rank", "report", str(study), "--measures", "MAE", "--bootstrap", "50"]) == 0
 
 
+@pytest.mark.faults
 def test_pack_export_results_and_merge_refusals(tmp_path: Path, root: Path, capsys) -> None:
     study = tmp_path / "s.sqlite"
     assert main(["rank", "create", str(study), str(root), "--models", "A", "B", "C"]) == 0

@@ -36,6 +36,8 @@ print("done", flush=True)
 """
 
 
+@pytest.mark.faults
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX signals")
 def test_sigkill_at_random_moments_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "data", n_images=25, methods=("A", "B", "C"), size=(24, 32))

@@ -68,6 +68,7 @@ def test_unfinished_and_undecided_participants_are_not_circular(store: StudyStor
     )
 
 
+@pytest.mark.faults
 def test_k_of_n_refuses_two_orders_with_the_same_support(store: StudyStore) -> None:
     truth = strengths_by_position(store, gap=50)
     reverse = {i: -s for i, s in truth.items()}
@@ -81,6 +82,7 @@ def test_k_of_n_refuses_two_orders_with_the_same_support(store: StudyStore) -> N
 @pytest.mark.parametrize(
     "text", ["foo", "k_of_n", "k_of_n:x", "k_of_n:0", "bt:0.3", "bt:1.5", "majority:2"]
 )
+@pytest.mark.faults
 def test_bad_rules_are_refused_with_a_reason(text: str) -> None:
     with pytest.raises(ValueError, match="rule"):
         Rule.parse(text)
@@ -101,6 +103,7 @@ def test_group_kappa_uses_the_study_wide_chance_rates(store: StudyStore) -> None
     assert _pair_table(votes).shape == (3 * len(store.design.groups), 3)
 
 
+@pytest.mark.faults
 def test_merge_refuses_relabelled_or_malformed_votes(store: StudyStore, tmp_path: Path) -> None:
     remote_path = open_pack(write_pack(store, tmp_path / "p.zip"), tmp_path / "remote")
     remote = StudyStore(remote_path)
@@ -153,6 +156,7 @@ def test_packs_cannot_write_outside_their_folder_or_mix_versions(
         open_pack(truncated, tmp_path / "t")
 
 
+@pytest.mark.faults
 def test_export_refuses_a_folder_in_use_and_bad_manifests_are_named(
     store: StudyStore, tmp_path: Path
 ) -> None:
@@ -175,6 +179,7 @@ def test_sixteen_bit_maps_are_shown_at_their_real_levels() -> None:
     assert to_u8(np.array([[True, False]])).tolist() == [[255, 0]]
 
 
+@pytest.mark.faults
 def test_cli_refuses_bad_rules_unknown_participants_and_makes_the_results_folder(
     store: StudyStore, tmp_path: Path, capsys
 ) -> None:

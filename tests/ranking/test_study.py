@@ -156,6 +156,7 @@ def test_votes_are_durable_undo_works_and_a_session_resumes(tmp_path: Path, data
         store.record("p1", again.trials[0], "left", 1)
 
 
+@pytest.mark.faults
 def test_not_a_study_file_is_refused_by_name(tmp_path: Path) -> None:
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"not sqlite at all" * 100)
@@ -366,6 +367,7 @@ def test_pack_vote_elsewhere_and_merge_back(tmp_path: Path, dataset) -> None:
     assert lab.participants() == ["lab-1", "remote-1"]  # refusals wrote nothing
 
 
+@pytest.mark.faults
 def test_damaged_pack_is_refused(tmp_path: Path, dataset) -> None:
     lab = _study(tmp_path, dataset)
     pack = write_pack(lab, tmp_path / "p.zip")
