@@ -1,4 +1,5 @@
-"""``fminspect score PRED GT``: one prediction against its GT, every measure."""
+"""``fminspect score PRED GT``: one prediction against its GT, every measure
+(:func:`fminspect.pipeline.pair.score_pair`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fminspect import __version__
 from fminspect.cli._common import add_param_options, params
 
 if TYPE_CHECKING:
@@ -31,49 +31,18 @@ def add_parser(sub: Subparsers) -> None:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from fminspect.io.validation import LoadError
-    from fminspect.metrics import MEASURES
-    from fminspect.pipeline.sample import score_files
+    from fminspect.pipeline.pair import score_pair
 
-    p = params(args)
     try:
-        scored = score_files(
+        pair = score_pair(
             args.pred,
             args.gt,
-            image=getattr(args, "img", None),
-            params=p,
+            image=args.img,
+            params=params(args),
             interpolation=args.interpolation,
         )
     except LoadError as exc:
         print(f"fminspect: {exc}", file=sys.stderr)
         return 2
-    scores = scored.scores()
-    notes = [str(n) for n in scored.notes]
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "fminspect": __version__,
-                    "prediction": str(args.pred),
-                    "gt": str(args.gt),
-                    "params": {**p.as_dict(), "interpolation": args.interpolation},
-                    "normalization": p.norm.label,
-                    "scores": scores,
-                    "labels": {m.key: m.label(p) for m in MEASURES if m.key in scores},
-                    "notes": notes,
-                },
-                indent=2,
-            )
-        )
-        return 0
-    print(
-        f"prediction: {args.pred}\nGT:         {args.gt}\n"
-        f"normalisation: {p.norm.label}   (fminspect {__version__})\n"
-    )
-    shown = [m for m in MEASURES if m.key in scores]
-    width = max(len(m.label(p)) for m in shown)
-    for m in shown:
-        arrow = "↑" if m.higher_is_better else "↓"
-        print(f"  {m.label(p):<{width}}  {scores[m.key]:.6f} {arrow}")
-    for n in notes:
-        print(f"note: {n}")
+    print(json.dumps(pair.as_json(), indent=2) if args.json else pair.table())
     return 0
