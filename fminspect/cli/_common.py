@@ -10,7 +10,7 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -70,6 +70,22 @@ def fail(message: str, code: int = 2, *, command: str = "rank") -> int:
     """Print ``fminspect COMMAND: message`` on stderr; returns ``code`` (the exit status)."""
     print(f"fminspect {command}: {message}", file=sys.stderr)
     return code
+
+
+def say(prefix: str = "") -> Callable[[str], None]:
+    """A function printing its message on stderr after ``prefix``: what the subcommands give
+    the library functions as ``on_message``."""
+
+    def print_message(message: str) -> None:
+        print(f"{prefix}{message}", file=sys.stderr)
+
+    return print_message
+
+
+def print_all(lines: Iterable[object]) -> None:
+    """Each on its own line on stderr."""
+    for line in lines:
+        print(line, file=sys.stderr)
 
 
 def unknown_methods(datasets: Sequence[Dataset], methods: Sequence[str] | None) -> str | None:
