@@ -88,20 +88,6 @@ def print_all(lines: Iterable[object]) -> None:
         print(line, file=sys.stderr)
 
 
-def unknown_methods(datasets: Sequence[Dataset], methods: Sequence[str] | None) -> str | None:
-    """A message naming the ``--methods`` no dataset has (None when all exist)."""
-    known = {m for d in datasets for m in d.method_names}
-    unknown = [m for m in methods or [] if m not in known]
-    if not unknown:
-        return None
-    # a folder of that name with no maps in it says more than "no method"
-    why = [f"{p.path}: {p.message}" for d in datasets for p in d.problems if p.method in unknown]
-    return (
-        f"no method named {', '.join(unknown)} (found: {', '.join(sorted(known)) or 'none'})"
-        + "".join(f"\n  {w}" for w in why)
-    )
-
-
 def print_coverage(
     datasets: Sequence[Dataset], methods: Sequence[str] | None = None, *, quiet: bool = False
 ) -> None:

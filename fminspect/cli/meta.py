@@ -1,4 +1,5 @@
-"""``fminspect meta ROOT``: the meta-measures, evaluating the measures themselves."""
+"""``fminspect meta ROOT``: the meta-measures, evaluating the measures themselves, through
+:mod:`fminspect.meta.workflow`."""
 
 from __future__ import annotations
 
@@ -7,91 +8,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fminspect.cli._common import add_param_options, params, print_coverage, unknown_methods
+from fminspect.cli._common import add_param_options, fail, params, print_all, print_coverage
 
 if TYPE_CHECKING:
     from fminspect.cli._common import Subparsers
-    from fminspect.meta import MetaConfig
-
-
-def _meta_config(args: argparse.Namespace) -> MetaConfig:
-    from fminspect.meta import MetaConfig
-
-    metas = list(
-        args.metas or ["generic", "noise_map", "gt_switch", "noise_injection", "annotation"]
-    )
-    if args.application and "application" not in metas:
-        metas.append("application")
-    if args.ranked and "human" not in metas:
-        metas.append("human")
-    return MetaConfig(
-        params=params(args),
-        keys=tuple(args.measures) if args.measures else None,
-        metas=tuple(metas),
-        seed=args.seed,
-        interpolation=args.interpolation,
-        circle_radius=args.circle_radius,
-        gaussian_sigma=args.gaussian_sigma,
-        noise_mean=args.noise_mean,
-        noise_std=args.noise_std,
-        good_key=args.good_key,
-        good_min=args.good_min,
-        inject_fraction=args.inject_fraction,
-        inject_std=args.inject_std,
-        inject_fg_threshold=args.inject_threshold,
-        morph_size=args.morph_size,
-        morph_iterations=args.morph_iterations,
-        application=args.application,
-    )
-
-
-def cmd_meta(args: argparse.Namespace) -> int:
-    from fminspect.io.discovery import discover
-    from fminspect.meta import run_meta
-    from fminspect.meta.outputs import protocol_caption, write_meta
-
-    try:
-        config = _meta_config(args)
-    except ValueError as exc:
-        print(f"fminspect meta: {exc}", file=sys.stderr)
-        return 2
-    datasets, problems = discover(args.root) if args.root else ([], [])
-    if args.datasets:
-        datasets = [d for d in datasets if d.name in args.datasets]
-    if not datasets and not args.ranked:
-        for p in problems:
-            print(p, file=sys.stderr)
-        print(
-            "fminspect meta: no dataset found (give a dataset folder and/or --ranked DIR)",
-            file=sys.stderr,
-        )
-        return 1
-    message = unknown_methods(datasets, args.methods)
-    if message:
-        print(f"fminspect meta: {message}", file=sys.stderr)
-        return 2
-    print_coverage(datasets, args.methods, quiet=args.quiet)
-    out = Path(args.out)
-    report = run_meta(
-        datasets,
-        config,
-        cache_path=args.cache or out / "cache.sqlite",
-        methods=args.methods,
-        jobs=args.jobs,
-        scheduler=args.scheduler,
-        ranked=args.ranked or (),
-        progress=None if not args.quiet else False,
-    )
-    report.problems = problems + report.problems
-    write_meta(report, out, plot=not args.no_plots)
-    for p in report.problems:
-        print(p, file=sys.stderr)
-    if not args.quiet:
-        print((out / "summary.md").read_text(encoding="utf-8"))
-    else:
-        print(protocol_caption(report))
-    print(f"{len(report.cases)} cases; results written to {out}", file=sys.stderr)
-    return 0 if report.summary else 1
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -166,3 +86,64 @@ def add_parser(sub: Subparsers) -> None:
     )
     add_param_options(m)
     m.set_defaults(func=cmd_meta)
+
+
+def cmd_meta(args: argparse.Namespace) -> int:
+    from fminspect.batch.workflow import NoDatasetError, SelectionError
+    from fminspect.meta.outputs import protocol_caption
+    from fminspect.meta.workflow import find_datasets, meta_config, meta_to_folder
+
+    try:
+        config = meta_config(
+            params=params(args),
+            measures=args.measures,
+            metas=args.metas,
+            application=args.application,
+            ranked=bool(args.ranked),
+            seed=args.seed,
+            interpolation=args.interpolation,
+            circle_radius=args.circle_radius,
+            gaussian_sigma=args.gaussian_sigma,
+            noise_mean=args.noise_mean,
+            noise_std=args.noise_std,
+            good_key=args.good_key,
+            good_min=args.good_min,
+            inject_fraction=args.inject_fraction,
+            inject_std=args.inject_std,
+            inject_fg_threshold=args.inject_threshold,
+            morph_size=args.morph_size,
+            morph_iterations=args.morph_iterations,
+        )
+    except ValueError as exc:
+        return fail(str(exc), command="meta")
+    try:
+        datasets, problems = find_datasets(
+            args.root, datasets=args.datasets, methods=args.methods, ranked=args.ranked or ()
+        )
+    except NoDatasetError as exc:
+        print_all(exc.problems)
+        return fail(str(exc), 1, command="meta")
+    except SelectionError as exc:
+        return fail(str(exc), command="meta")
+    print_coverage(datasets, args.methods, quiet=args.quiet)
+    out = Path(args.out)
+    report = meta_to_folder(
+        datasets,
+        config,
+        out,
+        problems=problems,
+        cache=args.cache,
+        methods=args.methods,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        ranked=args.ranked or (),
+        progress=None if not args.quiet else False,
+        plots=not args.no_plots,
+    )
+    print_all(report.problems)
+    if not args.quiet:
+        print((out / "summary.md").read_text(encoding="utf-8"))
+    else:
+        print(protocol_caption(report))
+    print(f"{len(report.cases)} cases; results written to {out}", file=sys.stderr)
+    return 0 if report.summary else 1
