@@ -1,5 +1,8 @@
 """``fminspect rank …``: pairwise human-ranking studies (create, pack, vote, merge, aggregate,
-export, report, simulate)."""
+export, report, simulate), through :mod:`fminspect.ranking.create` and
+:mod:`fminspect.ranking.workflow`; ``vote`` and ``analyze`` open windows of
+:mod:`fminspect.gui`. A study file that cannot be used (:class:`StudyError`) ends any of them
+with status 1 (see :func:`fminspect.cli.main`)."""
 
 from __future__ import annotations
 
@@ -8,156 +11,47 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fminspect.cli._common import add_param_options, fail, no_display, params
+from fminspect.cli._common import add_param_options, fail, no_display, params, print_all, say
 
 if TYPE_CHECKING:
     from fminspect.cli._common import Subparsers
-    from fminspect.ranking.aggregate import StudyResult
-    from fminspect.ranking.design import Group
-    from fminspect.ranking.store import StudyStore
-
-
-def _open_study(path: Path) -> StudyStore:
-    from fminspect.ranking.store import StudyStore
-
-    return StudyStore(path)
 
 
 def _cmd_rank_create(args: argparse.Namespace) -> int:
-    from fminspect.io.discovery import discover
-    from fminspect.ranking.build import build_design, check_files, groups_from_dataset
-    from fminspect.ranking.store import StudyStore
+    from fminspect.ranking.create import SECONDS_PER_VOTE, create_study
+    from fminspect.ranking.workflow import ArgumentError
 
-    if args.study.exists():
-        return fail(f"{args.study} already exists; choose another file")
-    datasets, problems = discover(args.root)
-    for p in problems:
-        print(p, file=sys.stderr)
-    if args.datasets:
-        datasets = [d for d in datasets if d.name in args.datasets]
-    if not datasets:
-        return fail(f"no dataset found in {args.root}")
-    if args.models and args.auto:
-        return fail("give either --models or --auto, not both")
-    known_models = {m for d in datasets for m in d.method_names}
-    unknown = [m for m in args.models or [] if m not in known_models]
-    if unknown:
-        return fail(
-            f"no model named {', '.join(unknown)} (found: {', '.join(sorted(known_models))})"
-        )
-    known_samples = {s.name for d in datasets for s in d.samples}
-    for name in [n for n in args.samples or [] if n not in known_samples]:
-        print(f"warning: no sample named {name!r}; left out", file=sys.stderr)
-    scores_by_ds: dict[str, dict[str, dict[str, float]]] = {}
-    if args.auto:
-        from fminspect.ranking.build import score_maps
-
-        print(
-            f"scoring every map with {args.by} to pick {args.auto} maps of clearly "
-            "different quality…",
-            file=sys.stderr,
-        )
-        unscored: list[Any] = []
-        try:
-            scores_by_ds = score_maps(
-                datasets, args.by, args.study.with_suffix(".cache.sqlite"), args.jobs, unscored
-            )
-        except ValueError as exc:
-            return fail(f"--by: {exc}")
-        for p in unscored:  # these maps cannot be shown either
-            print(p, file=sys.stderr)
-    groups: list[Group] = []
-    for ds in datasets:
-        groups += groups_from_dataset(
-            ds,
+    try:
+        created = create_study(
+            args.study,
+            args.root,
+            name=args.name,
+            datasets=args.datasets,
             samples=args.samples,
             models=args.models,
-            scores=scores_by_ds.get(ds.name) if args.auto else None,
-            per_group=args.auto or 3,
+            auto=args.auto,
+            by=args.by,
             min_gap=args.min_gap,
-            first_index=len(groups) + 1,
-        )
-    grouped = {(g.dataset, g.sample) for g in groups}
-    left_out = [
-        f"{ds.name}/{s.name}"
-        for ds in datasets
-        for s in ds.samples
-        if (args.samples is None or s.name in args.samples) and (ds.name, s.name) not in grouped
-    ]
-    if left_out:
-        why = (
-            f"fewer than two maps whose {args.by} scores differ by --min-gap {args.min_gap:g}"
-            if args.auto
-            else "fewer than two of the chosen maps"
-        )
-        print(
-            f"{len(left_out)} sample{'s' if len(left_out) != 1 else ''} left out ({why}): "
-            + ", ".join(left_out[:5])
-            + (", …" if len(left_out) > 5 else ""),
-            file=sys.stderr,
-        )
-    if args.limit:
-        import numpy as np
-
-        keep = sorted(
-            np.random.default_rng(args.seed).choice(
-                len(groups), min(args.limit, len(groups)), replace=False
-            )
-        )
-        groups = [groups[i] for i in keep]
-    if not groups:
-        return fail("no sample has at least two of the chosen maps")
-    if args.auto:
-        sizes = sorted({len(g.items) for g in groups})
-        if sizes != [args.auto]:
-            print(
-                f"warning: --auto {args.auto}: groups have {', '.join(map(str, sizes))} maps "
-                f"(fewer models, or scores closer than --min-gap {args.min_gap:g})",
-                file=sys.stderr,
-            )
-    from fminspect.ranking.design import new_design
-
-    unreadable = check_files(new_design("check", groups))
-    if unreadable:
-        return fail(
-            "files of the study cannot be read; fix or leave them out (--samples/--models):\n  "
-            + "\n  ".join(unreadable),
-            1,
-        )
-    selection = {
-        "root": str(args.root.resolve()),
-        "datasets": [d.name for d in datasets],
-        "models": args.models,
-        "auto": args.auto,
-        "by": args.by if args.auto else None,
-        "min_gap": args.min_gap if args.auto else None,
-        "limit": args.limit,
-    }
-    try:
-        design = build_design(
-            args.name or args.study.stem,
-            groups,
-            args.study,
-            checks=args.checks,
-            seed=args.seed,
+            limit=args.limit,
             presentation=args.presentation,
             overlay_alpha=args.alpha,
             show_gt=not args.hide_gt,
             show_image=not args.hide_image,
             allow_ties=args.ties,
             repeats=args.repeats,
-            selection=selection,
+            checks=args.checks,
+            seed=args.seed,
+            jobs=args.jobs,
+            on_message=say(),
         )
-        StudyStore.create(args.study, design).close()
-    except (ValueError, OSError) as exc:
+    except ArgumentError as exc:
         return fail(str(exc))
-    n_pairs = sum(len(g.items) * (len(g.items) - 1) // 2 for g in groups)
-    per_person = n_pairs + min(args.repeats, max(0, n_pairs - 3)) + args.checks
-    seconds = per_person * 3
+    seconds = created.seconds_per_participant
     duration = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds} s"
     print(
-        f"study {args.study}: {len(groups)} groups, {n_pairs} pairs; "
-        f"each participant sees {per_person} trials (~{duration} at 3 s per vote)"
+        f"study {args.study}: {created.groups} groups, {created.pairs} pairs; "
+        f"each participant sees {created.trials_per_participant} trials "
+        f"(~{duration} at {SECONDS_PER_VOTE} s per vote)"
     )
     print(
         f"vote here:      fminspect rank vote {args.study}\n"
@@ -167,10 +61,9 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
 
 
 def _cmd_rank_pack(args: argparse.Namespace) -> int:
-    from fminspect.ranking.export import write_pack
+    from fminspect.ranking.workflow import pack_study
 
-    with _open_study(args.study) as store:
-        out = write_pack(store, args.out)
+    out = pack_study(args.study, args.out)
     print(f"study pack written to {out}; a participant runs:  fminspect rank vote {out.name}")
     return 0
 
@@ -194,88 +87,52 @@ def _cmd_rank_analyze(args: argparse.Namespace) -> int:
 
 
 def _cmd_rank_export_results(args: argparse.Namespace) -> int:
-    from fminspect.ranking.export import write_results
+    from fminspect.ranking.workflow import export_results
 
-    with _open_study(args.study) as store:
-        people = [args.participant] if args.participant else store.participants()
-        folder = Path(args.out or ".")
-        folder.mkdir(parents=True, exist_ok=True)
-        for p in people:
-            out = write_results(store, p, folder / f"results_{p}.json")
-            print(out)
+    for path in export_results(args.study, participant=args.participant, out=args.out):
+        print(path)
     return 0
 
 
 def _cmd_rank_merge(args: argparse.Namespace) -> int:
-    from fminspect.ranking.export import merge_results_file
-    from fminspect.ranking.store import StudyError
+    from fminspect.ranking.workflow import merge_results
 
-    failed = 0
-    with _open_study(args.study) as store:
-        for f in args.results:
-            try:
-                n = merge_results_file(store, f)
-                print(f"{f}: {n} votes merged")
-            except StudyError as exc:
-                failed += 1
-                print(f"refused: {exc}", file=sys.stderr)
-    return 1 if failed else 0
+    merged = merge_results(args.study, args.results)
+    for m in merged:
+        if m.refused:
+            print(f"refused: {m.refused}", file=sys.stderr)
+        else:
+            print(f"{m.path}: {m.votes} votes merged")
+    return 1 if any(m.refused for m in merged) else 0
 
 
-def _aggregate(args: argparse.Namespace, store: StudyStore) -> StudyResult:
-    from fminspect.ranking.aggregate import Rule, aggregate
-    from fminspect.ranking.store import StudyError
-
-    try:
-        rule = Rule.parse(args.rule)
-    except ValueError as exc:
-        raise StudyError(f"--rule: {exc}") from None
-    unknown = [p for p in args.exclude or () if p not in store.participants()]
-    if unknown:
-        raise StudyError(f"--exclude: no participant named {', '.join(unknown)} in {store.path}")
-    result = aggregate(
-        store,
-        rule,
-        exclude_failing=args.exclude_failing,
-        min_attention=args.min_attention,
-        exclude=args.exclude or (),
-    )
-    counted = sum(not s.excluded for s in result.participants)
-    if rule.name == "k_of_n" and rule.k > counted:
-        print(
-            f"fminspect rank: note: {rule} needs {rule.k} participants to agree, but only "
-            f"{counted} participants' votes are counted, so no group can reach consensus",
-            file=sys.stderr,
-        )
-    return result
+def _rule_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`fminspect.ranking.workflow.consensus` and the steps
+    using it, from :func:`_add_rule_options`' options."""
+    return {
+        "rule": args.rule,
+        "exclude_failing": args.exclude_failing,
+        "min_attention": args.min_attention,
+        "exclude": args.exclude or (),
+        "on_message": say("fminspect rank: "),
+    }
 
 
 def _cmd_rank_aggregate(args: argparse.Namespace) -> int:
-    from fminspect.ranking.export import write_votes_csv
-    from fminspect.ranking.report import study_summary, write_study_report
+    from fminspect.ranking.report import study_summary
+    from fminspect.ranking.workflow import aggregate_study
 
-    with _open_study(args.study) as store:
-        result = _aggregate(args, store)
-        if args.out:
-            write_study_report(result, args.out)
-            write_votes_csv(store, Path(args.out) / "votes.csv")
-            print(f"written to {args.out}", file=sys.stderr)
+    result = aggregate_study(args.study, out=args.out, **_rule_options(args))
+    if args.out:
+        print(f"written to {args.out}", file=sys.stderr)
     print(study_summary(result))
     return 0
 
 
 def _cmd_rank_export(args: argparse.Namespace) -> int:
-    from fminspect.ranking.export import export_ranked
+    from fminspect.ranking.workflow import export_consensus
 
-    with _open_study(args.study) as store:
-        result = _aggregate(args, store)
-    if not result.consensual:
-        return fail(
-            f"no group reaches consensus under {result.rule}; nothing exported "
-            "(fminspect rank aggregate shows why)",
-            1,
-        )
-    out = export_ranked(result, args.out)
+    result, out = export_consensus(args.study, args.out, **_rule_options(args))
     print(
         f"{len(result.consensual)} of {len(result.groups)} groups reached consensus "
         f"({result.rule}); human-ranked dataset written to {out}"
@@ -284,59 +141,45 @@ def _cmd_rank_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_rank_report(args: argparse.Namespace) -> int:
-    from fminspect.metrics import measure_keys
-    from fminspect.ranking.agreement import measures_vs_humans
-    from fminspect.ranking.export import load_ranked
-    from fminspect.ranking.report import agreement_markdown, ranked_groups, write_agreement
-    from fminspect.ranking.store import StudyError
+    from fminspect.ranking.report import agreement_markdown, write_agreement
+    from fminspect.ranking.workflow import ArgumentError, compare_with_humans, human_rankings
 
-    if (args.study is None) == (args.ranked is None):
-        return fail("give a study file or --ranked DIR (one of them)")
     try:
-        if args.ranked is not None:
-            groups, problems = load_ranked(args.ranked)
-            title = args.ranked.name
-        else:
-            with _open_study(args.study) as store:
-                result = _aggregate(args, store)
-            groups, problems = ranked_groups(result)
-            title = f"{result.design.name} ({result.rule})"
-    except StudyError as exc:
-        return fail(str(exc), 1)
-    for p in problems:
-        print(f"skipped: {p}", file=sys.stderr)
-    if not groups:
-        return fail("no group with a consensus ranking to compare with", 1)
-    keys = args.measures or measure_keys(with_images=all(g.image is not None for g in groups))
+        humans = human_rankings(args.study, ranked=args.ranked, **_rule_options(args))
+    except ArgumentError as exc:
+        return fail(str(exc))
+    print_all(f"skipped: {p}" for p in humans.skipped)
     try:
-        report = measures_vs_humans(
-            groups, keys, params=params(args), seed=args.seed, n_boot=args.bootstrap
+        report = compare_with_humans(
+            humans.groups,
+            args.measures,
+            params=params(args),
+            seed=args.seed,
+            bootstrap=args.bootstrap,
         )
     except ValueError as exc:
         return fail(str(exc))
-    print(agreement_markdown(report, title))
+    print(agreement_markdown(report, humans.title))
     if args.out:
-        write_agreement(report, args.out, title)
+        write_agreement(report, args.out, humans.title)
         print(f"table and bar chart written to {args.out}", file=sys.stderr)
     return 0
 
 
 def _cmd_rank_simulate(args: argparse.Namespace) -> int:
-    from fminspect.ranking.simulate import SimulatedParticipant, simulate, strengths_by_position
+    from fminspect.ranking.workflow import simulate_participants
 
-    with _open_study(args.study) as store:
-        truth = strengths_by_position(store, args.gap)
-        for k in range(args.participants):
-            who = SimulatedParticipant(
-                f"{args.prefix}{k + 1}",
-                truth,
-                left_bias=args.left_bias,
-                lapse=args.lapse,
-                tie_margin=args.tie_margin,
-                seed=args.seed + k,
-            )
-            n = simulate(store, who)
-            print(f"{who.id}: {n} simulated votes")
+    for who, votes in simulate_participants(
+        args.study,
+        participants=args.participants,
+        gap=args.gap,
+        left_bias=args.left_bias,
+        lapse=args.lapse,
+        tie_margin=args.tie_margin,
+        prefix=args.prefix,
+        seed=args.seed,
+    ):
+        print(f"{who}: {votes} simulated votes")
     return 0
 
 
