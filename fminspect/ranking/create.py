@@ -29,11 +29,12 @@ SECONDS_PER_VOTE = 3
 
 @dataclass(frozen=True, slots=True)
 class CreatedStudy:
-    """A study :func:`create_study` wrote: its file and its design, and what it asks of
-    each participant."""
+    """A study :func:`create_study` wrote: its file, its design, what was noticed on the way
+    (files that could not be used, samples left out…) and what it asks of each participant."""
 
     path: Path
     design: Design
+    messages: tuple[str, ...] = ()
 
     @property
     def groups(self) -> int:
@@ -57,10 +58,6 @@ class CreatedStudy:
     def seconds_per_participant(self) -> int:
         """Estimated length of a session, at :data:`SECONDS_PER_VOTE` per trial."""
         return self.trials_per_participant * SECONDS_PER_VOTE
-
-
-def _ignore(message: str) -> None:
-    pass
 
 
 def create_study(
@@ -117,7 +114,8 @@ def create_study(
         Seed of every random choice (the subset, the checks, each participant's schedule).
     on_message : callable, optional
         Receives what is noticed on the way, as it happens: files that cannot be used,
-        samples left out, groups smaller than ``auto`` (the command prints them).
+        samples left out, groups smaller than ``auto`` (the command prints them); the
+        result keeps them too (:attr:`CreatedStudy.messages`).
 
     Raises
     ------
@@ -135,7 +133,13 @@ def create_study(
     (250, 750, 754)
     """
     study, root = Path(study), Path(root)
-    say = on_message or _ignore
+    noticed: list[str] = []
+
+    def say(message: str) -> None:
+        noticed.append(message)
+        if on_message is not None:
+            on_message(message)
+
     if study.exists():
         raise ArgumentError(f"{study} already exists; choose another file")
     found, problems = discover(root)
@@ -206,7 +210,7 @@ def create_study(
         StudyStore.create(study, design).close()
     except (ValueError, OSError) as exc:
         raise ArgumentError(str(exc)) from exc
-    return CreatedStudy(study, design)
+    return CreatedStudy(study, design, tuple(noticed))
 
 
 def _groups(
@@ -226,9 +230,7 @@ def _groups(
         say(f"scoring every map with {by} to pick {auto} maps of clearly different quality…")
         unscored: list[Problem] = []
         try:
-            scores_by_ds = score_maps(
-                found, by, study.with_suffix(".cache.sqlite"), jobs, unscored
-            )
+            scores_by_ds = score_maps(found, by, study.with_suffix(".cache.sqlite"), jobs, unscored)
         except ValueError as exc:
             raise ArgumentError(f"--by: {exc}") from exc
         for p in unscored:  # these maps cannot be shown either

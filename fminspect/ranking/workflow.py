@@ -57,7 +57,13 @@ def _ignore(message: str) -> None:
 # ----------------------------------------------------------------------- moving a study
 def pack_study(study: Path | str, out: Path | str) -> Path:
     """Write ``study`` as a self-contained pack (zip) for participants on other computers
-    (:func:`~fminspect.ranking.export.write_pack`); returns the zip's path."""
+    (:func:`~fminspect.ranking.export.write_pack`); returns the zip's path.
+
+    Examples
+    --------
+    >>> pack_study("study.sqlite", "study.zip")                     # doctest: +SKIP
+    PosixPath('study.zip')
+    """
     from fminspect.ranking.export import write_pack
 
     with StudyStore(study) as store:
@@ -69,7 +75,13 @@ def export_results(
 ) -> list[Path]:
     """Write each participant's results file (or only ``participant``'s) into the folder
     ``out`` (default: the current one; created if needed) as ``results_<id>.json``, to send
-    to the lab; returns the files written."""
+    to the lab; returns the files written.
+
+    Examples
+    --------
+    >>> export_results("remote/study.sqlite", out="to_send")       # doctest: +SKIP
+    [PosixPath('to_send/results_anna.json')]
+    """
     from fminspect.ranking.export import write_results
 
     with StudyStore(study) as store:
@@ -91,7 +103,14 @@ class Merged:
 def merge_results(study: Path | str, files: Sequence[Path | str]) -> list[Merged]:
     """Merge participants' results files into the lab's ``study``, one by one; a file that
     cannot be merged (another study's, a participant already in it…) is refused with the
-    reason, and the others are merged."""
+    reason, and the others are merged.
+
+    Examples
+    --------
+    >>> [(m.path.name, m.votes, m.refused) for m in merge_results(  # doctest: +SKIP
+    ...     "study.sqlite", ["results_anna.json"])]
+    [('results_anna.json', 30, '')]
+    """
     from fminspect.ranking.export import merge_results_file
 
     out = []
@@ -118,7 +137,13 @@ def simulate_participants(
     """Add ``participants`` simulated Bradley–Terry voters to ``study`` (ids ``prefix1``…),
     who rank each group's maps in their listed order, ``gap`` logits apart
     (:mod:`~fminspect.ranking.simulate`); yields each one's id and number of votes as it
-    finishes."""
+    finishes.
+
+    Examples
+    --------
+    >>> dict(simulate_participants("pilot.sqlite", participants=2))  # doctest: +SKIP
+    {'sim-1': 30, 'sim-2': 30}
+    """
     from fminspect.ranking.simulate import SimulatedParticipant, simulate, strengths_by_position
 
     with StudyStore(study) as store:
@@ -190,7 +215,14 @@ def aggregate_study(
 ) -> StudyResult:
     """The study's :func:`consensus`; with ``out``, its tables are written there too:
     groups.csv, participants.csv, summary.{md,json} and every vote in votes.csv.
-    :func:`~fminspect.ranking.report.study_summary` gives the Markdown summary."""
+    :func:`~fminspect.ranking.report.study_summary` gives the Markdown summary.
+
+    Examples
+    --------
+    >>> result = aggregate_study("study.sqlite", rule="k_of_n:8", out="tables")  # doctest: +SKIP
+    >>> len(result.consensual), len(result.groups)                             # doctest: +SKIP
+    (41, 50)
+    """
     from fminspect.ranking.export import write_votes_csv
     from fminspect.ranking.report import write_study_report
 
@@ -227,6 +259,10 @@ def export_consensus(
     ------
     StudyError
         No group reaches consensus, or ``out`` is not empty.
+
+    Examples
+    --------
+    >>> result, folder = export_consensus("study.sqlite", "ranked")  # doctest: +SKIP
     """
     from fminspect.ranking.export import export_ranked
 
