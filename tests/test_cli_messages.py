@@ -25,7 +25,7 @@ def test_gui_commands_without_a_display_say_what_to_do(
 
 
 def test_a_chosen_qt_platform_or_a_display_is_left_to_qt(monkeypatch: pytest.MonkeyPatch) -> None:
-    from fminspect.cli import _no_display
+    from fminspect.cli._common import no_display as _no_display
 
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)

@@ -1,0 +1,415 @@
+"""The library API: every ``fminspect`` subcommand as a function, for notebooks and scripts.
+
+Each function takes its subcommand's arguments (options spelled in snake_case, measure
+parameters as one :class:`Params`), runs the same library code as the command, and returns
+what the command prints or writes, as Python objects. With ``out``, the same files are
+written as by the command given ``--out``.
+
+============================================  ==================================
+command                                       function
+============================================  ==================================
+``fminspect score PRED GT``                   :func:`score_pair`
+``fminspect eval ROOT``                       :func:`evaluate_dataset`
+``fminspect meta ROOT``                       :func:`run_meta`
+``fminspect rank create STUDY ROOT``          :func:`create_study`
+``fminspect rank simulate STUDY``             :func:`simulate_votes`
+``fminspect rank aggregate STUDY``            :func:`aggregate_study`
+``fminspect rank export STUDY OUT``           :func:`export_consensus`
+``fminspect rank report [STUDY] [--ranked]``  :func:`human_agreement`
+``fminspect rank pack STUDY OUT``             :func:`pack_study`
+``fminspect rank export-results STUDY``       :func:`export_results`
+``fminspect rank merge STUDY RESULTS…``       :func:`merge_results`
+============================================  ==================================
+
+Errors are typed and say what is wrong: :class:`LoadError` (a file that cannot be read),
+:class:`SelectionError` and :class:`NoDatasetError` (datasets and methods asked for),
+:class:`ArgumentError` (study options that cannot work) and :class:`StudyError` (a study,
+pack or results file that cannot be used). The windows (``fminspect``, ``rank vote``,
+``rank analyze``) are in :mod:`fminspect.gui`. No Qt is imported here.
+
+Examples
+--------
+>>> from fminspect.api import Params, evaluate_dataset, score_pair   # doctest: +SKIP
+>>> score_pair("pred.png", "gt.png", params=Params(beta2=1)).scores()["maxFm"]  # doctest: +SKIP
+0.91...
+>>> evaluate_dataset("data/COD10K", measures=["Sm", "MAE"]).summary()  # doctest: +SKIP
+{'COD10K': {'SINet': {'MAE': 0.043..., 'Sm': 0.776...}, ...}}
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fminspect.batch.workflow import NoDatasetError, SelectionError
+from fminspect.io.validation import LoadError
+from fminspect.metrics import Params
+from fminspect.pipeline.pair import PairScore, score_pair
+from fminspect.ranking.create import CreatedStudy, create_study
+from fminspect.ranking.store import StudyError
+from fminspect.ranking.workflow import (
+    ArgumentError,
+    Merged,
+    aggregate_study,
+    export_consensus,
+    export_results,
+    merge_results,
+    pack_study,
+)
+
+if TYPE_CHECKING:
+    from fminspect.batch.evaluation import EvalReport
+    from fminspect.meta.runner import MetaReport
+    from fminspect.ranking.aggregate import Rule
+    from fminspect.ranking.agreement import HumanAgreementReport
+
+__all__ = [
+    "ArgumentError",
+    "CreatedStudy",
+    "LoadError",
+    "Merged",
+    "NoDatasetError",
+    "PairScore",
+    "Params",
+    "SelectionError",
+    "StudyError",
+    "aggregate_study",
+    "create_study",
+    "evaluate_dataset",
+    "export_consensus",
+    "export_results",
+    "human_agreement",
+    "merge_results",
+    "pack_study",
+    "run_meta",
+    "score_pair",
+    "simulate_votes",
+]
+
+
+def evaluate_dataset(
+    root: Path | str | None = None,
+    *,
+    out: Path | str | None = None,
+    measures: Sequence[str] | None = None,
+    params: Params | None = None,
+    interpolation: str = "bilinear",
+    datasets: Sequence[str] | None = None,
+    methods: Sequence[str] | None = None,
+    dataset_config: Path | str | None = None,
+    method_config: Path | str | None = None,
+    jobs: int = 1,
+    scheduler: Any = None,
+    cache: Path | str | None = None,
+    plots: bool = True,
+    progress: bool | None = None,
+) -> EvalReport:
+    """Evaluate every method of every dataset in ``root``: ``fminspect eval``.
+
+    Parameters
+    ----------
+    root : path, optional
+        A dataset folder (any layout ``fminspect eval`` reads), or give ``dataset_config``
+        and ``method_config`` (PySODEvalToolkit's JSON configs) instead.
+    out : path, optional
+        Write every output file there, as the command does (summary.{json,csv,md,tex},
+        per_image.csv, problems.csv, curves, and with ``plots`` the PNG/PDF plots); the
+        results are then cached in ``OUT/cache.sqlite`` and the window opening these
+        datasets finds them. Without ``out`` nothing is written but the cache, by default the
+        user's result store (the window's).
+    measures : list of str, optional
+        Only these measure keys (default: all; CCm for datasets with images).
+    params : Params, optional
+        The measures' parameters (default: the papers' and pysodmetrics').
+    interpolation : str
+        How a prediction of another size is resized to its GT.
+    datasets, methods : list of str, optional
+        Only these datasets and methods.
+    jobs : int
+        Local worker processes; ``scheduler``: a Dask scheduler address or client instead.
+    cache : path, optional
+        The result store (shared between runs, so a second run computes only what changed).
+    progress : bool, optional
+        A progress bar or periodic lines on stderr (default: as the command), or none.
+
+    Returns
+    -------
+    EvalReport
+        ``report.summary()`` is ``{dataset: {method: {measure: value}}}`` (summary.json);
+        ``report.per_image``, ``report.results`` (with coverage and mean curves) and
+        ``report.problems`` hold the rest.
+
+    Raises
+    ------
+    SelectionError
+        A dataset or method asked for is not there, or the configs are not given together.
+    NoDatasetError
+        Nothing found (``exc.problems`` says why).
+    ValueError
+        An unknown measure key or a bad parameter.
+
+    Warns
+    -----
+    RuntimeWarning
+        With ``out``: a plot could not be written (every other file was).
+
+    Examples
+    --------
+    >>> report = evaluate_dataset("data/COD10K", out="results", jobs=2)  # doctest: +SKIP
+    >>> report.summary()["COD10K"]["SINet"]["Sm"]                        # doctest: +SKIP
+    0.776...
+    """
+    from fminspect.batch.runner import evaluate_datasets
+    from fminspect.batch.workflow import evaluate_to_folder, find_datasets
+    from fminspect.pipeline.config import EvalConfig
+    from fminspect.pipeline.store import default_store_path
+
+    config = EvalConfig(params or Params(), tuple(measures) if measures else None, interpolation)
+    found, _ = find_datasets(
+        root,
+        dataset_config=dataset_config,
+        method_config=method_config,
+        datasets=datasets,
+        methods=methods,
+    )
+    if out is None:
+        return evaluate_datasets(
+            found,
+            config,
+            cache_path=cache or default_store_path(),
+            methods=methods,
+            jobs=jobs,
+            scheduler=scheduler,
+            progress=progress,
+        )
+    run = evaluate_to_folder(
+        found,
+        config,
+        out,
+        cache=cache,
+        methods=methods,
+        jobs=jobs,
+        scheduler=scheduler,
+        plots=plots,
+        progress=progress,
+    )
+    if run.plot_error:
+        warnings.warn(f"not every plot was written: {run.plot_error}", RuntimeWarning, 2)
+    return run.report
+
+
+def run_meta(
+    root: Path | str | None = None,
+    *,
+    out: Path | str | None = None,
+    ranked: Sequence[Path | str] = (),
+    measures: Sequence[str] | None = None,
+    metas: Sequence[str] | None = None,
+    params: Params | None = None,
+    application: str | None = None,
+    datasets: Sequence[str] | None = None,
+    methods: Sequence[str] | None = None,
+    jobs: int = 1,
+    scheduler: Any = None,
+    cache: Path | str | None = None,
+    plots: bool = True,
+    progress: bool | None = None,
+    **protocol: Any,
+) -> MetaReport:
+    """Run the meta-measures (evaluate the measures themselves) on ``root``: ``fminspect meta``.
+
+    Parameters
+    ----------
+    root : path, optional
+        A dataset folder; optional when human-ranked folders (``ranked``) are given.
+    out : path, optional
+        Write every output file there, as the command does (cases.csv,
+        summary.{csv,md,tex}, protocol.json, and with ``plots`` meta.{png,pdf}); the models'
+        scores are then cached in ``OUT/cache.sqlite`` (without ``out``: in ``cache``, by
+        default the user's result store).
+    ranked : list of path
+        Human-ranked dataset folders: adds the ``'human'`` meta-measure.
+    measures : list of str, optional
+        Only these measures (default: all).
+    metas : list of str, optional
+        Which meta-measures (default: generic, noise_map, gt_switch, noise_injection,
+        annotation); ``application`` (``'grabcut'`` or ``'package.module:function'``) adds
+        ``'application'``.
+    params : Params, optional
+        The measures' parameters.
+    datasets, methods : list of str, optional
+        Only these datasets and models.
+    jobs, scheduler, cache, progress
+        As :func:`evaluate_dataset`.
+    **protocol
+        The protocol's other settings, as the command's options: ``seed``,
+        ``interpolation``, ``circle_radius``, ``gaussian_sigma``, ``noise_mean``,
+        ``noise_std``, ``good_key``, ``good_min``, ``inject_fraction``, ``inject_std``,
+        ``inject_fg_threshold`` (``--inject-threshold``), ``morph_size``,
+        ``morph_iterations`` (fields of :class:`~fminspect.meta.protocol.MetaConfig`).
+
+    Returns
+    -------
+    MetaReport
+        ``report.summary`` (rows of summary.csv; ``report.value(dataset, meta, statistic,
+        measure)`` picks one), ``report.cases`` (cases.csv) and ``report.problems``.
+
+    Raises
+    ------
+    ValueError
+        An unknown meta-measure or measure, or an application that cannot be loaded.
+    NoDatasetError, SelectionError
+        As :func:`evaluate_dataset`.
+
+    Examples
+    --------
+    >>> report = run_meta("data/COD10K", measures=["Sm", "MAE"], seed=1)  # doctest: +SKIP
+    >>> report.value("COD10K", "generic", "error rate (circle)", "Sm")   # doctest: +SKIP
+    0.0
+    """
+    from fminspect.meta.runner import run_meta as run_meta_on
+    from fminspect.meta.workflow import find_datasets, meta_config, meta_to_folder
+    from fminspect.pipeline.store import default_store_path
+
+    config = meta_config(
+        params=params,
+        measures=measures,
+        metas=metas,
+        application=application,
+        ranked=bool(ranked),
+        **protocol,
+    )
+    found, problems = find_datasets(root, datasets=datasets, methods=methods, ranked=ranked)
+    if out is None:
+        report = run_meta_on(
+            found,
+            config,
+            cache_path=cache or default_store_path(),
+            methods=methods,
+            jobs=jobs,
+            scheduler=scheduler,
+            ranked=[Path(r) for r in ranked],
+            progress=progress,
+        )
+        report.problems = problems + report.problems
+        return report
+    return meta_to_folder(
+        found,
+        config,
+        out,
+        problems=problems,
+        cache=cache,
+        methods=methods,
+        jobs=jobs,
+        scheduler=scheduler,
+        ranked=ranked,
+        progress=progress,
+        plots=plots,
+    )
+
+
+def simulate_votes(
+    study: Path | str,
+    *,
+    participants: int = 10,
+    gap: float = 2.0,
+    left_bias: float = 0.0,
+    lapse: float = 0.0,
+    tie_margin: float = 0.0,
+    prefix: str = "sim-",
+    seed: int = 0,
+) -> dict[str, int]:
+    """Add simulated participants (Bradley–Terry voters ranking each group's maps in their
+    listed order, ``gap`` logits apart) to ``study``, to pilot a design: ``fminspect rank
+    simulate``. Returns each participant's id and number of votes.
+
+    ``left_bias`` is added to the left map's logit, ``lapse`` is the probability of a
+    random answer, below ``tie_margin`` a participant answers "cannot decide" (when the
+    study allows it); participant ``k`` uses the seed ``seed + k``.
+
+    Examples
+    --------
+    >>> simulate_votes("pilot.sqlite", participants=3, lapse=0.1)  # doctest: +SKIP
+    {'sim-1': 30, 'sim-2': 30, 'sim-3': 30}
+    """
+    from fminspect.ranking.workflow import simulate_participants
+
+    return dict(
+        simulate_participants(
+            study,
+            participants=participants,
+            gap=gap,
+            left_bias=left_bias,
+            lapse=lapse,
+            tie_margin=tie_margin,
+            prefix=prefix,
+            seed=seed,
+        )
+    )
+
+
+def human_agreement(
+    study: Path | str | None = None,
+    *,
+    ranked: Path | str | None = None,
+    measures: Sequence[str] | None = None,
+    params: Params | None = None,
+    bootstrap: int = 2000,
+    seed: int = 0,
+    rule: str | Rule = "unanimous",
+    exclude_failing: bool = False,
+    min_attention: float = 1.0,
+    exclude: Sequence[str] = (),
+    out: Path | str | None = None,
+) -> HumanAgreementReport:
+    """How each measure agrees with people's rankings: ``fminspect rank report``.
+
+    θ = 1 − Spearman ρ and the error rate (share of groups ordered differently), each with
+    a 95 % bootstrap interval (``bootstrap`` resamples, ``seed``), over the consensual groups
+    of ``study`` (under ``rule`` and the exclusions, as :func:`aggregate_study`) or the
+    groups of a human-ranked dataset folder ``ranked`` — one of the two. With ``out``, the
+    table (CSV, Markdown, JSON) and its bar chart are written there.
+    :func:`fminspect.ranking.report.agreement_markdown` gives the table the command prints.
+    A group whose files cannot be read is left out with a warning.
+
+    Raises
+    ------
+    ArgumentError
+        Both or neither of ``study`` and ``ranked``.
+    StudyError
+        The study or folder cannot be read, or no group has a consensus ranking.
+    ValueError
+        An unknown measure or a bad parameter.
+
+    Warns
+    -----
+    UserWarning
+        ``skipped: …`` for each group left out.
+
+    Examples
+    --------
+    >>> report = human_agreement(ranked="CamoHR", measures=["Sm", "Cm"])  # doctest: +SKIP
+    >>> report.row("Sm").theta, report.row("Sm").error_rate            # doctest: +SKIP
+    (0.41..., 0.35...)
+    """
+    from fminspect.ranking.report import write_agreement
+    from fminspect.ranking.workflow import compare_with_humans, human_rankings
+
+    humans = human_rankings(
+        study,
+        ranked=ranked,
+        rule=rule,
+        exclude_failing=exclude_failing,
+        min_attention=min_attention,
+        exclude=exclude,
+    )
+    for why in humans.skipped:
+        warnings.warn(f"skipped: {why}", UserWarning, 2)
+    report = compare_with_humans(
+        humans.groups, measures, params=params, seed=seed, bootstrap=bootstrap
+    )
+    if out is not None:
+        write_agreement(report, out, humans.title)
+    return report

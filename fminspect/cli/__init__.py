@@ -1,0 +1,88 @@
+"""The ``fminspect`` command: one thin module per subcommand.
+
+Each subcommand module (:mod:`~fminspect.cli.score`, :mod:`~fminspect.cli.eval`,
+:mod:`~fminspect.cli.meta`, :mod:`~fminspect.cli.rank`, :mod:`~fminspect.cli.gui`) parses its
+arguments and calls the library; :mod:`fminspect.api` offers the same calls to notebooks and
+scripts. Building the parser imports no measure, and subcommands that need no display import
+no Qt: the GUI is imported only by the GUI subcommands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from fminspect import __version__
+from fminspect.cli import eval as eval_cmd
+from fminspect.cli import meta, rank, score
+from fminspect.cli._common import SUBCOMMANDS
+from fminspect.cli.gui import add_screenshots_parser, build_gui_parser
+
+__all__ = ["SUBCOMMANDS", "build_gui_parser", "build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for the documentation and the tests)."""
+    parser = argparse.ArgumentParser(
+        prog="fminspect",
+        description="Inspect, explain and rank foreground maps. Without a subcommand, "
+        "fminspect opens the inspector window (fminspect --help-gui).",
+    )
+    parser.add_argument("--version", action="version", version=f"fminspect {__version__}")
+    parser.add_argument(  # answered by main() before this parser runs; listed for --help
+        "--help-gui",
+        action="store_true",
+        help="show the options of the inspector window (fminspect without a subcommand)",
+    )
+    sub = parser.add_subparsers(dest="command")
+    score.add_parser(sub)
+    eval_cmd.add_parser(sub)
+    meta.add_parser(sub)
+    rank.add_parser(sub)
+    add_screenshots_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``fminspect`` command.
+
+    ``fminspect SUBCOMMAND …`` runs a subcommand; anything else opens the inspector window.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and (argv[0] in SUBCOMMANDS or argv[0] in ("-h", "--help")):
+        args = build_parser().parse_args(argv)
+    elif argv and argv[0] == "--help-gui":
+        build_gui_parser().print_help()
+        return 0
+    else:
+        args = build_gui_parser().parse_args(argv)
+    try:
+        if getattr(args, "rank_command", None):
+            from fminspect.ranking.store import StudyError
+
+            try:
+                return int(args.func(args))
+            except StudyError as exc:  # a wrong study/pack/results file: say which and why
+                print(f"fminspect rank: {exc}", file=sys.stderr)
+                return 1
+        return int(args.func(args))
+    except BrokenPipeError:  # `fminspect score … | head`: the reader has gone, stop quietly
+        if not _stdout_closed():
+            raise  # another pipe (a worker's): a real error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that flushing at exit cannot fail
+        return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+
+
+def _stdout_closed() -> bool:
+    """Whether nobody reads our standard output any more (a pipe whose reader has gone)."""
+    try:
+        import select
+
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poll.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll() (Windows), no descriptor
+        return True

@@ -1,0 +1,164 @@
+"""What the subcommands share: the measure-parameter options, messages on stderr, and the
+coverage and problem listings printed before and after a run.
+
+Nothing here imports the measures: every ``fminspect`` command builds the whole parser first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fminspect.io.discovery import Dataset
+    from fminspect.metrics import Params
+
+#: The subcommands; anything else on the command line opens the inspector window.
+SUBCOMMANDS = ("score", "eval", "meta", "rank", "screenshots")
+
+if TYPE_CHECKING:
+    #: What ``parser.add_subparsers()`` returns: each subcommand module adds its parsers to it.
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+
+
+def add_param_options(parser: argparse.ArgumentParser) -> None:
+    """``--beta2``, ``--alpha``, ``--gt-inclusive``, ``--no-stretch``, ``--interpolation``."""
+    g = parser.add_argument_group("measure parameters (defaults: the papers' and pysodmetrics')")
+    g.add_argument(
+        "--beta2",
+        type=float,
+        default=0.3,
+        help="β² of the F-measure family, adp/mean/maxFm (0.3); wFm (β² = 1) and relaxFm "
+        "(β² = 0.3) keep their papers' values",
+    )
+    g.add_argument("--alpha", type=float, default=0.5, help="α of the S-measure (0.5)")
+    g.add_argument(
+        "--gt-inclusive",
+        action="store_true",
+        help="binarise the GT with >= 128 (original Context-measure) instead of > 128",
+    )
+    g.add_argument(
+        "--no-stretch",
+        action="store_true",
+        help="do not min–max stretch predictions (pysodmetrics stretches)",
+    )
+    g.add_argument(
+        "--interpolation",
+        default="bilinear",
+        choices=["bilinear", "bicubic", "nearest", "area", "lanczos"],
+        help="how a prediction of another size is resized to its GT (bilinear)",
+    )
+
+
+def params(args: argparse.Namespace) -> Params:
+    """The measure parameters of :func:`add_param_options`' options."""
+    from fminspect.metrics import Params
+
+    return Params(
+        beta2=args.beta2,
+        alpha=args.alpha,
+        gt_inclusive=args.gt_inclusive,
+        stretch=not args.no_stretch,
+    )
+
+
+def fail(message: str, code: int = 2, *, command: str = "rank") -> int:
+    """Print ``fminspect COMMAND: message`` on stderr; returns ``code`` (the exit status)."""
+    print(f"fminspect {command}: {message}", file=sys.stderr)
+    return code
+
+
+def say(prefix: str = "") -> Callable[[str], None]:
+    """A function printing its message on stderr after ``prefix``: what the subcommands give
+    the library functions as ``on_message``."""
+
+    def print_message(message: str) -> None:
+        print(f"{prefix}{message}", file=sys.stderr)
+
+    return print_message
+
+
+def print_all(lines: Iterable[object]) -> None:
+    """Each on its own line on stderr."""
+    for line in lines:
+        print(line, file=sys.stderr)
+
+
+def print_coverage(
+    datasets: Sequence[Dataset], methods: Sequence[str] | None = None, *, quiet: bool = False
+) -> None:
+    """Each dataset and each method's coverage on stderr; ``quiet``: only what is wrong (a
+    method with missing or extra maps, a dataset without prediction folders)."""
+    for ds in datasets:
+        if not quiet:
+            print(
+                f"dataset {ds.name} ({ds.layout}): {len(ds.samples)} GT maps, "
+                f"images: {'yes' if ds.image else 'no'}",
+                file=sys.stderr,
+            )
+        elif not ds.method_names:
+            print(f"dataset {ds.name}:", file=sys.stderr)
+        if not ds.method_names:
+            print(
+                "  no prediction folders found: put each method's maps in Pred/<method>/ "
+                "beside GT/ (Preds/, Predictions/, Results/, Maps/ also work), or give "
+                "PySODEvalToolkit configs (README, 'Evaluate whole datasets')",
+                file=sys.stderr,
+            )
+        for m in ds.method_names:
+            if methods and m not in methods:
+                continue
+            cov = ds.coverage[m]
+            if quiet and cov.complete and not cov.extra:
+                continue
+            flag = "" if cov.complete else f"  ⚠ {len(cov.missing)} missing"
+            extra = f", {len(cov.extra)} without GT" if cov.extra else ""
+            name = f"{ds.name}/{m}" if quiet else m
+            print(
+                f"  {name:<24} {len(cov.matched):>6}/{len(ds.samples)} matched{extra}{flag}",
+                file=sys.stderr,
+            )
+
+
+def print_problems(problems: Sequence[Any], per_kind: int = 3) -> None:
+    """Every problem on stderr, but at most ``per_kind`` of a kind: the same severity and
+    message, numbers aside, whatever the method (a dataset of RGB maps, or of corrupt files
+    of different sizes, would otherwise print one line per file)."""
+    counts: dict[tuple[str, str], list[Any]] = {}
+    for p in problems:
+        kind = (p.severity, re.sub(r"\d+", "#", p.message))
+        seen = counts.setdefault(kind, [])
+        seen.append(p)
+        if len(seen) <= per_kind:
+            print(p, file=sys.stderr)
+    for (severity, _), group in counts.items():
+        if len(group) > per_kind:
+            methods = sorted({p.method for p in group if p.method})
+            where = f" ({', '.join(methods)})" if methods else ""
+            print(
+                f"… and {len(group) - per_kind} more {severity}s like “{group[0].message}”"
+                f"{where}; problems.csv lists every one",
+                file=sys.stderr,
+            )
+
+
+def no_display(command: str) -> bool:
+    """Say so and return True when a window cannot be opened: on Linux with no X11 or Wayland
+    display and no Qt platform chosen, Qt would abort with its own, less helpful, message."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return False
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return False
+    print(
+        f"fminspect{' ' + command if command else ''}: no display found (neither DISPLAY "
+        "nor WAYLAND_DISPLAY is set), so no window can be opened. Run it on a desktop, "
+        "through ssh -X, or under Xvfb (xvfb-run fminspect ...); QT_QPA_PLATFORM=offscreen "
+        "runs it without showing anything. `fminspect screenshots DIR` renders every view "
+        "to PNG files without a display.",
+        file=sys.stderr,
+    )
+    return True

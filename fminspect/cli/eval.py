@@ -1,0 +1,144 @@
+"""``fminspect eval ROOT``: methods × datasets in batch (parallel, cached), through
+:mod:`fminspect.batch.workflow`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fminspect.cli._common import (
+    add_param_options,
+    fail,
+    params,
+    print_all,
+    print_coverage,
+    print_problems,
+    say,
+)
+
+if TYPE_CHECKING:
+    from fminspect.batch.pool import LocalPool
+    from fminspect.cli._common import Subparsers
+
+
+def add_parser(sub: Subparsers) -> None:
+    ev = sub.add_parser("eval", help="evaluate methods × datasets in batch (parallel, cached)")
+    ev.add_argument("root", type=Path, nargs="?", help="dataset folder (see README for layouts)")
+    ev.add_argument("--methods", nargs="+", help="only these methods")
+    ev.add_argument("--datasets", nargs="+", help="only these datasets")
+    ev.add_argument(
+        "--measures",
+        nargs="+",
+        metavar="KEY",
+        help="only these measure keys (default: all; CCm when images exist)",
+    )
+    ev.add_argument("--out", default="fminspect-results", help="output folder")
+    ev.add_argument("--jobs", type=int, default=1, help="local worker processes (1)")
+    ev.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
+    ev.add_argument("--cache", type=Path, help="result cache (default OUT/cache.sqlite)")
+    ev.add_argument("--dataset-config", type=Path, help="PySODEvalToolkit dataset JSON")
+    ev.add_argument("--method-config", type=Path, help="PySODEvalToolkit method JSON")
+    ev.add_argument("--no-plots", action="store_true", help="skip the PNG/PDF curve plots")
+    ev.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar, no table; coverage only of methods with missing or extra maps",
+    )
+    add_param_options(ev)
+    ev.set_defaults(func=cmd_eval)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from fminspect.batch.workflow import worker_pool
+
+    # started first: the workers import the measures while this process does
+    with worker_pool(args.jobs, args.scheduler, on_message=say("fminspect eval: ")) as pool:
+        return _run_eval(args, pool)
+
+
+def _run_eval(args: argparse.Namespace, pool: LocalPool | None) -> int:
+    from fminspect.batch.workflow import (
+        NoDatasetError,
+        SelectionError,
+        evaluate_to_folder,
+        find_datasets,
+        unused_beta2,
+    )
+    from fminspect.pipeline.config import EvalConfig
+
+    try:  # a wrong measure or parameter is reported before the folders are read
+        config = EvalConfig(
+            params(args), tuple(args.measures) if args.measures else None, args.interpolation
+        )
+    except ValueError as exc:
+        return fail(str(exc), command="eval")
+    beta2_keys = unused_beta2(config)
+    if beta2_keys:
+        print(
+            f"fminspect eval: note: --beta2 {args.beta2:g} changes only {', '.join(beta2_keys)}, "
+            "none of which is asked for (wFm keeps β² = 1 and relaxFm β² = 0.3)",
+            file=sys.stderr,
+        )
+    try:
+        datasets, _ = find_datasets(
+            args.root,
+            dataset_config=args.dataset_config,
+            method_config=args.method_config,
+            datasets=args.datasets,
+            methods=args.methods,
+        )
+    except SelectionError as exc:
+        return fail(str(exc), command="eval")
+    except NoDatasetError as exc:
+        print_all(exc.problems)
+        return 1
+    print_coverage(datasets, args.methods, quiet=args.quiet)
+    run = evaluate_to_folder(
+        datasets,
+        config,
+        args.out,
+        cache=args.cache,
+        methods=args.methods,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        pool=pool,
+        plots=not args.no_plots,
+        progress=None if not args.quiet else False,
+        register=True,  # the window opening these datasets finds these results
+        on_message=say("fminspect eval: "),
+    )
+    report = run.report
+    print_all(f"plots: {message}" for message in run.plot_messages)
+    print_problems(report.problems)
+    for r in report.results:  # what was found may not all have been readable
+        if r.coverage.failed:
+            c = r.coverage
+            print(
+                f"  {r.dataset}/{r.method}: evaluated on {c.label} "
+                f"({len(c.failed)} could not be evaluated, see the problems above"
+                + (f", {len(c.missing)} missing" if c.missing else "")
+                + ")",
+                file=sys.stderr,
+            )
+    if run.plot_error:
+        print(f"fminspect eval: not every plot was written: {run.plot_error}", file=sys.stderr)
+    errors = sum(p.severity == "error" for p in report.problems)
+    warnings = sum(p.severity == "warning" for p in report.problems)
+    part = (
+        f" ({report.partial} of them only for the measures not yet in the cache)"
+        if report.partial
+        else ""
+    )
+    print(
+        f"{report.evaluated} (image, method) pairs evaluated: {report.computed} computed in "
+        f"{report.seconds:.2f} s{part}, {report.reused} wholly from the cache; "
+        f"{errors} error{'s' if errors != 1 else ''}, "
+        f"{warnings} warning{'s' if warnings != 1 else ''}",
+        file=sys.stderr,
+    )
+    if not args.quiet:
+        print((run.out / "summary.md").read_text(encoding="utf-8"))
+    print(f"results written to {run.out}", file=sys.stderr)
+    return 0 if report.evaluated else 1

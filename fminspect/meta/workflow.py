@@ -1,0 +1,147 @@
+"""What ``fminspect meta`` does, as functions of plain arguments.
+
+1. :func:`meta_config` — the protocol from the command's options (which meta-measures run
+   by default, and which an application or human-ranked folders add);
+2. :func:`find_datasets` — the datasets of a folder, those asked for, and a check of the
+   methods asked for;
+3. :func:`meta_to_folder` — run the meta-measures and write every output file.
+
+The command only prints what these return; :func:`fminspect.api.run_meta` chains them. No Qt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fminspect.batch.workflow import NoDatasetError, check_methods
+from fminspect.meta import META_MEASURES
+
+if TYPE_CHECKING:
+    from fminspect.io.discovery import Dataset
+    from fminspect.io.validation import Problem
+    from fminspect.meta.protocol import MetaConfig
+    from fminspect.meta.runner import MetaReport
+    from fminspect.metrics import Params
+
+__all__ = ["DEFAULT_METAS", "find_datasets", "meta_config", "meta_to_folder"]
+
+#: The meta-measures run when none are named: the first five (the last two need an
+#: application or human rankings).
+DEFAULT_METAS = META_MEASURES[:5]
+
+
+def meta_config(
+    *,
+    params: Params | None = None,
+    measures: Sequence[str] | None = None,
+    metas: Sequence[str] | None = None,
+    application: str | None = None,
+    ranked: bool = False,
+    **protocol: Any,
+) -> MetaConfig:
+    """The protocol of a run: ``metas`` (default :data:`DEFAULT_METAS`), plus
+    ``'application'`` when an ``application`` is given and ``'human'`` when human-ranked
+    folders are (``ranked``); ``measures`` (default: all); ``protocol``: any other field of
+    :class:`~fminspect.meta.protocol.MetaConfig` (``seed``, ``interpolation``,
+    ``circle_radius``, ``good_key``, ``inject_std``…).
+
+    Raises
+    ------
+    ValueError
+        An unknown meta-measure or measure, an application that cannot be loaded, a bad value.
+    """
+    from fminspect.meta.protocol import MetaConfig
+    from fminspect.metrics import Params
+
+    chosen = list(metas or DEFAULT_METAS)
+    if application and "application" not in chosen:
+        chosen.append("application")
+    if ranked and "human" not in chosen:
+        chosen.append("human")
+    return MetaConfig(
+        params=params or Params(),
+        keys=tuple(measures) if measures else None,
+        metas=tuple(chosen),
+        application=application,
+        **protocol,
+    )
+
+
+def find_datasets(
+    root: Path | str | None = None,
+    *,
+    datasets: Sequence[str] | None = None,
+    methods: Sequence[str] | None = None,
+    ranked: Sequence[Path | str] = (),
+) -> tuple[list[Dataset], list[Problem]]:
+    """The datasets found in ``root`` (only those named in ``datasets``, if given) and what
+    could not be used; none is needed when human-ranked folders (``ranked``) are given.
+
+    Raises
+    ------
+    NoDatasetError
+        No dataset and no ``ranked`` folder (its ``problems`` say why).
+    SelectionError
+        A name in ``methods`` that no dataset has.
+    """
+    from fminspect.io.discovery import discover
+
+    found, problems = discover(root) if root else ([], [])
+    if datasets:
+        found = [d for d in found if d.name in datasets]
+    if not found and not ranked:
+        raise NoDatasetError(
+            "no dataset found (give a dataset folder and/or --ranked DIR)", problems
+        )
+    check_methods(found, methods)
+    return found, problems
+
+
+def meta_to_folder(
+    datasets: Sequence[Dataset],
+    config: MetaConfig,
+    out: Path | str,
+    *,
+    problems: Sequence[Problem] = (),
+    cache: Path | str | None = None,
+    methods: Sequence[str] | None = None,
+    jobs: int = 1,
+    scheduler: Any = None,
+    ranked: Sequence[Path | str] = (),
+    progress: bool | None = None,
+    plots: bool = True,
+) -> MetaReport:
+    """Run the meta-measures (:func:`~fminspect.meta.runner.run_meta`) and write every output
+    file into ``out`` (:func:`~fminspect.meta.outputs.write_meta`): cases.csv,
+    summary.{csv,md,tex}, protocol.json and, with ``plots``, meta.{png,pdf}.
+
+    The models' own scores are cached in ``cache`` (default ``OUT/cache.sqlite``; give
+    ``fminspect eval``'s to reuse its results). ``problems`` (what finding the datasets
+    reported) head the report's problems.
+
+    Examples
+    --------
+    >>> datasets, problems = find_datasets("data/COD10K")                  # doctest: +SKIP
+    >>> report = meta_to_folder(datasets, meta_config(seed=1), "meta")    # doctest: +SKIP
+    >>> report.value("COD10K", "generic", "error rate (circle)", "Sm")    # doctest: +SKIP
+    0.0
+    """
+    from fminspect.meta.outputs import write_meta
+    from fminspect.meta.runner import run_meta
+
+    out = Path(out)
+    report = run_meta(
+        datasets,
+        config,
+        cache_path=cache or out / "cache.sqlite",
+        methods=methods,
+        jobs=jobs,
+        scheduler=scheduler,
+        ranked=[Path(r) for r in ranked],
+        progress=progress,
+    )
+    report.problems = list(problems) + report.problems
+    write_meta(report, out, plot=plots)
+    return report

@@ -1,0 +1,267 @@
+"""Creating a study from a dataset folder: ``fminspect rank create`` as a function.
+
+:func:`create_study` finds the datasets, checks what is asked for (datasets, samples, models),
+picks the maps of each group — every chosen model's, or with ``auto`` a few of clearly
+different quality by a measure (scored by the batch evaluator, cached next to the study) —
+checks that every file can be shown, and writes the study file with its attention checks.
+What it notices on the way (files it cannot use, samples left out) is passed to
+``on_message`` as it happens; what stops it is raised. No Qt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fminspect.io.discovery import Dataset, discover
+from fminspect.io.validation import Problem
+from fminspect.ranking.build import build_design, check_files, groups_from_dataset, score_maps
+from fminspect.ranking.design import Design, Group, new_design
+from fminspect.ranking.store import StudyError, StudyStore
+from fminspect.ranking.workflow import ArgumentError
+
+__all__ = ["SECONDS_PER_VOTE", "CreatedStudy", "create_study"]
+
+#: The time a vote takes, for the estimate of a participant's session.
+SECONDS_PER_VOTE = 3
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedStudy:
+    """A study :func:`create_study` wrote: its file, its design, what was noticed on the way
+    (files that could not be used, samples left out…) and what it asks of each participant."""
+
+    path: Path
+    design: Design
+    messages: tuple[str, ...] = ()
+
+    @property
+    def groups(self) -> int:
+        """Number of groups (samples) to rank."""
+        return len(self.design.groups)
+
+    @property
+    def pairs(self) -> int:
+        """Number of distinct pairs of maps, over every group."""
+        return sum(len(g.items) * (len(g.items) - 1) // 2 for g in self.design.groups)
+
+    @property
+    def trials_per_participant(self) -> int:
+        """Trials each participant sees: every pair, the repeated pairs (a repeat needs three
+        trials after its original, see :func:`~fminspect.ranking.schedule.schedule`) and the
+        attention checks."""
+        n = self.pairs
+        return n + min(self.design.repeats, max(0, n - 3)) + len(self.design.checks)
+
+    @property
+    def seconds_per_participant(self) -> int:
+        """Estimated length of a session, at :data:`SECONDS_PER_VOTE` per trial."""
+        return self.trials_per_participant * SECONDS_PER_VOTE
+
+
+def create_study(
+    study: Path | str,
+    root: Path | str,
+    *,
+    name: str | None = None,
+    datasets: Sequence[str] | None = None,
+    samples: Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    auto: int | None = None,
+    by: str = "Sm",
+    min_gap: float = 0.05,
+    limit: int | None = None,
+    presentation: str = "side_by_side",
+    overlay_alpha: float = 0.5,
+    show_gt: bool = True,
+    show_image: bool = True,
+    allow_ties: bool = False,
+    repeats: int = 0,
+    checks: int = 0,
+    seed: int = 0,
+    jobs: int = 1,
+    on_message: Callable[[str], None] | None = None,
+) -> CreatedStudy:
+    """Create the study file ``study`` from the dataset folder ``root``.
+
+    Parameters
+    ----------
+    study : path
+        The study file to create (``.sqlite``); never overwritten.
+    root : path
+        A dataset folder, in any layout ``fminspect eval`` reads.
+    name : str, optional
+        The study's name (default: the file's stem).
+    datasets, samples, models : list of str, optional
+        Only these datasets, samples and models' maps (default: all). A sample that does not
+        exist is reported and left out.
+    auto : int, optional
+        Instead of ``models``: ``auto`` maps per image of clearly different quality by the
+        measure ``by``, at least ``min_gap`` apart (scored with ``jobs`` processes, cached in
+        ``STUDY.cache.sqlite``).
+    limit : int, optional
+        Keep a random subset of this many groups.
+    presentation : {'side_by_side', 'overlay'}
+        Maps side by side in grey, or overlaid on the image with ``overlay_alpha`` (CamoHR).
+    show_gt, show_image : bool
+        Show the GT and the image as reference.
+    allow_ties : bool
+        Let participants answer "cannot decide".
+    repeats, checks : int
+        Pairs shown twice (self-consistency) and attention checks (GT against noise/empty).
+    seed : int
+        Seed of every random choice (the subset, the checks, each participant's schedule).
+    on_message : callable, optional
+        Receives what is noticed on the way, as it happens: files that cannot be used,
+        samples left out, groups smaller than ``auto`` (the command prints them); the
+        result keeps them too (:attr:`CreatedStudy.messages`).
+
+    Raises
+    ------
+    ArgumentError
+        The study file exists, no dataset is found, ``models`` and ``auto`` are both given,
+        a model or the measure ``by`` is unknown, no sample has two of the chosen maps, or
+        the design cannot be made or written (the message says which).
+    StudyError
+        Files of the study cannot be read (each is named).
+
+    Examples
+    --------
+    >>> created = create_study("study.sqlite", "data/COD10K", auto=3, checks=4)  # doctest: +SKIP
+    >>> created.groups, created.pairs, created.trials_per_participant           # doctest: +SKIP
+    (250, 750, 754)
+    """
+    study, root = Path(study), Path(root)
+    noticed: list[str] = []
+
+    def say(message: str) -> None:
+        noticed.append(message)
+        if on_message is not None:
+            on_message(message)
+
+    if study.exists():
+        raise ArgumentError(f"{study} already exists; choose another file")
+    found, problems = discover(root)
+    for p in problems:
+        say(str(p))
+    if datasets:
+        found = [d for d in found if d.name in datasets]
+    if not found:
+        raise ArgumentError(f"no dataset found in {root}")
+    if models and auto:
+        raise ArgumentError("give either --models or --auto, not both")
+    known_models = {m for d in found for m in d.method_names}
+    unknown = [m for m in models or [] if m not in known_models]
+    if unknown:
+        raise ArgumentError(
+            f"no model named {', '.join(unknown)} (found: {', '.join(sorted(known_models))})"
+        )
+    known_samples = {s.name for d in found for s in d.samples}
+    for missing in [n for n in samples or [] if n not in known_samples]:
+        say(f"warning: no sample named {missing!r}; left out")
+    groups = _groups(found, study, samples, models, auto, by, min_gap, jobs, say)
+    if limit:
+        import numpy as np
+
+        keep = sorted(
+            np.random.default_rng(seed).choice(len(groups), min(limit, len(groups)), replace=False)
+        )
+        groups = [groups[i] for i in keep]
+    if not groups:
+        raise ArgumentError("no sample has at least two of the chosen maps")
+    if auto:
+        sizes = sorted({len(g.items) for g in groups})
+        if sizes != [auto]:
+            say(
+                f"warning: --auto {auto}: groups have {', '.join(map(str, sizes))} maps "
+                f"(fewer models, or scores closer than --min-gap {min_gap:g})"
+            )
+    unreadable = check_files(new_design("check", groups))
+    if unreadable:
+        raise StudyError(
+            "files of the study cannot be read; fix or leave them out (--samples/--models):\n  "
+            + "\n  ".join(unreadable)
+        )
+    selection = {
+        "root": str(root.resolve()),
+        "datasets": [d.name for d in found],
+        "models": list(models) if models is not None else None,
+        "auto": auto,
+        "by": by if auto else None,
+        "min_gap": min_gap if auto else None,
+        "limit": limit,
+    }
+    try:
+        design = build_design(
+            name or study.stem,
+            groups,
+            study,
+            checks=checks,
+            seed=seed,
+            presentation=presentation,
+            overlay_alpha=overlay_alpha,
+            show_gt=show_gt,
+            show_image=show_image,
+            allow_ties=allow_ties,
+            repeats=repeats,
+            selection=selection,
+        )
+        StudyStore.create(study, design).close()
+    except (ValueError, OSError) as exc:
+        raise ArgumentError(str(exc)) from exc
+    return CreatedStudy(study, design, tuple(noticed))
+
+
+def _groups(
+    found: Sequence[Dataset],
+    study: Path,
+    samples: Sequence[str] | None,
+    models: Sequence[str] | None,
+    auto: int | None,
+    by: str,
+    min_gap: float,
+    jobs: int,
+    say: Callable[[str], None],
+) -> list[Group]:
+    """Every dataset's groups (see :func:`create_study`); the samples left out are reported."""
+    scores_by_ds: dict[str, dict[str, dict[str, float]]] = {}
+    if auto:
+        say(f"scoring every map with {by} to pick {auto} maps of clearly different quality…")
+        unscored: list[Problem] = []
+        try:
+            scores_by_ds = score_maps(found, by, study.with_suffix(".cache.sqlite"), jobs, unscored)
+        except ValueError as exc:
+            raise ArgumentError(f"--by: {exc}") from exc
+        for p in unscored:  # these maps cannot be shown either
+            say(str(p))
+    groups: list[Group] = []
+    for ds in found:
+        groups += groups_from_dataset(
+            ds,
+            samples=samples,
+            models=models,
+            scores=scores_by_ds.get(ds.name) if auto else None,
+            per_group=auto or 3,
+            min_gap=min_gap,
+            first_index=len(groups) + 1,
+        )
+    grouped = {(g.dataset, g.sample) for g in groups}
+    left_out = [
+        f"{ds.name}/{s.name}"
+        for ds in found
+        for s in ds.samples
+        if (samples is None or s.name in samples) and (ds.name, s.name) not in grouped
+    ]
+    if left_out:
+        why = (
+            f"fewer than two maps whose {by} scores differ by --min-gap {min_gap:g}"
+            if auto
+            else "fewer than two of the chosen maps"
+        )
+        say(
+            f"{len(left_out)} sample{'s' if len(left_out) != 1 else ''} left out ({why}): "
+            + ", ".join(left_out[:5])
+            + (", …" if len(left_out) > 5 else "")
+        )
+    return groups
