@@ -19,17 +19,60 @@ if TYPE_CHECKING:
 
 
 def cmd_screenshots(args: argparse.Namespace) -> int:
-    from fminspect.gui.screenshots import take_screenshots
+    if args.dataset is None and (args.sample or args.prefix):
+        print("fminspect screenshots: --sample and --prefix need --dataset", file=sys.stderr)
+        return 2
+    if args.dataset is not None and args.only:
+        print("fminspect screenshots: --only is for the demo set, not --dataset", file=sys.stderr)
+        return 2
+    if args.dataset is None:
+        from fminspect.gui.screenshots import take_screenshots
 
-    for path in take_screenshots(args.outdir, args.only):
+        for path in take_screenshots(args.outdir, args.only):
+            print(path)
+        return 0
+    from fminspect.gui.screenshots import take_dataset_screenshots
+
+    try:
+        paths = take_dataset_screenshots(
+            args.outdir,
+            args.dataset,
+            args.sample,
+            prefix=args.prefix or "",
+            timeout_s=args.timeout,
+            log=lambda text: print(text, file=sys.stderr),
+        )
+    except ValueError as exc:
+        print(f"fminspect screenshots: {exc}", file=sys.stderr)
+        return 1
+    for path in paths:
         print(path)
     return 0
 
 
 def add_screenshots_parser(sub: Subparsers) -> None:
-    shots = sub.add_parser("screenshots", help="render the real window on the demo data to PNGs")
+    shots = sub.add_parser(
+        "screenshots",
+        help="render the real window to PNGs: the demo set, or your own dataset (--dataset)",
+        description="Render the real window (offscreen when there is no display). Without "
+        "--dataset: the standard set on the bundled demo data (README's pictures). With "
+        "--dataset PATH: the sample view and the dataset view of your own data, in the light "
+        "and dark themes (sample.png, sample_dark.png, dataset.png, dataset_dark.png); scores "
+        "an earlier `fminspect eval` stored are read, the rest computed first.",
+    )
     shots.add_argument("outdir", type=Path)
-    shots.add_argument("--only", nargs="+", help="only these screenshots (by name)")
+    shots.add_argument("--only", nargs="+", help="only these screenshots of the demo set (by name)")
+    shots.add_argument(
+        "--dataset", type=Path, help="a dataset folder of yours (as for fminspect ROOT)"
+    )
+    shots.add_argument("--sample", help="with --dataset: the sample to show (default: the first)")
+    shots.add_argument("--prefix", help="with --dataset: a prefix for the file names")
+    shots.add_argument(
+        "--timeout",
+        type=float,
+        default=1800.0,
+        help="with --dataset: seconds to wait for the scores (default 1800)",
+    )
     shots.set_defaults(func=cmd_screenshots)
 
 

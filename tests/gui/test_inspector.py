@@ -386,6 +386,22 @@ def test_screenshots_command_renders_the_real_window(tmp_path) -> None:  # type:
 
 
 @pytest.mark.slow
+def test_screenshots_of_the_user_s_own_dataset(tmp_path, dataset_root, capsys) -> None:  # type: ignore[no-untyped-def]
+    from fminspect.cli import main
+
+    out = tmp_path / "shots"
+    assert main(["screenshots", str(out), "--dataset", str(dataset_root), "--sample", "img3"]) == 0
+    names = sorted(p.name for p in out.glob("*.png"))
+    assert names == ["dataset.png", "dataset_dark.png", "sample.png", "sample_dark.png"]
+    light, dark = cv2.imread(str(out / "sample.png")), cv2.imread(str(out / "sample_dark.png"))
+    assert light.shape[:2] == (1000, 1600) and light.std() > 20
+    assert dark.mean() < light.mean()  # the dark theme is dark
+    assert main(["screenshots", str(out), "--dataset", str(dataset_root), "--sample", "nope"]) == 1
+    assert "no sample 'nope'" in capsys.readouterr().err
+    assert main(["screenshots", str(out), "--sample", "img3"]) == 2
+
+
+@pytest.mark.slow
 def test_ctrl_c_copies_the_whole_table_even_after_a_click(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     window.open_path(dataset_root)
     settle(qtbot, window)
