@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,18 @@ def window(qtbot, qsettings):  # type: ignore[no-untyped-def]
     yield w
     w.controller.wait(30000)
     QtCore.QThreadPool.globalInstance().waitForDone(30000)
+    # free what the window held (results with their matrices, explain windows, the Qt
+    # objects): kept until the interpreter's next cycle collection otherwise, the windows of
+    # successive tests added up to 1.5 GB in one test file
+    for other in list(w.explain_windows):
+        other.close()
+        other.deleteLater()
+    w.explain_windows.clear()
+    w.controller.open_datasets([])
+    w.close()
+    w.deleteLater()
+    QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    gc.collect()
 
 
 @pytest.fixture
