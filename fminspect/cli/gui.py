@@ -28,7 +28,7 @@ def cmd_screenshots(args: argparse.Namespace) -> int:
     if args.dataset is None:
         from fminspect.gui.screenshots import take_screenshots
 
-        for path in take_screenshots(args.outdir, args.only):
+        for path in take_screenshots(args.outdir, args.only, args.theme):
             print(path)
         return 0
     from fminspect.gui.screenshots import take_dataset_screenshots
@@ -62,6 +62,12 @@ def add_screenshots_parser(sub: Subparsers) -> None:
     )
     shots.add_argument("outdir", type=Path)
     shots.add_argument("--only", nargs="+", help="only these screenshots of the demo set (by name)")
+    shots.add_argument(
+        "--theme",
+        choices=["light", "dark"],
+        default="light",
+        help="the demo set's theme (default light; --dataset renders both)",
+    )
     shots.add_argument(
         "--dataset", type=Path, help="a dataset folder of yours (as for fminspect ROOT)"
     )

@@ -113,8 +113,12 @@ def take_dataset_screenshots(
     return written
 
 
-def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[Path]:
-    """Render the standard set of screenshots into ``outdir``; returns the files written."""
+def take_screenshots(
+    outdir: Path | str, only: list[str] | None = None, theme: str = "light"
+) -> list[Path]:
+    """Render the standard set of screenshots into ``outdir`` in ``theme`` ('light' or
+    'dark'; the set has one dark picture of the inspector whatever the theme); returns the
+    files written."""
     if "DISPLAY" not in os.environ and "WAYLAND_DISPLAY" not in os.environ:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6 import QtCore
@@ -129,8 +133,9 @@ def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[
     previous = QtCore.qInstallMessageHandler(drop_offscreen_notices)
     tmp = tempfile.mkdtemp(prefix="fminspect-shots-")
     settings = QtCore.QSettings(str(Path(tmp) / "settings.ini"), QtCore.QSettings.Format.IniFormat)
-    apply_theme(app, "light")
+    apply_theme(app, theme)
     window = InspectorWindow(settings=settings)
+    window.set_theme(theme)
     window.resize(*SIZE)
     window.show()
     window.open_demo()
@@ -181,7 +186,7 @@ def take_screenshots(outdir: Path | str, only: list[str] | None = None) -> list[
         pick(c.sample_names[0])
 
     shot("inspector_dark", dark)
-    window.set_theme("light")
+    window.set_theme(theme)
 
     def grab_window(
         name: str, make: Callable[[], Any], size: tuple[int, int] = (1400, 1000)
