@@ -17,9 +17,13 @@ from typing import Any
 SIZE = (1600, 1000)
 
 
-def _settle(app, window, controller) -> None:  # type: ignore[no-untyped-def]
+def _settle(app: Any, window: Any, controller: Any) -> None:
     controller.wait(60000)
     for _ in range(10):
+        app.processEvents()
+    for _ in range(1000):  # the panels of a new layout are filled one per turn
+        if not window.grid.filling:
+            break
         app.processEvents()
 
 

@@ -139,6 +139,7 @@ def test_grid_pages_and_legend_highlight(qtbot, window, many_root) -> None:  # t
     assert grid.page_count() == 3 and grid.pager.isVisibleTo(window)
     grid.turn_page(1)
     assert list(grid.cells) == ["image", "GT", *shown[5:10]]
+    qtbot.waitUntil(lambda: not grid.filling, timeout=2000)  # a new page fills a panel a turn
     cell = grid.cells[shown[5]]
     assert np.array_equal(cell.values, window.controller.results[shown[5]].pair.pred)
     grid.turn_page(1)
@@ -180,7 +181,10 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     settle(qtbot, window)
     view = window.dataset_view
     model = view.model
+    assert model.datasets == []  # drawn when the view is shown, not while it is hidden
+    window.tabs.setCurrentIndex(1)
     assert model.datasets == ["CAMO", "COD10K"]
+    qtbot.waitUntil(lambda: len(view._curve_items) == 3 * 3, timeout=2000)  # 3 methods × 3 plots
     for col, (ds, key) in enumerate(model.columns):
         for row, method in enumerate(model.methods):
             value = model.value(row, col)

@@ -205,6 +205,8 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self.selection = selection
         self.matrix_of = matrix_of
         self.results: dict[str, Sequence[MethodResult]] = {}
+        self._note = ""
+        self._stale = False  # results given while hidden, not drawn yet
         self.model = DatasetTableModel(selection, self)
         self.proxy = QtCore.QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -307,10 +309,31 @@ class DatasetViewPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ results
     def set_results(self, results: dict[str, Sequence[MethodResult]], note: str = "") -> None:
-        """Show these datasets' dataset values (``{dataset: results}``, in order)."""
+        """Show these datasets' dataset values (``{dataset: results}``, in order). While the
+        view is hidden (the sample view is in front) they are only kept, and drawn when it is
+        shown; then the table first, the curves and the pair list in the next event-loop
+        turns (a 20-method table with its curves took 100 ms of the GUI thread at once)."""
         self.results = dict(results)
+        self._note = note
+        self._stale = True
+        if self.isVisible():
+            self.refresh()
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Draw the results last given (the table now, the rest in the next turns)."""
+        self._stale = False
+        results, note = self.results, self._note
         self.model.set_results(self.results)
-        self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()
+        for col, (_d, key) in enumerate(self.model.columns):
+            if key == "coverage":
+                self.table.resizeColumnToContents(col)
+        header.setDefaultSectionSize(66)
         n = sum(len(r) for r in results.values())
         if results:
             self.status.setText(
@@ -329,8 +352,8 @@ class DatasetViewPanel(QtWidgets.QWidget):
                 combo.setCurrentText(current)
             combo.blockSignals(False)
         self._fill_pair_methods()
-        self.draw_curves()
-        self.update_pair()
+        QtCore.QTimer.singleShot(0, self.draw_curves)
+        QtCore.QTimer.singleShot(0, self.update_pair)
 
     def set_note(self, note: str) -> None:
         """A line about the scoring still under way."""
@@ -338,6 +361,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
             self.status.setText(note)
 
     def _on_selection(self) -> None:
+        if not self.isVisible():
+            self._stale = bool(self.results)  # redrawn when shown
+            return
         self.model.headerDataChanged.emit(
             QtCore.Qt.Orientation.Vertical, 0, max(0, self.model.rowCount() - 1)
         )
@@ -362,6 +388,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
     # ------------------------------------------------------------------ curves
     def draw_curves(self, *_: object) -> None:
         """The averaged curves of the shown methods on the chosen dataset."""
+        if not self.isVisible():
+            self._stale = bool(self.results)  # redrawn when shown
+            return
         for k, item in self._curve_items:
             self.plots[k].removeItem(item)
         self._curve_items = []

@@ -22,6 +22,8 @@ CONFUSION_RGBA[1:, 3] = 210
 CONTOUR_RGBA = np.array([*CONTOUR_RGB, 255], np.uint8)
 #: Model maps per page of the grid (the user can change it).
 DEFAULT_PAGE_SIZE = 12
+#: Cells made anew are filled one per event-loop turn when there are more than this many.
+STAGED_AFTER = 6
 COLORMAPS = ("viridis", "inferno", "cividis", "gray")
 #: diverging map for signed matrices (symmetric levels)
 DIVERGING = "CET-D1"
@@ -126,6 +128,11 @@ class MapGridPanel(QtWidgets.QWidget):
         self.foreground: object = None
         self.colorbar: pg.ColorBarItem | None = None
         self._contour: np.ndarray | None = None
+        self._pending_fill: list[str] = []
+        self._fill_timer = QtCore.QTimer(self)
+        self._fill_timer.setSingleShot(True)
+        self._fill_timer.setInterval(0)
+        self._fill_timer.timeout.connect(self._fill_next)
         self.graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
 
     # ------------------------------------------------------------------ building
@@ -188,9 +195,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self._build()
         # the contour of the GT as binarised by default (GT > 128 of 255, whatever the depth)
         self._contour = boundary(unit_map(sample.gt) > 128 / 255) if sample.gt is not None else None
-        for name, cell in self.cells.items():
-            self._fill(name, cell)
-        self._refresh_colorbar()
+        self._fill_cells(staged=True)
         kept = self._ranges.get(sample.shape) if keep_view else None
         if kept is not None:
             self.views[0].setRange(xRange=kept[0], yRange=kept[1], padding=0)
@@ -241,12 +246,55 @@ class MapGridPanel(QtWidgets.QWidget):
         self.page = (self.page + delta) % self.page_count()
         self._rebuild()
 
-    def _build(self) -> None:
-        """(Re)make the cells for the current page if its panels changed."""
+    def _fill_cells(self, staged: bool) -> None:
+        """Show the sample in every cell. Painting a dozen maps of 400×550 (each through its
+        lookup table) in one event-loop turn blocked the GUI thread for 40–70 ms, and making
+        the panels of a new layout for longer: with more than :data:`STAGED_AFTER` panels the
+        image and the GT are shown at once and the models' panels one per turn (a result that
+        arrives meanwhile is shown in its panel, once)."""
+        self._pending_fill = []
+        names = list(self.cells)
+        now = names if not staged or len(names) <= STAGED_AFTER else names[:2]
+        for name in now:
+            self._fill(name, self.cells[name])
+        self._pending_fill = [n for n in names if n not in now]
+        if self._pending_fill:
+            self._fill_timer.start()
+        else:
+            self._refresh_colorbar()
+
+    def _fill_next(self) -> None:
+        if not self._pending_fill or self.sample is None:
+            return
+        name = self._pending_fill.pop(0)
+        cell = self.cells.get(name)
+        if cell is not None:
+            self._fill(name, cell)
+            if name in self.results:  # its result came first: the map the measures used
+                self._show_map(name, cell, self.results[name].pair.pred)
+        if self._pending_fill:
+            self._fill_timer.start()
+        else:
+            self._refresh_colorbar()
+
+    @property
+    def filling(self) -> bool:
+        """Panels of the sample are still being filled (see :meth:`_fill_cells`)."""
+        return bool(self._pending_fill)
+
+    def _build(self) -> bool:
+        """(Re)make the cells for the current page if its panels changed; True if made."""
         assert self.sample is not None
         self.page = min(self.page, self.page_count() - 1)
         names = ["image", "GT", *self.page_models()]
-        if list(self.cells) != names:
+        rebuilt = list(self.cells) != names
+        if rebuilt and len(names) == len(self.cells):
+            # as many panels as before (another page, other models, another dataset): the
+            # panels are kept and renamed — making them anew took 50–100 ms
+            self.cells = dict(zip(names, self.cells.values(), strict=True))
+            for name, cell in self.cells.items():
+                cell.title = name
+        elif rebuilt:
             self._layout(names)
         n, pages = len(self.sample_models()), self.page_count()
         self.pager.setVisible(pages > 1 or n > DEFAULT_PAGE_SIZE)
@@ -257,18 +305,17 @@ class MapGridPanel(QtWidgets.QWidget):
             if shown
             else f"no model maps ({n})"
         )
+        return rebuilt
 
     def _rebuild(self) -> None:
         """Show another page (or other models) of the same sample."""
         if self.sample is None:
             return
         view = self.views[0].viewRange() if self.cells else None
-        self._build()
-        for name, cell in self.cells.items():
-            self._fill(name, cell)
-            if name in self.results:
-                self._show_map(name, cell, self.results[name].pair.pred)
-        self._refresh_colorbar()
+        rebuilt = self._build()
+        self._fill_cells(staged=rebuilt)
+        for name in set(self.results) & set(self.cells) - set(self._pending_fill):
+            self._show_map(name, self.cells[name], self.results[name].pair.pred)
         if view is not None:
             self.views[0].setRange(xRange=view[0], yRange=view[1], padding=0)
 
@@ -333,8 +380,8 @@ class MapGridPanel(QtWidgets.QWidget):
         previous = self.results.get(model)
         self.results[model] = result
         cell = self.cells.get(model)
-        if cell is None:
-            return
+        if cell is None or model in self._pending_fill:
+            return  # not on this page, or its panel is filled (with this result) soon
         if previous is not None and previous.pair is result.pair:
             return  # only a measure parameter changed: the map and its overlays are the same
         self._show_map(model, cell, result.pair.pred)
