@@ -267,6 +267,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
             QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
         )
         self.pair_list.cellClicked.connect(self._on_pair_clicked)
+        # image names differ at their end (…-Frog-52): elided at the start when too long
+        self.pair_list.setTextElideMode(QtCore.Qt.TextElideMode.ElideLeft)
+        self.pair_list.setWordWrap(False)
         # layout
         top = QtWidgets.QHBoxLayout()
         top.addWidget(self.status, 1)
