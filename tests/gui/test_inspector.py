@@ -67,7 +67,8 @@ def test_parameter_change_recomputes_off_thread_and_drops_stale_results(
     def curves_show_the_results() -> bool:
         for model in ("A", "B"):
             f = window.controller.results[model].fmeasure
-            shown = window.curves.curves[model]["fm"].yData
+            item = window.curves.curves.get(model, {}).get("fm")  # made when first drawn
+            shown = None if item is None else item.yData
             if shown is None or not np.array_equal(shown, f.fmeasure.curve):
                 return False
             if window.curves.marker(model, "fm", "max") != (f.fmeasure.argmax / 255, f.max):

@@ -175,7 +175,9 @@ class CurvesPanel(QtWidgets.QWidget):
         """New sample: one (empty) curve per model in each plot. ``colours`` gives each
         model's palette index (default: its position in ``models``), ``names`` its display
         name. The curves of a model that keeps its colour are emptied and reused (making 3
-        items per model anew cost ~10 ms per model on every change of sample)."""
+        items per model anew cost ~10 ms per model on every change of sample); those of a
+        new model are made when its results are first drawn, one plot per event-loop turn
+        (making them all here held the GUI thread ~30 ms for 12 new models)."""
         colours = colours or {m: i for i, m in enumerate(models)}
         names = names or {}
         old, self.curves = self.curves, {}
@@ -188,12 +190,6 @@ class CurvesPanel(QtWidgets.QWidget):
                 for k, item in items.items():
                     self.plots[k].removeItem(item)
         self.results, self.order, self.colours, self._drawn = {}, list(models), colours, {}
-        for model in models:
-            if model in self.curves:
-                continue
-            self.curves[model] = {k: pg.PlotDataItem() for k in PLOTS}
-            for k, item in self.curves[model].items():
-                self.plots[k].addItem(item)
         self.highlighted &= set(models)
         self._fill_legend(models, {m: names.get(m, m) for m in models})
         self._restyle()
@@ -258,18 +254,30 @@ class CurvesPanel(QtWidgets.QWidget):
         self._restyle()
         self._markers()
 
+    def _item(self, model: str, plot: str) -> pg.PlotDataItem:
+        """The curve of ``model`` in ``plot``, made (and styled) on first use."""
+        items = self.curves.setdefault(model, {})
+        item = items.get(plot)
+        if item is None:
+            item = items[plot] = pg.PlotDataItem()
+            self.plots[plot].addItem(item)
+            self._style(model, item)
+        return item
+
+    def _style(self, model: str, item: pg.PlotDataItem) -> None:
+        i = self.colours[model]
+        if model in self.highlighted:
+            pen = model_pen(i, width=3.0)
+        else:
+            pen = model_pen(i, width=1.5, alpha=70 if self.highlighted else 255)
+        item.setPen(pen)
+        item.setZValue(2 if model in self.highlighted else 1)
+        item.setVisible(model not in self.hidden)
+
     def _restyle(self) -> None:
-        faded = bool(self.highlighted)
         for model, items in self.curves.items():
-            i = self.colours[model]
-            if model in self.highlighted:
-                pen = model_pen(i, width=3.0)
-            else:
-                pen = model_pen(i, width=1.5, alpha=70 if faded else 255)
             for item in items.values():
-                item.setPen(pen)
-                item.setZValue(2 if model in self.highlighted else 1)
-                item.setVisible(model not in self.hidden)
+                self._style(model, item)
 
     def marked(self) -> list[str]:
         """The models whose markers are drawn (see the class notes)."""
@@ -284,7 +292,7 @@ class CurvesPanel(QtWidgets.QWidget):
         changed: set[str] = set()
         for model, result in results.items():
             f, e = result.fmeasure, result.emeasure
-            if f is None or e is None or model not in self.curves:
+            if f is None or e is None or model not in self.order:
                 continue
             self.results[model] = result
             for k in plots:
@@ -296,7 +304,7 @@ class CurvesPanel(QtWidgets.QWidget):
                     "fm": (THRESHOLDS, f.fmeasure.curve),
                     "em": (THRESHOLDS, e.curve),
                 }[k]
-                self.curves[model][k].setData(x, y)
+                self._item(model, k).setData(x, y)
                 self._drawn[(model, k)] = (f, e)
                 changed.add(k)
         if changed:

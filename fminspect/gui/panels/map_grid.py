@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import pyqtgraph as pg
@@ -129,6 +131,8 @@ class MapGridPanel(QtWidgets.QWidget):
         self.colorbar: pg.ColorBarItem | None = None
         self._contour: np.ndarray | None = None
         self._pending_fill: list[str] = []
+        self._layout_names: list[str] = []  # every panel of the layout, made or to be made
+        self._cols = 1
         self._fill_timer = QtCore.QTimer(self)
         self._fill_timer.setSingleShot(True)
         self._fill_timer.setInterval(0)
@@ -137,23 +141,21 @@ class MapGridPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ building
     def _layout(self, names: list[str]) -> None:
+        """Lay out panels for ``names``: the first :data:`STAGED_AFTER` are made now, the
+        others one per event-loop turn as they are filled (:meth:`_fill_next`), so that
+        opening a dataset of many models never holds the GUI thread for long."""
         ci = self.graphics.ci
         ci.clear()
         self.cells = {}
+        self._layout_names = list(names)
         n = len(names)
-        cols = max(1, min(n, math.ceil(math.sqrt(n * 1.7))))
+        self._cols = cols = max(1, min(n, math.ceil(math.sqrt(n * 1.7))))
         rows = math.ceil(n / cols)
-        # pyqtgraph activates the layout after every item it adds, which resizes every view
-        # made before (and, once linked, every view linked to it): for 14 panels that was
-        # 30 layout passes and 1,100 linked-range updates, 50–100 ms. The items are added
-        # with that activation skipped, then the layout is activated once, then linked.
-        grid = ci.layout
-        grid.activate = lambda: None  # an instance attribute: pyqtgraph's call finds it
-        try:
-            for i, name in enumerate(names):
-                self.cells[name] = MapCell(ci, name, i // cols, i % cols)
+        with self._one_activation():
+            for name in names[:STAGED_AFTER]:
+                self._add_cell(name)
             for r in range(rows):  # title rows: just the text height
-                grid.setRowMaximumHeight(2 * r, 18)
+                ci.layout.setRowMaximumHeight(2 * r, 18)
             self.colorbar = pg.ColorBarItem(
                 values=(0, 1),
                 colorMap=colormap(self.colormap),
@@ -162,16 +164,35 @@ class MapGridPanel(QtWidgets.QWidget):
                 width=12,
             )
             ci.addItem(self.colorbar, row=0, col=cols, rowspan=2 * rows)
+        self._colour_colorbar()
+
+    @contextlib.contextmanager
+    def _one_activation(self) -> Iterator[None]:
+        """Add items to the layout with one activation at the end: pyqtgraph activates it
+        after every item it adds, which resizes every view made before (and every view
+        linked to them) — for 14 panels that was 30 layout passes and 1,100 linked-range
+        updates, 50–100 ms."""
+        grid = self.graphics.ci.layout
+        grid.activate = lambda: None  # an instance attribute: pyqtgraph's call finds it
+        try:
+            yield
         finally:
             del grid.activate
         grid.activate()
-        first = next(iter(self.cells.values())).view
-        for cell in list(self.cells.values())[1:]:
+
+    def _add_cell(self, name: str) -> MapCell:
+        """Make the panel of ``name`` at its place in the layout, linked to the first."""
+        i = self._layout_names.index(name)
+        cell = MapCell(self.graphics.ci, name, i // self._cols, i % self._cols)
+        self.cells[name] = cell
+        if len(self.cells) > 1:
+            first = next(iter(self.cells.values())).view
             cell.view.setXLink(first)
             cell.view.setYLink(first)
-        for cell in self.cells.values():
-            cell.view.sigRangeChanged.connect(lambda *_: None)
-        self._colour_colorbar()
+        cell.view.sigRangeChanged.connect(lambda *_: None)
+        if self.foreground is not None:
+            cell.set_title(name, self.foreground)
+        return cell
 
     def set_foreground(self, colour: object) -> None:
         """Text and axis colour (follows the theme)."""
@@ -263,13 +284,17 @@ class MapGridPanel(QtWidgets.QWidget):
         """Show the sample in every cell. Painting a dozen maps of 400×550 (each through its
         lookup table) in one event-loop turn blocked the GUI thread for 40–70 ms, and making
         the panels of a new layout for longer: with more than :data:`STAGED_AFTER` panels the
-        image and the GT are shown at once and the models' panels one per turn (a result that
-        arrives meanwhile is shown in its panel, once)."""
+        image and the GT are shown at once and the models' panels one per turn, each made
+        first if it is not yet (a result that arrives meanwhile is shown in its panel, once)."""
         self._pending_fill = []
-        names = list(self.cells)
+        names = list(self._layout_names)
         now = names if not staged or len(names) <= STAGED_AFTER else names[:2]
         for name in now:
-            self._fill(name, self.cells[name])
+            cell = self.cells.get(name)
+            if cell is None:
+                with self._one_activation():
+                    cell = self._add_cell(name)
+            self._fill(name, cell)
         self._pending_fill = [n for n in names if n not in now]
         if self._pending_fill:
             self._fill_timer.start()
@@ -281,10 +306,12 @@ class MapGridPanel(QtWidgets.QWidget):
             return
         name = self._pending_fill.pop(0)
         cell = self.cells.get(name)
-        if cell is not None:
-            self._fill(name, cell)
-            if name in self.results:  # its result came first: the map the measures used
-                self._show_map(name, cell, self.results[name].pair.pred)
+        if cell is None:
+            with self._one_activation():
+                cell = self._add_cell(name)
+        self._fill(name, cell)
+        if name in self.results:  # its result came first: the map the measures used
+            self._show_map(name, cell, self.results[name].pair.pred)
         if self._pending_fill:
             self._fill_timer.start()
         else:
@@ -300,11 +327,12 @@ class MapGridPanel(QtWidgets.QWidget):
         assert self.sample is not None
         self.page = min(self.page, self.page_count() - 1)
         names = ["image", "GT", *self.page_models()]
-        rebuilt = list(self.cells) != names
-        if rebuilt and len(names) == len(self.cells):
+        rebuilt = self._layout_names != names
+        if rebuilt and len(names) == len(self._layout_names) == len(self.cells):
             # as many panels as before (another page, other models, another dataset): the
             # panels are kept and renamed — making them anew took 50–100 ms
             self.cells = dict(zip(names, self.cells.values(), strict=True))
+            self._layout_names = list(names)
             for name, cell in self.cells.items():
                 cell.title = name
         elif rebuilt:
