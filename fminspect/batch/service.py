@@ -131,7 +131,9 @@ def main(argv: list[str] | None = None) -> None:
                     dataset, matrix, config, store_path, jobs=args.jobs, pool=workers, stop=stop
                 ):
                     send((generation, "event", event))
-            except Exception as exc:  # the window shows it; the service goes on
+            except OSError as exc:  # a store or file that cannot be used: the window says so
+                send((generation, "failed", str(exc)))
+            except Exception as exc:  # a bug: the window shows it; the trace is for a report
                 traceback.print_exc()
                 send((generation, "failed", f"{type(exc).__name__}: {exc}"))
             send((generation, "finished", None))

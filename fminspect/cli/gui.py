@@ -42,7 +42,7 @@ def cmd_screenshots(args: argparse.Namespace) -> int:
             timeout_s=args.timeout,
             log=lambda text: print(text, file=sys.stderr),
         )
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         print(f"fminspect screenshots: {exc}", file=sys.stderr)
         return 1
     for path in paths:

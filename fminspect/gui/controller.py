@@ -39,9 +39,23 @@ PREFETCH_PRIORITY = -1  # below the scoring the user is waiting for (priority 0)
 PREFETCH_DELAY_MS = 250  # after a sample's results are in, before prefetching the next
 
 
+def _own_attributes(obj: object) -> list[object]:
+    """The values in an object's slots and ``__dict__``."""
+    values: list[object] = []
+    for cls in type(obj).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
+                values.append(getattr(obj, name))
+    values.extend(getattr(obj, "__dict__", {}).values())
+    return values
+
+
 def array_bytes(obj: object) -> int:
-    """Bytes of the NumPy arrays reachable from ``obj`` (dataclass fields, tuples, lists and
-    dict values), each array's memory counted once (views count their base)."""
+    """Bytes of the NumPy arrays reachable from ``obj`` (through dataclass fields, the slots
+    and attributes of fminspect's own objects — a Pair's map, a GroundTruth's memo of
+    distance maps —, tuples, lists and dict values), each array's memory counted once
+    (views count their base)."""
     import numpy as np
 
     seen: set[int] = set()
@@ -64,6 +78,9 @@ def array_bytes(obj: object) -> int:
             total += base.nbytes
         elif dataclasses.is_dataclass(item) and not isinstance(item, type):
             stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
+            stack.extend(_own_attributes(item))
+        elif type(item).__module__.startswith("fminspect."):
+            stack.extend(_own_attributes(item))
         elif isinstance(item, (tuple, list)):
             stack.extend(item)
         elif isinstance(item, dict):
@@ -225,7 +242,10 @@ class InspectorController(QtCore.QObject):
         return [m for m in self.models if m in sample.preds]
 
     def _has_models(self, loaded: LoadedSample) -> bool:
-        """``loaded`` holds (or failed to read) every wanted model of its sample."""
+        """``loaded`` holds (or failed to read) every wanted model of its sample (a sample
+        whose GT could not be read holds no map, and reading it again would not help)."""
+        if loaded.gt is None:
+            return True
         wanted = self._wanted(loaded.sample)
         if wanted is None:
             wanted = list(loaded.sample.preds)
@@ -293,6 +313,10 @@ class InspectorController(QtCore.QObject):
         if gen != self._load_generation:
             return  # another sample was asked for meanwhile
         self._loading = False
+        if not self._has_models(loaded):  # models were chosen while it was being read
+            self._loaded.pop(key, None)
+            self.load(loaded.sample)
+            return
         self._show(loaded, key[2])
 
     def _on_load_failed(self, gen: int, sample: Sample, message: str) -> None:
@@ -498,8 +522,8 @@ class InspectorController(QtCore.QObject):
 
     @property
     def cache_bytes(self) -> int:
-        """Bytes of the arrays held by the result cache (an upper bound: arrays shared
-        between results, such as a sample's GT, are counted with each)."""
+        """Bytes of the arrays held by the result cache (arrays shared between results, such
+        as a sample's GT and its distance maps, are counted with each: an upper bound)."""
         return sum(self._cache_bytes.values())
 
     def _on_result(self, gen: int, model: str, key: tuple[Any, ...], result: SuiteResult) -> None:

@@ -72,6 +72,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         #: per-image scores of each dataset scored (the browser shows the current one's)
         self.matrices: dict[str, ScoreMatrix] = {}
         self._scoring = ""  # the dataset the background evaluation is working on
+        #: datasets whose background evaluation ended without dataset values (failed or
+        #: stopped): not started again by themselves (a new folder or new settings do)
+        self._gave_up: set[str] = set()
         self._scored_with = self.controller.settings  # what the browser's scores were made with
         self.explain_windows: list[QtWidgets.QWidget] = []
         # Redrawing after results arrive is done in steps, one per event-loop turn: the map
@@ -201,8 +204,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
             sc = QtGui.QShortcut(QtGui.QKeySequence(key), self)
             sc.activated.connect(lambda d=delta: self.controller.step(d))
         self._action(view, "Reset zoom", self.grid.reset_view, "R")
-        self._action(view, "Next page of models", lambda: self.grid.turn_page(1), "PgDown")
-        self._action(view, "Previous page of models", lambda: self.grid.turn_page(-1), "PgUp")
+        # (not PgUp/PgDown alone: they scroll the lists and tables)
+        self._action(view, "Next page of models", lambda: self.grid.turn_page(1), "Ctrl+PgDown")
+        self._action(view, "Previous page of models", lambda: self.grid.turn_page(-1), "Ctrl+PgUp")
         self._action(view, "Sample view", lambda: self.tabs.setCurrentIndex(0), "Ctrl+1")
         self._action(view, "Dataset view", lambda: self.tabs.setCurrentIndex(1), "Ctrl+2")
         self._action(view, "Threshold + 1", lambda: self._nudge(1), "]")
@@ -252,9 +256,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.table.cell_activated.connect(self.explain)
         self.browser.sample_chosen.connect(self._on_sample_chosen)
         self.scorer.news.connect(self._on_scorer_event)
-        self.scorer.failed.connect(
-            lambda msg: self.browser.status.setText(f"scoring failed: {msg}")
-        )
+        self.scorer.failed.connect(self._on_scorer_failed)
         self.scorer.finished.connect(self._on_scorer_finished)
         self.browser.dataset.currentTextChanged.connect(self._on_dataset_chosen)
         self.selection.changed.connect(self._on_models_changed)
@@ -304,6 +306,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.browser.dataset.blockSignals(False)
         self.dataset_results.clear()
         self.matrices.clear()
+        self._gave_up.clear()
         self.dataset_view.set_results({})
         if datasets:
             self._select_models(datasets[0])
@@ -324,6 +327,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.controller.models = self.selection.shown if ds.gt is not None else None
         self.picker.refresh()
         self._apply_models()
+        self.dataset_view.names_changed()
 
     def _on_models_changed(self) -> None:
         ds = self.controller.dataset
@@ -336,7 +340,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         """Show the chosen models (and names) everywhere but in the controller."""
         names = dict(self.selection.aliases)
         shown = self.selection.shown
-        self.grid.set_models(shown if self.controller.models is not None else [], names)
+        self.grid.set_models(shown if self.controller.models is not None else None, names)
         if self.browser.model.matrix.methods:
             self.browser.set_columns(shown, names)
         self.curves.set_emphasis(self.selection.highlighted, self.selection.hidden_curves)
@@ -365,6 +369,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if settings != self._scored_with:  # other numbers: every dataset is scored again
             self.dataset_results.clear()
             self.matrices.clear()
+            self._gave_up.clear()
             self.dataset_view.set_results({})
         self._scored_with = settings
         self.dataset_results.pop(ds.name, None)
@@ -390,7 +395,12 @@ class InspectorWindow(QtWidgets.QMainWindow):
         """Score the first other dataset of the folder without dataset values (so that the
         dataset view shows them side by side); False when every one has them."""
         for ds in self.controller.datasets:
-            if ds.name not in self.dataset_results and ds.samples and ds.gt is not None:
+            if (
+                ds.name not in self.dataset_results
+                and ds.name not in self._gave_up
+                and ds.samples
+                and ds.gt is not None
+            ):
                 self._start_scoring(ds)
                 self.dataset_view.set_note(f"scoring {ds.name} in the background…")
                 return True
@@ -442,12 +452,23 @@ class InspectorWindow(QtWidgets.QMainWindow):
                 f"{n} samples, {models} models · {p.norm.label} · F β²={p.beta2:g}, S α={p.alpha:g}"
             )
 
+    def _on_scorer_failed(self, message: str) -> None:
+        self.browser.status.setText(f"scoring failed: {message}")
+        self.dataset_view.set_note(f"scoring {self._scoring} failed: {message}")
+
     def _on_scorer_finished(self) -> None:
         ds = self.controller.dataset
         if ds is not None and self._scoring == ds.name:
             self.browser.progress.hide()
+        if self._scoring and self._scoring not in self.dataset_results:
+            self._gave_up.add(self._scoring)  # failed or stopped: not retried in a loop
         self._scoring = ""
         self._score_next_dataset()
+
+    @property
+    def scoring(self) -> bool:
+        """A dataset of the folder is being scored in the background."""
+        return bool(self._scoring) or self.scorer.running
 
     def _on_dataset_sample_chosen(self, dataset: str, sample: str) -> None:
         self.tabs.setCurrentIndex(0)
@@ -614,7 +635,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.statusBar().showMessage("open a sample with at least one model first", 4000)
             return None
         rows = self.table.view.selectionModel().selectedIndexes()
-        models = list(sample.preds)
+        models = self.table.model.models or list(sample.preds)  # the table's rows
         model = models[self.table.proxy.mapToSource(rows[0]).row()] if rows else models[0]
         window = PlaygroundWindow(
             sample.gt, sample.preds[model], sample.image, self.controller.settings.params, self
@@ -799,7 +820,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         bg, fg = ((30, 30, 33), (220, 220, 220)) if dark else ("w", (20, 20, 20))
         self.grid.graphics.setBackground(bg)
         self.grid.set_foreground(fg)
-        for plot in self.curves.plots.values():
+        for plot in [*self.curves.plots.values(), *self.dataset_view.plots.values()]:
             plot.setBackground(bg)
             for name in ("left", "bottom"):
                 axis = plot.getAxis(name)

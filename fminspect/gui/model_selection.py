@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -64,8 +65,11 @@ class ModelSelection(QtCore.QObject):
         self.aliases = {m: a for m, a in stored.get("aliases", {}).items() if m in self.all}
         reference = stored.get("reference")
         self.reference = reference if reference in self.all else None
-        shown = [m for m in stored.get("shown", []) if m in self.all]
-        self._shown = set(shown) if shown else set(self.all[:DEFAULT_SHOWN])
+        chosen = stored.get("shown")
+        shown = [m for m in chosen if m in self.all] if isinstance(chosen, list) else None
+        if shown is None or (chosen and not shown):  # never chosen, or none of them is left
+            shown = self.all[:DEFAULT_SHOWN]
+        self._shown = set(shown)
         if self.reference:
             self._shown.add(self.reference)
         self.changed.emit()
@@ -105,11 +109,12 @@ class ModelSelection(QtCore.QObject):
         return self.aliases.get(model, model)
 
     def colour_index(self, model: str) -> int:
-        """Palette index: the model's place among all of the dataset's models."""
+        """Palette index: the model's place among all of the dataset's models (a model of
+        another dataset of the folder: a stable index after them, from its name)."""
         try:
             return self.all.index(model)
         except ValueError:
-            return len(self.all)
+            return len(self.all) + zlib.crc32(model.encode("utf-8", "surrogateescape")) % 40
 
     def colours(self, models: Iterable[str]) -> dict[str, int]:
         """Palette index of each of ``models`` (models outside the dataset come after)."""
@@ -155,9 +160,28 @@ class ModelSelection(QtCore.QObject):
         self._save()
         self.changed.emit()
 
+    def _clash(self, aliases: dict[str, str]) -> str | None:
+        """Why these aliases would make two models look the same (None if they do not)."""
+        seen: dict[str, str] = {}
+        for m in self.all:
+            name = aliases.get(m, m)
+            if name in seen:
+                return f"{seen[name]!r} and {m!r} would both be shown as {name!r}"
+            seen[name] = m
+        return None
+
     def set_alias(self, model: str, alias: str) -> None:
-        """Give ``model`` a display name ('' restores its own name)."""
+        """Give ``model`` a display name ('' restores its own name); ``ValueError`` if another
+        model already has that name."""
         alias = alias.strip()
+        trial = dict(self.aliases)
+        if alias and alias != model:
+            trial[model] = alias
+        else:
+            trial.pop(model, None)
+        clash = self._clash(trial)
+        if clash:
+            raise ValueError(clash)
         if alias and alias != model:
             self.aliases[model] = alias
         else:
@@ -166,8 +190,12 @@ class ModelSelection(QtCore.QObject):
         self.changed.emit()
 
     def merge_aliases(self, aliases: dict[str, str]) -> int:
-        """Take the aliases of this dataset's models from ``aliases``; returns how many."""
+        """Take the aliases of this dataset's models from ``aliases``; returns how many.
+        ``ValueError`` (nothing taken) if two models would then look the same."""
         used = {m: a for m, a in aliases.items() if m in self.all and a != m}
+        clash = self._clash({**self.aliases, **used})
+        if clash:
+            raise ValueError(clash)
         self.aliases.update(used)
         self._save()
         self.changed.emit()

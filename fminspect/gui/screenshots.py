@@ -90,9 +90,13 @@ def take_dataset_screenshots(
             )
         c = window.controller
         if sample is not None:
-            if sample not in c.sample_names:
+            # in whichever dataset of the folder holds it (the first one that does)
+            holder = next(
+                (d.name for d in c.datasets if any(s.name == sample for s in d.samples)), None
+            )
+            if holder is None:
                 raise ValueError(f"no sample {sample!r} in {dataset}")
-            c.select_sample(c.sample_names.index(sample))
+            window.go_to(sample, holder)
         say(f"scoring {dataset} (what an earlier fminspect eval stored is read, not computed)…")
         if not _wait_scored(app, window, timeout_s):
             say(f"not every score arrived within {timeout_s:.0f} s; the pictures show what did")
@@ -102,7 +106,9 @@ def take_dataset_screenshots(
             window.tabs.setCurrentIndex(tab)
             _settle(app, window, c)
             path = out / f"{prefix}{name}.png"
-            window.grab().save(str(path))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not window.grab().save(str(path)):
+                raise OSError(f"{path}: could not be written")
             written.append(path)
 
         shot("sample", 0)

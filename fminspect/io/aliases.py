@@ -49,11 +49,15 @@ def aliases_from_mapping(data: object, source: str = "aliases") -> dict[str, str
         data = data["method"]
     out: dict[str, str] = {}
     assert isinstance(data, dict)
-    for name, value in data.items():
+    for key, value in data.items():
+        if key is None or isinstance(key, (dict, list)):
+            raise AliasError(f"{source}: entry {key!r}: a method name must be text")
+        name = str(key)  # YAML reads a name such as 2020 as a number
         if isinstance(value, dict):  # a PySODEvalToolkit method config: no short name
             value = name
-        if not isinstance(name, str) or not isinstance(value, str):
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
             raise AliasError(f"{source}: entry {name!r}: the alias must be text, not {value!r}")
+        value = str(value)
         alias = value.strip()
         if not alias:
             raise AliasError(f"{source}: entry {name!r}: empty alias")
@@ -75,11 +79,15 @@ def read_aliases(path: Path | str) -> dict[str, str]:
         size = path.stat().st_size
         if size > MAX_ALIAS_FILE:
             raise AliasError(f"{path}: {size} bytes is too large for an alias file")
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is allowed
     except FileNotFoundError:
         raise AliasError(f"{path}: file not found") from None
     except UnicodeDecodeError:
         raise AliasError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
         raise AliasError(f"{path}: cannot be read ({exc.strerror})") from None
-    return aliases_from_mapping(_parse(path, text), str(path))
+    try:
+        data = _parse(path, text)
+    except RecursionError:
+        raise AliasError(f"{path}: nested too deeply to be an alias file") from None
+    return aliases_from_mapping(data, str(path))

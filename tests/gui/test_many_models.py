@@ -80,7 +80,9 @@ def test_only_the_shown_models_are_read_scored_and_listed(qtbot, window, many_ro
     now = [m for m in MODELS if m != "M00"]
     assert window.selection.shown == now
     assert set(window.controller.results) == set(now)
-    assert window.table.model.models == now and window.browser.model.models == now
+    assert window.table.model.models == now
+    # the browser: a column per shown model, and the models A and B of its Δ column too
+    assert window.browser.model.models == [*now, "M00"]  # M00 is still model A
     # the search box filters the list
     picker.search.setText("m1")
     visible = [
@@ -208,3 +210,78 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     assert window.controller.dataset.name == "COD10K"
     assert window.controller.sample.name == rows[0][0]
     assert window.tabs.currentIndex() == 0
+
+
+def test_aliases_never_make_two_models_look_the_same(qsettings) -> None:  # type: ignore[no-untyped-def]
+    sel = ModelSelection(qsettings)
+    sel.set_models(("A", "B", "C"), "/d")
+    sel.set_alias("A", "Short")
+    with pytest.raises(ValueError, match="'A' and 'B' would both be shown as 'Short'"):
+        sel.set_alias("B", "Short")
+    with pytest.raises(ValueError, match="both be shown as 'C'"):
+        sel.merge_aliases({"B": "C"})  # another model's own name
+    assert sel.aliases == {"A": "Short"}  # nothing half-taken
+    # showing none is a choice too, and remembered
+    sel.set_shown([])
+    again = ModelSelection(qsettings)
+    again.set_models(("A", "B", "C"), "/d")
+    assert again.shown == []
+
+
+def test_review_cases_none_shown_legend_box_playground_and_browser_order(
+    qtbot, window, many_root
+) -> None:  # type: ignore[no-untyped-def]
+    window.open_path(many_root)
+    settle(qtbot, window)
+    # a click on a legend check box hides the curves without highlighting the model
+    curves = window.curves
+    item = curves.legend.item(0)
+    item.setCheckState(QtCore.Qt.CheckState.Unchecked)  # Qt: a change, then a click
+    curves.legend.itemClicked.emit(item)
+    assert window.selection.hidden_curves == {MODELS[0]} and window.selection.highlighted == set()
+    # the playground opens the model of the selected table row (the reference is row 0)
+    window.selection.set_reference("M13")
+    settle(qtbot, window)
+    window.table.view.selectRow(0)
+    playground = window.open_playground()
+    assert playground is not None and "M13" in playground.windowTitle()
+    playground.close()
+    # ordering the browser by a model that is not shown adds its column
+    window.browser.model_a.setCurrentIndex(window.browser.model_a.findData("M12"))
+    window.browser.order.setCurrentIndex(1)
+    model = window.browser.model
+    assert "M12" in model.models and model.sort_column == 1 + model.models.index("M12")
+    # "none": no model map, no row
+    window.selection.set_shown([])
+    settle(qtbot, window)
+    assert list(window.grid.cells) == ["image", "GT", "M13"]  # the reference stays
+    window.selection.set_reference(None)
+    window.selection.set_shown([])
+    settle(qtbot, window)
+    assert list(window.grid.cells) == ["image", "GT"] and window.table.model.models == []
+
+
+def test_a_dataset_whose_scoring_fails_is_not_restarted_in_a_loop(
+    qtbot, window, many_root, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    monkeypatch.setenv("FMINSPECT_CACHE_DIR", str(blocker / "cache"))  # cannot be made
+    starts: list[object] = []
+    start = window.scorer.start
+    monkeypatch.setattr(window.scorer, "start", lambda *a, **k: starts.append(a) or start(*a, **k))
+    window.open_path(many_root)
+    qtbot.waitUntil(lambda: not window.scoring, timeout=30000)
+    qtbot.wait(500)
+    assert len(starts) == 1
+    assert "scoring failed" in window.browser.status.text()
+
+
+def test_the_result_cache_counts_the_maps_behind_a_result(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
+    from fminspect.gui.controller import array_bytes
+
+    window.open_path(many_root)
+    settle(qtbot, window)
+    result = window.controller.results["M00"]
+    held = result.pair.pred.nbytes + result.pair.gt.mask.nbytes
+    assert array_bytes(result) >= held + array_bytes(result.fmeasure)

@@ -42,9 +42,9 @@ def test_plain_json_mapping_and_method_config(tmp_path: Path) -> None:
     ("name", "content", "message"),
     [
         ("dup.json", {"A": "X", "B": "X"}, "'A' and 'B' have the same alias 'X'"),
-        ("num.json", {"A": 3}, "entry 'A': the alias must be text"),
+        ("list.json", {"A": [3]}, "entry 'A': the alias must be text"),
         ("empty.json", {"A": "  "}, "entry 'A': empty alias"),
-        ("list.json", ["A"], "expected a mapping"),
+        ("top.json", ["A"], "expected a mapping"),
     ],
 )
 @pytest.mark.faults
@@ -70,3 +70,16 @@ def test_unreadable_files(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(AliasError, match="not UTF-8"):
         read_aliases(binary)
+
+
+def test_numeric_names_bom_and_deep_nesting(tmp_path: Path) -> None:
+    numeric = tmp_path / "n.yaml"
+    numeric.write_text("method: {2020: HDF, SINet: 2022}\n", encoding="utf-8")
+    assert read_aliases(numeric) == {"2020": "HDF", "SINet": "2022"}  # YAML's numbers are text
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + json.dumps({"A": "a"}).encode())
+    assert read_aliases(bom) == {"A": "a"}
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000, encoding="utf-8")
+    with pytest.raises(AliasError, match=r"nested too deeply|not valid JSON"):
+        read_aliases(deep)

@@ -35,7 +35,8 @@ class BrowserModel(QtCore.QAbstractTableModel):
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.matrix = ScoreMatrix([], [], MEASURE_KEYS)
-        self.models: list[str] = []  # the model columns (the shown models)
+        self.models: list[str] = []  # the model columns: the shown models, then A and B
+        self.shown: list[str] = []  # the shown models
         self.names: dict[str, str] = {}  # display names
         self.measure = "Sm"
         self.pair = ("", "")
@@ -53,10 +54,11 @@ class BrowserModel(QtCore.QAbstractTableModel):
     def set_matrix(self, matrix: ScoreMatrix, models: list[str]) -> None:
         """Show a dataset: its samples at once, its scores as they arrive in ``matrix``."""
         self.beginResetModel()
-        self.matrix, self.models = matrix, models
+        self.matrix, self.shown = matrix, list(models)
         every = matrix.methods
         if every and (self.pair[0] not in every or self.pair[1] not in every):
             self.pair = (every[0], every[1] if len(every) > 1 else every[0])
+        self._recolumn()
         n = len(matrix.samples)
         self._tau, self._tau_known = np.full(n, np.nan), np.zeros(n, bool)
         self.order = np.arange(n)
@@ -66,10 +68,19 @@ class BrowserModel(QtCore.QAbstractTableModel):
     def set_columns(self, models: list[str], names: dict[str, str]) -> None:
         """Show a column for each of ``models``, headed by its display name."""
         self.beginResetModel()
-        self.models = [m for m in models if m in self.matrix.method_index]
+        self.shown = list(models)
         self.names = dict(names)
+        self._recolumn()
         self._sort()
         self.endResetModel()
+
+    def _recolumn(self) -> None:
+        """The model columns: the shown models, then A and B of the pair if not shown (so
+        that ordering by A's scores always has A's column to show them)."""
+        known = self.matrix.method_index
+        cols = [m for m in self.shown if m in known]
+        cols += [m for m in dict.fromkeys(self.pair) if m in known and m not in cols]
+        self.models = cols
 
     def set_view(self, measure: str, pair: tuple[str, str], xy: tuple[str, str]) -> None:
         """Which measure, model pair and measure pair the columns show."""
@@ -77,6 +88,7 @@ class BrowserModel(QtCore.QAbstractTableModel):
         if xy != self.measures_xy:
             self._tau_known[:] = False
         self.measure, self.pair, self.measures_xy = measure, pair, xy
+        self._recolumn()
         self._sort()
         self.endResetModel()
 

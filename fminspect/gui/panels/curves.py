@@ -142,6 +142,7 @@ class CurvesPanel(QtWidgets.QWidget):
         box.addWidget(self.legend)
         self.highlighted: set[str] = set()
         self.hidden: set[str] = set()
+        self._toggled: QtWidgets.QListWidgetItem | None = None
         self.names: dict[str, str] = {}
         dash = pg.mkPen((150, 150, 150), style=QtCore.Qt.PenStyle.DashLine)
         self.lines = {k: pg.InfiniteLine(angle=90, movable=False, pen=dash) for k in ("fm", "em")}
@@ -231,11 +232,20 @@ class CurvesPanel(QtWidgets.QWidget):
         self.set_emphasis(self.highlighted, self.hidden)
 
     def _on_legend_clicked(self, item: QtWidgets.QListWidgetItem) -> None:
+        if self._toggled is item:  # a click on the check box: it shows/hides, no more
+            self._toggled = None
+            return
         self.highlight_toggled.emit(item.data(QtCore.Qt.ItemDataRole.UserRole))
 
     def _on_legend_changed(self, item: QtWidgets.QListWidgetItem) -> None:
+        # Qt reports a click on the check box as a change and then as a click on the item
+        self._toggled = item
+        QtCore.QTimer.singleShot(0, self._forget_toggle)
         shown = item.checkState() == QtCore.Qt.CheckState.Checked
         self.visibility_toggled.emit(item.data(QtCore.Qt.ItemDataRole.UserRole), shown)
+
+    def _forget_toggle(self) -> None:
+        self._toggled = None
 
     def set_emphasis(self, highlighted: set[str], hidden: set[str]) -> None:
         """Highlight these models and hide those models' curves."""

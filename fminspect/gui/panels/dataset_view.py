@@ -363,6 +363,10 @@ class DatasetViewPanel(QtWidgets.QWidget):
         if not self.results:
             self.status.setText(note)
 
+    def names_changed(self) -> None:
+        """The display names or the dataset's models changed (a new dataset was chosen)."""
+        self._on_selection()
+
     def _on_selection(self) -> None:
         if not self.isVisible():
             self._stale = bool(self.results)  # redrawn when shown

@@ -83,7 +83,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.ci.setSpacing(4)
         # many models are shown a page at a time, each map at a readable size
-        self.models: list[str] = []  # the models to show, in order (empty: the sample's)
+        self.models: list[str] | None = None  # the models to show, in order (None: all)
         self.names: dict[str, str] = {}  # display names
         self.page = 0
         self.page_size = DEFAULT_PAGE_SIZE
@@ -91,8 +91,8 @@ class MapGridPanel(QtWidgets.QWidget):
         self.next_page = QtWidgets.QToolButton()
         self.prev_page.setText("◀")
         self.next_page.setText("▶")
-        self.prev_page.setToolTip("previous page of models (Page Up)")
-        self.next_page.setToolTip("next page of models (Page Down)")
+        self.prev_page.setToolTip("previous page of models (Ctrl+Page Up)")
+        self.next_page.setToolTip("next page of models (Ctrl+Page Down)")
         self.page_label = QtWidgets.QLabel("")
         self.page_label.setObjectName("mapGridPage")
         self.page_spin = QtWidgets.QSpinBox()
@@ -243,7 +243,7 @@ class MapGridPanel(QtWidgets.QWidget):
         s = self.sample
         if s is None:
             return []
-        if not self.models:
+        if self.models is None:
             return [*s.preds, *s.unreadable]
         readable = [m for m in self.models if m in s.preds]
         return readable + [m for m in self.models if m in s.unreadable]
@@ -256,9 +256,11 @@ class MapGridPanel(QtWidgets.QWidget):
         start = self.page * self.page_size
         return self.sample_models()[start : start + self.page_size]
 
-    def set_models(self, models: list[str], names: dict[str, str] | None = None) -> None:
-        """Show these models (in this order, a page at a time) under these display names."""
-        self.models, self.names = list(models), dict(names or {})
+    def set_models(self, models: list[str] | None, names: dict[str, str] | None = None) -> None:
+        """Show these models (in this order, a page at a time; None: every model of the
+        sample) under these display names."""
+        self.models = None if models is None else list(models)
+        self.names = dict(names or {})
         if self.sample is not None:
             self.page = min(self.page, self.page_count() - 1)
             self._rebuild()

@@ -176,11 +176,15 @@ class ModelPickerPanel(QtWidgets.QWidget):
         """Show the k best models by the chosen measure's dataset value."""
         key = self.top_measure.currentText()
         values = self.dataset_values(key) if self.dataset_values else None
-        if not values:
+        if values is None:
             self.status.setText(
                 f"top {self.top_k.value()} by {key}: the dataset values are not ready yet "
                 "(the browser's progress bar shows the scoring)"
             )
+            return []
+        if not values:
+            needs = " (it needs the images)" if MEASURES_BY_KEY[key].needs_image else ""
+            self.status.setText(f"top {self.top_k.value()} by {key}: no dataset value{needs}")
             return []
         best = self.selection.top_k(
             values, self.top_k.value(), MEASURES_BY_KEY[key].higher_is_better
@@ -228,7 +232,10 @@ class ModelPickerPanel(QtWidgets.QWidget):
             if not ok:
                 return
             alias = text
-        self.selection.set_alias(model, alias)
+        try:
+            self.selection.set_alias(model, alias)
+        except ValueError as exc:
+            self.status.setText(f"alias not set: {exc}")
 
     def _choose_aliases(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(
@@ -245,7 +252,11 @@ class ModelPickerPanel(QtWidgets.QWidget):
         except AliasError as exc:
             self.status.setText(f"aliases not read: {exc}")
             return 0
-        n = self.selection.merge_aliases(aliases)
+        try:
+            n = self.selection.merge_aliases(aliases)
+        except ValueError as exc:
+            self.status.setText(f"aliases not read from {path}: {exc}")
+            return 0
         self.status.setText(
             self.status.text() + f" · {n} alias{'es' if n != 1 else ''} from {path}"
         )
