@@ -85,7 +85,11 @@ def main(argv: list[str] | None = None) -> None:
 
     def send(message: Any) -> None:
         with lock:
-            write_message(out, message)
+            try:
+                write_message(out, message)
+            except (BrokenPipeError, ValueError):  # the window is gone: stop quietly
+                current["stop"].set()
+                requests.put(None)
 
     def read_commands() -> None:
         while True:

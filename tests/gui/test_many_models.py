@@ -135,17 +135,23 @@ def test_grid_pages_and_legend_highlight(qtbot, window, many_root) -> None:  # t
     window.open_path(many_root)
     settle(qtbot, window)
     grid = window.grid
+
+    def filled() -> None:  # the panels of a new page are made and filled one per turn
+        qtbot.waitUntil(lambda: not grid.filling, timeout=2000)
+
     grid.set_page_size(5)
+    filled()
     shown = window.selection.shown
     assert list(grid.cells) == ["image", "GT", *shown[:5]]
     assert grid.page_count() == 3 and grid.pager.isVisibleTo(window)
     grid.turn_page(1)
+    filled()
     assert list(grid.cells) == ["image", "GT", *shown[5:10]]
-    qtbot.waitUntil(lambda: not grid.filling, timeout=2000)  # a new page fills a panel a turn
     cell = grid.cells[shown[5]]
     assert np.array_equal(cell.values, window.controller.results[shown[5]].pair.pred)
     grid.turn_page(1)
     grid.turn_page(1)  # wraps around
+    filled()
     assert list(grid.cells)[2] == shown[0]
     # markers: none for 12 curves until some are highlighted, then for those only
     curves = window.curves

@@ -130,6 +130,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self.foreground: object = None
         self.colorbar: pg.ColorBarItem | None = None
         self._contour: np.ndarray | None = None
+        self._contour_rgba: np.ndarray | None = None
         self._pending_fill: list[str] = []
         self._layout_names: list[str] = []  # every panel of the layout, made or to be made
         self._cols = 1
@@ -152,7 +153,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self._cols = cols = max(1, min(n, math.ceil(math.sqrt(n * 1.7))))
         rows = math.ceil(n / cols)
         with self._one_activation():
-            for name in names[:STAGED_AFTER]:
+            for name in names[: 2 if len(names) > STAGED_AFTER else len(names)]:
                 self._add_cell(name)
             for r in range(rows):  # title rows: just the text height
                 ci.layout.setRowMaximumHeight(2 * r, 18)
@@ -229,6 +230,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self._build()
         # the contour of the GT as binarised by default (GT > 128 of 255, whatever the depth)
         self._contour = boundary(unit_map(sample.gt) > 128 / 255) if sample.gt is not None else None
+        self._contour_rgba = None
         self._fill_cells(staged=True)
         kept = self._ranges.get(sample.shape) if keep_view else None
         if kept is not None:
@@ -432,15 +434,28 @@ class MapGridPanel(QtWidgets.QWidget):
     def _update_overlay(self, name: str, cell: MapCell) -> None:
         if self.sample is None or self.sample.gt is None or name in self.sample.unreadable:
             return
-        h, w = self.sample.shape  # type: ignore[misc]
-        rgba = np.zeros((h, w, 4), np.uint8)
         result = self.results.get(name)
-        if self.show_confusion and result is not None:
-            rgba = CONFUSION_RGBA[result.pair.confusion_codes(self.threshold)]
+        if not (self.show_confusion and result is not None):
+            # the contour alone is the same for every model: one image for all of them
+            if self.show_contour and self._contour is not None:
+                cell.overlay.setImage(self._contour_image(), levels=(0, 255))
+            else:
+                cell.overlay.clear()
+            return
+        assert result is not None
+        rgba = CONFUSION_RGBA[result.pair.confusion_codes(self.threshold)]
         if self.show_contour and self._contour is not None:
-            rgba = rgba.copy() if rgba.base is not None else rgba
             rgba[self._contour] = CONTOUR_RGBA
         cell.overlay.setImage(rgba, levels=(0, 255))
+
+    def _contour_image(self) -> np.ndarray:
+        """The GT contour as an RGBA image (made once per sample)."""
+        if self._contour_rgba is None:
+            assert self._contour is not None
+            rgba = np.zeros((*self._contour.shape, 4), np.uint8)
+            rgba[self._contour] = CONTOUR_RGBA
+            self._contour_rgba = rgba
+        return self._contour_rgba
 
     def refresh_overlays(self) -> None:
         """Redraw every model's overlay (threshold or overlay options changed)."""
