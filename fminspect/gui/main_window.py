@@ -340,7 +340,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
         """Show the chosen models (and names) everywhere but in the controller."""
         names = dict(self.selection.aliases)
         shown = self.selection.shown
-        self.grid.set_models(shown if self.controller.models is not None else None, names)
+        self.grid.set_models(
+            shown if self.controller.models is not None else None,
+            names,
+            pinned=self.selection.reference,
+        )
         if self.browser.model.matrix.methods:
             self.browser.set_columns(shown, names)
         self.curves.set_emphasis(self.selection.highlighted, self.selection.hidden_curves)

@@ -85,9 +85,7 @@ def take_dataset_screenshots(
             problems = [
                 window.problem_list.item(i).text() for i in range(window.problem_list.count())
             ]
-            raise ValueError(
-                f"no dataset in {dataset}" + (": " + "; ".join(problems[:3]) if problems else "")
-            )
+            raise ValueError("; ".join(problems[:3]) if problems else f"no dataset in {dataset}")
         c = window.controller
         if sample is not None:
             # in whichever dataset of the folder holds it (the first one that does)
@@ -95,7 +93,9 @@ def take_dataset_screenshots(
                 (d.name for d in c.datasets if any(s.name == sample for s in d.samples)), None
             )
             if holder is None:
-                raise ValueError(f"no sample {sample!r} in {dataset}")
+                names = [s.name for d in c.datasets for s in d.samples]
+                hint = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+                raise ValueError(f"no sample {sample!r} in {dataset} (its samples: {hint})")
             window.go_to(sample, holder)
         say(f"scoring {dataset} (what an earlier fminspect eval stored is read, not computed)…")
         if not _wait_scored(app, window, timeout_s):

@@ -34,7 +34,10 @@ def _parse(path: Path, text: str) -> Any:
         try:
             return yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise AliasError(f"{path}: not valid YAML ({exc})") from None
+            mark = getattr(exc, "problem_mark", None)
+            where = f", line {mark.line + 1}" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or "cannot be parsed"
+            raise AliasError(f"{path}: not valid YAML ({problem}{where})") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -291,3 +291,44 @@ def test_the_result_cache_counts_the_maps_behind_a_result(qtbot, window, many_ro
     result = window.controller.results["M00"]
     held = result.pair.pred.nbytes + result.pair.gt.mask.nbytes
     assert array_bytes(result) >= held + array_bytes(result.fmeasure)
+
+
+def test_panels_made_one_per_turn_show_the_whole_image(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
+    # 14 panels: made and filled over several event-loop turns; every one shows the image
+    # whole (a panel linked before it had a size once pulled every range out to ±7,000 px)
+    window.open_path(many_root)
+    settle(qtbot, window)
+    h, w = window.controller.sample.shape
+    for view in window.grid.views:
+        (x0, x1), (y0, y1) = view.viewRange()
+        whole_x = -0.2 * w <= x0 <= 0 and w <= x1 <= 1.2 * w
+        whole_y = -0.2 * h <= y0 <= 0 and h <= y1 <= 1.2 * h
+        assert whole_x or whole_y  # the image fits one way, with margins the other
+        assert x1 - x0 < 3 * w and y1 - y0 < 3 * h
+    # also after a change of the shown models and a page turn
+    window.selection.set_shown(MODELS[:9])
+    settle(qtbot, window)
+    window.grid.set_page_size(4)
+    window.grid.turn_page(1)
+    settle(qtbot, window)
+    for view in window.grid.views:
+        (x0, x1), (y0, y1) = view.viewRange()
+        assert x1 - x0 < 3 * w and y1 - y0 < 3 * h
+
+
+def test_the_reference_is_on_every_page(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
+    window.open_path(many_root)
+    settle(qtbot, window)
+    window.selection.set_reference("M13")
+    settle(qtbot, window)
+    grid = window.grid
+    grid.set_page_size(4)  # the reference and 3 others a page
+    pages = []
+    for _ in range(grid.page_count()):
+        qtbot.waitUntil(lambda: not grid.filling, timeout=2000)
+        pages.append(list(grid.cells)[2:])
+        grid.turn_page(1)
+    assert all(page[0] == "M13" for page in pages)
+    others = [m for page in pages for m in page[1:]]
+    assert others == [m for m in window.selection.shown if m != "M13"]  # each once
+    assert "reference" in grid.page_label.text()

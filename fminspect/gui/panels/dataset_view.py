@@ -259,7 +259,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self.pair_summary.setWordWrap(True)
         self.pair_list = QtWidgets.QTableWidget(0, 4)
         self.pair_list.setObjectName("pairDisagreement")
-        self.pair_list.setHorizontalHeaderLabels(["image", "A", "B", "A − B"])
+        self.pair_list.setHorizontalHeaderLabels(["image", "A", "B", "A ahead by"])
         self.pair_list.verticalHeader().hide()
         self.pair_list.verticalHeader().setDefaultSectionSize(20)
         self.pair_list.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -450,8 +450,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self.update_pair()
 
     def pair_rows(self) -> list[tuple[str, float, float, float]]:
-        """(image, A, B, A − B) of the images where A and B differ most, largest first
-        (in the measure's direction: A − B > 0 means A is better)."""
+        """(image, A, B, by how much A is ahead) of the images where A and B differ most,
+        largest first: A − B for a measure where higher is better, B − A for one where lower
+        is (MAE), so that a positive value always means A is better."""
         d = self.pair_dataset.currentText()
         a, b = self.pair_a.currentData(), self.pair_b.currentData()
         key = self.pair_measure.currentText()
@@ -487,7 +488,8 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self.pair_summary.setText(
             f"per image {key} ({arrow} is better), {len(rows)} images with both: "
             f"<b>{a}</b> better on {better_a}, <b>{b}</b> better on {better_b}, tied on {ties}. "
-            f"Largest differences first (A − B > 0: A better); click an image to open it."
+            f"Largest differences first ('A ahead by' > 0: A is better there, whichever "
+            f"direction {key} counts as better); click an image to open it."
         )
         shown = rows[:PAIR_ROWS]
         self.pair_list.setRowCount(len(shown))

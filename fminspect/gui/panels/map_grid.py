@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -84,6 +85,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self.graphics.ci.setSpacing(4)
         # many models are shown a page at a time, each map at a readable size
         self.models: list[str] | None = None  # the models to show, in order (None: all)
+        self.pinned: str | None = None  # the reference model, on every page
         self.names: dict[str, str] = {}  # display names
         self.page = 0
         self.page_size = DEFAULT_PAGE_SIZE
@@ -131,6 +133,8 @@ class MapGridPanel(QtWidgets.QWidget):
         self.colorbar: pg.ColorBarItem | None = None
         self._contour: np.ndarray | None = None
         self._contour_rgba: np.ndarray | None = None
+        #: the range the first panel (and every linked one) shows: (x, y, padding)
+        self._view_target: tuple[Any, Any, float] | None = None
         self._pending_fill: list[str] = []
         self._layout_names: list[str] = []  # every panel of the layout, made or to be made
         self._cols = 1
@@ -153,8 +157,10 @@ class MapGridPanel(QtWidgets.QWidget):
         self._cols = cols = max(1, min(n, math.ceil(math.sqrt(n * 1.7))))
         rows = math.ceil(n / cols)
         with self._one_activation():
-            for name in names[: 2 if len(names) > STAGED_AFTER else len(names)]:
+            made = [
                 self._add_cell(name)
+                for name in names[: 2 if len(names) > STAGED_AFTER else len(names)]
+            ]
             for r in range(rows):  # title rows: just the text height
                 ci.layout.setRowMaximumHeight(2 * r, 18)
             self.colorbar = pg.ColorBarItem(
@@ -165,6 +171,8 @@ class MapGridPanel(QtWidgets.QWidget):
                 width=12,
             )
             ci.addItem(self.colorbar, row=0, col=cols, rowspan=2 * rows)
+        for cell in made:
+            self._link(cell)
         self._colour_colorbar()
 
     @contextlib.contextmanager
@@ -182,18 +190,42 @@ class MapGridPanel(QtWidgets.QWidget):
         grid.activate()
 
     def _add_cell(self, name: str) -> MapCell:
-        """Make the panel of ``name`` at its place in the layout, linked to the first."""
+        """Make the panel of ``name`` at its place in the layout (linked by :meth:`_link`
+        once the layout has given it its size)."""
         i = self._layout_names.index(name)
         cell = MapCell(self.graphics.ci, name, i // self._cols, i % self._cols)
         self.cells[name] = cell
-        if len(self.cells) > 1:
-            first = next(iter(self.cells.values())).view
-            cell.view.setXLink(first)
-            cell.view.setYLink(first)
         cell.view.sigRangeChanged.connect(lambda *_: None)
         if self.foreground is not None:
             cell.set_title(name, self.foreground)
         return cell
+
+    def _make_cell(self, name: str) -> MapCell:
+        """Make one more panel of the current layout and link it to the first; the first's
+        range is kept (a view linked while it had no size yet once dragged every panel's
+        range out to ±7,000 px)."""
+        with self._one_activation():
+            cell = self._add_cell(name)
+        self._link(cell)
+        return cell
+
+    def _link(self, cell: MapCell) -> None:
+        first = next(iter(self.cells.values())).view
+        if cell.view is first:
+            return
+        x, y = first.viewRange()
+        cell.view.setRange(xRange=x, yRange=y, padding=0)
+        cell.view.setXLink(first)
+        cell.view.setYLink(first)
+        first.setRange(xRange=x, yRange=y, padding=0)
+
+    def _apply_view(self) -> None:
+        """Show the range chosen for this sample (kept, or the whole image)."""
+        target = self._view_target
+        if target is None or not self.cells:
+            return
+        x, y, padding = target
+        self.views[0].setRange(xRange=x, yRange=y, padding=padding)
 
     def set_foreground(self, colour: object) -> None:
         """Text and axis colour (follows the theme)."""
@@ -234,9 +266,11 @@ class MapGridPanel(QtWidgets.QWidget):
         self._fill_cells(staged=True)
         kept = self._ranges.get(sample.shape) if keep_view else None
         if kept is not None:
-            self.views[0].setRange(xRange=kept[0], yRange=kept[1], padding=0)
-        else:
-            self.reset_view()
+            self._view_target = (kept[0], kept[1], 0.0)
+        elif sample.shape is not None:
+            h, w = sample.shape
+            self._view_target = ((0, w), (0, h), 0.02)
+        self._apply_view()
 
     # ------------------------------------------------------------------ pages
     def sample_models(self) -> list[str]:
@@ -250,19 +284,35 @@ class MapGridPanel(QtWidgets.QWidget):
         readable = [m for m in self.models if m in s.preds]
         return readable + [m for m in self.models if m in s.unreadable]
 
+    def _paged(self) -> tuple[list[str], list[str]]:
+        """(the pinned model on every page, if the sample has it; the models paged)."""
+        every = self.sample_models()
+        pinned = [self.pinned] if self.pinned in every and len(every) > self.page_size else []
+        return pinned, [m for m in every if m not in pinned]
+
     def page_count(self) -> int:
-        return max(1, math.ceil(len(self.sample_models()) / self.page_size))
+        pinned, rest = self._paged()
+        per_page = max(1, self.page_size - len(pinned))
+        return max(1, math.ceil(len(rest) / per_page))
 
     def page_models(self) -> list[str]:
-        """The models on the current page."""
-        start = self.page * self.page_size
-        return self.sample_models()[start : start + self.page_size]
+        """The models on the current page (the pinned reference first, on every page)."""
+        pinned, rest = self._paged()
+        per_page = max(1, self.page_size - len(pinned))
+        start = self.page * per_page
+        return pinned + rest[start : start + per_page]
 
-    def set_models(self, models: list[str] | None, names: dict[str, str] | None = None) -> None:
+    def set_models(
+        self,
+        models: list[str] | None,
+        names: dict[str, str] | None = None,
+        pinned: str | None = None,
+    ) -> None:
         """Show these models (in this order, a page at a time; None: every model of the
-        sample) under these display names."""
+        sample) under these display names; ``pinned`` (the reference) on every page."""
         self.models = None if models is None else list(models)
         self.names = dict(names or {})
+        self.pinned = pinned
         if self.sample is not None:
             self.page = min(self.page, self.page_count() - 1)
             self._rebuild()
@@ -294,10 +344,7 @@ class MapGridPanel(QtWidgets.QWidget):
         names = list(self._layout_names)
         now = names if not staged or len(names) <= STAGED_AFTER else names[:2]
         for name in now:
-            cell = self.cells.get(name)
-            if cell is None:
-                with self._one_activation():
-                    cell = self._add_cell(name)
+            cell = self.cells.get(name) or self._make_cell(name)
             self._fill(name, cell)
         self._pending_fill = [n for n in names if n not in now]
         if self._pending_fill:
@@ -309,10 +356,7 @@ class MapGridPanel(QtWidgets.QWidget):
         if not self._pending_fill or self.sample is None:
             return
         name = self._pending_fill.pop(0)
-        cell = self.cells.get(name)
-        if cell is None:
-            with self._one_activation():
-                cell = self._add_cell(name)
+        cell = self.cells.get(name) or self._make_cell(name)
         self._fill(name, cell)
         if name in self.results:  # its result came first: the map the measures used
             self._show_map(name, cell, self.results[name].pair.pred)
@@ -320,6 +364,7 @@ class MapGridPanel(QtWidgets.QWidget):
             self._fill_timer.start()
         else:
             self._refresh_colorbar()
+            self._apply_view()
 
     @property
     def filling(self) -> bool:
@@ -343,11 +388,14 @@ class MapGridPanel(QtWidgets.QWidget):
             self._layout(names)
         n, pages = len(self.sample_models()), self.page_count()
         self.pager.setVisible(pages > 1 or n > DEFAULT_PAGE_SIZE)
-        start = self.page * self.page_size
-        shown = len(names) - 2
+        pinned, rest = self._paged()
+        per_page = max(1, self.page_size - len(pinned))
+        start = self.page * per_page
+        shown = len(names) - 2 - len(pinned)
+        ref = f" (+ the reference {self.names.get(pinned[0], pinned[0])})" if pinned else ""
         self.page_label.setText(
-            f"models {start + 1}–{start + shown} of {n} · page {self.page + 1}/{pages}"
-            if shown
+            f"models {start + 1}–{start + shown} of {len(rest)}{ref} · page {self.page + 1}/{pages}"
+            if shown or pinned
             else f"no model maps ({n})"
         )
         return rebuilt
@@ -362,7 +410,8 @@ class MapGridPanel(QtWidgets.QWidget):
         for name in set(self.results) & set(self.cells) - set(self._pending_fill):
             self._show_map(name, self.cells[name], self.results[name].pair.pred)
         if view is not None:
-            self.views[0].setRange(xRange=view[0], yRange=view[1], padding=0)
+            self._view_target = (view[0], view[1], 0.0)
+            self._apply_view()
 
     def _fill(self, name: str, cell: MapCell) -> None:
         s = self.sample
@@ -494,7 +543,8 @@ class MapGridPanel(QtWidgets.QWidget):
         """Fit the whole image in every panel."""
         if self.cells and self.sample is not None and self.sample.shape is not None:
             h, w = self.sample.shape
-            self.views[0].setRange(xRange=(0, w), yRange=(0, h), padding=0.02)
+            self._view_target = ((0, w), (0, h), 0.02)
+            self._apply_view()
 
     def mouseDoubleClickEvent(self, event) -> None:
         self.reset_view()

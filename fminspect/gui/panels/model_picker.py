@@ -257,6 +257,12 @@ class ModelPickerPanel(QtWidgets.QWidget):
         except ValueError as exc:
             self.status.setText(f"aliases not read from {path}: {exc}")
             return 0
+        if n == 0:
+            self.status.setText(
+                f"no alias taken from {path}: none of its {len(aliases)} names is a model of "
+                "this dataset (or each is its own alias)"
+            )
+            return 0
         self.status.setText(
             self.status.text() + f" · {n} alias{'es' if n != 1 else ''} from {path}"
         )
