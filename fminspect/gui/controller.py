@@ -14,7 +14,9 @@ so A/D shows it at once.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,6 +88,17 @@ def array_bytes(obj: object) -> int:
         elif isinstance(item, dict):
             stack.extend(item.values())
     return total
+
+
+def _sized(job: Callable[[], SuiteResult]) -> Callable[[], tuple[SuiteResult, int]]:
+    """``job`` returning its result with :func:`array_bytes` of it, counted on the worker
+    thread that made it (about 2 ms a result, which the GUI thread need not spend)."""
+
+    def run() -> tuple[SuiteResult, int]:
+        result = job()
+        return result, array_bytes(result)
+
+    return run
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,9 +466,11 @@ class InspectorController(QtCore.QObject):
                 continue
             self._pending.add(model)
 
-            def done(result: SuiteResult, model: str = model, key: tuple[Any, ...] = key) -> None:
+            def done(
+                sized: tuple[SuiteResult, int], model: str = model, key: tuple[Any, ...] = key
+            ) -> None:
                 if epoch == self._epoch:
-                    self._on_result(gen, model, key, result)
+                    self._on_result(gen, model, key, *sized)
 
             def failed(message: str, model: str = model) -> None:
                 if epoch == self._epoch:
@@ -488,11 +503,12 @@ class InspectorController(QtCore.QObject):
 
     def _job(self, sample: LoadedSample, model: str, gt: GroundTruth, settings: Settings) -> Any:
         """The work for one model: an update of a cached result under the same normalisation
-        (only the measures the change affects), or a full scoring."""
+        (only the measures the change affects), or a full scoring; with its size (see
+        :func:`_sized`)."""
         base = self._reusable(sample.key, model, settings)
         if base is not None:
-            return lambda: update_suite(base, settings.params, img=sample.image)
-        return lambda: score_model(sample, model, gt, settings.params)
+            return _sized(lambda: update_suite(base, settings.params, img=sample.image))
+        return _sized(lambda: score_model(sample, model, gt, settings.params))
 
     def _reusable(self, sample_key: str, model: str, settings: Settings) -> SuiteResult | None:
         """A cached result of this model under the same normalisation and resize rule."""
@@ -508,10 +524,10 @@ class InspectorController(QtCore.QObject):
         n = len(self._pending)
         return f"scoring {n} model{'s' if n != 1 else ''}…"
 
-    def _store(self, key: tuple[Any, ...], result: SuiteResult) -> None:
+    def _store(self, key: tuple[Any, ...], result: SuiteResult, nbytes: int) -> None:
         self._cache[key] = result
         self._cache.move_to_end(key)
-        self._cache_bytes[key] = array_bytes(result)
+        self._cache_bytes[key] = nbytes
         while len(self._cache) > 1 and (
             len(self._cache) > RESULT_CACHE_SIZE or self.cache_bytes > RESULT_CACHE_BYTES
         ):
@@ -526,8 +542,10 @@ class InspectorController(QtCore.QObject):
         as a sample's GT and its distance maps, are counted with each: an upper bound)."""
         return sum(self._cache_bytes.values())
 
-    def _on_result(self, gen: int, model: str, key: tuple[Any, ...], result: SuiteResult) -> None:
-        self._store(key, result)
+    def _on_result(
+        self, gen: int, model: str, key: tuple[Any, ...], result: SuiteResult, nbytes: int
+    ) -> None:
+        self._store(key, result, nbytes)
         if gen != self.generation:
             return  # a newer request superseded this one
         self.results[model] = result
@@ -629,9 +647,12 @@ class InspectorController(QtCore.QObject):
                 continue
             self._prefetch(
                 key,
-                lambda model=model: score_model(sample, model, gt, settings.params),
-                lambda result, key=key: self._store(key, result),
+                _sized(functools.partial(score_model, sample, model, gt, settings.params)),
+                functools.partial(self._store_sized, key),
             )
+
+    def _store_sized(self, key: tuple[Any, ...], sized: tuple[SuiteResult, int]) -> None:
+        self._store(key, *sized)
 
     def _cancel_prefetch(self) -> None:
         """Drop the prefetch work still queued (running jobs finish, and are cached)."""
