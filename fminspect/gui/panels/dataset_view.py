@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import math
 from collections.abc import Callable, Sequence
@@ -30,23 +29,15 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fminspect.batch.evaluation import MethodResult
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.gui.model_selection import ModelSelection
-from fminspect.gui.panels.curves import legend_icon, model_pen
+from fminspect.gui.panels.curves import THRESHOLDS, legend_icon, model_pen
+from fminspect.gui.panels.metrics_table import BEST_BRUSH, bold_font
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY
 
 #: what Qt passes as an item's index
 _Index = QtCore.QModelIndex | QtCore.QPersistentModelIndex
 SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
-THRESHOLDS = np.arange(256) / 255
 #: Images listed for a method pair.
 PAIR_ROWS = 200
-_BEST_BRUSH = QtGui.QBrush(QtGui.QColor(70, 160, 90, 110))
-
-
-@functools.cache
-def _bold() -> QtGui.QFont:
-    font = QtGui.QFont()
-    font.setBold(True)
-    return font
 
 
 class DatasetTableModel(QtCore.QAbstractTableModel):
@@ -122,9 +113,9 @@ class DatasetTableModel(QtCore.QAbstractTableModel):
             return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
         best = col in self._best and v is not None and v == self._best[col]
         if role == QtCore.Qt.ItemDataRole.FontRole and best:
-            return _bold()
+            return bold_font()
         if role == QtCore.Qt.ItemDataRole.BackgroundRole and best:
-            return _BEST_BRUSH
+            return BEST_BRUSH
         if role == QtCore.Qt.ItemDataRole.ToolTipRole and r is not None:
             if key == "coverage":
                 c = r.coverage

@@ -33,11 +33,12 @@ _ROLES = {
     QtCore.Qt.ItemDataRole.BackgroundRole,
     QtCore.Qt.ItemDataRole.ToolTipRole,
 }
-_BEST_BRUSH = QtGui.QBrush(QtGui.QColor(70, 160, 90, 110))
+#: the background of the best value per column (also in the dataset view)
+BEST_BRUSH = QtGui.QBrush(QtGui.QColor(70, 160, 90, 110))
 
 
 @functools.cache
-def _bold_font() -> QtGui.QFont:  # made on first use: a QFont needs the application
+def bold_font() -> QtGui.QFont:  # made on first use: a QFont needs the application
     font = QtGui.QFont()
     font.setBold(True)
     return font
@@ -143,9 +144,9 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         if role == QtCore.Qt.ItemDataRole.TextAlignmentRole:
             return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
         if role == QtCore.Qt.ItemDataRole.FontRole and best:
-            return _bold_font()
+            return bold_font()
         if role == QtCore.Qt.ItemDataRole.BackgroundRole and best:
-            return _BEST_BRUSH
+            return BEST_BRUSH
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
             return (
                 f"{self.models[index.row()]} — {self.label(key)}\n"
