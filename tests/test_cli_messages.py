@@ -1,4 +1,5 @@
-"""The command line's own messages: GUI commands without a display, `score` on an empty GT."""
+"""The command line's own messages: GUI commands without a display, `score` on an empty GT,
+`worker`'s checks."""
 
 from __future__ import annotations
 
@@ -56,3 +57,23 @@ def test_score_of_an_empty_gt_says_so_and_json_labels_what_it_scored(
     assert any(n.startswith("msiou: empty GT") for n in out["notes"])
     assert set(out["labels"]) == set(out["scores"]) and "CCm" not in out["labels"]
     assert out["params"]["interpolation"] == "bilinear"
+
+
+def test_worker_checks_the_data_first_and_starts_dask_with_this_python(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    missing = tmp_path / "no-such-data"
+    assert main(["worker", "tcp://127.0.0.1:8786", "--data", str(missing)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == (
+        f"fminspect worker: cannot read {missing}: No such file or directory: the data must "
+        "be at the same path here as on the machine running `fminspect eval`"
+    )
+    argv = ["worker", "tcp://127.0.0.1:8786", "--nworkers", "3", "--data", str(tmp_path)]
+    assert main([*argv, "--dask", "--memory-limit 4GB", "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert out.split() == [
+        sys.executable, "-P", "-m", "distributed.cli.dask_worker", "tcp://127.0.0.1:8786",
+        "--nthreads", "1", "--nworkers", "3", "--no-dashboard", "--memory-limit", "4GB",
+    ]  # fmt: skip
+    assert f"data checked: {tmp_path}" in err and "measure definitions" in err

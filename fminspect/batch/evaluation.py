@@ -96,6 +96,8 @@ class EvalReport:
     partial: int = 0  # of those planned, pairs with some measure families from the store
     reused: int = 0  # pairs read from the store entirely
     seconds: float = 0.0  # time spent in the work units' phase (not written to any output)
+    #: on a Dask cluster: the scheduler, each worker's versions and images, workers lost
+    cluster: dict[str, Any] | None = None
 
     @property
     def evaluated(self) -> int:

@@ -106,6 +106,8 @@ def write_json(report: EvalReport, out: Path) -> None:
         "input_digests_blake2b": dict(sorted(report.digests.items())),
         "problems": [p.as_dict() for p in report.problems],
     }
+    if report.cluster is not None:  # where it was computed, and with what
+        results["cluster"] = report.cluster
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
 
 

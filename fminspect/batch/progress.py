@@ -75,6 +75,16 @@ class Progress:
         self.done += n
         self._draw()
 
+    def note(self, message: str) -> None:
+        """A line of news (a worker lost, …) between the progress lines, or on its own line
+        above the bar; shown even when the progress is not (``enabled=False``)."""
+        if self.mode == "bar":
+            self.stream.write("\r\x1b[2K" + message + "\n")
+            self._draw(force=True)
+        else:
+            self.stream.write(message + "\n")
+        self.stream.flush()
+
     def rate_and_eta(self) -> tuple[float, float]:
         """Items per second so far, and the seconds still to go (NaN before the first)."""
         elapsed = time.monotonic() - self._start

@@ -14,6 +14,7 @@ pipeline (:mod:`fminspect.pipeline.sample`). Units run serially, in local proces
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -21,6 +22,7 @@ from pathlib import Path
 from threading import Event
 from typing import Any
 
+from fminspect.batch.cluster import ClusterLost
 from fminspect.batch.evaluation import EvalReport, Evaluation, MethodResult, Unit, UnitResult
 from fminspect.batch.pool import LocalPool, configure_worker
 from fminspect.batch.progress import Progress
@@ -119,22 +121,17 @@ def _run_local(
 def _run_dask(
     units: Sequence[Any], scheduler: Any, fn: Callable[[Any], Any], stop: Event | None
 ) -> Iterator[Any]:
+    """On a Dask cluster (:mod:`fminspect.batch.cluster`): connected and checked here unless
+    ``scheduler`` is a :class:`~fminspect.batch.cluster.Cluster` already."""
+    from fminspect.batch.cluster import Cluster, connect
+
+    own = not isinstance(scheduler, Cluster)
+    cluster = connect(scheduler)
     try:
-        from dask.distributed import Client, as_completed
-    except ImportError as exc:  # pragma: no cover - depends on the optional extra
-        raise RuntimeError("--scheduler needs Dask: pip install 'fminspect[cluster]'") from exc
-    own = not hasattr(scheduler, "submit")
-    client = Client(scheduler) if own else scheduler
-    try:
-        futures = client.map(fn, list(units), pure=False)
-        for fut in as_completed(futures):
-            if stop is not None and stop.is_set():
-                client.cancel(futures)
-                return
-            yield fut.result()
+        yield from cluster.run(units, fn, stop)
     finally:
         if own:
-            client.close()
+            cluster.close()
 
 
 def run_units(
@@ -194,8 +191,10 @@ def evaluate_datasets(
         Restrict to these methods.
     jobs : int
         Local worker processes (1: in this process).
-    scheduler : str or dask Client, optional
-        A Dask scheduler address (``'tcp://host:8786'``) or client; overrides ``jobs``.
+    scheduler : str, dask Client or Cluster, optional
+        A Dask scheduler address (``'tcp://host:8786'``), a client, or a
+        :class:`~fminspect.batch.cluster.Cluster` already checked; overrides ``jobs``. Raises
+        :class:`~fminspect.batch.cluster.ClusterError` (its text is the whole message).
     pool : LocalPool, optional
         Local workers started earlier (the CLI starts them before importing the measures);
         by default a pool of ``jobs`` workers is started here when ``jobs > 1``.
@@ -219,6 +218,14 @@ def evaluate_datasets(
     own_pool = pool is None and scheduler is None and jobs > 1
     if own_pool:  # started now, so that its start-up overlaps the planning
         pool = LocalPool(jobs)
+    cluster = None
+    stack = contextlib.ExitStack()
+    if scheduler is not None:  # reached and checked before any file is hashed
+        from fminspect.batch.cluster import Cluster, connect
+
+        cluster = connect(scheduler)
+        if not isinstance(scheduler, Cluster):
+            stack.callback(cluster.close)
     try:
         with ResultStore(cache_path) as store:
             threads = max(jobs, 1) if scheduler is None else 1
@@ -232,13 +239,23 @@ def evaluate_datasets(
                 pool.ready()  # so that report.seconds times the work, not the start-up
             started = time.perf_counter()
             with Progress(len(units), "evaluating", enabled=progress) as bar:
-                for res in run_units(units, scheduler=scheduler, pool=pool if units else None):
-                    evaluation.add(res)
-                    bar.advance()
+                if cluster is not None:
+                    cluster.say = bar.note
+                try:
+                    for res in run_units(units, scheduler=cluster, pool=pool if units else None):
+                        evaluation.add(res)
+                        bar.advance()
+                except ClusterLost as exc:
+                    store.commit()
+                    exc.kept, exc.cache = bar.done, str(cache_path)
+                    raise
             seconds = time.perf_counter() - started
             report = evaluation.report()
             report.seconds = seconds
+            if cluster is not None:
+                report.cluster = cluster.describe()
             return report
     finally:
+        stack.close()
         if own_pool and pool is not None:
             pool.close()

@@ -15,12 +15,17 @@ import sys
 from collections.abc import Sequence
 
 from fminspect import __version__
+from fminspect.batch.cluster import ClusterError, ClusterLost
 from fminspect.cli import eval as eval_cmd
-from fminspect.cli import meta, rank, score
+from fminspect.cli import meta, rank, score, worker
 from fminspect.cli._common import SUBCOMMANDS
 from fminspect.cli.gui import add_screenshots_parser, build_gui_parser
 
-__all__ = ["SUBCOMMANDS", "build_gui_parser", "build_parser", "main"]
+__all__ = ["EXIT_INTERRUPTED", "SUBCOMMANDS", "build_gui_parser", "build_parser", "main"]
+
+#: Exit status of a run stopped before its end whose results so far are kept (a lost
+#: scheduler): 128 + SIGINT, as for a run interrupted with Ctrl-C.
+EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     meta.add_parser(sub)
     rank.add_parser(sub)
     add_screenshots_parser(sub)
+    worker.add_parser(sub)
     return parser
 
 
@@ -68,6 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"fminspect rank: {exc}", file=sys.stderr)
                 return 1
         return int(args.func(args))
+    except ClusterError as exc:  # unreachable, no worker, a refused worker, lost: one line
+        print(f"fminspect {args.command}: {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED if isinstance(exc, ClusterLost) else 1
     except BrokenPipeError:  # `fminspect score … | head`: the reader has gone, stop quietly
         if not _stdout_closed():
             raise  # another pipe (a worker's): a real error

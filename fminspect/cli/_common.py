@@ -14,11 +14,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from fminspect.batch.cluster import Cluster
     from fminspect.io.discovery import Dataset
     from fminspect.metrics import Params
 
 #: The subcommands; anything else on the command line opens the inspector window.
-SUBCOMMANDS = ("score", "eval", "meta", "rank", "screenshots")
+SUBCOMMANDS = ("score", "eval", "meta", "rank", "screenshots", "worker")
 
 if TYPE_CHECKING:
     #: What ``parser.add_subparsers()`` returns: each subcommand module adds its parsers to it.
@@ -51,6 +52,47 @@ def add_param_options(parser: argparse.ArgumentParser) -> None:
         default="bilinear",
         choices=["bilinear", "bicubic", "nearest", "area", "lanczos"],
         help="how a prediction of another size is resized to its GT (bilinear)",
+    )
+
+
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    """``--scheduler`` and what it needs (see README, 'On a cluster')."""
+    g = parser.add_argument_group("on a Dask cluster (README: 'On a cluster')")
+    g.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
+    g.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds to reach the scheduler (10)",
+    )
+    g.add_argument(
+        "--worker-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds to wait for a worker, at the start or when none is left (60)",
+    )
+    g.add_argument(
+        "--allow-version-mismatch",
+        action="store_true",
+        help="accept workers with another fminspect release or NumPy/SciPy/OpenCV/"
+        "scikit-image version (recorded in results.json); never other measure definitions",
+    )
+
+
+def connect_cluster(args: argparse.Namespace, command: str) -> Cluster:
+    """The cluster at ``args.scheduler``, reached and checked (raises
+    :class:`~fminspect.batch.cluster.ClusterError`, which :func:`fminspect.cli.main`
+    prints as one line)."""
+    from fminspect.batch.cluster import connect
+
+    return connect(
+        args.scheduler,
+        connect_timeout=args.connect_timeout,
+        worker_timeout=args.worker_timeout,
+        allow_mismatch=args.allow_version_mismatch,
+        on_message=say(f"fminspect {command}: "),
     )
 
 

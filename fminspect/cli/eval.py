@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fminspect.cli._common import (
+    add_cluster_options,
     add_param_options,
+    connect_cluster,
     fail,
     params,
     print_all,
@@ -19,6 +21,7 @@ from fminspect.cli._common import (
 )
 
 if TYPE_CHECKING:
+    from fminspect.batch.cluster import Cluster
     from fminspect.batch.pool import LocalPool
     from fminspect.cli._common import Subparsers
 
@@ -36,7 +39,7 @@ def add_parser(sub: Subparsers) -> None:
     )
     ev.add_argument("--out", default="fminspect-results", help="output folder")
     ev.add_argument("--jobs", type=int, default=1, help="local worker processes (1)")
-    ev.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
+    add_cluster_options(ev)
     ev.add_argument("--cache", type=Path, help="result cache (default OUT/cache.sqlite)")
     ev.add_argument("--dataset-config", type=Path, help="PySODEvalToolkit dataset JSON")
     ev.add_argument("--method-config", type=Path, help="PySODEvalToolkit method JSON")
@@ -53,12 +56,15 @@ def add_parser(sub: Subparsers) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     from fminspect.batch.workflow import worker_pool
 
+    if args.scheduler:  # reached and checked before the folders are read
+        with connect_cluster(args, "eval") as cluster:
+            return _run_eval(args, None, cluster)
     # started first: the workers import the measures while this process does
-    with worker_pool(args.jobs, args.scheduler, on_message=say("fminspect eval: ")) as pool:
-        return _run_eval(args, pool)
+    with worker_pool(args.jobs, None, on_message=say("fminspect eval: ")) as pool:
+        return _run_eval(args, pool, None)
 
 
-def _run_eval(args: argparse.Namespace, pool: LocalPool | None) -> int:
+def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster | None) -> int:
     from fminspect.batch.workflow import (
         NoDatasetError,
         SelectionError,
@@ -102,7 +108,7 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None) -> int:
         cache=args.cache,
         methods=args.methods,
         jobs=args.jobs,
-        scheduler=args.scheduler,
+        scheduler=cluster,
         pool=pool,
         plots=not args.no_plots,
         progress=None if not args.quiet else False,

@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fminspect.cli._common import add_param_options, fail, params, print_all, print_coverage
+from fminspect.cli._common import (
+    add_cluster_options,
+    add_param_options,
+    connect_cluster,
+    fail,
+    params,
+    print_all,
+    print_coverage,
+)
 
 if TYPE_CHECKING:
     from fminspect.cli._common import Subparsers
@@ -47,11 +55,11 @@ def add_parser(sub: Subparsers) -> None:
     )
     m.add_argument("--out", default="fminspect-meta", help="output folder (fminspect-meta)")
     m.add_argument("--jobs", type=int, default=1, help="local worker processes (1)")
-    m.add_argument("--scheduler", help="Dask scheduler address")
     m.add_argument(
         "--cache", type=Path, help="result cache (default OUT/cache.sqlite; share fminspect eval's)"
     )
     m.add_argument("--seed", type=int, default=0, help="seed of every random choice (0)")
+    add_cluster_options(m)
     m.add_argument("--no-plots", action="store_true")
     m.add_argument("--quiet", action="store_true")
     p = m.add_argument_group("protocol (defaults as in the papers where they state them)")
@@ -89,6 +97,13 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def cmd_meta(args: argparse.Namespace) -> int:
+    if args.scheduler:  # reached and checked before the folders are read
+        with connect_cluster(args, "meta") as cluster:
+            return _run_meta(args, cluster)
+    return _run_meta(args, None)
+
+
+def _run_meta(args: argparse.Namespace, cluster: object) -> int:
     from fminspect.batch.workflow import NoDatasetError, SelectionError
     from fminspect.meta.outputs import protocol_caption
     from fminspect.meta.workflow import find_datasets, meta_config, meta_to_folder
@@ -135,7 +150,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
         cache=args.cache,
         methods=args.methods,
         jobs=args.jobs,
-        scheduler=args.scheduler,
+        scheduler=cluster,
         ranked=args.ranked or (),
         progress=None if not args.quiet else False,
         plots=not args.no_plots,

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -109,7 +110,7 @@ class MetaUnit:
 
     sample: Sample
     wrong_sample: str | None
-    wrong_gt: str | None
+    wrong_gt: Path | None
     keys: tuple[str, ...]
     config: MetaConfig
 

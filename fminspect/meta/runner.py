@@ -20,6 +20,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from fminspect import __version__
+from fminspect.batch.cluster import ClusterError, ClusterLost
 from fminspect.batch.progress import Progress
 from fminspect.batch.runner import evaluate_datasets, run_units
 from fminspect.io.discovery import Dataset, Sample
@@ -161,16 +162,23 @@ def run_meta(
                 MetaUnit(
                     Sample(ds.name, s.name, s.gt, s.image, taking_part),
                     w.name if w else None,
-                    str(w.gt) if w else None,
+                    w.gt if w else None,
                     keys,
                     config,
                 )
             )
     results: dict[tuple[str, str], MetaUnitResult] = {}
     with Progress(len(units), "meta-measures", enabled=progress) as bar:
-        for res in run_units(units, meta_unit, jobs=jobs, scheduler=scheduler):
-            results[(res.dataset, res.sample)] = res
-            bar.advance()
+        try:
+            for res in run_units(units, meta_unit, jobs=jobs, scheduler=scheduler):
+                results[(res.dataset, res.sample)] = res
+                bar.advance()
+        except ClusterLost as exc:  # the cases are not cached, unlike the models' scores
+            raise ClusterError(
+                f"lost the Dask scheduler at {exc.address} during the meta-measure cases "
+                f"({bar.done} of {len(units)} images done): the models' scores are kept in "
+                f"{cache_path}, the cases are not; rerun the same command to resume"
+            ) from exc
     for ds in datasets:
         order = [s.name for s in ds.samples]
         for name in order:
