@@ -251,7 +251,7 @@ def test_dask_local_cluster_gives_the_same_output(tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
     _run(root, tmp_path / "serial")
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster:
         report = _run(root, tmp_path / "dask", scheduler=cluster.scheduler_address)
     assert report.computed == 8
