@@ -66,9 +66,20 @@ def test_worker_checks_the_data_first_and_starts_dask_with_this_python(
     assert main(["worker", "tcp://127.0.0.1:8786", "--data", str(missing)]) == 1
     err = capsys.readouterr().err.splitlines()
     assert err[-1] == (
-        f"fminspect worker: cannot read {missing}: No such file or directory: the data must "
+        f"fminspect worker: cannot read {missing} (No such file or directory): the data must "
         "be at the same path here as on the machine running `fminspect eval`"
     )
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["worker", "tcp://127.0.0.1:8786", "--data", str(empty)]) == 1
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .startswith(
+            f"fminspect worker: {empty} is an empty folder: the data must be at the same path"
+        )
+    )
+    (tmp_path / "GT").mkdir()
     argv = ["worker", "tcp://127.0.0.1:8786", "--nworkers", "3", "--data", str(tmp_path)]
     assert main([*argv, "--dask", "--memory-limit 4GB", "--dry-run"]) == 0
     out, err = capsys.readouterr()
@@ -76,4 +87,4 @@ def test_worker_checks_the_data_first_and_starts_dask_with_this_python(
         sys.executable, "-P", "-m", "distributed.cli.dask_worker", "tcp://127.0.0.1:8786",
         "--nthreads", "1", "--nworkers", "3", "--no-dashboard", "--memory-limit", "4GB",
     ]  # fmt: skip
-    assert f"data checked: {tmp_path}" in err and "measure definitions" in err
+    assert f"data checked: {tmp_path.resolve()}" in err and "measure definitions" in err

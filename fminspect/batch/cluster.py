@@ -41,6 +41,8 @@ from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fminspect.batch.stopped import RunStopped
+
 if TYPE_CHECKING:
     from threading import Event
 
@@ -51,6 +53,7 @@ __all__ = [
     "absolute_paths",
     "connect",
     "process_versions",
+    "reachable",
 ]
 
 #: Seconds to reach the scheduler before giving up.
@@ -73,26 +76,25 @@ class ClusterError(RuntimeError):
     """A cluster problem; its text is the whole message for the user (one line)."""
 
 
-class ClusterLost(ClusterError):
-    """The scheduler went away during a run. :func:`~fminspect.batch.runner.evaluate_datasets`
-    fills in what was kept (:attr:`kept` of :attr:`total` units, in :attr:`cache`)."""
+class ClusterLost(ClusterError, RunStopped):
+    """The scheduler, or every worker, went away during a run: what was done is kept
+    (:class:`~fminspect.batch.stopped.RunStopped`; exit status 130)."""
 
-    def __init__(self, address: str, done: int, total: int, cause: str = "") -> None:
-        super().__init__(address)
-        self.address = address
-        self.kept = done
-        self.total = total
-        self.cause = cause
-        self.cache: str = ""
+    def __init__(self, what: str, kept: int = 0, total: int = 0) -> None:
+        RunStopped.__init__(self, what, kept, total)
 
     def __str__(self) -> str:
-        where = f" in {self.cache}" if self.cache else ""
-        why = f" ({self.cause})" if self.cause else ""
-        return (
-            f"lost the Dask scheduler at {self.address}{why}: {self.kept} of {self.total} "
-            f"images were done and their results are kept{where}; rerun the same command to "
-            "resume"
-        )
+        return RunStopped.__str__(self)
+
+
+class WorkerDataError(RuntimeError):
+    """Raised on a worker that cannot read a file of its unit (the client read it)."""
+
+    def __init__(self, path: str, why: str, worker: str) -> None:
+        super().__init__(path, why, worker)
+        self.path = path
+        self.why = why
+        self.worker = worker
 
 
 @functools.cache
@@ -141,6 +143,11 @@ def _run_unit(fn: Callable[[Any], Any], unit: Any) -> tuple[str, str, Any]:
         worker = get_worker().address
     except ValueError:  # not on a worker (a client-side test run)
         worker = "client"
+    files = getattr(unit, "files", None)
+    if files is not None:  # the client read them all: a failure here is this worker's
+        missing = _unreadable([str(p) for p in files()])
+        if missing:
+            raise WorkerDataError(*missing[0], worker)
     return worker, process_versions()["measure_definitions"], fn(unit)
 
 
@@ -179,7 +186,7 @@ def _first_paths(units: Sequence[Any]) -> list[str]:
             if path is None or (sample.dataset, role) in seen:
                 continue
             seen.add((sample.dataset, role))
-            out.append(str(path))
+            out.append(str(absolute_paths(path)))
     return out
 
 
@@ -290,13 +297,16 @@ class Cluster:
                 self.say(f"note: worker {worker} runs {what} (accepted: --allow-version-mismatch)")
             self.workers[worker] = dict(reply)
 
-    def check_data(self, units: Sequence[Any]) -> None:
-        """Every worker can read the first GT, image and prediction of every dataset and
-        method of ``units`` (else :class:`ClusterError` naming the worker and the file)."""
+    def check_data(self, units: Sequence[Any], addresses: Sequence[str] | None = None) -> None:
+        """Every worker (or those of ``addresses``) can read the first GT, image and
+        prediction of every dataset and method of ``units`` (else :class:`ClusterError`
+        naming the worker and the file)."""
         paths = _first_paths(units)
         if not paths:
             return
-        replies = self.client.run(_unreadable, paths, on_error="return")
+        replies = self.client.run(
+            _unreadable, paths, workers=list(addresses) if addresses else None, on_error="return"
+        )
         for worker, reply in sorted(replies.items()):
             if isinstance(reply, BaseException):
                 raise ClusterError(f"worker {worker} could not check the data: {_short(reply)}")
@@ -368,6 +378,13 @@ class Cluster:
         """The result of a finished future, checked (see :meth:`run`)."""
         if fut.status == "error":
             exc = fut.exception()
+            if isinstance(exc, WorkerDataError):
+                raise ClusterError(
+                    f"worker {exc.worker} cannot read {exc.path} ({exc.why}), which this client "
+                    f"reads: the data must be at the same path on every worker; {done} of "
+                    f"{total} images were done and are kept: stop that worker or give it the "
+                    "data, then rerun the same command to resume"
+                )
             if isinstance(exc, ImportError) and "fminspect" in str(exc):
                 raise ClusterError(
                     f"a worker of {self.address} cannot import fminspect ({_short(exc)}): "
@@ -408,8 +425,9 @@ class Cluster:
             self.lost.append(w)
             self.say(f"worker {w} left; the images it was scoring are rescheduled")
         joined = sorted(set(now_workers) - set(known))
-        if joined:
+        if joined:  # checked (a unit it starts meanwhile checks its own files first)
             self.check_workers(joined)
+            self.check_data(units, joined)
             self.say(f"worker{'s' if len(joined) > 1 else ''} {', '.join(joined)} joined")
         if now_workers:
             return now_workers, None
@@ -418,16 +436,16 @@ class Cluster:
             self.say(f"no worker left on {self.address}; waiting {self.worker_timeout:g} s")
             return now_workers, now
         if now - alone_since > self.worker_timeout:
-            raise ClusterError(
-                f"no worker on the Dask scheduler at {self.address} for "
-                f"{self.worker_timeout:g} s ({done} of {len(units)} images done and kept); "
-                "start workers and rerun the same command to resume"
+            raise ClusterLost(
+                f"no worker on the Dask scheduler at {self.address} for {self.worker_timeout:g} s",
+                done,
+                len(units),
             )
         return now_workers, alone_since
 
     def _lost(self, done: int, total: int, exc: BaseException | None) -> ClusterError:
-        cause = "" if exc is None or isinstance(exc, CancelledError) else _short(exc)
-        return ClusterLost(self.address, done, total, cause)
+        cause = "" if exc is None or isinstance(exc, CancelledError) else f" ({_short(exc)})"
+        return ClusterLost(f"lost the Dask scheduler at {self.address}{cause}", done, total)
 
     # ------------------------------------------------------------------ record
     def describe(self) -> dict[str, Any]:
@@ -457,6 +475,51 @@ class Cluster:
         self.close()
 
 
+def _check_address(address: str) -> None:
+    """A scheme Dask knows and a host name that resolves (Dask reports both as a timeout)."""
+    import socket
+
+    scheme, sep, rest = address.rpartition("://")
+    if sep and scheme not in ("tcp", "tls", "inproc", "ucx", "ws", "wss"):
+        raise ClusterError(
+            f"{address} is not a Dask scheduler address: use tcp://host:port "
+            "(e.g. tcp://host:8786, as the scheduler prints it)"
+        )
+    host = rest.rsplit(":", 1)[0].strip("[]") if ":" in rest else rest
+    if scheme in ("", "tcp", "tls") and host:
+        try:
+            socket.getaddrinfo(host, None)
+        except OSError as exc:
+            raise ClusterError(
+                f"cannot resolve the host {host!r} of the Dask scheduler address {address} "
+                f"({exc.strerror or exc})"
+            ) from exc
+
+
+def reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> str:
+    """Why the scheduler at ``address`` cannot be reached over TCP ("" if it can): what
+    ``fminspect worker`` checks before starting Dask (whose worker waits, then fails with a
+    long traceback)."""
+    import socket
+
+    try:
+        _check_address(address)
+    except ClusterError as exc:
+        return str(exc)
+    rest = address.rpartition("://")[2]
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        return ""  # not host:port (another transport): left to Dask
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            return ""
+    except OSError as exc:
+        return (
+            f"cannot reach the Dask scheduler at {address} ({exc.strerror or exc}); is it "
+            "running, and is the address right (e.g. tcp://host:8786)?"
+        )
+
+
 def connect(
     scheduler: Any,
     *,
@@ -483,6 +546,7 @@ def connect(
         address = str(getattr(client.scheduler, "address", client))
     else:
         address = str(scheduler)
+        _check_address(address)
         with _quiet_dask():
             try:
                 client = Client(address, timeout=connect_timeout)
@@ -529,12 +593,16 @@ def worker_command(
 
 
 def unreadable_folders(folders: Sequence[Path]) -> list[str]:
-    """Why each of ``folders`` this process cannot list is unusable (empty: all fine)."""
+    """Why each of ``folders`` is unusable here: it cannot be listed, or it is empty (an
+    unmounted share often is). Empty list: all fine."""
     out = []
     for folder in folders:
-        path = Path(folder).absolute()
+        path = Path(folder).resolve()
         try:
-            next(iter(path.iterdir()), None)
+            empty = next(iter(path.iterdir()), None) is None
         except OSError as exc:
-            out.append(f"{path}: {exc.strerror or type(exc).__name__}")
+            out.append(f"cannot read {path} ({exc.strerror or type(exc).__name__})")
+            continue
+        if empty:
+            out.append(f"{path} is an empty folder")
     return out

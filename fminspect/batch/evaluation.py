@@ -57,6 +57,17 @@ class Unit:
     todo: tuple[tuple[str, tuple[str, ...]], ...]  # (method, families)
     config: EvalConfig
 
+    @property
+    def needs_image(self) -> bool:
+        """Whether a measure asked for reads the image (C^ω_β)."""
+        return any("camouflage_context" in fams for _, fams in self.todo)
+
+    def files(self) -> list[Path]:
+        """The files this unit reads: the GT, the image if needed, the pending maps."""
+        s = self.sample
+        image = [s.image] if self.needs_image and s.image is not None else []
+        return [s.gt, *image, *(s.preds[m] for m, _ in self.todo)]
+
 
 @dataclass(slots=True)
 class UnitResult:

@@ -22,10 +22,10 @@ from pathlib import Path
 from threading import Event
 from typing import Any
 
-from fminspect.batch.cluster import ClusterLost
 from fminspect.batch.evaluation import EvalReport, Evaluation, MethodResult, Unit, UnitResult
 from fminspect.batch.pool import LocalPool, configure_worker
 from fminspect.batch.progress import Progress
+from fminspect.batch.stopped import RunStopped
 from fminspect.io.discovery import Dataset
 from fminspect.io.validation import Problem
 from fminspect.pipeline.config import EvalConfig, families
@@ -50,9 +50,8 @@ def evaluate_unit(unit: Unit) -> UnitResult:
     """Score every pending method of one image (runs in a worker)."""
     configure_worker()
     todo = dict(unit.todo)
-    need_image = any("camouflage_context" in fams for fams in todo.values())
     loaded = load_sample(
-        unit.sample, unit.config.interpolation, models=list(todo), image=need_image
+        unit.sample, unit.config.interpolation, models=list(todo), image=unit.needs_image
     )
     # warnings reach the outputs through the notes stored with every record, so that a rerun
     # from the store reports them too; errors (unreadable files) are reported from here
@@ -245,10 +244,15 @@ def evaluate_datasets(
                     for res in run_units(units, scheduler=cluster, pool=pool if units else None):
                         evaluation.add(res)
                         bar.advance()
-                except ClusterLost as exc:
+                except RunStopped as exc:  # the cluster went away: say what is kept where
                     store.commit()
                     exc.kept, exc.cache = bar.done, str(cache_path)
                     raise
+                except KeyboardInterrupt:  # Ctrl-C (or SIGTERM, see fminspect.cli)
+                    store.commit()
+                    stopped = RunStopped("interrupted", bar.done, len(units))
+                    stopped.cache = str(cache_path)
+                    raise stopped from None
             seconds = time.perf_counter() - started
             report = evaluation.report()
             report.seconds = seconds

@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
 from fminspect import __version__
-from fminspect.batch.cluster import ClusterError, ClusterLost
+from fminspect.batch.cluster import ClusterError
+from fminspect.batch.stopped import EXIT_STOPPED, RunStopped
 from fminspect.cli import eval as eval_cmd
 from fminspect.cli import meta, rank, score, worker
 from fminspect.cli._common import SUBCOMMANDS
 from fminspect.cli.gui import add_screenshots_parser, build_gui_parser
 
-__all__ = ["EXIT_INTERRUPTED", "SUBCOMMANDS", "build_gui_parser", "build_parser", "main"]
-
-#: Exit status of a run stopped before its end whose results so far are kept (a lost
-#: scheduler): 128 + SIGINT, as for a run interrupted with Ctrl-C.
-EXIT_INTERRUPTED = 130
+__all__ = ["SUBCOMMANDS", "build_gui_parser", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,16 +71,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             except StudyError as exc:  # a wrong study/pack/results file: say which and why
                 print(f"fminspect rank: {exc}", file=sys.stderr)
                 return 1
+        command = getattr(args, "command", None)
+        if command in ("eval", "meta"):  # `kill` stops them as Ctrl-C does
+            signal.signal(signal.SIGTERM, _interrupt)
         return int(args.func(args))
-    except ClusterError as exc:  # unreachable, no worker, a refused worker, lost: one line
+    except RunStopped as exc:  # interrupted, or the cluster lost: what is kept, and where
         print(f"fminspect {args.command}: {exc}", file=sys.stderr)
-        return EXIT_INTERRUPTED if isinstance(exc, ClusterLost) else 1
+        return EXIT_STOPPED
+    except ClusterError as exc:  # unreachable, no worker, a refused worker: one line
+        print(f"fminspect {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        name = getattr(args, "command", None)
+        print(f"fminspect{' ' + name if name else ''}: interrupted", file=sys.stderr)
+        return EXIT_STOPPED
     except BrokenPipeError:  # `fminspect score … | head`: the reader has gone, stop quietly
         if not _stdout_closed():
             raise  # another pipe (a worker's): a real error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that flushing at exit cannot fail
         return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _stdout_closed() -> bool:

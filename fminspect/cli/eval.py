@@ -56,6 +56,11 @@ def add_parser(sub: Subparsers) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     from fminspect.batch.workflow import worker_pool
 
+    if args.scheduler and args.jobs != 1:
+        return fail(
+            "--jobs is for local processes and --scheduler for a Dask cluster: give one",
+            command="eval",
+        )
     if args.scheduler:  # reached and checked before the folders are read
         with connect_cluster(args, "eval") as cluster:
             return _run_eval(args, None, cluster)

@@ -97,6 +97,11 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def cmd_meta(args: argparse.Namespace) -> int:
+    if args.scheduler and args.jobs != 1:
+        return fail(
+            "--jobs is for local processes and --scheduler for a Dask cluster: give one",
+            command="meta",
+        )
     if args.scheduler:  # reached and checked before the folders are read
         with connect_cluster(args, "meta") as cluster:
             return _run_meta(args, cluster)

@@ -47,20 +47,29 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from fminspect.batch.cluster import process_versions, unreadable_folders, worker_command
+    from fminspect.batch.cluster import (
+        process_versions,
+        reachable,
+        unreadable_folders,
+        worker_command,
+    )
 
     problems = unreadable_folders(args.data)
     if problems:
         return fail(
-            f"cannot read {problems[0]}: the data must be at the same path here as on the "
-            "machine running `fminspect eval`",
+            f"{problems[0]}: the data must be at the same path here as on the machine "
+            "running `fminspect eval`",
             1,
             command="worker",
         )
+    if not args.dry_run:
+        why = reachable(args.address)
+        if why:  # Dask's worker would wait 30 s, then fail with a long traceback
+            return fail(why, 1, command="worker")
     extra = shlex.split(args.dask)
     cmd = worker_command(args.address, nworkers=args.nworkers, name=args.name, extra=extra)
     v = process_versions()
-    checked = ", ".join(str(p.absolute()) for p in args.data)
+    checked = ", ".join(str(p.resolve()) for p in args.data)
     print(
         f"fminspect worker: fminspect {v['fminspect']} (measure definitions "
         f"{v['measure_definitions']}), Python {v['python']}, NumPy {v['numpy']}, SciPy "

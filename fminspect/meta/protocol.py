@@ -114,6 +114,13 @@ class MetaUnit:
     keys: tuple[str, ...]
     config: MetaConfig
 
+    def files(self) -> list[Path]:
+        """The files this unit reads: the GT, the image, the maps, the switched GT."""
+        s = self.sample
+        image = [s.image] if s.image is not None else []
+        wrong = [self.wrong_gt] if self.wrong_gt is not None else []
+        return [s.gt, *image, *s.preds.values(), *wrong]
+
 
 @dataclass(slots=True)
 class MetaUnitResult:

@@ -20,9 +20,9 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from fminspect import __version__
-from fminspect.batch.cluster import ClusterError, ClusterLost
 from fminspect.batch.progress import Progress
 from fminspect.batch.runner import evaluate_datasets, run_units
+from fminspect.batch.stopped import RunStopped
 from fminspect.io.discovery import Dataset, Sample
 from fminspect.io.validation import Problem
 from fminspect.meta.maps import case_seed, derangement
@@ -173,12 +173,12 @@ def run_meta(
             for res in run_units(units, meta_unit, jobs=jobs, scheduler=scheduler):
                 results[(res.dataset, res.sample)] = res
                 bar.advance()
-        except ClusterLost as exc:  # the cases are not cached, unlike the models' scores
-            raise ClusterError(
-                f"lost the Dask scheduler at {exc.address} during the meta-measure cases "
-                f"({bar.done} of {len(units)} images done): the models' scores are kept in "
-                f"{cache_path}, the cases are not; rerun the same command to resume"
-            ) from exc
+        except (RunStopped, KeyboardInterrupt) as exc:  # the cases are not cached
+            what = exc.what if isinstance(exc, RunStopped) else "interrupted"
+            raise RunStopped(
+                f"{what} during the meta-measure cases ({bar.done} of {len(units)} images "
+                f"done, not cached); the models' scores are kept in {cache_path}"
+            ) from None
     for ds in datasets:
         order = [s.name for s in ds.samples]
         for name in order:

@@ -306,6 +306,66 @@ def test_a_mismatched_worker_is_refused_by_name_and_nothing_is_cached(
         assert _records(out / "cache.sqlite") == 0
 
 
+HIDE_DATA = """import builtins
+_open = getattr(builtins, "_unhidden_open", builtins.open)  # Dask may preload it twice
+builtins._unhidden_open = _open
+def _hidden(file, *args, **kw):
+    if str(file).startswith({folder!r}):
+        raise FileNotFoundError(2, "No such file or directory", str(file))
+    return _open(file, *args, **kw)
+builtins.open = _hidden
+"""
+
+
+def test_a_worker_without_the_data_joining_mid_run_stops_the_run_by_name(
+    lab: Lab, data: Path, tmp_path: Path
+) -> None:
+    address = lab.start_scheduler()
+    good = lab.start_worker()
+    lab.wait_workers(1)
+    script = tmp_path / "hide_data.py"
+    script.write_text(HIDE_DATA.format(folder=str(data / "data")))
+    out = data / "joined"
+    run = _eval(data, "joined", "--scheduler", address, wait=False)
+    _wait("some results", lambda: _records(out / "cache.sqlite") >= 30)
+    assert run.poll() is None, "the run ended before a worker could join"
+    os.killpg(good.p.pid, signal.SIGSTOP)  # paused while the other joins, so that it does
+    try:
+        lab.start_worker("--dask", f"--preload {script}")
+        lab.wait_workers(2)
+    finally:
+        os.killpg(good.p.pid, signal.SIGCONT)
+    _, stderr = run.communicate(timeout=300)
+    assert run.returncode == 1, stderr
+    line = _one_line(stderr)
+    assert re.search(r"worker tcp://127\.0\.0\.1:\d+ cannot read \S+/data/", line), line
+    assert "rerun the same command to resume" in line
+    assert not (out / "summary.json").exists()  # no partial summary passed off as whole
+    # what was stored is right: a rerun on the good worker gives the --jobs 1 numbers
+    lab.procs[-1].kill()
+    again = _eval(data, "joined", "--scheduler", address)
+    assert again.returncode == 0, again.stderr
+    _same_outputs(data / "serial", out)
+
+
+def test_ctrl_c_keeps_what_was_done(lab: Lab, data: Path) -> None:
+    address = lab.start_scheduler()
+    lab.start_worker()
+    lab.wait_workers(1)
+    out = data / "interrupted"
+    run = _eval(data, "interrupted", "--scheduler", address, wait=False)
+    _wait("some results", lambda: _records(out / "cache.sqlite") >= 30)
+    run.send_signal(signal.SIGINT)
+    _, stderr = run.communicate(timeout=60)
+    assert run.returncode == 130, stderr
+    line = _one_line(stderr)
+    assert re.fullmatch(
+        r"fminspect eval: interrupted: \d+ of 140 images were done and their results are kept "
+        r"in interrupted/cache\.sqlite; rerun the same command to resume",
+        line,
+    ), line
+
+
 def test_no_worker_is_a_clear_error_within_the_timeout(lab: Lab, data: Path) -> None:
     address = lab.start_scheduler()
     started = time.monotonic()
@@ -372,7 +432,7 @@ def test_a_result_computed_under_other_definitions_is_refused(tmp_path: Path) ->
         cluster._take(Future(), 3, 10)
     assert "worker tcp://10.0.0.9:4000 joined during the run" in str(err.value)
     assert "was not stored" in str(err.value)
-    lost = ClusterLost("tcp://sched:8786", 3, 10)
+    lost = ClusterLost("lost the Dask scheduler at tcp://sched:8786", 3, 10)
     lost.cache = "out/cache.sqlite"
     assert str(lost) == (
         "lost the Dask scheduler at tcp://sched:8786: 3 of 10 images were done and their "
