@@ -15,8 +15,10 @@ message (the command prints it on one line; no traceback):
   other releases and libraries (recorded in ``results.json``), never other *measure
   definitions*: their values would be stored under keys that say otherwise.
 * **The data** (:meth:`Cluster.check_data`): paths are made absolute here (a worker runs in
-  its own folder), and every worker must read a sample of them — the first GT, image and
-  prediction of every dataset and method — or the run stops naming the worker and the file.
+  its own folder), and every worker must read a sample of them — the first file of every
+  folder read (GT, image, each method's maps) — or the run stops naming the worker and the
+  file. A worker that joins later is checked too, and every unit checks on its worker that
+  it can read its own files (the client read them all) before it is scored.
 * **During the run** (:meth:`Cluster.run`): at most a few units per worker thread are in
   flight and each future is released once its result is taken (the caller stores it at
   once), so a lost worker costs only its running units and the workers' memory stays flat.
@@ -172,21 +174,16 @@ def absolute_paths(obj: Any) -> Any:
 
 
 def _first_paths(units: Sequence[Any]) -> list[str]:
-    """A sample of the files a run reads: the first GT and image of each dataset and the
-    first prediction of each method (units hold a ``sample`` with ``gt``/``image``/``preds``)."""
-    seen: set[tuple[str, str]] = set()
+    """A sample of the files a run reads: the first file of each folder the units read
+    (the GT, image and each method's folder of every dataset), from their ``files()``."""
+    seen: set[Path] = set()
     out: list[str] = []
     for unit in units:
-        sample = getattr(unit, "sample", None)
-        if sample is None:
-            continue
-        files = [("GT", sample.gt), ("image", sample.image)]
-        files += list(getattr(sample, "preds", {}).items())
-        for role, path in files:
-            if path is None or (sample.dataset, role) in seen:
-                continue
-            seen.add((sample.dataset, role))
-            out.append(str(absolute_paths(path)))
+        for path in getattr(unit, "files", list)():
+            path = absolute_paths(path)
+            if path.parent not in seen:
+                seen.add(path.parent)
+                out.append(str(path))
     return out
 
 
@@ -240,7 +237,6 @@ class Cluster:
         self.units_by_worker: Counter[str] = Counter()
         #: workers that left during a run
         self.lost: list[str] = []
-        self._data_checked: set[str] = set()
 
     # ------------------------------------------------------------------ checks
     def _current_workers(self) -> dict[str, int]:
@@ -320,7 +316,6 @@ class Cluster:
                     "copied folder); start workers with `fminspect worker "
                     f"{self.address} --data FOLDER` to check a worker before the run"
                 )
-            self._data_checked.add(worker)
 
     # ------------------------------------------------------------------ run
     def run(

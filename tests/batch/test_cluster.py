@@ -403,9 +403,9 @@ def test_the_data_probe_names_the_worker_and_the_file(tmp_path: Path) -> None:
     gt = tmp_path / "GT.png"
     gt.write_bytes(b"x")
     missing = tmp_path / "Pred" / "M" / "a.png"
-    unit = SimpleNamespace(sample=Sample("DS", "a", gt, None, {"M": missing}))
+    unit = SimpleNamespace(files=lambda: [gt, missing, missing.with_name("b.png")])
     paths = _first_paths([unit, unit])
-    assert paths == [str(gt), str(missing)]  # one GT and one map per method, once
+    assert paths == [str(gt), str(missing)]  # the first file of each folder read, once
     assert _unreadable(paths) == [(str(missing), "No such file or directory")]
 
     class Client:  # what Client.run returns: {worker: the function's value}
