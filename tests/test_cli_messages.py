@@ -88,3 +88,36 @@ def test_worker_checks_the_data_first_and_starts_dask_with_this_python(
         "--nthreads", "1", "--nworkers", "3", "--no-dashboard", "--memory-limit", "4GB",
     ]  # fmt: skip
     assert f"data checked: {tmp_path.resolve()}" in err and "measure definitions" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["evl", "data"], "fminspect: 'evl' is not a command: did you mean `fminspect eval`?"),
+        (["rnak", "create"], "fminspect: 'rnak' is not a command: did you mean `fminspect rank`?"),
+        (["/no/such/folder"], "fminspect: /no/such/folder: no such dataset folder"),
+        (["--gt", "nope.png", "--pred", "x.png"], "fminspect: --gt nope.png: no such file"),
+    ],
+)
+def test_typos_and_wrong_paths_are_said_before_any_window(
+    capsys: pytest.CaptureFixture[str], argv, message
+) -> None:  # type: ignore[no-untyped-def]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith(message)
+
+
+def test_an_unusable_out_is_said_before_any_work(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    a_file = tmp_path / "results"
+    a_file.write_text("")
+    for cmd in ("eval", "meta"):
+        assert main([cmd, str(tmp_path / "no-data"), "--out", str(a_file)]) == 2
+        assert capsys.readouterr().err.splitlines() == [
+            f"fminspect {cmd}: --out {a_file} is a file, not a folder: give a folder (made if "
+            "needed)"
+        ]
+    assert main(["eval", str(tmp_path), "--out", str(a_file / "sub")]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"fminspect eval: --out {a_file / 'sub'}: cannot write there (Not a directory)"
+    ]

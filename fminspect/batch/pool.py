@@ -103,6 +103,17 @@ def _ignore_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _safe_path() -> None:
+    """Worker processes never import from the current folder: they start with ``python -c``
+    (forkserver, loky), which puts the current folder first on ``sys.path``, so a folder
+    named ``fminspect`` there (a checkout's parent, a results folder named after the tool)
+    was imported instead of the package and broke the pool. ``PYTHONSAFEPATH`` (Python
+    ≥ 3.11, as ``-P``) is inherited by every child process started from now on."""
+    import os
+
+    os.environ.setdefault("PYTHONSAFEPATH", "1")
+
+
 #: Seconds :meth:`LocalPool.close` lets the workers finish the units they hold.
 CLOSE_TIMEOUT = 10.0
 
@@ -120,6 +131,7 @@ class LocalPool:
     ) -> None:
         self.jobs = jobs
         self.nice = nice
+        _safe_path()
         self.preloaded = preload and _forkserver_usable()
         self.fallback = ""  # why the forkserver was asked for but loky is used
         self._modules = modules

@@ -61,6 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_gui_parser().print_help()
         return 0
     else:
+        typo = _typed_command(argv)
+        if typo:
+            print(f"fminspect: {typo}", file=sys.stderr)
+            return 2
         args = build_gui_parser().parse_args(argv)
     try:
         if getattr(args, "rank_command", None):
@@ -91,6 +95,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that flushing at exit cannot fail
         return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+
+
+def _typed_command(argv: Sequence[str]) -> str:
+    """ "did you mean …" when the first word is no path but close to a subcommand."""
+    import difflib
+    from pathlib import Path
+
+    if not argv or argv[0].startswith("-") or Path(argv[0]).exists() or "/" in argv[0]:
+        return ""
+    near = difflib.get_close_matches(argv[0], SUBCOMMANDS, n=1, cutoff=0.6)
+    if not near:
+        return ""
+    return f"{argv[0]!r} is not a command: did you mean `fminspect {near[0]}`?"
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -96,6 +96,25 @@ def connect_cluster(args: argparse.Namespace, command: str) -> Cluster:
     )
 
 
+def output_folder_problem(path: os.PathLike[str] | str, option: str = "--out") -> str:
+    """Why ``path`` cannot be the output folder ("" if it can): checked before any work,
+    by creating it and a temporary file in it (permissions alone say nothing for root or on
+    a read-only file system)."""
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        return f"{option} {folder} is a file, not a folder: give a folder (made if needed)"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return f"{option} {folder}: cannot write there ({exc.strerror or exc})"
+    return ""
+
+
 def params(args: argparse.Namespace) -> Params:
     """The measure parameters of :func:`add_param_options`' options."""
     from fminspect.metrics import Params

@@ -82,7 +82,26 @@ def add_screenshots_parser(sub: Subparsers) -> None:
     shots.set_defaults(func=cmd_screenshots)
 
 
+def _not_found(args: argparse.Namespace) -> str:
+    """What is wrong with the paths given (a missing folder or file), or ""."""
+    root = args.root
+    if root is not None and not root.exists():
+        return f"{root}: no such dataset folder (fminspect --help-gui)"
+    if root is not None and not root.is_dir():
+        return f"{root}: not a folder; for one sample give --gt GT --pred MAP …"
+    named = [("--gt", args.gt), ("--image", args.image), *(("--pred", p) for p in args.pred or [])]
+    for flag, path in named:
+        if path is not None and not path.is_file():
+            why = "no such file" if not path.exists() else "not a file"
+            return f"{flag} {path}: {why}"
+    return ""
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
+    problem = _not_found(args)
+    if problem:  # said before any window opens
+        print(f"fminspect: {problem}", file=sys.stderr)
+        return 2
     if args.gt is None and (args.pred or args.image):
         print("fminspect: --pred and --image need --gt", file=sys.stderr)
         return 2

@@ -13,6 +13,7 @@ from fminspect.cli._common import (
     add_param_options,
     connect_cluster,
     fail,
+    output_folder_problem,
     params,
     print_all,
     print_coverage,
@@ -97,6 +98,9 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def cmd_meta(args: argparse.Namespace) -> int:
+    problem = output_folder_problem(args.out)
+    if problem:  # before the workers, the cluster and the folders
+        return fail(problem, command="meta")
     if args.scheduler and args.jobs != 1:
         return fail(
             "--jobs is for local processes and --scheduler for a Dask cluster: give one",

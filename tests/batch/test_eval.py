@@ -615,6 +615,24 @@ def test_ctrl_c_stops_eval_jobs_2_and_a_rerun_resumes(tmp_path: Path) -> None:
 
 @pytest.mark.faults
 @pytest.mark.slow
+def test_eval_jobs_2_from_a_folder_holding_a_fminspect_folder(tmp_path: Path) -> None:
+    """A folder named ``fminspect`` in the current folder (a checkout's parent, a results
+    folder named after the tool) must not be imported by the workers instead of the package."""
+    make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
+    (tmp_path / "fminspect").mkdir()
+    (tmp_path / "fminspect" / "__init__.py").write_text("raise ImportError('the wrong one')\n")
+    # the installed command, as a user runs it (``python -m`` would itself import the folder)
+    command = Path(sys.executable).parent / "fminspect"
+    cmd = [str(command), "eval", "DS", "--out", "out", "--jobs", "2", "--quiet", "--no-plots"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
+    done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "8 (image, method) pairs evaluated: 8 computed" in done.stderr
+    assert "started one by one" not in done.stderr  # the preloaded pool worked
+
+
+@pytest.mark.faults
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the plots fork on Linux only")
 def test_a_plot_process_stopped_while_drawing_takes_its_forked_half_with_it(
     tmp_path: Path,
