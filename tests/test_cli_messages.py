@@ -121,3 +121,14 @@ def test_an_unusable_out_is_said_before_any_work(
     assert capsys.readouterr().err.splitlines() == [
         f"fminspect eval: --out {a_file / 'sub'}: cannot write there (Not a directory)"
     ]
+
+
+def test_screenshots_into_a_folder_that_cannot_be_made_fail_before_qt(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    a_file = tmp_path / "shots"
+    a_file.write_text("")
+    assert main(["screenshots", str(a_file / "sub"), "--only", "sample"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"fminspect screenshots: OUTDIR {a_file / 'sub'}: cannot write there (Not a directory)"
+    ]

@@ -20,6 +20,7 @@ import numpy as np
 from fminspect import MEASURE_DEFINITION_VERSION, __version__
 from fminspect.batch.plots import Figure, Line, PlotProcess, render
 from fminspect.batch.runner import EvalReport, MethodResult
+from fminspect.io.atomic import atomic_open, write_text
 from fminspect.io.discovery import natural_key
 from fminspect.metrics import MEASURES_BY_KEY
 
@@ -74,9 +75,7 @@ def _by_dataset(report: EvalReport) -> dict[str, list[MethodResult]]:
 
 def write_json(report: EvalReport, out: Path) -> None:
     """summary.json ({dataset: {method: {measure: value}}}) and results.json (everything)."""
-    (out / "summary.json").write_text(
-        json.dumps(report.summary(), indent=2, sort_keys=False) + "\n"
-    )
+    write_text(out / "summary.json", json.dumps(report.summary(), indent=2, sort_keys=False) + "\n")
     params = report.config.params
     results = {
         "fminspect": __version__,
@@ -108,7 +107,7 @@ def write_json(report: EvalReport, out: Path) -> None:
     }
     if report.cluster is not None:  # where it was computed, and with what
         results["cluster"] = report.cluster
-    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    write_text(out / "results.json", json.dumps(results, indent=2) + "\n")
 
 
 def write_csv(report: EvalReport, out: Path) -> None:
@@ -116,7 +115,7 @@ def write_csv(report: EvalReport, out: Path) -> None:
     params = report.config.params
     keys = _keys(report)
     labels = [MEASURES_BY_KEY[k].label(params) for k in keys]
-    with open(out / "per_image.csv", "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(out / "per_image.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["dataset", "method", "image", *labels, "notes"])
         for row in report.per_image:
@@ -129,7 +128,7 @@ def write_csv(report: EvalReport, out: Path) -> None:
                     row["notes"],
                 ]
             )
-    with open(out / "summary.csv", "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(out / "summary.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["dataset", "method", "images", "coverage", *labels, "fewer images"])
         for r in report.results:
@@ -143,7 +142,7 @@ def write_csv(report: EvalReport, out: Path) -> None:
                     "; ".join(f"{k} {n}/{r.n_images}" for k, n in _partial(r, keys).items()),
                 ]
             )
-    with open(out / "curves.csv", "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(out / "curves.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["dataset", "method", "curve", "threshold", "value"])
         for r in report.results:
@@ -151,7 +150,7 @@ def write_csv(report: EvalReport, out: Path) -> None:
                 if name in r.mean_curves:
                     for t, v in enumerate(r.mean_curves[name]):
                         w.writerow([r.dataset, r.method, name, t, repr(float(v))])
-    with open(out / "problems.csv", "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(out / "problems.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["severity", "dataset", "method", "image", "path", "message"])
         for p in report.problems:
@@ -207,7 +206,7 @@ def write_markdown(report: EvalReport, out: Path) -> None:
         note = _partial_note(rs, keys)
         if note:
             lines.append(f"\n‡ {note}")
-    (out / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(out / "summary.md", "\n".join(lines) + "\n", encoding="utf-8")
 
 
 _TEX = {
@@ -298,7 +297,7 @@ def write_latex(report: EvalReport, out: Path) -> None:
         if note:
             lines.append(r"\\{\footnotesize $^\ddagger$ " + tex_escape(note) + ".}")
         lines += [r"\end{table}", ""]
-    (out / "summary.tex").write_text("\n".join(lines), encoding="utf-8")
+    write_text(out / "summary.tex", "\n".join(lines), encoding="utf-8")
 
 
 def _axis(values: list[np.ndarray], margin: float = 0.03) -> tuple[float, float]:

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from fminspect.io.atomic import replacing
+
 
 @dataclass(frozen=True, slots=True)
 class Line:
@@ -110,7 +112,8 @@ def render(figures: Sequence[Figure], folder: Path | str, *, part: int = 0, part
         # beside the axes, never over the curves
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
         for fmt in formats:
-            fig.savefig(folder / f"{f.stem}.{fmt}", metadata=metadata[fmt])
+            with replacing(folder / f"{f.stem}.{fmt}") as tmp:
+                fig.savefig(tmp, format=fmt, metadata=metadata[fmt])
         plt.close(fig)
 
 

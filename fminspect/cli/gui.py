@@ -12,13 +12,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fminspect import __version__
-from fminspect.cli._common import SUBCOMMANDS, no_display
+from fminspect.cli._common import SUBCOMMANDS, no_display, output_folder_problem
 
 if TYPE_CHECKING:
     from fminspect.cli._common import Subparsers
 
 
 def cmd_screenshots(args: argparse.Namespace) -> int:
+    problem = output_folder_problem(args.outdir, "OUTDIR")
+    if problem:  # before Qt starts
+        print(f"fminspect screenshots: {problem}", file=sys.stderr)
+        return 2
     if args.dataset is None and (args.sample or args.prefix):
         print("fminspect screenshots: --sample and --prefix need --dataset", file=sys.stderr)
         return 2
@@ -28,8 +32,12 @@ def cmd_screenshots(args: argparse.Namespace) -> int:
     if args.dataset is None:
         from fminspect.gui.screenshots import take_screenshots
 
-        for path in take_screenshots(args.outdir, args.only, args.theme):
-            print(path)
+        try:
+            for path in take_screenshots(args.outdir, args.only, args.theme):
+                print(path)
+        except OSError as exc:  # a file that cannot be written: said, not a traceback
+            print(f"fminspect screenshots: {exc}", file=sys.stderr)
+            return 1
         return 0
     from fminspect.gui.screenshots import take_dataset_screenshots
 

@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from fminspect.gui.panels.map_grid import MapCell, MapGridPanel
+from fminspect.io.atomic import replacing
 
 TITLE_HEIGHT = 22
 
@@ -84,6 +85,13 @@ def export_grid(panel: MapGridPanel, path: Path | str) -> Path:
         painter.drawImage(x, y + TITLE_HEIGHT, q)
     painter.end()
     path = Path(path)
-    if not image.save(str(path)):
-        raise OSError(f"could not write {path}")
+    save_image(image, path)
     return path
+
+
+def save_image(image: QtGui.QImage | QtGui.QPixmap, path: Path | str) -> None:
+    """Write ``image`` to ``path`` atomically (format from the suffix); :class:`OSError`
+    naming the file if Qt cannot write it (Qt only returns False)."""
+    with replacing(path) as tmp:
+        if not image.save(str(tmp)):  # the format from the suffix, which tmp keeps
+            raise OSError(f"{path}: could not be written")

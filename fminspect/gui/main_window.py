@@ -25,6 +25,7 @@ from fminspect.gui.panels.metrics_table import MetricsTablePanel
 from fminspect.gui.panels.model_picker import ModelPickerPanel
 from fminspect.gui.panels.parameters import ParameterPanel
 from fminspect.gui.theme import THEMES, apply_theme
+from fminspect.io.atomic import write_text
 from fminspect.io.discovery import Dataset, discover, single_sample
 from fminspect.io.validation import Problem
 from fminspect.metrics import Params, SuiteResult
@@ -815,7 +816,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self, "Export metrics table", f"{name}_metrics.csv", "CSV (*.csv)"
         )
         if path:
-            Path(path).write_text(self.table.model.to_csv(), encoding="utf-8")
+            write_text(path, self.table.model.to_csv(), encoding="utf-8")
             self.statusBar().showMessage(f"saved {path}", 5000)
 
     def set_theme(self, theme: str) -> None:

@@ -17,6 +17,13 @@ from typing import Any
 SIZE = (1600, 1000)
 
 
+def _save(widget: Any, path: Path) -> None:
+    """The widget as PNG, written atomically; OSError naming the file if it cannot be."""
+    from fminspect.gui.export import save_image
+
+    save_image(widget.grab(), path)
+
+
 def _settle(app: Any, window: Any, controller: Any) -> None:
     controller.wait(60000)
     for _ in range(10):
@@ -107,8 +114,7 @@ def take_dataset_screenshots(
             _settle(app, window, c)
             path = out / f"{prefix}{name}.png"
             path.parent.mkdir(parents=True, exist_ok=True)
-            if not window.grab().save(str(path)):
-                raise OSError(f"{path}: could not be written")
+            _save(window, path)
             written.append(path)
 
         shot("sample", 0)
@@ -165,7 +171,7 @@ def take_screenshots(
             QtCore.QThread.msleep(50)
         _settle(app, window, c)
         path = out / f"{name}.png"
-        window.grab().save(str(path))
+        _save(window, path)
         written.append(path)
 
     def pick(name: str) -> None:
@@ -209,7 +215,7 @@ def take_screenshots(
             app.processEvents()
             QtCore.QThread.msleep(10)
         path = out / f"{name}.png"
-        win.grab().save(str(path))
+        _save(win, path)
         written.append(path)
         win.close()
 

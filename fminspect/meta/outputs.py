@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fminspect import MEASURE_DEFINITION_VERSION
 from fminspect.batch.outputs import tex_escape
+from fminspect.io.atomic import atomic_open, replacing, write_text
 from fminspect.meta import META_MEASURES
 from fminspect.meta.runner import MetaReport
 from fminspect.ranking.report import md_table
@@ -64,7 +65,7 @@ def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Pat
     """cases.csv, summary.csv/.md/.tex, protocol.json and meta.png/.pdf into ``out``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "cases.csv", "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(out / "cases.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(
             [
@@ -95,7 +96,7 @@ def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Pat
                     c.detail,
                 ]
             )
-    with open(out / "summary.csv", "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(out / "summary.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["dataset", "meta", "statistic", "measure", "variant", "value", "n"])
         for r in report.summary:
@@ -112,10 +113,12 @@ def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Pat
             )
     header, rows = table(report)
     caption = protocol_caption(report)
-    (out / "summary.md").write_text(
-        "# Meta-measures\n\n" + md_table(header, rows) + f"\n\n{caption}\n", encoding="utf-8"
+    write_text(
+        out / "summary.md",
+        "# Meta-measures\n\n" + md_table(header, rows) + f"\n\n{caption}\n",
+        encoding="utf-8",
     )
-    (out / "summary.tex").write_text(_latex(header, rows, caption), encoding="utf-8")
+    write_text(out / "summary.tex", _latex(header, rows, caption), encoding="utf-8")
     protocol = {
         "fminspect": report.version,
         "measure_definition_version": MEASURE_DEFINITION_VERSION,
@@ -136,8 +139,8 @@ def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Pat
         ],
         "summary": [asdict(r) for r in report.summary],
     }
-    (out / "protocol.json").write_text(
-        json.dumps(protocol, indent=1, default=str) + "\n", encoding="utf-8"
+    write_text(
+        out / "protocol.json", json.dumps(protocol, indent=1, default=str) + "\n", encoding="utf-8"
     )
     if plot and report.summary:
         write_plot(report, out)
@@ -257,8 +260,10 @@ def write_plot(report: MetaReport, out: Path) -> None:
     if len(datasets) > 1:
         axes.flat[0].legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(out / "meta.png", metadata={"Software": None})
-    fig.savefig(
-        out / "meta.pdf", metadata={"CreationDate": None, "Producer": None, "Creator": None}
-    )
+    with replacing(out / "meta.png") as tmp:
+        fig.savefig(tmp, format="png", metadata={"Software": None})
+    with replacing(out / "meta.pdf") as tmp:
+        fig.savefig(
+            tmp, format="pdf", metadata={"CreationDate": None, "Producer": None, "Creator": None}
+        )
     plt.close(fig)

@@ -9,6 +9,7 @@ from typing import Any, TypedDict, Unpack
 import cv2
 import numpy as np
 
+from fminspect.io.atomic import write_bytes
 from fminspect.io.discovery import Dataset
 from fminspect.io.loading import load_map
 from fminspect.io.validation import LoadError, Problem
@@ -166,7 +167,7 @@ def make_checks(
             ok, buf = cv2.imencode(".png", arr)
             if not ok:
                 raise OSError(f"{path}: could not encode the attention-check map")
-            path.write_bytes(buf.tobytes())
+            write_bytes(path, buf.tobytes())
         cid = f"c{i + 1:02d}"
         checks.append(
             Check(

@@ -28,6 +28,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from fminspect.io.atomic import atomic_open, replacing, write_bytes, write_text
 from fminspect.io.loading import load_image, load_map
 from fminspect.ranking.aggregate import StudyResult
 from fminspect.ranking.agreement import RankedGroup
@@ -61,7 +62,7 @@ def write_pack(store: StudyStore, out: Path | str) -> Path:
         raise StudyError("cannot pack: " + "; ".join(problems))
     names = _pack_names(design)
     manifest = {arc: _sha256(Path(f)) for f, arc in names.items()}
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
+    with replacing(out) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr(
             "manifest.json",
             json.dumps(
@@ -118,7 +119,7 @@ def open_pack(pack: Path | str, folder: Path | str) -> Path:
                     raise StudyError(f"{pack}: {arc} is damaged (digest mismatch)")
                 target = folder / arc
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
+                write_bytes(target, data)
     except StudyError:
         raise
     except (
@@ -136,8 +137,9 @@ def open_pack(pack: Path | str, folder: Path | str) -> Path:
     if not study.exists():
         # the local study keeps the lab's design (same fingerprint), with local file paths
         StudyStore.create(study, design).close()
-    (folder / "paths.json").write_text(
-        json.dumps({f: str((folder / a).resolve()) for f, a in names.items()})
+    write_text(
+        folder / "paths.json",
+        json.dumps({f: str((folder / a).resolve()) for f, a in names.items()}),
     )
     return study
 
@@ -151,7 +153,7 @@ def local_paths(study: Path | str) -> dict[str, str]:
 def write_results(store: StudyStore, participant: str, out: Path | str) -> Path:
     """A participant's results file (JSON) to send back to the lab."""
     out = Path(out)
-    out.write_text(json.dumps(store.export_results(participant), indent=1))
+    write_text(out, json.dumps(store.export_results(participant), indent=1))
     return out
 
 
@@ -199,7 +201,7 @@ def write_votes_csv(store: StudyStore, out: Path | str) -> Path:
     scenes = {g.id: g.sample for g in design.groups} | {
         c.id: f"check:{c.kind}" for c in design.checks
     }
-    with open(out, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(out, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(VOTE_COLUMNS)
         for v in store.votes():
@@ -246,13 +248,13 @@ def export_ranked(result: StudyResult, out: Path | str) -> Path:
         if grp.image:
             shutil.copyfile(grp.image, folder / f"image{Path(grp.image).suffix.lower()}")
         if grp.gt:
-            (folder / "gt.png").write_bytes(_png(grp.gt))
+            write_bytes(folder / "gt.png", _png(grp.gt))
         ranked = []
         for rank, item_id in enumerate(g.consensus, start=1):
             k = g.items.index(item_id)
             item = grp.item(item_id)
             name = f"rank{rank}.png"
-            (folder / name).write_bytes(_png(item.path))
+            write_bytes(folder / name, _png(item.path))
             entry = {
                 "rank": rank,
                 "file": f"{g.group}/{name}",
@@ -300,8 +302,8 @@ def export_ranked(result: StudyResult, out: Path | str) -> Path:
             {"group": g.group, "reason": g.reason} for g in result.groups if g.consensus is None
         ],
     }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
-    with open(out / "manifest.csv", "w", newline="", encoding="utf-8") as fh:
+    write_text(out / "manifest.json", json.dumps(manifest, indent=1))
+    with atomic_open(out / "manifest.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(
             ["group", "rank", "file", "model", "bt", "bt_sd", "wins", "kendall_w", "participants"]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fminspect import __version__
+from fminspect.io.atomic import atomic_open, replacing, write_text
 from fminspect.ranking.aggregate import StudyResult
 from fminspect.ranking.agreement import HumanAgreementReport, RankedGroup
 
@@ -90,7 +91,7 @@ def agreement_rows(report: HumanAgreementReport) -> list[dict[str, Any]]:
 
 
 def _write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         if not rows:
             return
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -170,8 +171,9 @@ def write_study_report(result: StudyResult, out: Path | str) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     _write_csv(out / "groups.csv", group_rows(result))
     _write_csv(out / "participants.csv", participant_rows(result))
-    (out / "summary.md").write_text(study_summary(result), encoding="utf-8")
-    (out / "summary.json").write_text(
+    write_text(out / "summary.md", study_summary(result), encoding="utf-8")
+    write_text(
+        out / "summary.json",
         json.dumps(
             {
                 "fminspect": __version__,
@@ -233,8 +235,9 @@ def write_agreement(report: HumanAgreementReport, out: Path | str, title: str) -
     out.mkdir(parents=True, exist_ok=True)
     rows = agreement_rows(report)
     _write_csv(out / "measures_vs_humans.csv", rows)
-    (out / "measures_vs_humans.md").write_text(agreement_markdown(report, title), encoding="utf-8")
-    (out / "measures_vs_humans.json").write_text(
+    write_text(out / "measures_vs_humans.md", agreement_markdown(report, title), encoding="utf-8")
+    write_text(
+        out / "measures_vs_humans.json",
         json.dumps(
             {
                 "fminspect": __version__,
@@ -283,7 +286,8 @@ def plot_agreement(report: HumanAgreementReport, path: Path, title: str) -> None
     axes[0].invert_yaxis()
     fig.suptitle(f"Measures against human rankings: {title}", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, metadata={"Software": None})
+    with replacing(path) as tmp:
+        fig.savefig(tmp, format=Path(path).suffix.lstrip(".") or "png", metadata={"Software": None})
     plt.close(fig)
 
 

@@ -12,7 +12,9 @@ from PySide6 import QtCore, QtWidgets
 
 from fminspect.gui.colours import CONFUSION_NAMES as _NAMES
 from fminspect.gui.colours import CONFUSION_RGB
+from fminspect.gui.export import save_image
 from fminspect.gui.panels.map_grid import DIVERGING, colormap
+from fminspect.io.atomic import write_text
 from fminspect.metrics import SuiteResult
 
 
@@ -281,7 +283,7 @@ class ExplainView(QtWidgets.QWidget):
 
     def export_png(self, path: Path | str) -> None:
         """Write the whole view as PNG."""
-        self.grab().save(str(path))
+        save_image(self.grab(), path)
 
     def _export_png(self) -> None:
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
@@ -295,7 +297,7 @@ class ExplainView(QtWidgets.QWidget):
             self, "Export numbers", f"{self.sample}_{self.model}_{self.TITLE}.csv", "CSV (*.csv)"
         )
         if path:
-            Path(path).write_text(self.numbers_csv(), encoding="utf-8")
+            write_text(path, self.numbers_csv(), encoding="utf-8")
 
 
 #: Confusion codes (0 TN, 1 FP, 2 FN, 3 TP) in the inspector's colours (fminspect.gui.colours).
