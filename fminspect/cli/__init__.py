@@ -85,20 +85,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ClusterError as exc:  # unreachable, no worker, a refused worker: one line
         print(f"fminspect {args.command}: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        name = getattr(args, "command", None)
-        print(f"fminspect{' ' + name if name else ''}: interrupted", file=sys.stderr)
-        return EXIT_STOPPED
     except BrokenPipeError:  # `fminspect score … | head`: the reader has gone, stop quietly
         if not _stdout_closed():
             raise  # another pipe (a worker's): a real error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that flushing at exit cannot fail
         return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+    except OSError as exc:  # a file that could not be written or read: named, no traceback
+        if not getattr(exc, "filename", None):
+            raise
+        name = getattr(args, "command", None)
+        print(
+            f"fminspect{' ' + name if name else ''}: {exc.filename}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 1
+    except KeyboardInterrupt:
+        name = getattr(args, "command", None)
+        print(f"fminspect{' ' + name if name else ''}: interrupted", file=sys.stderr)
+        return EXIT_STOPPED
 
 
 def _typed_command(argv: Sequence[str]) -> str:
-    """ "did you mean …" when the first word is no path but close to a subcommand."""
+    """The "did you mean …" message when the first word is no path but close to a
+    subcommand ("" otherwise)."""
     import difflib
     from pathlib import Path
 
