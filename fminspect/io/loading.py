@@ -151,12 +151,33 @@ def decode(
         raise LoadError(
             path, f"refused: {array.shape[1]}×{array.shape[0]} pixels exceeds the limit"
         )
+    if array.dtype in (np.float32, np.float64):
+        return _float_map(path, array)
     if array.dtype not in (np.uint8, np.uint16):
-        if array.dtype == np.float32 and array.ndim == 2:
-            array = np.clip(array, 0, 1)
-            return (array * 65535 + 0.5).astype(np.uint16)
         raise LoadError(path, f"unsupported pixel type {array.dtype}")
     return array
+
+
+def _float_map(path: Path, array: np.ndarray) -> np.ndarray:
+    """A float map (TIFF, EXR, PFM) as 16 bits, if every value is a number in [0, 1]:
+    NaN, infinities and values outside [0, 1] are refused by name rather than clipped into
+    a map that looks valid (a network's raw logits saved by mistake are outside [0, 1])."""
+    finite = np.isfinite(array)
+    if not finite.all():
+        n = int(array.size - np.count_nonzero(finite))
+        raise LoadError(
+            path,
+            f"float map with {n:,} NaN or infinite value{'s' if n != 1 else ''} of "
+            f"{array.size:,}: refused (a map holds numbers in [0, 1])",
+        )
+    lo, hi = float(array.min()), float(array.max())
+    if lo < 0 or hi > 1:
+        raise LoadError(
+            path,
+            f"float map with values from {lo:.4g} to {hi:.4g}, outside [0, 1]: refused "
+            "(save probabilities, e.g. a sigmoid's output, or 8-bit PNG)",
+        )
+    return (array * 65535 + 0.5).astype(np.uint16)
 
 
 def to_map(path: Path | str, array: np.ndarray) -> LoadedMap:

@@ -144,3 +144,32 @@ def test_a_png_with_a_corrupt_header_is_unreadable_not_a_bomb(tmp_path: Path) ->
     path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(200)) * 2)  # the signature, then noise
     with pytest.raises(LoadError, match="not an image OpenCV can read"):
         load_map(path)
+
+
+@pytest.mark.faults
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ([0.2, np.nan, 0.5, 1.0], "float map with 4 NaN or infinite values of 16: refused"),
+        ([0.2, np.inf, -np.inf, 1.0], "float map with 8 NaN or infinite values of 16: refused"),
+        ([-0.5, 0.2, 3.0, 1.0], "float map with values from -0.5 to 3, outside [0, 1]: refused"),
+    ],
+)
+def test_float_maps_with_nan_or_out_of_range_values_are_refused_by_name(
+    tmp_path: Path, values: list[float], message: str
+) -> None:
+    path = tmp_path / "logits.tiff"
+    array = np.resize(np.array(values, np.float32), (4, 4))
+    assert cv2.imwrite(str(path), array)
+    with pytest.raises(LoadError) as err:
+        load_map(path)
+    assert str(err.value).startswith(f"{path}: {message}")
+
+
+def test_a_valid_float_map_is_read_as_16_bits(tmp_path: Path) -> None:
+    path = tmp_path / "prob.tiff"
+    array = np.linspace(0, 1, 16, dtype=np.float32).reshape(4, 4)
+    assert cv2.imwrite(str(path), array)
+    got = load_map(path).array
+    assert got.dtype == np.uint16 and got[0, 0] == 0 and got[-1, -1] == 65535
+    assert np.allclose(got / 65535, array, atol=1 / 65535)
