@@ -115,6 +115,17 @@ def output_folder_problem(path: os.PathLike[str] | str, option: str = "--out") -
     return ""
 
 
+def batch_options_problem(args: argparse.Namespace) -> str:
+    """What is wrong with ``eval``/``meta``'s output folder and worker options ("" if
+    nothing), said before the workers, the cluster and the folders are touched."""
+    problem = output_folder_problem(args.out)
+    if problem:
+        return problem
+    if args.scheduler and args.jobs != 1:
+        return "--jobs is for local processes and --scheduler for a Dask cluster: give one"
+    return ""
+
+
 def params(args: argparse.Namespace) -> Params:
     """The measure parameters of :func:`add_param_options`' options."""
     from fminspect.metrics import Params

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from fminspect.cli._common import (
     add_cluster_options,
     add_param_options,
+    batch_options_problem,
     connect_cluster,
     fail,
-    output_folder_problem,
     params,
     print_all,
     print_coverage,
@@ -57,14 +57,9 @@ def add_parser(sub: Subparsers) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     from fminspect.batch.workflow import worker_pool
 
-    problem = output_folder_problem(args.out)
-    if problem:  # before the workers, the cluster and the folders
+    problem = batch_options_problem(args)
+    if problem:
         return fail(problem, command="eval")
-    if args.scheduler and args.jobs != 1:
-        return fail(
-            "--jobs is for local processes and --scheduler for a Dask cluster: give one",
-            command="eval",
-        )
     if args.scheduler:  # reached and checked before the folders are read
         with connect_cluster(args, "eval") as cluster:
             return _run_eval(args, None, cluster)

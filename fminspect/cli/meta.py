@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from fminspect.cli._common import (
     add_cluster_options,
     add_param_options,
+    batch_options_problem,
     connect_cluster,
     fail,
-    output_folder_problem,
     params,
     print_all,
     print_coverage,
@@ -98,14 +98,9 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def cmd_meta(args: argparse.Namespace) -> int:
-    problem = output_folder_problem(args.out)
-    if problem:  # before the workers, the cluster and the folders
+    problem = batch_options_problem(args)
+    if problem:
         return fail(problem, command="meta")
-    if args.scheduler and args.jobs != 1:
-        return fail(
-            "--jobs is for local processes and --scheduler for a Dask cluster: give one",
-            command="meta",
-        )
     if args.scheduler:  # reached and checked before the folders are read
         with connect_cluster(args, "meta") as cluster:
             return _run_meta(args, cluster)
