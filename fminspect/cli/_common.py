@@ -55,6 +55,30 @@ def add_param_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """``--max-pixels``: the largest image a file may declare (checked before decoding)."""
+    from fminspect.io.limits import MAX_PIXELS
+
+    parser.add_argument(
+        "--max-pixels",
+        type=_positive_int,
+        default=MAX_PIXELS,
+        metavar="N",
+        help=f"refuse, before decoding, a file whose header declares more than N pixels "
+        f"({MAX_PIXELS:,}; README: 'Limits')",
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     """``--scheduler`` and what it needs (see README, 'On a cluster')."""
     g = parser.add_argument_group("on a Dask cluster (README: 'On a cluster')")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from fminspect.cli._common import (
     add_cluster_options,
+    add_limit_options,
     add_param_options,
     batch_options_problem,
     connect_cluster,
@@ -51,6 +52,7 @@ def add_parser(sub: Subparsers) -> None:
         help="no progress bar, no table; coverage only of methods with missing or extra maps",
     )
     add_param_options(ev)
+    add_limit_options(ev)
     ev.set_defaults(func=cmd_eval)
 
 
@@ -80,7 +82,10 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
 
     try:  # a wrong measure or parameter is reported before the folders are read
         config = EvalConfig(
-            params(args), tuple(args.measures) if args.measures else None, args.interpolation
+            params(args),
+            tuple(args.measures) if args.measures else None,
+            args.interpolation,
+            args.max_pixels,
         )
     except ValueError as exc:
         return fail(str(exc), command="eval")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from fminspect.cli._common import (
     add_cluster_options,
+    add_limit_options,
     add_param_options,
     batch_options_problem,
     connect_cluster,
@@ -94,6 +95,7 @@ def add_parser(sub: Subparsers) -> None:
         "--morph-iterations", type=int, default=1, help="annotation errors: iterations (1)"
     )
     add_param_options(m)
+    add_limit_options(m)
     m.set_defaults(func=cmd_meta)
 
 
@@ -121,6 +123,7 @@ def _run_meta(args: argparse.Namespace, cluster: object) -> int:
             ranked=bool(args.ranked),
             seed=args.seed,
             interpolation=args.interpolation,
+            max_pixels=args.max_pixels,
             circle_radius=args.circle_radius,
             gaussian_sigma=args.gaussian_sigma,
             noise_mean=args.noise_mean,

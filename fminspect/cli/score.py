@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fminspect.cli._common import add_param_options, params
+from fminspect.cli._common import add_limit_options, add_param_options, params
 
 if TYPE_CHECKING:
     from fminspect.cli._common import Subparsers
@@ -26,6 +26,7 @@ def add_parser(sub: Subparsers) -> None:
     )
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_param_options(score)
+    add_limit_options(score)
     score.set_defaults(func=cmd_score)
 
 
@@ -40,6 +41,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             image=args.img,
             params=params(args),
             interpolation=args.interpolation,
+            max_pixels=args.max_pixels,
         )
     except LoadError as exc:
         print(f"fminspect: {exc}", file=sys.stderr)

@@ -3,9 +3,9 @@
 * Files are read as bytes and decoded with OpenCV (``cv2.imdecode``), so non-ASCII paths work
   on every platform (``cv2.imread`` fails on them on Windows).
 * The pixel count in the header is checked *before* decoding: a decompression bomb (a small
-  file that expands to gigabytes) is refused with a message. PNG, JPEG, BMP, GIF and WebP
-  headers are parsed here; other formats are decoded under OpenCV's own limit and checked
-  afterwards.
+  file that expands to gigabytes) is refused with a message. The headers of every format
+  OpenCV reads but AVIF are parsed (:mod:`fminspect.io.headers`); others are decoded under
+  OpenCV's own limit and checked afterwards.
 * Maps (predictions and GTs) come back as 2-D uint8 or uint16 arrays: grey files as they
   are; colour files whose channels are equal as one channel; other colour files converted to
   luminance (as ``cv2.IMREAD_GRAYSCALE``, which PySODEvalToolkit uses); RGBA files whose
@@ -19,14 +19,14 @@
 from __future__ import annotations
 
 import contextlib
-import struct
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from fminspect.io.headers import header_size
+from fminspect.io.limits import MAX_PIXELS
 from fminspect.io.validation import LoadError
 
 # A corrupt file is reported by fminspect with its path and problem (LoadError); OpenCV's own
@@ -34,8 +34,6 @@ from fminspect.io.validation import LoadError
 with contextlib.suppress(AttributeError):  # builds without the logging module keep theirs
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
 
-#: Refuse images with more pixels than this (an 8-bit 100 MP grey map is 100 MB).
-MAX_PIXELS = 100_000_000
 
 INTERPOLATIONS: dict[str, int] = {
     "bilinear": cv2.INTER_LINEAR,
@@ -52,55 +50,6 @@ class LoadedMap:
 
     array: np.ndarray
     notes: tuple[str, ...] = ()
-
-
-def header_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG, JPEG, BMP, GIF or WebP header, or None if unknown."""
-    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
-        # a corrupt header (not IHDR, or its checksum wrong) says nothing about the size: the
-        # decoder then reports the file as unreadable, not as a decompression bomb
-        if data[12:16] != b"IHDR" or (
-            len(data) >= 33 and zlib.crc32(data[12:29]) != int.from_bytes(data[29:33], "big")
-        ):
-            return None
-        return struct.unpack(">II", data[16:24])
-    if data[:2] in (b"BM",) and len(data) >= 26:
-        w, h = struct.unpack("<ii", data[18:26])
-        return abs(w), abs(h)
-    if data[:6] in (b"GIF87a", b"GIF89a") and len(data) >= 10:
-        return struct.unpack("<HH", data[6:10])
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP" and len(data) >= 30:
-        chunk = data[12:16]
-        if chunk == b"VP8X":
-            w = int.from_bytes(data[24:27], "little") + 1
-            h = int.from_bytes(data[27:30], "little") + 1
-            return w, h
-        if chunk == b"VP8 ":
-            w, h = struct.unpack("<HH", data[26:30])
-            return w & 0x3FFF, h & 0x3FFF
-        if chunk == b"VP8L":
-            b = int.from_bytes(data[21:25], "little")
-            return (b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1
-    if data[:2] == b"\xff\xd8":
-        return _jpeg_size(data)
-    return None
-
-
-def _jpeg_size(data: bytes) -> tuple[int, int] | None:
-    i = 2
-    while i + 9 < len(data):
-        if data[i] != 0xFF:
-            return None
-        marker = data[i + 1]
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-            i += 2
-            continue
-        length = struct.unpack(">H", data[i + 2 : i + 4])[0]
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            h, w = struct.unpack(">HH", data[i + 5 : i + 9])
-            return w, h
-        i += 2 + length
-    return None
 
 
 def read_bytes(path: Path | str) -> bytes:
@@ -136,7 +85,8 @@ def decode(
             raise LoadError(
                 path,
                 f"refused: the header says {w}×{h} = {w * h:,} pixels, more than the limit of "
-                f"{max_pixels:,} (a decompression bomb or a wrong file)",
+                f"{max_pixels:,} (a decompression bomb or a wrong file; a real image this large "
+                "needs a higher --max-pixels)",
             )
     try:
         array = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)

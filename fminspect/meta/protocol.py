@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from fminspect.io.discovery import Sample
+from fminspect.io.limits import MAX_PIXELS
 from fminspect.io.loading import fit_to, load_map
 from fminspect.io.validation import LoadError, Problem
 from fminspect.meta import META_MEASURES, maps
@@ -61,6 +62,7 @@ class MetaConfig:
     metas: tuple[str, ...] = ("generic", "noise_map", "gt_switch", "noise_injection", "annotation")
     seed: int = 0
     interpolation: str = "bilinear"
+    max_pixels: int = MAX_PIXELS  # files declaring more pixels are refused before decoding
     circle_radius: float = 0.25  # × min(height, width)
     gaussian_sigma: float = 0.25  # × min(height, width)
     noise_mean: float = 0.5
@@ -157,7 +159,10 @@ def meta_unit(unit: MetaUnit) -> MetaUnitResult:
 
     wants_image = any(MEASURES_BY_KEY[k].needs_image for k in keys) or "application" in cfg.metas
     loaded = load_sample(
-        unit.sample, cfg.interpolation, image=bool(unit.sample.image) and wants_image
+        unit.sample,
+        cfg.interpolation,
+        image=bool(unit.sample.image) and wants_image,
+        max_pixels=cfg.max_pixels,
     )
     # the models' conversions and resizes are reported by the evaluation of their own scores
     out.problems += [
@@ -194,7 +199,8 @@ def meta_unit(unit: MetaUnit) -> MetaUnitResult:
     }
     if "gt_switch" in cfg.metas and unit.wrong_gt:
         try:
-            wrong_arr, _ = fit_to(load_map(unit.wrong_gt).array, shape, "nearest")
+            switched = load_map(unit.wrong_gt, max_pixels=cfg.max_pixels).array
+            wrong_arr, _ = fit_to(switched, shape, "nearest")
             wrong = prepare_gt(wrong_arr, params.norm)
             for model, pred in preds.items():
                 add(

@@ -125,7 +125,7 @@ def run_meta(
         # eval run computed with the same parameters is reused
         ev = evaluate_datasets(
             [ds],
-            EvalConfig(config.params, wanted, config.interpolation),
+            EvalConfig(config.params, wanted, config.interpolation, config.max_pixels),
             cache_path=cache_path,
             methods=methods,
             jobs=jobs,

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from fminspect import MEASURE_DEFINITION_VERSION
+from fminspect.io.limits import MAX_PIXELS
 from fminspect.io.loading import INTERPOLATIONS
 from fminspect.metrics import DEFAULT_PARAMS, Params, measure_keys
 from fminspect.metrics.suite import FIELD_PARAMS, MEASURES, MEASURES_BY_KEY
@@ -19,15 +20,20 @@ class EvalConfig:
     """What to compute: parameters, measures and the resize rule.
 
     ``keys=None`` means every measure, with ``CCm`` only for datasets that have images.
+    ``max_pixels``: files whose header declares more pixels are refused before decoding (a
+    limit on the input, not a parameter of the values: it is not part of the fingerprint).
     """
 
     params: Params = DEFAULT_PARAMS
     keys: tuple[str, ...] | None = None
     interpolation: str = "bilinear"
+    max_pixels: int = MAX_PIXELS
 
     def __post_init__(self) -> None:
         if self.interpolation not in INTERPOLATIONS:
             raise ValueError(f"interpolation must be one of {sorted(INTERPOLATIONS)}")
+        if self.max_pixels < 1:
+            raise ValueError(f"max_pixels must be at least 1, got {self.max_pixels}")
         measure_keys(self.keys)  # a wrong key fails here
 
     def keys_for(self, with_images: bool) -> tuple[str, ...]:
@@ -41,6 +47,7 @@ class EvalConfig:
             "normalization": self.params.norm.label,
             "keys": list(self.keys) if self.keys is not None else None,
             "interpolation": self.interpolation,
+            "max_pixels": self.max_pixels,
             "measure_definition_version": MEASURE_DEFINITION_VERSION,
         }
 

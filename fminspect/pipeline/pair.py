@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fminspect import __version__
+from fminspect.io.limits import MAX_PIXELS
 from fminspect.metrics import MEASURES, Params, SuiteResult
 from fminspect.pipeline.sample import ScoredPair, score_files
 
@@ -87,6 +88,7 @@ def score_pair(
     image: Path | str | None = None,
     params: Params | None = None,
     interpolation: str = "bilinear",
+    max_pixels: int = MAX_PIXELS,
 ) -> PairScore:
     """Score one prediction file against its GT file (and the image, for CCm): every measure,
     through the same pipeline as every command (:func:`~fminspect.pipeline.sample.score_files`).
@@ -101,6 +103,8 @@ def score_pair(
         The measures' parameters (default: the papers' and pysodmetrics').
     interpolation : str
         How a prediction of another size is resized to its GT.
+    max_pixels : int
+        A file whose header declares more pixels is refused before decoding.
 
     Raises
     ------
@@ -115,7 +119,9 @@ def score_pair(
     >>> print(pair.table())                               # doctest: +SKIP
     """
     params = params or Params()
-    scored = score_files(pred, gt, image=image, params=params, interpolation=interpolation)
+    scored = score_files(
+        pred, gt, image=image, params=params, interpolation=interpolation, max_pixels=max_pixels
+    )
     return PairScore(
         Path(pred), Path(gt), Path(image) if image else None, params, interpolation, scored
     )

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from fminspect.io.discovery import Sample
+from fminspect.io.limits import MAX_PIXELS
 from fminspect.io.loading import fit_to, load_image, load_map
 from fminspect.io.validation import LoadError, Problem, empty_gt_message
 from fminspect.metrics import GroundTruth, Normalization, Params, SuiteResult, compute_suite
@@ -94,13 +95,15 @@ def load_sample(
     *,
     models: Iterable[str] | None = None,
     image: bool = True,
+    max_pixels: int = MAX_PIXELS,
 ) -> LoadedSample:
     """Read a sample's GT, image (unless ``image=False``) and the maps of ``models`` (default:
-    every model of the sample); see the module notes for what happens to bad files."""
+    every model of the sample); see the module notes for what happens to bad files. A file
+    whose header declares more than ``max_pixels`` pixels is refused before decoding."""
     out = LoadedSample(sample)
     where = {"dataset": sample.dataset, "name": sample.name}
     try:
-        gt = load_map(sample.gt)
+        gt = load_map(sample.gt, max_pixels=max_pixels)
     except LoadError as exc:
         out.problems.append(Problem(exc.path, exc.problem, "error", **where))
         return out
@@ -110,13 +113,13 @@ def load_sample(
             _set_image(out, None)
         else:
             try:
-                _set_image(out, load_image(sample.image))
+                _set_image(out, load_image(sample.image, max_pixels=max_pixels))
             except LoadError as exc:
                 message = f"{exc.problem}; CCm not computed"
                 out._note("image", "image", "image-unreadable", message, exc.path)
     for method in sample.preds if models is None else models:
         try:
-            pred = load_map(sample.preds[method])
+            pred = load_map(sample.preds[method], max_pixels=max_pixels)
         except LoadError as exc:
             out.problems.append(Problem(exc.path, exc.problem, "error", method=method, **where))
             out.unreadable[method] = exc.problem
@@ -308,6 +311,7 @@ def score_files(
     image: Path | str | None = None,
     params: Params | None = None,
     interpolation: str = "bilinear",
+    max_pixels: int = MAX_PIXELS,
 ) -> ScoredPair:
     """Score one prediction file against its GT file (and image, for CCm), through the same
     pipeline as every command.
@@ -328,7 +332,7 @@ def score_files(
     files = Sample(
         "files", Path(gt).stem, Path(gt), Path(image) if image else None, {"prediction": Path(pred)}
     )
-    loaded = load_sample(files, interpolation, image=image is not None)
+    loaded = load_sample(files, interpolation, image=image is not None, max_pixels=max_pixels)
     for p in loaded.problems:
         if p.severity == "error":
             raise LoadError(p.path, p.message)

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from fminspect.io.loading import fit_to, header_size, load_image, load_map
+from fminspect.io.headers import header_size
+from fminspect.io.loading import fit_to, load_image, load_map
 from fminspect.io.validation import LoadError
 from tests.datasets import write_png
 
@@ -121,11 +122,85 @@ def test_decompression_bomb_is_refused_before_decoding(tmp_path: Path) -> None:
     assert header_size(_png_header(7, 9)) == (7, 9)
 
 
-def test_header_sizes_of_common_formats(tmp_path: Path) -> None:
-    img = np.zeros((13, 21, 3), np.uint8)
-    for ext in (".png", ".jpg", ".bmp", ".webp"):
-        _, buf = cv2.imencode(ext, img)
-        assert header_size(buf.tobytes()) == (21, 13), ext
+@pytest.mark.parametrize(
+    "ext",
+    [
+        ".png",
+        ".jpg",
+        ".bmp",
+        ".webp",
+        ".tiff",
+        ".pgm",
+        ".ppm",
+        ".pbm",
+        ".pam",
+        ".pfm",
+        ".sr",
+        ".hdr",
+        ".jp2",
+    ],
+)
+@pytest.mark.parametrize("shape", [(13, 21), (300, 7), (1, 1000)])
+def test_header_sizes_match_what_opencv_writes(ext: str, shape: tuple[int, int]) -> None:
+    if ext == ".jp2":  # OpenJPEG refuses images smaller than its resolution levels' tiles
+        shape = (shape[0] + 64, shape[1] + 64)
+    grey = ext in (".pgm", ".pbm", ".pam")
+    img = np.full((*shape, 1) if grey else (*shape, 3), 128, np.uint8)
+    if ext in (".pfm", ".hdr"):
+        img = img.astype(np.float32) / 255
+    ok, buf = cv2.imencode(ext, img)
+    assert ok
+    h, w = shape
+    assert header_size(buf.tobytes()) == (w, h), ext
+
+
+def _tiff_header(w: int, h: int, *, big_endian: bool = False) -> bytes:
+    """A minimal uncompressed grey TIFF that declares w × h pixels (its strip is missing)."""
+    o = ">" if big_endian else "<"
+    tags = [(256, 4, w), (257, 4, h), (258, 3, 8), (259, 3, 1), (262, 3, 1), (273, 4, 200)]
+    tags += [(277, 3, 1), (278, 4, h), (279, 4, w * h)]
+    ifd = struct.pack(o + "H", len(tags))
+    for tag, kind, value in tags:
+        packed = struct.pack(o + "H", value) + b"\0\0" if kind == 3 else struct.pack(o + "I", value)
+        ifd += struct.pack(o + "HHI", tag, kind, 1) + packed
+    head = (b"MM\0*" if big_endian else b"II*\0") + struct.pack(o + "I", 8)
+    return head + ifd + struct.pack(o + "I", 0) + b"\0" * 64
+
+
+@pytest.mark.faults
+@pytest.mark.parametrize("big_endian", [False, True])
+def test_a_tiff_bomb_is_refused_from_its_header(tmp_path: Path, big_endian: bool) -> None:
+    assert header_size(_tiff_header(5, 3, big_endian=big_endian)) == (5, 3)
+    path = tmp_path / "bomb.tif"
+    path.write_bytes(_tiff_header(40000, 30000, big_endian=big_endian))
+    with pytest.raises(LoadError, match=r"refused.*40000×30000"):
+        load_map(path)
+    # the limit is the caller's: a smaller one refuses a smaller file
+    path.write_bytes(_tiff_header(100, 100, big_endian=big_endian))
+    with pytest.raises(LoadError, match=r"100×100 = 10,000 pixels, more than the limit of 9,999"):
+        load_map(path, max_pixels=9_999)
+
+
+def test_exr_size_is_read_from_its_data_window() -> None:
+    # this OpenCV build has no EXR encoder: a header as the OpenEXR file layout defines it
+    def attribute(name: bytes, kind: bytes, value: bytes) -> bytes:
+        return name + b"\0" + kind + b"\0" + struct.pack("<i", len(value)) + value
+
+    header = b"\x76\x2f\x31\x01" + bytes([2, 0, 0, 0])
+    channel = b"Y\0" + struct.pack("<iBxxxii", 2, 0, 1, 1)
+    header += attribute(b"channels", b"chlist", channel + b"\0")
+    header += attribute(b"compression", b"compression", b"\0")
+    header += attribute(b"dataWindow", b"box2i", struct.pack("<iiii", 10, 20, 41, 36)) + b"\0"
+    assert header_size(header) == (32, 17)
+
+
+@pytest.mark.faults
+@pytest.mark.parametrize(
+    "data",
+    [b"II*\0\xff\xff\xff\x7f", b"MM\0*\0\0\0\x08\0\x05", b"P5\n# only a comment", b"BM"],
+)
+def test_a_damaged_header_says_nothing_rather_than_failing(data: bytes) -> None:
+    assert header_size(data) is None
 
 
 def test_fit_to_resizes_with_a_note() -> None:
