@@ -223,6 +223,8 @@ class Evaluation:
         self.plans: list[DatasetPlan] = []
         self.units: list[Unit] = []
         self._unit_problems: list[Problem] = []
+        if store.recovered:  # a damaged cache was moved aside: its results are recomputed
+            self._report.problems.append(Problem(store.path, store.recovered, "warning"))
         for ds in datasets:
             self._plan(ds, methods, digest_threads)
         store.commit()

@@ -15,6 +15,7 @@ pipeline (:mod:`fminspect.pipeline.sample`). Units run serially, in local proces
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -30,7 +31,7 @@ from fminspect.io.discovery import Dataset
 from fminspect.io.validation import Problem
 from fminspect.pipeline.config import EvalConfig, families
 from fminspect.pipeline.sample import load_sample, score_sample
-from fminspect.pipeline.store import ResultStore, register_store
+from fminspect.pipeline.store import ResultStore, is_damaged, register_store, set_aside
 
 __all__ = [
     "EvalConfig",
@@ -51,7 +52,11 @@ def evaluate_unit(unit: Unit) -> UnitResult:
     configure_worker()
     todo = dict(unit.todo)
     loaded = load_sample(
-        unit.sample, unit.config.interpolation, models=list(todo), image=unit.needs_image
+        unit.sample,
+        unit.config.interpolation,
+        models=list(todo),
+        image=unit.needs_image,
+        max_pixels=unit.config.max_pixels,
     )
     # warnings reach the outputs through the notes stored with every record, so that a rerun
     # from the store reports them too; errors (unreadable files) are reported from here
@@ -213,6 +218,46 @@ def evaluate_datasets(
     0.776...
     """
     datasets = list(datasets)
+    datasets = list(datasets)
+
+    def run() -> EvalReport:
+        return _evaluate_datasets(
+            datasets,
+            config,
+            cache_path=cache_path,
+            methods=methods,
+            jobs=jobs,
+            scheduler=scheduler,
+            pool=pool,
+            progress=progress,
+            register=register,
+        )
+
+    try:
+        return run()
+    except sqlite3.DatabaseError as exc:
+        if not is_damaged(exc):
+            raise
+        # damage found by a read after the store opened (SQLite checks pages as it reads
+        # them): the store is a cache, so it is moved aside and the evaluation starts again
+        message = set_aside(Path(cache_path), exc)
+    report = run()
+    report.problems.append(Problem(Path(cache_path), message, "warning"))
+    return report
+
+
+def _evaluate_datasets(
+    datasets: Iterable[Dataset],
+    config: EvalConfig | None,
+    *,
+    cache_path: Path | str,
+    methods: Sequence[str] | None,
+    jobs: int,
+    scheduler: Any,
+    pool: LocalPool | None,
+    progress: bool | None,
+    register: bool,
+) -> EvalReport:
     config = config or EvalConfig()
     own_pool = pool is None and scheduler is None and jobs > 1
     if own_pool:  # started now, so that its start-up overlaps the planning

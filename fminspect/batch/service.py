@@ -24,10 +24,12 @@ import contextlib
 import os
 import pickle
 import queue
+import sqlite3
 import struct
 import sys
 import threading
 import traceback
+from pathlib import Path
 from typing import IO, Any
 
 _HEADER = struct.Struct("<Q")
@@ -108,6 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     from fminspect.batch.pool import LocalPool
     from fminspect.batch.scores import ScoreMatrix
     from fminspect.batch.stream import stream_evaluation
+    from fminspect.pipeline.store import is_damaged, set_aside
 
     pool: LocalPool | None = None
 
@@ -137,6 +140,11 @@ def main(argv: list[str] | None = None) -> None:
                     send((generation, "event", event))
             except OSError as exc:  # a store or file that cannot be used: the window says so
                 send((generation, "failed", str(exc)))
+            except sqlite3.DatabaseError as exc:  # locked for 30 s, full disk, damaged
+                note = str(exc)
+                if is_damaged(exc):  # found after it opened: moved aside, so that opening
+                    note = set_aside(Path(store_path), exc)  # the dataset again starts anew
+                send((generation, "failed", f"{store_path}: {note}; open the dataset again"))
             except Exception as exc:  # a bug: the window shows it; the trace is for a report
                 traceback.print_exc()
                 send((generation, "failed", f"{type(exc).__name__}: {exc}"))

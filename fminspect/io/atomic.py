@@ -69,7 +69,11 @@ def replacing(path: os.PathLike[str] | str) -> Iterator[Path]:
 
 @contextlib.contextmanager
 def atomic_open(path: os.PathLike[str] | str, mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
-    """``open(path, mode, **kwargs)`` for writing, atomically (see :func:`replacing`)."""
+    """``open(path, mode, **kwargs)`` for writing, atomically (see :func:`replacing`). Text
+    that cannot be encoded (a path holding bytes that are not UTF-8) is written escaped
+    (``errors="backslashreplace"``) rather than failing the whole output."""
+    if "b" not in mode:
+        kwargs.setdefault("errors", "backslashreplace")
     with replacing(path) as tmp, open(tmp, mode, **kwargs) as fh:
         yield fh
 

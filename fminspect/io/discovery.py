@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fminspect.io.limits import read_text
 from fminspect.io.validation import Problem
 
 IMAGE_EXTENSIONS = (".png", ".bmp", ".tif", ".tiff", ".webp", ".jpg", ".jpeg")
@@ -141,6 +142,7 @@ def list_maps(
     if not spec.path.is_dir():
         return {}, [Problem(spec.path, "folder not found", "error", dataset, method)]
     found: dict[str, Path] = {}
+    undecodable: list[str] = []
     with os.scandir(spec.path) as entries:  # file types without a stat per file
         files = [e.name for e in entries if e.is_file()]
     for name in files:
@@ -153,6 +155,9 @@ def list_maps(
         if spec.suffix and not stem.endswith(spec.suffix):
             continue
         key = stem[len(spec.prefix) : len(stem) - len(spec.suffix) if spec.suffix else None]
+        if not key.isprintable() or _has_surrogates(key):
+            key = printable_name(key)
+            undecodable.append(key)
         if key in found:
             keep, drop = sorted((found[key], path), key=lambda p: _PREFERENCE[p.suffix.lower()])
             found[key] = keep
@@ -168,7 +173,43 @@ def list_maps(
             )
         else:
             found[key] = path
+    if undecodable:
+        n = len(undecodable)
+        problems.append(
+            Problem(
+                spec.path,
+                f"{n} file name{'s' if n != 1 else ''} not valid UTF-8 (or with control "
+                f"characters): shown and written with those bytes escaped, e.g. "
+                f"{undecodable[0]}",
+                "warning",
+                dataset,
+                method,
+            )
+        )
     return found, problems
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def printable_name(text: str) -> str:
+    """A file name as text any output can hold: the bytes of a name that is not valid UTF-8
+    (which Python holds as lone surrogates) and control characters become ``\\xff``-style
+    escapes. Applied to every folder alike, so ``bad\\xff.png`` still matches across GT,
+    image and prediction folders."""
+    try:
+        raw = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that is not an undecodable byte
+        raw = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(
+        c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+        for c in raw
+    )
 
 
 def _child(folder: Path, names: Iterable[str]) -> Path | None:
@@ -423,9 +464,9 @@ def from_toolkit_configs(
     dataset_json, method_json = Path(dataset_json), Path(method_json)
     problems: list[Problem] = []
     try:
-        dsets = json.loads(dataset_json.read_text(encoding="utf-8"))
-        methods = json.loads(method_json.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        dsets = json.loads(read_text(dataset_json, what="toolkit config"))
+        methods = json.loads(read_text(method_json, what="toolkit config"))
+    except (OSError, ValueError) as exc:
         return [], [Problem(dataset_json, f"cannot read the toolkit configs: {exc}")]
     out = []
     for name, entry in dsets.items():

@@ -114,6 +114,28 @@ def record_key(digests: Iterable[str], config_fingerprint: str) -> str:
     return pair_key(digests) + family_tag(config_fingerprint)
 
 
+def is_damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite found the file damaged (not a database, or a malformed page) — as
+    opposed to locked, read-only or out of space."""
+    return getattr(exc, "sqlite_errorname", "") in ("SQLITE_NOTADB", "SQLITE_CORRUPT")
+
+
+def set_aside(path: Path, exc: Exception) -> str:
+    """Rename a damaged store (and its WAL files) to ``NAME.damaged-TIME`` — kept for whoever
+    wants to look, out of the way of a new one — and say so."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    for suffix in ("-wal", "-shm"):
+        extra = path.with_name(path.name + suffix)
+        if extra.exists():
+            os.replace(extra, aside.with_name(aside.name + suffix))
+    os.replace(path, aside)
+    return (
+        f"not a readable result cache ({exc}): moved to {aside.name}, and a new one started "
+        "(its results are computed again)"
+    )
+
+
 def _path_text(path: Path | str) -> str:
     """The absolute path a digest is remembered under (the same file from another working
     folder is the same file). Names that are not valid UTF-8 keep their bytes escaped."""
@@ -131,19 +153,37 @@ class ResultStore:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30)
         self._committed = -COMMIT_EVERY  # the first records stored are committed at once
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")  # no fsync per commit (see above)
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        #: Set when the file was damaged and moved aside: what happened, for the user
+        #: (:class:`~fminspect.batch.evaluation.Evaluation` reports it as a warning).
+        self.recovered: str | None = None
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):
+                raise  # locked, read-only, full disk: not a damaged file
+            self.recovered = set_aside(self.path, exc)
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            self._prepare(db)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # no fsync per commit (see above)
+        version = db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             # a cache of another release: start afresh rather than misread it
-            self._db.executescript(
-                "DROP TABLE IF EXISTS records; DROP TABLE IF EXISTS file_digests;"
-            )
-            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        self._db.executescript(SCHEMA)
-        self._db.commit()
+            db.executescript("DROP TABLE IF EXISTS records; DROP TABLE IF EXISTS file_digests;")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.executescript(SCHEMA)
+        db.commit()
 
     def close(self) -> None:
         """Commit what was stored and close the database."""

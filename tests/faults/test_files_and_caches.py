@@ -1,0 +1,124 @@
+"""Hostile file names, damaged caches and input limits, end to end through the command line:
+each case ends in a defined value or one line naming the file — never a traceback — and
+nothing already computed is lost."""
+
+from __future__ import annotations
+
+import csv
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fminspect.cli import main
+from tests.datasets import make_dataset, write_png
+
+pytestmark = pytest.mark.faults
+
+MEASURES = ["--measures", "MAE", "Sm", "maxFm"]
+
+
+def _eval(root: Path, out: Path, *extra: str) -> int:
+    return main(["eval", str(root), "--out", str(out), "--quiet", "--no-plots", *MEASURES, *extra])
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="POSIX file names are bytes")
+def test_names_that_are_not_utf8_or_hold_spaces_and_accents_are_evaluated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=2, methods=("A", "B"))
+    rng = np.random.default_rng(1)
+    gt = (rng.random((48, 64)) > 0.5).astype(np.uint8) * 255
+    for stem in (b"bad\xff", "ünï cödé".encode(), b"tab\there"):
+        for folder in (b"GT", b"Pred/A", b"Pred/B"):
+            array = gt if folder == b"GT" else (rng.random((48, 64)) * 255).astype(np.uint8)
+            path = os.fsencode(root) + b"/" + folder + b"/" + stem + b".png"
+            write_png(Path(os.fsdecode(path)), array)
+    assert _eval(root, tmp_path / "out") == 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    names = {r["image"] for r in _rows(tmp_path / "out" / "per_image.csv")}
+    assert {"bad\\xff", "ünï cödé", "tab\\x09here"} <= names  # matched across the folders
+    problems = [r for r in _rows(tmp_path / "out" / "problems.csv") if "UTF-8" in r["message"]]
+    assert [p["path"] for p in problems] == [str(root / f) for f in ("GT", "Pred/A", "Pred/B")]
+    for p in problems:
+        assert p["message"].startswith("2 file names not valid UTF-8 (or with control chara")
+
+
+def _damage_pages(path: Path) -> None:
+    """Overwrite every page but the header's with noise (SQLite finds it when it reads)."""
+    data = bytearray(path.read_bytes())
+    noise = np.random.default_rng(0).integers(0, 256, len(data), np.uint8).tobytes()
+    for at in range(4096, len(data), 4096):
+        data[at + 8 : at + 1500] = noise[at + 8 : at + 1500]
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", ["not-a-database", "malformed-pages"])
+def test_a_damaged_cache_is_set_aside_and_the_values_are_the_same(
+    tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=6, methods=("A", "B"))
+    out = tmp_path / "out"
+    assert _eval(root, out) == 0
+    clean = (out / "summary.csv").read_bytes()
+    cache = out / "cache.sqlite"
+    if damage == "not-a-database":
+        cache.write_bytes(np.random.default_rng(0).bytes(8192))
+    else:
+        with sqlite3.connect(cache) as db:  # everything in the main file, none in the WAL
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        _damage_pages(cache)
+    capsys.readouterr()
+    assert _eval(root, out) == 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    (aside,) = (
+        p for p in out.glob("cache.sqlite.damaged-*") if p.name[-4:] not in ("-wal", "-shm")
+    )
+    assert "not a readable result cache" in err and aside.name in err
+    assert (out / "summary.csv").read_bytes() == clean  # recomputed, same values
+    warnings = [r["message"] for r in _rows(out / "problems.csv")]
+    assert any(aside.name in m for m in warnings)
+
+
+def test_a_locked_cache_is_not_taken_for_a_damaged_one(tmp_path: Path) -> None:
+    from fminspect.pipeline.store import ResultStore, is_damaged
+
+    path = tmp_path / "cache.sqlite"
+    ResultStore(path).close()
+    holder = sqlite3.connect(path)
+    holder.execute("BEGIN EXCLUSIVE")  # another process writing
+    try:
+        other = sqlite3.connect(path, timeout=0)
+        with pytest.raises(sqlite3.OperationalError) as caught:
+            other.execute("DELETE FROM records")  # a writer waits for no one here
+        other.close()
+        assert not is_damaged(caught.value)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert not list(tmp_path.glob("*.damaged-*"))
+
+
+def test_max_pixels_refuses_files_by_their_header_and_names_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=2, methods=("A",), size=(48, 64))
+    assert _eval(root, tmp_path / "out", "--max-pixels", "3000") == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "48 = 3,072 pixels, more than the limit of 3,000" in err and "--max-pixels" in err
+    assert _eval(root, tmp_path / "out2", "--max-pixels", "3,072") == 0
+    with pytest.raises(SystemExit) as usage:
+        main(["score", "a.png", "b.png", "--max-pixels", "0"])
+    assert usage.value.code == 2
+    assert "--max-pixels: must be at least 1, got 0" in capsys.readouterr().err
