@@ -29,6 +29,14 @@ import zlib
 from pathlib import Path
 
 from fminspect.io.atomic import atomic_open, replacing, write_bytes, write_text
+from fminspect.io.limits import (
+    MAX_JSON_BYTES,
+    MAX_PACK_MEMBER,
+    MAX_PACK_RATIO,
+    MAX_PACK_TOTAL,
+    FileTooLarge,
+    read_text,
+)
 from fminspect.io.loading import load_image, load_map
 from fminspect.ranking.aggregate import StudyResult
 from fminspect.ranking.agreement import RankedGroup
@@ -87,13 +95,18 @@ def open_pack(pack: Path | str, folder: Path | str) -> Path:
 
     Refuses (StudyError naming the pack) anything that is not an intact fminspect pack: a
     damaged zip, a manifest that does not match the design, a member whose digest differs,
-    and a folder already holding another version of the study.
+    and a folder already holding another version of the study. Sizes are checked before
+    anything is inflated (:mod:`fminspect.io.limits`): the manifest and design against
+    :data:`MAX_JSON_BYTES`; each file against :data:`MAX_PACK_MEMBER` and
+    :data:`MAX_PACK_RATIO`, all of them against :data:`MAX_PACK_TOTAL` and the free disk
+    space. Files are inflated in chunks, their digests checked as they are written, and only
+    under names made from the design (never paths taken from the zip).
     """
     pack, folder = Path(pack), Path(folder)
     try:
         with zipfile.ZipFile(pack) as z:
-            manifest = json.loads(z.read("manifest.json"))
-            design = Design.from_json(z.read("design.json").decode())
+            manifest = json.loads(_member(z, pack, "manifest.json", MAX_JSON_BYTES))
+            design = Design.from_json(_member(z, pack, "design.json", MAX_JSON_BYTES).decode())
             names = _pack_names(design)
             if (
                 not isinstance(manifest, dict)
@@ -112,14 +125,13 @@ def open_pack(pack: Path | str, folder: Path | str) -> Path:
                             f"{folder} already holds another version of this study; "
                             "unpack into a new folder"
                         )
+            infos = [_checked_info(z, pack, arc) for arc in names.values()]
+            _check_total(pack, folder, infos)
             folder.mkdir(parents=True, exist_ok=True)
-            for arc in names.values():  # names made here, never paths taken from the zip
-                data = z.read(arc)
-                if hashlib.sha256(data).hexdigest() != manifest["files"][arc]:
-                    raise StudyError(f"{pack}: {arc} is damaged (digest mismatch)")
-                target = folder / arc
+            for info in infos:  # names made here, never paths taken from the zip
+                target = folder / info.filename
                 target.parent.mkdir(parents=True, exist_ok=True)
-                write_bytes(target, data)
+                _extract(z, pack, info, target, manifest["files"][info.filename])
     except StudyError:
         raise
     except (
@@ -144,10 +156,68 @@ def open_pack(pack: Path | str, folder: Path | str) -> Path:
     return study
 
 
+def _member(z: zipfile.ZipFile, pack: Path, name: str, limit: int) -> bytes:
+    """A small member read whole, after its declared size is checked (a JSON bomb is not)."""
+    size = z.getinfo(name).file_size
+    if size > limit:
+        raise StudyError(f"{pack}: {name} would inflate to {size:,} bytes (limit {limit:,})")
+    return z.read(name)
+
+
+def _checked_info(z: zipfile.ZipFile, pack: Path, arc: str) -> zipfile.ZipInfo:
+    """The member ``arc``, refused when its declared size or compression ratio is that of a
+    decompression bomb rather than of an image file."""
+    info = z.getinfo(arc)
+    if info.file_size > MAX_PACK_MEMBER:
+        raise StudyError(
+            f"{pack}: {arc} would inflate to {info.file_size:,} bytes, more than any image of "
+            f"a study (limit {MAX_PACK_MEMBER:,})"
+        )
+    ratio = info.file_size / max(info.compress_size, 1)
+    if info.file_size > 2**20 and ratio > MAX_PACK_RATIO:
+        raise StudyError(
+            f"{pack}: {arc} would inflate {ratio:,.0f}-fold ({info.compress_size:,} → "
+            f"{info.file_size:,} bytes): a decompression bomb, not an image (limit "
+            f"{MAX_PACK_RATIO}-fold)"
+        )
+    return info
+
+
+def _check_total(pack: Path, folder: Path, infos: list[zipfile.ZipInfo]) -> None:
+    total = sum(i.file_size for i in infos)
+    if total > MAX_PACK_TOTAL:
+        raise StudyError(
+            f"{pack}: its files would inflate to {total:,} bytes (limit {MAX_PACK_TOTAL:,})"
+        )
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    free = shutil.disk_usage(existing).free
+    if total + 2**26 > free:
+        raise StudyError(
+            f"{pack}: its files need {total / 2**20:,.0f} MB and {existing} has "
+            f"{free / 2**20:,.0f} MB free"
+        )
+
+
+def _extract(
+    z: zipfile.ZipFile, pack: Path, info: zipfile.ZipInfo, target: Path, digest: str
+) -> None:
+    """Inflate one member into ``target`` in 1 MB chunks (atomically), checking its digest."""
+    sha = hashlib.sha256()
+    with replacing(target) as tmp, z.open(info) as src, open(tmp, "wb") as dst:
+        # zipfile stops at the declared size (checked above) and checks the CRC at the end
+        while chunk := src.read(2**20):
+            sha.update(chunk)
+            dst.write(chunk)
+        if sha.hexdigest() != digest:
+            raise StudyError(f"{pack}: {info.filename} is damaged (digest mismatch)")
+
+
 def local_paths(study: Path | str) -> dict[str, str]:
     """For a study opened from a pack: the lab's paths → the unpacked files (else empty)."""
     p = Path(study).with_name("paths.json")
-    return json.loads(p.read_text()) if p.exists() else {}
+    return json.loads(read_text(p, what="paths file")) if p.exists() else {}
 
 
 def write_results(store: StudyStore, participant: str, out: Path | str) -> Path:
@@ -161,7 +231,9 @@ def merge_results_file(store: StudyStore, path: Path | str) -> int:
     """Merge a results JSON into the lab's study (see :meth:`StudyStore.merge_results`)."""
     path = Path(path)
     try:
-        results = json.loads(path.read_text(encoding="utf-8"))
+        results = json.loads(read_text(path, what="results file"))
+    except FileTooLarge as exc:
+        raise StudyError(str(exc)) from None
     except (OSError, ValueError) as exc:
         raise StudyError(f"{path}: cannot read the results ({exc})") from None
     if not isinstance(results, dict):
@@ -337,8 +409,10 @@ def load_ranked(root: Path | str) -> tuple[list[RankedGroup], list[str]]:
     out, problems = [], []
     if manifest.exists():
         try:
-            data = json.loads(manifest.read_text(encoding="utf-8"))
-        except ValueError as exc:
+            data = json.loads(read_text(manifest, what="manifest"))
+        except FileTooLarge as exc:
+            raise StudyError(str(exc)) from None
+        except (OSError, ValueError) as exc:
             raise StudyError(f"{manifest}: not valid JSON ({exc})") from None
         if not isinstance(data, dict) or data.get("format") != RANKED_FORMAT:
             raise StudyError(f"{manifest}: not a {RANKED_FORMAT} manifest")

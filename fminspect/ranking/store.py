@@ -12,7 +12,10 @@ the chosen item, response time, timestamp, app version).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -93,20 +96,42 @@ class StudyStore:
 
     @classmethod
     def create(cls, path: Path | str, design: Design) -> StudyStore:
-        """Write a new study file (refusing to overwrite one)."""
+        """Write a new study file (refusing to overwrite one).
+
+        The file is written whole under a temporary name and then linked to ``path``, so an
+        interruption leaves no file or a complete one — never an empty or half-made study —
+        and a file that appeared meanwhile is not overwritten."""
         path = Path(path)
         if path.exists():
             raise StudyError(f"{path} already exists; choose another file")
         path.parent.mkdir(parents=True, exist_ok=True)
-        db = _connect(path)
-        for stmt in SCHEMA.strip().split(";"):
-            if stmt.strip():
-                db.execute(stmt)
-        db.execute("BEGIN")
-        db.execute("INSERT INTO study VALUES ('design', ?)", (design.to_json(),))
-        db.execute("INSERT INTO study VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        db.execute("COMMIT")
-        db.close()
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
+        os.close(fd)
+        tmp = Path(name)
+        try:
+            db = sqlite3.connect(tmp, isolation_level=None)
+            try:  # a rollback journal while it is made: one self-contained file to link
+                db.execute("PRAGMA synchronous=FULL")
+                for stmt in SCHEMA.strip().split(";"):
+                    if stmt.strip():
+                        db.execute(stmt)
+                db.execute("BEGIN")
+                db.execute("INSERT INTO study VALUES ('design', ?)", (design.to_json(),))
+                db.execute("INSERT INTO study VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                db.execute("COMMIT")
+            finally:
+                db.close()
+            try:
+                os.link(tmp, path)  # fails if the name was taken meanwhile
+            except FileExistsError:
+                raise StudyError(f"{path} already exists; choose another file") from None
+            except OSError:  # a file system without hard links
+                if path.exists():
+                    raise StudyError(f"{path} already exists; choose another file") from None
+                os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
         return cls(path)
 
     def close(self) -> None:

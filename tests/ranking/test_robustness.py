@@ -192,3 +192,97 @@ def test_cli_refuses_bad_rules_unknown_participants_and_makes_the_results_folder
     assert "no participant named nobody" in capsys.readouterr().err
     assert main(["rank", "export-results", path, "--out", str(tmp_path / "new" / "dir")]) == 0
     assert (tmp_path / "new" / "dir" / "results_p.json").exists()
+
+
+def _pack_with(pack: Path, out: Path, name: str, data: bytes) -> Path:
+    """A copy of ``pack`` whose member ``name`` holds ``data`` (its digest updated to match,
+    so only the size checks can refuse it)."""
+    import hashlib
+
+    with zipfile.ZipFile(pack) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        manifest = json.loads(src.read("manifest.json"))
+        manifest["files"][name] = hashlib.sha256(data).hexdigest()
+        for member in src.namelist():
+            body = data if member == name else src.read(member)
+            dst.writestr(member, json.dumps(manifest) if member == "manifest.json" else body)
+    return out
+
+
+@pytest.mark.faults
+def test_pack_bombs_are_refused_before_anything_is_inflated(
+    store: StudyStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fminspect.ranking.export as export
+
+    pack = write_pack(store, tmp_path / "p.zip")
+    with zipfile.ZipFile(pack) as z:
+        first = next(n for n in z.namelist() if n.startswith("files/"))
+    # 16 MB of zeros deflate to ~16 KB: a 1000-fold member is a bomb, not an image
+    bomb = _pack_with(pack, tmp_path / "bomb.zip", first, bytes(16 * 2**20))
+    with pytest.raises(StudyError, match=rf"bomb.zip: {first} would inflate 1,0\d\d-fold"):
+        open_pack(bomb, tmp_path / "b")
+    assert not (tmp_path / "b").exists()  # refused before the folder was made
+    # the declared sizes are checked against each limit before reading
+    monkeypatch.setattr(export, "MAX_PACK_MEMBER", 100)
+    with pytest.raises(StudyError, match=rf"{first} would inflate to [\d,]+ bytes.*limit 100\)"):
+        open_pack(pack, tmp_path / "m")
+    monkeypatch.setattr(export, "MAX_PACK_MEMBER", 2**29)
+    monkeypatch.setattr(export, "MAX_JSON_BYTES", 100)
+    with pytest.raises(StudyError, match=r"manifest.json would inflate to [\d,]+ bytes"):
+        open_pack(pack, tmp_path / "j")
+    monkeypatch.setattr(export, "MAX_JSON_BYTES", 2**28)
+    full = shutil_usage(free=2**20)
+    monkeypatch.setattr(export.shutil, "disk_usage", full)
+    with pytest.raises(StudyError, match=r"need 0 MB and .* has 1 MB free"):
+        open_pack(pack, tmp_path / "d")
+    assert not any((tmp_path / n).exists() for n in ("m", "j", "d"))
+    monkeypatch.undo()
+    assert StudyStore(open_pack(pack, tmp_path / "ok")).design.fingerprint == (
+        store.design.fingerprint
+    )
+
+
+def shutil_usage(free: int):  # type: ignore[no-untyped-def]
+    """A stand-in for shutil.disk_usage on a disk with ``free`` bytes left."""
+    import collections
+
+    usage = collections.namedtuple("usage", "total used free")
+    return lambda _path: usage(10 * free, 9 * free, free)
+
+
+@pytest.mark.faults
+def test_a_huge_results_file_is_refused_by_its_size_unread(
+    store: StudyStore, tmp_path: Path
+) -> None:
+    from fminspect.ranking.export import merge_results_file
+
+    huge = tmp_path / "results.json"
+    with open(huge, "wb") as fh:  # sparse: 300 MB on paper, nothing on disk
+        fh.truncate(300 * 2**20)
+    with pytest.raises(StudyError, match=r"results.json: 314,572,800 bytes is more than a "):
+        merge_results_file(store, huge)
+    assert store.participants() == []
+
+
+@pytest.mark.faults
+def test_an_interrupted_create_leaves_no_study_file(
+    store: StudyStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    design = store.design
+    target = tmp_path / "new" / "study.sqlite"
+
+    def interrupted(self: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(type(design), "to_json", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        StudyStore.create(target, design)
+    assert list(target.parent.iterdir()) == []  # neither a 0-byte study nor a temporary file
+    monkeypatch.undo()
+    made = StudyStore.create(target, design)
+    assert made.design.fingerprint == design.fingerprint
+    assert sorted(
+        p.name for p in target.parent.iterdir() if not p.name.endswith(("-wal", "-shm"))
+    ) == ["study.sqlite"]
+    with pytest.raises(StudyError, match="already exists"):
+        StudyStore.create(target, design)
