@@ -323,17 +323,24 @@ def emeasure_from_pair(pair: Pair, *, threshold: float | None = None) -> Emeasur
     """E-measure of a prepared pair (see :func:`emeasure`)."""
     sweep = confusion_sweep(pair)
     n, n_fg = pair.gt.size, pair.gt.n_fg
-    adaptive = _score(_enhanced_sum(sweep.adaptive.tp, sweep.adaptive.fp, n_fg, n), n)
+    adaptive = float(_score(_enhanced_sum(sweep.adaptive.tp, sweep.adaptive.fp, n_fg, n), n))
+    curve = emeasure_curve(pair)
+    warnings: tuple[str, ...] = ()
+    if n == 1:
+        warnings = ("one-pixel image: divided by N = 1 (paper), not by N − 1 + eps (reference)",)
+    elif max(adaptive, float(curve.max())) > 1:
+        top = max(adaptive, float(curve.max()))
+        warnings = (
+            f"a value above 1 ({top:.7f}): the reference's denominator N − 1 + eps "
+            "(pysodmetrics 1.6.2 Emeasure, MATLAB Enhancedmeasure.m) lets a map that agrees "
+            f"with the GT on every pixel score N/(N − 1) = {n / (n - 1):.7f}; kept, not clipped",
+        )
     return EmeasureResult(
-        curve=emeasure_curve(pair),
-        adaptive=float(adaptive),
+        curve=curve,
+        adaptive=adaptive,
         adaptive_threshold=sweep.adaptive_threshold,
         threshold=threshold,
-        warnings=(
-            ("one-pixel image: divided by N = 1 (paper), not by N − 1 + eps (reference)",)
-            if n == 1
-            else ()
-        ),
+        warnings=warnings,
         _pair=pair,
     )
 

@@ -106,3 +106,22 @@ def test_degenerate_gt_enhanced_map_is_the_special_case() -> None:
     at = emeasure(C128, Z).at  # empty GT: enhanced = 1 where F = 0
     assert at.degenerate == "empty GT"
     assert at.enhanced_map.sum() / (N - 1 + EPS) == pytest.approx(at.score)
+
+
+@pytest.mark.parametrize("gt_kind", ["objects", "empty", "full"])
+def test_a_value_above_one_from_the_references_denominator_is_flagged(gt_kind: str) -> None:
+    rng = np.random.default_rng(3)
+    gt = {
+        "objects": (rng.random((20, 30)) > 0.6).astype(np.uint8) * 255,
+        "empty": np.zeros((20, 30), np.uint8),
+        "full": np.full((20, 30), 255, np.uint8),
+    }[gt_kind]
+    perfect = emeasure(gt.copy(), gt)  # agrees on every pixel: N/(N − 1) by the reference
+    n = gt.size
+    assert perfect.max == pytest.approx(n / (n - 1 + EPS), abs=1e-12) and perfect.max > 1
+    (warning,) = perfect.warnings
+    assert warning.startswith(f"a value above 1 ({perfect.max:.7f}): the reference's denom")
+    assert "pysodmetrics 1.6.2 Emeasure" in warning and "not clipped" in warning
+    if gt_kind == "objects":  # (a full GT: the threshold 0 makes any map perfect)
+        noisy = emeasure((rng.random((20, 30)) * 255).astype(np.uint8), gt)
+        assert noisy.max <= 1 and noisy.adaptive <= 1 and noisy.warnings == ()
