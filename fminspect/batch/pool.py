@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
+import select
 import sys
 import threading
 import time
@@ -78,20 +80,53 @@ def _forkserver_executor(jobs: int, modules: tuple[str, ...], nice: int = 0) -> 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(list(modules))
     return ProcessPoolExecutor(
-        max_workers=jobs, mp_context=ctx, initializer=_start_worker, initargs=(True, nice)
+        max_workers=jobs,
+        mp_context=ctx,
+        initializer=_start_worker,
+        initargs=(True, nice, os.getpid()),
     )
 
 
-def _start_worker(ignore_ctrl_c: bool, nice: int) -> None:
-    """Worker start: see :func:`_ignore_ctrl_c`; ``nice`` lowers the worker's priority (the
-    window's background scoring must not slow the sample the user is looking at)."""
+def _start_worker(ignore_ctrl_c: bool, nice: int, owner: int) -> None:
+    """Worker start: see :func:`_ignore_ctrl_c` and :func:`_die_with`; ``nice`` lowers the
+    worker's priority (the window's background scoring must not slow the sample the user is
+    looking at)."""
     if ignore_ctrl_c:
         _ignore_ctrl_c()
     if nice:
-        import os
-
         with contextlib.suppress(AttributeError, OSError):  # no os.nice on Windows
             os.nice(nice)
+    _die_with(owner)
+
+
+def _die_with(owner: int) -> None:
+    """Worker start: end this worker when the process that made the pool ends, however it
+    ends. Killed with SIGKILL (or by the out-of-memory killer), the command cannot stop its
+    pool; the forkserver's workers then waited on their queues for ever — ~100 MB each, the
+    forkserver kept alive by them, and a pipeline such as ``fminspect eval … | tee log``
+    hung, as they held its stderr. A daemon thread waits for the owner's exit (a pidfd on
+    Linux ≥ 5.3, else a check every second) and exits the worker at once."""
+    if os.name != "posix" or owner == os.getpid():
+        return
+
+    def watch() -> None:
+        try:
+            fd = os.pidfd_open(owner)
+        except (AttributeError, OSError):  # not Linux, or an older kernel
+            fd = -1
+        if fd >= 0:
+            select.select([fd], [], [])  # readable once the owner has exited
+            os._exit(1)
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(owner, 0)  # POSIX only: signal 0 checks that the process exists
+            except ProcessLookupError:
+                os._exit(1)
+            except OSError:  # exists, but is another user's: not ours to judge
+                pass
+
+    threading.Thread(target=watch, name="fminspect-owner-watch", daemon=True).start()
 
 
 def _ignore_ctrl_c() -> None:
@@ -162,8 +197,8 @@ class LocalPool:
         self.executor = get_reusable_executor(
             max_workers=self.jobs,
             timeout=60,
-            initializer=_start_worker if self.nice else None,
-            initargs=(False, self.nice),
+            initializer=_start_worker,
+            initargs=(False, self.nice, os.getpid()),
         )
         self._warm_up()
 

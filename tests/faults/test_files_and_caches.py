@@ -122,3 +122,90 @@ def test_max_pixels_refuses_files_by_their_header_and_names_the_option(
         main(["score", "a.png", "b.png", "--max-pixels", "0"])
     assert usage.value.code == 2
     assert "--max-pixels: must be at least 1, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SIGKILL and the forkserver")
+def test_workers_die_with_a_killed_eval_and_a_pipeline_ends(tmp_path: Path) -> None:
+    """SIGKILL (or the out-of-memory killer) gives ``eval`` no chance to stop its pool: the
+    workers must notice on their own, or ``fminspect eval … | tee log`` never ends."""
+    import signal
+    import subprocess
+    import time
+
+    root = make_dataset(tmp_path / "DS", n_images=200, size=(200, 200), methods=("A", "B"))
+    command = Path(sys.executable).parent / "fminspect"
+    cmd = [str(command), "eval", str(root), "--out", str(tmp_path / "out"), "--jobs", "2"]
+    cmd += ["--no-plots", "--measures", "MAE", "Sm", "wFm", "maxEm"]
+    # as `fminspect eval … 2>&1 | tee log`: the reader waits for every holder of the pipe
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.stdout is not None
+    cache = tmp_path / "out" / "cache.sqlite"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with sqlite3.connect(cache, timeout=0.1) as db:
+                if db.execute("SELECT COUNT(*) FROM records").fetchone()[0] > 0:
+                    break
+        except sqlite3.Error:
+            pass
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.skip("the run ended before it could be killed")
+    workers = _children_of(proc.pid)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    ended = time.monotonic()
+    try:  # the pipe ends once no process holds its write end
+        assert _reaches_eof(proc.stdout.fileno(), seconds=10), "the pipe is held open"
+    finally:
+        proc.stdout.close()
+        for p in _alive(workers):  # what a failure left behind
+            os.kill(p, signal.SIGKILL)
+    while _alive(workers) and time.monotonic() - ended < 10:
+        time.sleep(0.1)
+    assert _alive(workers) == []
+
+
+def _reaches_eof(fd: int, seconds: float) -> bool:
+    import select
+    import time
+
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        readable, _, _ = select.select([fd], [], [], left)
+        if readable and not os.read(fd, 65536):
+            return True
+    return False
+
+
+def _alive(pids: list[int]) -> list[int]:
+    """Those of ``pids`` still running (a zombie waiting for a parent to reap it is not)."""
+    out = []
+    for p in pids:
+        try:
+            state = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.append(p)
+    return out
+
+
+def _children_of(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = [], [pid]
+    while frontier:
+        p = frontier.pop()
+        kids = [c for c, pp in parents.items() if pp == p]
+        found += kids
+        frontier += kids
+    return found
