@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 from concurrent.futures import Executor, Future
-from typing import Any
+from typing import Any, Literal
 
 #: Modules every batch worker imports while starting (the work units' code).
 WORKER_MODULES = ("fminspect.batch.runner",)
@@ -163,9 +163,15 @@ class LocalPool:
         *,
         preload: bool = False,
         nice: int = 0,
+        memory: int | Literal["auto"] | None = "auto",
     ) -> None:
+        from fminspect.batch.memory import memory_budget
+
         self.jobs = jobs
         self.nice = nice
+        #: Bytes the workers may fill at once (None: no bound; "auto": a share of the memory
+        #: available now, :func:`~fminspect.batch.memory.memory_budget`).
+        self.memory = memory_budget() if isinstance(memory, str) else memory
         _safe_path()
         self.preloaded = preload and _forkserver_usable()
         self.fallback = ""  # why the forkserver was asked for but loky is used

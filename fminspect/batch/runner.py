@@ -24,6 +24,7 @@ from threading import Event
 from typing import Any
 
 from fminspect.batch.evaluation import EvalReport, Evaluation, MethodResult, Unit, UnitResult
+from fminspect.batch.memory import unit_memory
 from fminspect.batch.pool import LocalPool, configure_worker
 from fminspect.batch.progress import Progress
 from fminspect.batch.stopped import RunStopped
@@ -95,11 +96,16 @@ def _run_local(
 ) -> Iterator[Any]:
     """Results in completion order; at most a few units per worker are queued at a time, so
     that stopping (``stop`` set, or the consumer closing the generator) leaves little to
-    cancel and the queued units' data stays small."""
+    cancel and the queued units' data stays small. Units are handed out while the estimated
+    peak memory of those in flight fits in the pool's budget (:mod:`fminspect.batch.memory`):
+    huge images are scored fewer at a time — one at a time if need be — instead of the
+    workers together running out of memory."""
     pool.ready()
     pending = iter(units)
-    running: set[Future[Any]] = set()
+    running: dict[Future[Any], int] = {}  # future → the unit's estimated peak bytes
     limit = max(2, 4 * pool.jobs)
+    budget = pool.memory
+    waiting: Any = None  # a unit that did not fit yet
     try:
         while True:
             if stop is not None and stop.is_set():
@@ -107,14 +113,20 @@ def _run_local(
                     fut.cancel()  # those not started; the others finish and are yielded
             else:
                 while len(running) < limit:
-                    unit = next(pending, None)
+                    unit = waiting if waiting is not None else next(pending, None)
                     if unit is None:
                         break
-                    running.add(pool.executor.submit(fn, unit))
+                    need = unit_memory(unit) if budget is not None else 0
+                    if running and budget is not None and sum(running.values()) + need > budget:
+                        waiting = unit  # handed out when enough of those in flight end
+                        break
+                    waiting = None
+                    running[pool.executor.submit(fn, unit)] = need
             if not running:
                 return
-            done, running = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+            done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
             for fut in done:
+                del running[fut]
                 if not fut.cancelled():
                     yield fut.result()
     finally:

@@ -142,16 +142,21 @@ def unused_beta2(config: EvalConfig) -> tuple[str, ...]:
 
 @contextlib.contextmanager
 def worker_pool(
-    jobs: int, scheduler: Any = None, *, on_message: OnMessage | None = None
+    jobs: int,
+    scheduler: Any = None,
+    *,
+    on_message: OnMessage | None = None,
+    memory: int | None = None,
 ) -> Iterator[LocalPool | None]:
     """``jobs`` local workers for a run (None with ``jobs`` ≤ 1 or a Dask ``scheduler``),
     started now, so that they import the measures while this process does; stopped on
     exit. If they had to be started another way than asked, ``on_message`` is told why
-    (``"note: …"``) when the run ends."""
+    (``"note: …"``) when the run ends. ``memory``: bytes the workers may fill at once
+    (default: a share of what is available, :mod:`fminspect.batch.memory`)."""
     if jobs <= 1 or scheduler:
         yield None
         return
-    pool = LocalPool(jobs, preload=True)
+    pool = LocalPool(jobs, preload=True, memory="auto" if memory is None else memory)
     try:
         yield pool
     finally:

@@ -53,6 +53,14 @@ def add_parser(sub: Subparsers) -> None:
     )
     add_param_options(ev)
     add_limit_options(ev)
+    ev.add_argument(
+        "--max-memory",
+        type=float,
+        metavar="GB",
+        help="memory the --jobs workers may fill at once: huge images are scored fewer at a "
+        "time to stay within it (default: 80%% of the memory available at the start; "
+        "README: 'Limits')",
+    )
     ev.set_defaults(func=cmd_eval)
 
 
@@ -66,7 +74,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         with connect_cluster(args, "eval") as cluster:
             return _run_eval(args, None, cluster)
     # started first: the workers import the measures while this process does
-    with worker_pool(args.jobs, None, on_message=say("fminspect eval: ")) as pool:
+    memory = None if args.max_memory is None else int(args.max_memory * 2**30)
+    with worker_pool(args.jobs, None, on_message=say("fminspect eval: "), memory=memory) as pool:
         return _run_eval(args, pool, None)
 
 

@@ -56,8 +56,7 @@ PATCH = 7
 STRIDE = PATCH // 2
 BAND = 20
 _CHUNK = 1024  # query patches per distance block
-_OFF_R, _OFF_C = np.meshgrid(np.arange(PATCH), np.arange(PATCH), indexing="ij")
-_PACK = 14  # bits per channel sum in the repainting (49 · 255 < 2¹⁴)
+_DELTA_E_CHUNK = 1 << 20  # object pixels per CIEDE2000 block (bounds its temporaries)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -72,10 +71,10 @@ class CamouflageDegreeResult:
         The context band.
     repainted : ndarray of uint8, (H, W, 3) RGB
         The object repainted from its band (black outside the object and on uncovered pixels).
-    delta_e_map : ndarray of float64
-        CIEDE2000 between repainted and original object pixels (0 elsewhere).
-    similarity_map : ndarray of float64
-        1 − clip(ΔE/100, 0, 1) on the object (0 elsewhere).
+    delta_e : ndarray of float64
+        CIEDE2000 between the repainted and the original colour of each object pixel (in
+        row-major order of the object's pixels); :attr:`delta_e_map` and
+        :attr:`similarity_map` are its full-size maps, built on first access.
     object_patches, band_patches : ndarray of int, (n, 2)
         Top-left (row, col) of the object (query) and band (candidate) patches.
     matches : ndarray of int
@@ -92,8 +91,7 @@ class CamouflageDegreeResult:
     cd_map: np.ndarray
     band_mask: np.ndarray
     repainted: np.ndarray
-    delta_e_map: np.ndarray
-    similarity_map: np.ndarray
+    delta_e: np.ndarray
     object_patches: np.ndarray
     band_patches: np.ndarray
     matches: np.ndarray
@@ -112,9 +110,28 @@ class CamouflageDegreeResult:
         return float(self.cd_map.sum() / n) if n else 0.0
 
     @lazy_field
+    def delta_e_map(self) -> np.ndarray:
+        """ΔE on the object (0 elsewhere)."""
+        out = np.zeros(self.object_mask.shape)
+        out[self.object_mask] = self.delta_e
+        return out
+
+    @lazy_field
+    def similarity_map(self) -> np.ndarray:
+        """S = 1 − clip(ΔE/100, 0, 1) on the object (0 elsewhere)."""
+        out = np.zeros(self.object_mask.shape)
+        out[self.object_mask] = _similarity(self.delta_e)
+        return out
+
+    @lazy_field
     def repainted_composite(self) -> np.ndarray:
         """The image with its object replaced by the repainting (for side-by-side display)."""
         return np.where(self.object_mask[..., None], self.repainted, self.image)
+
+
+def _similarity(delta_e: np.ndarray) -> np.ndarray:
+    """S = 1 − clip(ΔE/100, 0, 1) (step 5 of the module notes)."""
+    return 1 - np.clip(delta_e / 100, 0, 1)
 
 
 def context_band(mask: np.ndarray, size: int = BAND) -> np.ndarray:
@@ -220,27 +237,37 @@ def nearest_band_patch(
 def _repaint(
     rgb: np.ndarray, fg_xy: np.ndarray, bg_xy: np.ndarray, matches: np.ndarray, eps: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Average of the matched band patches over every object pixel (black if uncovered).
+    """Average of the matched band patches over every object pixel (black if uncovered);
+    returns the repainted image and the number of patches covering each pixel.
 
-    The three channels are summed in one pass: each pixel's colour is packed into one
-    integer, R + G·2¹⁴ + B·2²⁸. A pixel is covered by at most 7·7 patches, so each channel's
-    sum stays below 49·255 < 2¹⁴ and the packed sums (< 2⁴² ) are exact in float64.
+    Summed one window offset (dr, dc) at a time: for a fixed offset the destination pixels
+    of distinct object patches are distinct, so each of the 49 steps is a plain indexed
+    addition of n values. The sums are exact integers (a pixel is covered by at most 49
+    patches: a channel's sum is below 49·255 < 2¹⁶) kept in uint16 over the object's
+    bounding box only, so memory grows with the patches and the object, not 8 bytes per
+    pixel of the image per array as a whole-image bincount would (≈ 2.5 GB at 8000 × 8000).
     """
     h, w = rgb.shape[:2]
-    dst = ((fg_xy[:, 0, None, None] + _OFF_R) * w + fg_xy[:, 1, None, None] + _OFF_C).ravel()
-    src_xy = bg_xy[matches]
-    src = ((src_xy[:, 0, None, None] + _OFF_R) * w + src_xy[:, 1, None, None] + _OFF_C).ravel()
-    flat = rgb.reshape(-1, 3).astype(np.int64)
-    packed = flat[:, 0] | (flat[:, 1] << _PACK) | (flat[:, 2] << (2 * _PACK))
-    counts = np.bincount(dst, minlength=h * w)
-    covered = np.flatnonzero(counts)
-    total = np.bincount(dst, weights=packed[src], minlength=h * w)[covered].astype(np.int64)
-    mask = (1 << _PACK) - 1
-    sums = np.stack([total & mask, (total >> _PACK) & mask, total >> (2 * _PACK)], axis=1)
-    repainted = np.zeros((h * w, 3), np.uint8)
+    top, left = int(fg_xy[:, 0].min()), int(fg_xy[:, 1].min())
+    bh = int(fg_xy[:, 0].max()) + PATCH - top
+    bw = int(fg_xy[:, 1].max()) + PATCH - left
+    sums = np.zeros((bh, bw, 3), np.uint16)
+    counts = np.zeros((bh, bw), np.uint8)
+    dst_r, dst_c = fg_xy[:, 0] - top, fg_xy[:, 1] - left
+    src = bg_xy[matches]
+    for dr in range(PATCH):
+        for dc in range(PATCH):
+            rows, cols = dst_r + dr, dst_c + dc
+            sums[rows, cols] += rgb[src[:, 0] + dr, src[:, 1] + dc]
+            counts[rows, cols] += 1
+    repainted = np.zeros((h, w, 3), np.uint8)
+    covered = counts > 0
     # the reference starts its counts at eps and rounds half to even
-    repainted[covered] = np.round(sums / (counts[covered, None] + eps))
-    return repainted.reshape(h, w, 3), counts.reshape(h, w)
+    box = repainted[top : top + bh, left : left + bw]
+    box[covered] = np.round(sums[covered] / (counts[covered, None] + eps))
+    full_counts = np.zeros((h, w), np.uint8)
+    full_counts[top : top + bh, left : left + bw] = counts
+    return repainted, full_counts
 
 
 _SRGB_LINEAR: np.ndarray | None = None
@@ -301,8 +328,7 @@ def _compute(
         "cd_map": readonly(zeros),
         "band_mask": band,
         "repainted": readonly(np.zeros_like(rgb)),
-        "delta_e_map": readonly(zeros),
-        "similarity_map": readonly(zeros),
+        "delta_e": readonly(np.zeros(np.count_nonzero(mask))),
         "object_patches": fg_xy,
         "band_patches": bg_xy,
         "matches": np.zeros(0, np.intp),
@@ -329,21 +355,22 @@ def _compute(
     repainted, counts = _repaint(rgb, fg_xy, bg_xy, matches, eps)
     from skimage.color import deltaE_ciede2000  # imported when first needed
 
-    # ΔE on object pixels only (elementwise, so identical to the full-image computation)
+    # ΔE on object pixels only, in blocks (elementwise, so identical to the full-image
+    # computation; scikit-image's CIEDE2000 makes ~20 temporaries the size of its input)
     obj = np.flatnonzero(mask)  # flat indices: the mask is looked up once
-    delta = deltaE_ciede2000(  # type: ignore[no-untyped-call]  # unannotated in scikit-image
-        _rgb2lab(repainted.reshape(-1, 3)[obj]), _rgb2lab(rgb.reshape(-1, 3)[obj])
-    )
-    similarity = 1 - np.clip(delta / 100, 0, 1)
-    delta_map, sim_map, cd = zeros.copy(), zeros.copy(), zeros.copy()
-    delta_map.flat[obj], sim_map.flat[obj] = delta, similarity
-    cd.flat[obj] = (np.exp(gamma * similarity) - 1) / (np.exp(gamma) - 1)
+    delta = np.empty(len(obj))
+    for start in range(0, len(obj), _DELTA_E_CHUNK):
+        part = obj[start : start + _DELTA_E_CHUNK]
+        delta[start : start + len(part)] = deltaE_ciede2000(  # type: ignore[no-untyped-call]
+            _rgb2lab(repainted.reshape(-1, 3)[part]), _rgb2lab(rgb.reshape(-1, 3)[part])
+        )  # (scikit-image's deltaE_ciede2000 is unannotated)
+    cd = np.zeros((h, w))
+    cd.flat[obj] = (np.exp(gamma * _similarity(delta)) - 1) / (np.exp(gamma) - 1)
     return CamouflageDegreeResult(
         cd_map=readonly(cd),
         band_mask=band,
         repainted=readonly(repainted),
-        delta_e_map=readonly(delta_map),
-        similarity_map=readonly(sim_map),
+        delta_e=readonly(delta),
         object_patches=readonly(fg_xy),
         band_patches=readonly(bg_xy),
         matches=readonly(matches),

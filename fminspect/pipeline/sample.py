@@ -265,6 +265,15 @@ def records(
     return out
 
 
+#: Pixels above which :func:`score_sample` scores one measure family at a time (4 MP: a
+#: 2000 × 2000 map). Below it, the families share their common work (the prepared pair,
+#: the threshold sweep of the E/F/IoU families) at a peak of a few hundred MB; above it,
+#: each family's intermediates are freed before the next. Measured on an 8000 × 8000 image
+#: with two maps and every measure: 3.6 GB above the decoded inputs instead of 4.7 GB, in
+#: 54 s instead of 49 s (README, 'Limits').
+LARGE_MAP = 4_000_000
+
+
 def score_sample(
     loaded: LoadedSample,
     params: Params,
@@ -276,19 +285,27 @@ def score_sample(
     if gt is None:
         return {}
     image_notes = loaded.notes.get("image", ())
-    out = {}
+    # a large map is scored one measure family at a time, each family's full-size
+    # intermediates freed before the next (see LARGE_MAP): the peak is then the largest
+    # family's, not the sum of all of them
+    one_by_one = gt.size > LARGE_MAP
+    out: dict[str, dict[str, Record]] = {}
     for model, fams in todo.items():
         if model not in loaded.preds:
             continue
-        keys = [k for fam in fams for k in family_keys(fam)]
-        suite = score_model(loaded, model, gt, params, keys=keys)
-        out[model] = records(
-            suite,
-            fams,
-            gt_notes=gt_notes,
-            pred_notes=loaded.notes.get(model, ()),
-            image_notes=image_notes,
-        )
+        for group in [[f] for f in fams] if one_by_one else [list(fams)]:
+            keys = [k for fam in group for k in family_keys(fam)]
+            suite = score_model(loaded, model, gt, params, keys=keys)
+            out.setdefault(model, {}).update(
+                records(
+                    suite,
+                    group,
+                    gt_notes=gt_notes,
+                    pred_notes=loaded.notes.get(model, ()),
+                    image_notes=image_notes,
+                )
+            )
+            del suite
     return out
 
 

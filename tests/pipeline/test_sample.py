@@ -119,3 +119,30 @@ def test_a_suite_s_notes_are_typed_and_name_their_measure() -> None:
     notes = suite_notes(compute_suite(np.full((8, 8), 7, np.uint8), gt))
     assert ("input", "normalisation") in {(n.about, n.kind) for n in notes}
     assert any(n.measure == "smeasure" and str(n).startswith("smeasure: ") for n in notes)
+
+
+def test_large_maps_scored_family_by_family_give_the_same_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import fminspect.pipeline.sample as pipeline
+    from fminspect.metrics import measure_keys
+
+    rng = np.random.default_rng(5)
+    gt = (rng.random((60, 80)) > 0.7).astype(np.uint8) * 255
+    maps = {m: (rng.random((60, 80)) * 255).astype(np.uint8) for m in ("A", "B")}
+    image = (rng.random((60, 80, 3)) * 255).astype(np.uint8)
+    loaded = sample_from_arrays("s", gt, maps, image=image)
+    fams = families(measure_keys(None, with_images=True))
+    together = score_sample(loaded, DEFAULT_PARAMS, dict.fromkeys(maps, fams))
+    monkeypatch.setattr(pipeline, "LARGE_MAP", 0)  # every map counts as large
+    apart = score_sample(loaded, DEFAULT_PARAMS, dict.fromkeys(maps, fams))
+    assert together.keys() == apart.keys() == set(maps)
+    for m in maps:
+        assert together[m].keys() == apart[m].keys() == set(fams)
+        for fam in fams:
+            a, b = together[m][fam], apart[m][fam]
+            assert a.scores.keys() == b.scores.keys() and a.curves.keys() == b.curves.keys()
+            assert a.notes == b.notes
+            np.testing.assert_array_equal(list(a.scores.values()), list(b.scores.values()))
+            for name in a.curves:
+                np.testing.assert_array_equal(a.curves[name], b.curves[name])
