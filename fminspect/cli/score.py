@@ -34,17 +34,33 @@ def cmd_score(args: argparse.Namespace) -> int:
     from fminspect.io.validation import LoadError
     from fminspect.pipeline.pair import score_pair
 
-    try:
-        pair = score_pair(
-            args.pred,
-            args.gt,
-            image=args.img,
-            params=params(args),
-            interpolation=args.interpolation,
-            max_pixels=args.max_pixels,
-        )
-    except LoadError as exc:
-        print(f"fminspect: {exc}", file=sys.stderr)
+    roles = {"prediction": args.pred, "GT": args.gt, "image (--img)": args.img}
+    missing = [
+        f"fminspect score: the {role} {path}: {'is a folder' if path.is_dir() else 'not found'}"
+        for role, path in roles.items()
+        if path is not None and not path.is_file()
+    ]
+    if missing:  # every input that is not there, each by its role, before any is read
+        print("\n".join(missing), file=sys.stderr)
         return 2
+    image, status = args.img, 0
+    while True:
+        try:
+            pair = score_pair(
+                args.pred,
+                args.gt,
+                image=image,
+                params=params(args),
+                interpolation=args.interpolation,
+                max_pixels=args.max_pixels,
+            )
+            break
+        except LoadError as exc:
+            role = next((r for r, p in roles.items() if p is not None and p == exc.path), "file")
+            print(f"fminspect score: the {role} {exc}", file=sys.stderr)
+            if image is None or exc.path != image:
+                return 2
+            # only CCm needs the image: the other measures are scored and printed (exit 1)
+            image, status = None, 1
     print(json.dumps(pair.as_json(), indent=2) if args.json else pair.table())
-    return 0
+    return status

@@ -209,3 +209,18 @@ def _children_of(pid: int) -> list[int]:
         found += kids
         frontier += kids
     return found
+
+
+def test_duplicate_stems_use_one_file_and_say_which(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",))
+    png = next((root / "Pred" / "A").glob("*.png"))
+    write_png(png.with_suffix(".jpg"), np.zeros((48, 64), np.uint8))  # same stem, other file
+    assert _eval(root, tmp_path / "out") == 0
+    assert "Traceback" not in capsys.readouterr().err
+    (problem,) = [
+        r for r in _rows(tmp_path / "out" / "problems.csv") if "same name" in r["message"]
+    ]
+    assert problem["path"] == str(png.with_suffix(".jpg"))
+    assert problem["message"] == f"same name as {png.name}; {png.name} is used"
