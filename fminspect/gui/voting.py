@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -376,15 +377,11 @@ class VotingWindow(QtWidgets.QWidget):
         shown_ms = self._clock.elapsed()
         if shown_ms < self.min_view_ms:
             return False
-        try:
-            self.session.vote(choice, self._carried_ms + shown_ms)  # durable before the next pair
-        except (StudyError, sqlite3.Error) as exc:
-            QtWidgets.QMessageBox.critical(
-                self,
-                "fminspect",
-                f"The answer could not be saved ({exc}). Please tell the "
-                "experimenter; the earlier answers are safe.",
-            )
+        rt_ms = self._carried_ms + shown_ms
+        # durable before the next pair; an answer that could not be saved is kept and tried
+        # again for as long as the participant asks
+        session = self.session
+        if not self._saved("Your answer", lambda: session.vote(choice, rt_ms)):
             return False
         self._since_break += 1
         self._show_current()
@@ -398,7 +395,8 @@ class VotingWindow(QtWidgets.QWidget):
             or not self.session.position
         ):
             return False
-        self.session.undo()
+        if not self._saved("Taking back your last answer", self.session.undo):
+            return False  # nothing changed: the window and the file still agree
         if (
             self.results_file is not None
         ):  # it holds the vote just taken back: written again at the end
@@ -407,6 +405,28 @@ class VotingWindow(QtWidgets.QWidget):
         self._since_break = max(0, self._since_break - 1)
         self._show_current()
         return True
+
+    def _saved(self, what: str, write: Callable[[], object]) -> bool:
+        """Run a write of the study; on failure (a full disk, a lost network drive) say so
+        and offer to try again. The store rolls a failed write back, so a retry starts from
+        the same state and the window never drifts from the file."""
+        while True:
+            try:
+                write()
+                return True
+            except (StudyError, sqlite3.Error, OSError) as exc:
+                buttons = QtWidgets.QMessageBox.StandardButton
+                answer = QtWidgets.QMessageBox.critical(
+                    self,
+                    "fminspect",
+                    f"{what} could not be saved ({exc}). Every earlier answer is safe.\n\n"
+                    "Retry: try again now. Cancel: keep this pair on screen and answer it "
+                    "again later. If it keeps failing, tell the experimenter.",
+                    buttons.Retry | buttons.Cancel,
+                    buttons.Retry,
+                )
+                if answer != buttons.Retry:
+                    return False
 
     def _finish(self) -> None:
         assert self.session is not None

@@ -16,6 +16,7 @@ import contextlib
 import os
 import sqlite3
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -138,6 +139,24 @@ class StudyStore:
         """Close the file."""
         self.db.close()
 
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed when the block ends, rolled back on any
+        exception (an error SQLite does not roll back itself — a failed check, Ctrl-C, an
+        error raised by the caller's code — must not leave the connection inside a
+        transaction, where every later vote and undo would fail). A failed COMMIT (a full
+        disk) is rolled back too; the exception reaches the caller, and the next write
+        starts clean."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+            self.db.execute("COMMIT")  # synchronous=FULL: on disk when this returns
+        except BaseException:
+            if self.db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+            raise
+
     def __enter__(self) -> StudyStore:
         return self
 
@@ -158,19 +177,18 @@ class StudyStore:
             return self.trials(participant)
         trials = schedule(self.design, participant)
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        self.db.execute("BEGIN")
-        self.db.execute(
-            "INSERT INTO participants VALUES (?, ?, ?, ?)",
-            (participant, participant_seed(self.design.seed, participant) % 2**62, now, origin),
-        )
-        self.db.executemany(
-            "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (participant, t.index, t.kind, t.group, t.left, t.right, t.repeat_of, t.correct)
-                for t in trials
-            ],
-        )
-        self.db.execute("COMMIT")
+        with self._writing() as db:
+            db.execute(
+                "INSERT INTO participants VALUES (?, ?, ?, ?)",
+                (participant, participant_seed(self.design.seed, participant) % 2**62, now, origin),
+            )
+            db.executemany(
+                "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (participant, t.index, t.kind, t.group, t.left, t.right, t.repeat_of, t.correct)
+                    for t in trials
+                ],
+            )
         return trials
 
     def trials(self, participant: str) -> list[Trial]:
@@ -212,24 +230,21 @@ class StudyStore:
             datetime.now(UTC).isoformat(timespec="milliseconds"),
             __version__,
         )
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            self.db.execute(
-                "INSERT INTO votes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", _vote_row(vote)
-            )
+        try:  # committed (on disk) before the next pair is shown
+            with self._writing() as db:
+                db.execute(
+                    "INSERT INTO votes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", _vote_row(vote)
+                )
         except sqlite3.IntegrityError:
-            self.db.execute("ROLLBACK")
             raise StudyError(f"{participant} already voted on trial {trial.index}") from None
-        self.db.execute("COMMIT")  # synchronous=FULL: on disk before the next pair is shown
         return vote
 
     def delete_vote(self, participant: str, trial: int) -> None:
         """Remove one vote (undo)."""
-        self.db.execute("BEGIN IMMEDIATE")
-        self.db.execute(
-            "DELETE FROM votes WHERE participant = ? AND trial = ?", (participant, trial)
-        )
-        self.db.execute("COMMIT")
+        with self._writing() as db:
+            db.execute(
+                "DELETE FROM votes WHERE participant = ? AND trial = ?", (participant, trial)
+            )
 
     # ------------------------------------------------------------------ results files
     def export_results(self, participant: str) -> dict[str, object]:
@@ -277,37 +292,34 @@ class StudyStore:
             raise StudyError(f"{origin}: the schedule does not match the study's (tampered file?)")
         votes = self._checked_votes(results.get("votes"), participant, expected, origin)
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        self.db.execute("BEGIN IMMEDIATE")
         try:
-            self.db.execute(
-                "INSERT INTO participants VALUES (?, ?, ?, ?)",
-                (participant, participant_seed(self.design.seed, participant) % 2**62, now, origin),
-            )
-            self.db.executemany(
-                "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        participant,
-                        t["index"],
-                        t["kind"],
-                        t["group"],
-                        t["left"],
-                        t["right"],
-                        t["repeat_of"],
-                        t["correct"],
-                    )
-                    for t in expected
-                ],
-            )
-            self.db.executemany(
-                "INSERT INTO votes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [_vote_row(v) for v in votes],
-            )
+            with self._writing() as db:
+                self._merge_rows(db, participant, now, origin, expected, votes)
         except sqlite3.DatabaseError as exc:
-            self.db.execute("ROLLBACK")
             raise StudyError(f"{origin}: could not merge ({exc})") from None
-        self.db.execute("COMMIT")
         return len(votes)
+
+    def _merge_rows(
+        self,
+        db: sqlite3.Connection,
+        participant: str,
+        now: str,
+        origin: str,
+        expected: list[dict[str, object]],
+        votes: list[Vote],
+    ) -> None:
+        db.execute(
+            "INSERT INTO participants VALUES (?, ?, ?, ?)",
+            (participant, participant_seed(self.design.seed, participant) % 2**62, now, origin),
+        )
+        db.executemany(
+            "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(participant, *(t[k] for k in _TRIAL_COLUMNS)) for t in expected],
+        )
+        db.executemany(
+            "INSERT INTO votes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [_vote_row(v) for v in votes],
+        )
 
     def _checked_votes(
         self, raw: object, participant: str, expected: list[dict[str, object]], origin: str
@@ -342,6 +354,10 @@ class StudyStore:
             seen.add(vote.trial)
             votes.append(vote)
         return votes
+
+
+#: A trial's fields in the order of the ``trials`` table's columns after the participant.
+_TRIAL_COLUMNS = ("index", "kind", "group", "left", "right", "repeat_of", "correct")
 
 
 def _trial_dict(t: Trial) -> dict[str, object]:
@@ -410,6 +426,7 @@ class VotingSession:
         """Delete the last vote; returns its trial (shown again), or None if none."""
         if not self._done:
             return None
-        index = self._done.pop()
-        self.store.delete_vote(self.participant, index)
+        index = self._done[-1]
+        self.store.delete_vote(self.participant, index)  # if it fails, nothing changed
+        self._done.pop()
         return self.trials[index]

@@ -243,3 +243,40 @@ def test_undo_after_the_end_removes_the_outdated_results_file(
     assert not written.exists() and w.results_file is None
     qtbot.keyClick(w, Key.Key_Right)
     assert w.page == "finished" and w.results_file is not None and w.results_file.exists()
+
+
+@pytest.mark.faults
+def test_an_answer_that_cannot_be_saved_is_kept_retried_and_undo_stays_in_step(
+    qtbot, study: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    from PySide6 import QtWidgets
+
+    from tests.ranking.test_write_faults import _inject
+
+    store = StudyStore(study)
+    w = _window(qtbot, store, participant="p")
+    qtbot.keyClick(w, Key.Key_Left)
+    answers = []
+    buttons = QtWidgets.QMessageBox.StandardButton
+
+    def dialog(parent, title, text, *args):  # type: ignore[no-untyped-def]
+        answers.append(text)
+        return buttons.Retry if len(answers) == 1 else buttons.Cancel
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", dialog)
+    real = store.db
+    _inject(store, "COMMIT", sqlite3.OperationalError("database or disk is full (injected)"))
+    second = w.session.current()
+    qtbot.keyClick(w, Key.Key_2)  # fails once; the participant presses Retry; it is saved
+    assert len(answers) == 1 and answers[0].startswith("Your answer could not be saved (data")
+    assert [v.trial for v in store.votes("p")] == [0, second.index] and w.session.position == 2
+    store.db = real
+    _inject(store, "DELETE", sqlite3.OperationalError("disk I/O error (injected)"))
+    qtbot.keyClick(w, Key.Key_Backspace)  # fails; the participant presses Cancel
+    assert answers[1].startswith("Taking back your last answer could not be saved")
+    assert w.session.position == 2 == len(store.votes("p"))  # nothing changed, in step
+    qtbot.keyClick(w, Key.Key_Backspace)  # the injected error fired once: this works
+    assert w.session.position == 1 == len(store.votes("p"))
+    assert w.session.current() == second
