@@ -77,7 +77,11 @@ def test_score_pair_is_what_score_prints(capsys: pytest.CaptureFixture[str]) -> 
     code, _, err = _cli(capsys, "score", DEMO / "missing.png", GT)
     with pytest.raises(api.LoadError) as exc:
         api.score_pair(DEMO / "missing.png", GT)
-    assert code == 2 and err == f"fminspect: {exc.value}\n"
+    assert exc.value.path == DEMO / "missing.png" and "file not found" in str(exc.value)
+    # the command names the input's role too, and checks every input before reading any
+    assert (
+        code == 2 and err == f"fminspect score: the prediction {DEMO / 'missing.png'}: not found\n"
+    )
 
 
 def test_evaluate_dataset_returns_and_writes_what_eval_does(
@@ -251,15 +255,13 @@ def test_study_functions_do_what_the_rank_commands_do(
     }
     assert exported == {n: d for n, d in _files(folder).items() if "manifest" not in n}
 
-    report_args = ["--measures", "MAE", "Sm", "--bootstrap", "200"]
+    report_args = ["--measures", "MAE", "Sm"]
     ranked = tmp_path / "ranked"
     code, out, _ = _cli(capsys, "rank", "report", "--ranked", ranked, *report_args)
-    report = api.human_agreement(ranked=ranked, measures=["MAE", "Sm"], bootstrap=200)
+    report = api.human_agreement(ranked=ranked, measures=["MAE", "Sm"])
     assert code == 0 and out == agreement_markdown(report, "ranked") + "\n"
     code, out, _ = _cli(capsys, "rank", "report", cli_study, *report_args, "--out", tmp_path / "r1")
-    report = api.human_agreement(
-        api_study, measures=["MAE", "Sm"], bootstrap=200, out=tmp_path / "r2"
-    )
+    report = api.human_agreement(api_study, measures=["MAE", "Sm"], out=tmp_path / "r2")
     assert code == 0 and out == agreement_markdown(report, "demo (unanimous)") + "\n"
     assert report.row("MAE").groups == 3
     assert _files(tmp_path / "r1") == _files(tmp_path / "r2")
