@@ -356,8 +356,6 @@ def human_agreement(
     ranked: Path | str | None = None,
     measures: Sequence[str] | None = None,
     params: Params | None = None,
-    bootstrap: int = 2000,
-    seed: int = 0,
     rule: str | Rule = "unanimous",
     exclude_failing: bool = False,
     min_attention: float = 1.0,
@@ -367,7 +365,8 @@ def human_agreement(
     """How each measure agrees with people's rankings: ``fminspect rank report``.
 
     θ = 1 − Spearman ρ and the error rate (share of groups ordered differently), each with
-    a 95 % bootstrap interval (``bootstrap`` resamples, ``seed``), over the consensual groups
+    a 95 % interval (θ: betting; error rates: Clopper–Pearson; see
+    :mod:`fminspect.ranking.intervals`), over the consensual groups
     of ``study`` (under ``rule`` and the exclusions, as :func:`aggregate_study`) or the
     groups of a human-ranked dataset folder ``ranked`` — one of the two. With ``out``, the
     table (CSV, Markdown, JSON) and its bar chart are written there.
@@ -407,9 +406,7 @@ def human_agreement(
     )
     for why in humans.skipped:
         warnings.warn(f"skipped: {why}", UserWarning, 2)
-    report = compare_with_humans(
-        humans.groups, measures, params=params, seed=seed, bootstrap=bootstrap
-    )
+    report = compare_with_humans(humans.groups, measures, params=params)
     if out is not None:
         write_agreement(report, out, humans.title)
     return report

@@ -150,13 +150,7 @@ def _cmd_rank_report(args: argparse.Namespace) -> int:
         return fail(str(exc))
     print_all(f"skipped: {p}" for p in humans.skipped)
     try:
-        report = compare_with_humans(
-            humans.groups,
-            args.measures,
-            params=params(args),
-            seed=args.seed,
-            bootstrap=args.bootstrap,
-        )
+        report = compare_with_humans(humans.groups, args.measures, params=params(args))
     except ValueError as exc:
         return fail(str(exc))
     print(agreement_markdown(report, humans.title))
@@ -288,8 +282,6 @@ def add_parser(sub: Subparsers) -> None:
     r.add_argument("--ranked", type=Path, help="or a human-ranked dataset folder")
     r.add_argument("--measures", nargs="+", metavar="KEY", help="only these measures")
     r.add_argument("--out", type=Path, help="write CSV/Markdown/JSON and the bar chart here")
-    r.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples (2000)")
-    r.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
     _add_rule_options(r)
     add_param_options(r)
     r.set_defaults(func=_cmd_rank_report)

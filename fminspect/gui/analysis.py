@@ -4,7 +4,8 @@ Controls on top choose the consensus rule and which participants count; three ta
 the groups (consensus or the reason it failed, Bradley–Terry strengths with ±1 s.d., the
 win matrix and the maps, named by model), the participants (attention, consistency, side
 bias, speed; a tick excludes one) and the measures against the people (θ = 1 − ρ and the
-error rate with 95 % bootstrap intervals, as a table and a bar chart).
+error rate with 95 % intervals — θ by betting, error rates by Clopper–Pearson — as a table
+and a bar chart).
 
 Aggregation (its slow part, the Bradley–Terry fits, ~1.5 s for 20 groups when the set of
 participants changes) and the scoring of every measure on every map for the
@@ -439,7 +440,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             if not groups:
                 return None, problems
             chosen = keys or measure_keys(with_images=all(g.image is not None for g in groups))
-            return measures_vs_humans(groups, chosen, n_boot=1000, cache=scores), problems
+            return measures_vs_humans(groups, chosen, cache=scores), problems
 
         def done(value: tuple[HumanAgreementReport | None, list[str]]) -> None:
             if generation != self._generation:
@@ -490,8 +491,9 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         )
         self.measures_note.setText(
             f"{n} consensual groups. θ = 1 − Spearman ρ between each measure's and the people's order, averaged "
-            f"over groups; error rate = groups ordered differently (ties count as errors); 95 % bootstrap "
-            f"intervals. Normalisation: {rep.normalization}.{skipped}"
+            f"over groups; error rate = groups ordered differently (ties count as errors); 95 % "
+            f"intervals over the {n} groups: θ by betting, error rates by Clopper–Pearson (valid "
+            f"at any number of groups). Normalisation: {rep.normalization}.{skipped}"
         )
         ticks = [[(i, r["measure"]) for i, r in enumerate(rows)]]
         for col, (key, lo_key, hi_key, title, colour) in enumerate(

@@ -402,7 +402,7 @@ def _human(ranked: Sequence[Path], config: MetaConfig, report: MetaReport) -> li
             Problem(Path(folder), p, "warning", dataset=Path(folder).name) for p in problems
         ]
         keys = config.keys or measure_keys(with_images=all(g.image is not None for g in groups))
-        rep = measures_vs_humans(groups, keys, params=config.params, seed=config.seed)
+        rep = measures_vs_humans(groups, keys, params=config.params)
         name = f"{Path(folder).name} (human)"
         report.datasets.append(name)
         for r in rep.rows:

@@ -1,5 +1,6 @@
 """Agreement between people (Kendall's W, Fleiss' kappa) and between measures and people
-(θ = 1 − Spearman ρ and the error rate, with bootstrap confidence intervals).
+(θ = 1 − Spearman ρ and the error rate, with confidence intervals whose coverage holds at
+small numbers of groups, :mod:`fminspect.ranking.intervals`).
 
 This is the one module of :mod:`fminspect.ranking` that scores maps (through the per-sample
 pipeline, :mod:`fminspect.pipeline`).
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.stats import rankdata, spearmanr
 
+from fminspect.ranking.intervals import mean_interval, proportion_interval
 from fminspect.ranking.store import Vote
 
 if TYPE_CHECKING:
@@ -111,11 +113,12 @@ class MeasureAgreement:
 
     key: str
     theta: float  # mean 1 − Spearman ρ over groups
-    theta_ci: tuple[float, float]
+    theta_ci: tuple[float, float]  # betting interval (MEAN_METHOD)
     error_rate: float  # share of groups whose full order differs from the humans'
-    error_ci: tuple[float, float]
+    error_ci: tuple[float, float]  # Clopper–Pearson (PROPORTION_METHOD)
     top1_error_rate: float  # share of groups whose best map differs
     groups: int
+    top1_ci: tuple[float, float] = (math.nan, math.nan)  # Clopper–Pearson
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,16 +139,6 @@ class HumanAgreementReport:
         raise KeyError(key)
 
 
-def _bootstrap_ci(
-    values: np.ndarray, rng: np.random.Generator, n: int = 2000
-) -> tuple[float, float]:
-    if values.size < 2:
-        return (math.nan, math.nan)
-    means = rng.choice(values, size=(n, values.size), replace=True).mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return float(lo), float(hi)
-
-
 def group_agreement(values: Sequence[float]) -> tuple[float, bool, bool]:
     """For one group whose maps are listed best first by people, and a measure's values of
     them (larger = better): 1 − Spearman ρ, whether the measure's order differs from the
@@ -164,17 +157,16 @@ def measures_vs_humans(
     keys: Sequence[str],
     *,
     params: Params | None = None,
-    seed: int = 0,
-    n_boot: int = 2000,
     interpolation: str = "bilinear",
     cache: dict[tuple[object, ...], dict[str, float]] | None = None,
 ) -> HumanAgreementReport:
     """θ = 1 − ρ (Spearman between a measure's and people's order of a group's maps, averaged
     over groups, as in the S-measure and E-measure papers' human-judgement meta-measure) and
     the error rate (share of groups the measure orders differently from people, as the
-    Context-measure paper reports on CamoHR), each with a 95 % percentile bootstrap interval
-    over groups. A map of another size is resized to its GT (noted); a group whose maps
-    cannot be scored (e.g. an empty GT for CCm) is skipped with the reason.
+    Context-measure paper reports on CamoHR), each with a 95 % interval over groups: θ's
+    by betting, the error rates' by Clopper–Pearson (:mod:`fminspect.ranking.intervals`).
+    A map of another size is resized to its GT (noted); a group whose maps cannot be scored
+    (e.g. an empty GT for CCm) is skipped with the reason.
 
     ``cache`` (a dict kept by the caller, one per study: group ids and model names identify
     a map only within a study) holds each named map's scores, keyed by its group, its name and
@@ -224,18 +216,18 @@ def measures_vs_humans(
     for k, found in per_key.items():
         if not found:
             continue
-        # one generator per measure: its interval does not depend on which others were asked
-        rng = np.random.default_rng([seed, *k.encode()])
         arr = np.array(found, dtype=float)
+        n, wrong, wrong_top = len(found), int(arr[:, 1].sum()), int(arr[:, 2].sum())
         rows.append(
             MeasureAgreement(
                 k,
                 float(arr[:, 0].mean()),
-                _bootstrap_ci(arr[:, 0], rng, n_boot),
-                float(arr[:, 1].mean()),
-                _bootstrap_ci(arr[:, 1], rng, n_boot),
-                float(arr[:, 2].mean()),
-                len(found),
+                mean_interval(arr[:, 0], 0.0, 2.0).as_tuple(),
+                wrong / n,
+                proportion_interval(wrong, n).as_tuple(),
+                wrong_top / n,
+                n,
+                proportion_interval(wrong_top, n).as_tuple(),
             )
         )
     labels = {r.key: MEASURES_BY_KEY[r.key].label(params) for r in rows}

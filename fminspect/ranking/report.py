@@ -18,6 +18,7 @@ from fminspect import __version__
 from fminspect.io.atomic import atomic_open, replacing, write_text
 from fminspect.ranking.aggregate import StudyResult
 from fminspect.ranking.agreement import HumanAgreementReport, RankedGroup
+from fminspect.ranking.intervals import MEAN_METHOD, PROPORTION_METHOD
 
 
 def _f(v: float, digits: int = 3) -> str:
@@ -83,6 +84,8 @@ def agreement_rows(report: HumanAgreementReport) -> list[dict[str, Any]]:
             "error_ci_low": r.error_ci[0],
             "error_ci_high": r.error_ci[1],
             "top1_error_rate": r.top1_error_rate,
+            "top1_ci_low": r.top1_ci[0],
+            "top1_ci_high": r.top1_ci[1],
             "groups": r.groups,
         }
         for r in report.rows
@@ -223,7 +226,9 @@ def agreement_markdown(report: HumanAgreementReport, title: str) -> str:
         f"# Measures against human rankings: {title}\n\n{table}\n\n"
         f"θ = 1 − Spearman ρ between a measure's and the people's order of each group's maps, "
         f"averaged over {n} groups; error rate = share of groups ordered differently (a tie "
-        f"counts as an error). 95 % percentile bootstrap intervals over groups. "
+        f"counts as an error). 95 % intervals over the {n} groups: θ by {MEAN_METHOD}, the "
+        f"error rates by {PROPORTION_METHOD}; both cover at least their nominal rate at any "
+        f"number of groups (fminspect.ranking.intervals). "
         f"Normalisation: {report.normalization}. fminspect {__version__}.\n"
         + (f"\nNotes:{notes}\n" if notes else "")
     )
@@ -243,6 +248,13 @@ def write_agreement(report: HumanAgreementReport, out: Path | str, title: str) -
                 "fminspect": __version__,
                 "title": title,
                 "normalization": report.normalization,
+                "intervals": {
+                    "level": 0.95,
+                    "theta": MEAN_METHOD,
+                    "error_rate": PROPORTION_METHOD,
+                    "top1_error_rate": PROPORTION_METHOD,
+                    "n": "groups (the column 'groups' of each row)",
+                },
                 "rows": rows,
                 "skipped": [list(s) for s in report.skipped],
                 "notes": [list(n) for n in report.notes],

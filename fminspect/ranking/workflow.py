@@ -342,10 +342,8 @@ def compare_with_humans(
     measures: Sequence[str] | None = None,
     *,
     params: Params | None = None,
-    seed: int = 0,
-    bootstrap: int = 2000,
 ) -> HumanAgreementReport:
-    """θ, the error rate and their bootstrap intervals of each measure (default: all, CCm
+    """θ, the error rate and their intervals of each measure (default: all, CCm
     when every group has an image) against the human rankings
     (:func:`~fminspect.ranking.agreement.measures_vs_humans`).
     :func:`~fminspect.ranking.report.agreement_markdown` gives the table,
@@ -364,7 +362,5 @@ def compare_with_humans(
     if not groups:
         raise StudyError("no group with a consensus ranking to compare with")
     keys = measures or measure_keys(with_images=all(g.image is not None for g in groups))
-    report: HumanAgreementReport = measures_vs_humans(
-        groups, keys, params=params, seed=seed, n_boot=bootstrap
-    )
+    report: HumanAgreementReport = measures_vs_humans(groups, keys, params=params)
     return report
