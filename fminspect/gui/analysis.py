@@ -280,7 +280,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             f"<b>{len(r.groups)}</b> groups · <b>{len(r.participants)}</b> participants ({kept} counted"
             f"{', excluded: ' + ', '.join(r.excluded) if r.excluded else ''}) · consensus (<b>{r.rule}</b>): "
             f"<b>{len(r.consensual)}</b> of {len(r.groups)} groups · Kendall's W {_f(r.kendall_w)} · "
-            f"Fleiss' κ {_f(r.fleiss_kappa)}"
+            f"free-marginal κ {_f(r.kappa)}"
         )
         self._fill_groups()
         self._fill_participants(manual)
@@ -299,7 +299,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
                 r["reason"],
                 str(r["votes"]),
                 _f(r["kendall_w"], 2),
-                _f(r["fleiss_kappa"], 2),
+                _f(r["kappa_free_marginal"], 2),
                 str(r["circular_triads"]),
             ]
             for j, v in enumerate(vals):

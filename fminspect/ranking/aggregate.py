@@ -117,7 +117,7 @@ class GroupResult:
     consensus: tuple[str, ...] | None
     reason: str
     kendall_w: float = math.nan
-    fleiss_kappa: float = math.nan
+    kappa: float = math.nan
     votes: int = 0
     circular: int = 0  # complete participants whose answers form a cycle
     undecided: int = 0  # complete participants who answered "cannot decide" on some pair
@@ -143,7 +143,7 @@ class StudyResult:
     groups: list[GroupResult]
     participants: list[ParticipantStats]
     excluded: list[str] = field(default_factory=list)
-    fleiss_kappa: float = math.nan
+    kappa: float = math.nan
     kendall_w: float = math.nan
 
     @property
@@ -289,7 +289,7 @@ def aggregate(
     ``min_attention``; ``exclude`` drops named participants. Excluded participants are still
     listed (with ``excluded=True``).
     """
-    from fminspect.ranking.agreement import category_shares, fleiss_kappa_pairs, kendall_w
+    from fminspect.ranking.agreement import free_marginal_kappa, kendall_w
 
     design = store.design
     stats = []
@@ -307,7 +307,7 @@ def aggregate(
     for v in votes:
         by_group[v.group].append(v)
     kept = [s.participant for s in stats if not s.excluded]
-    chance = category_shares(votes)
+    categories = 3 if design.allow_ties else 2  # forced choice, or "cannot decide" too
     groups = []
     for g in design.groups:
         items = [i.id for i in g.items]
@@ -339,7 +339,7 @@ def aggregate(
         names = [i.model for i in g.items]
         consensus, reason = _consensus(rule, items, orders, wins, bt, names)
         w_stat = kendall_w([[per_part[p].get(i, 0.0) for i in items] for p in complete])
-        kappa = fleiss_kappa_pairs(by_group.get(g.id, []), chance=chance)
+        kappa = free_marginal_kappa(by_group.get(g.id, []), categories)
         groups.append(
             GroupResult(
                 g.id,
@@ -361,7 +361,7 @@ def aggregate(
             )
         )
     result = StudyResult(design, rule, groups, stats, sorted(excluded))
-    result.fleiss_kappa = fleiss_kappa_pairs(votes)
+    result.kappa = free_marginal_kappa(votes, categories)
     ws = [g.kendall_w for g in groups if not math.isnan(g.kendall_w)]
     result.kendall_w = float(np.mean(ws)) if ws else math.nan
     return result

@@ -45,7 +45,7 @@ def group_rows(result: StudyResult) -> list[dict[str, Any]]:
                 "participants": len(g.participant_orders),
                 "circular_triads": g.circular_triads,
                 "kendall_w": g.kendall_w,
-                "fleiss_kappa": g.fleiss_kappa,
+                "kappa_free_marginal": g.kappa,
             }
         )
     return rows
@@ -119,7 +119,7 @@ def study_summary(result: StudyResult) -> str:
         f"({len(kept)} kept, excluded: {', '.join(result.excluded) or 'none'}), "
         f"consensus rule **{result.rule}**: {len(result.consensual)} of {len(result.groups)} "
         f"groups reach consensus.\n\nKendall's W (mean over groups) {_f(result.kendall_w)}, "
-        f"Fleiss' κ (all pairs) {_f(result.fleiss_kappa)}. Presentation: {d.presentation}"
+        f"free-marginal κ (Randolph; all pairs) {_f(result.kappa)}. Presentation: {d.presentation}"
         f"{f' (α={d.overlay_alpha:g})' if d.presentation == 'overlay' else ''}, GT "
         f"{'shown' if d.show_gt else 'hidden'}, "
         f"ties {'allowed' if d.allow_ties else 'not allowed'}, "
@@ -159,7 +159,7 @@ def study_summary(result: StudyResult) -> str:
                 r["consensus"] or "—",
                 r["reason"],
                 _f(r["kendall_w"], 2),
-                _f(r["fleiss_kappa"], 2),
+                _f(r["kappa_free_marginal"], 2),
                 str(r["circular_triads"]),
             ]
             for r in group_rows(result)
@@ -186,7 +186,7 @@ def write_study_report(result: StudyResult, out: Path | str) -> Path:
                 "rule": str(result.rule),
                 "excluded_participants": result.excluded,
                 "kendall_w": result.kendall_w,
-                "fleiss_kappa": result.fleiss_kappa,
+                "kappa_free_marginal": result.kappa,
                 "consensual_groups": len(result.consensual),
                 "groups": group_rows(result),
                 "participants": participant_rows(result),

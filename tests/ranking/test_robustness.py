@@ -12,7 +12,7 @@ import pytest
 from fminspect.cli import main
 from fminspect.io.discovery import discover
 from fminspect.ranking.aggregate import Rule, aggregate
-from fminspect.ranking.agreement import _pair_table, category_shares, fleiss_kappa_pairs
+from fminspect.ranking.agreement import _pair_table, free_marginal_kappa
 from fminspect.ranking.build import build_design, groups_from_dataset
 from fminspect.ranking.export import export_ranked, load_ranked, open_pack, write_pack
 from fminspect.ranking.present import to_u8
@@ -88,19 +88,34 @@ def test_bad_rules_are_refused_with_a_reason(text: str) -> None:
         Rule.parse(text)
 
 
-def test_group_kappa_uses_the_study_wide_chance_rates(store: StudyStore) -> None:
-    truth = strengths_by_position(store, gap=50)
+def test_kappa_is_free_marginal_and_does_not_depend_on_which_map_comes_first(
+    store: StudyStore,
+) -> None:
+    import dataclasses
+
+    from statsmodels.stats.inter_rater import fleiss_kappa  # the test oracle
+
+    truth = strengths_by_position(store, gap=1.0)
     for k in range(5):
         simulate(store, SimulatedParticipant(f"p{k}", truth, seed=k))
     votes = store.votes()
-    chance = category_shares(votes)
+    table = _pair_table(votes)
+    assert table.shape == (3 * len(store.design.groups), 3)
+    kappa = free_marginal_kappa(votes, 3)  # this study allows "cannot decide"
+    assert kappa == pytest.approx(fleiss_kappa(table.astype(int), method="randolph"), abs=1e-12)
+    # the same votes with every pair's sides and ids swapped: the same κ (Fleiss' moves)
+    swapped = [
+        dataclasses.replace(
+            v,
+            left=v.right,
+            right=v.left,
+            choice={"left": "right", "right": "left"}.get(v.choice, v.choice),
+        )
+        for v in votes
+    ]
+    assert free_marginal_kappa(swapped, 3) == pytest.approx(kappa, abs=1e-12)
     group = [v for v in votes if v.group == store.design.groups[0].id]
-    assert fleiss_kappa_pairs(group, chance=chance) == pytest.approx(1.0)  # everyone agrees
-    # with the votes' own shares the formula is Fleiss' (statsmodels) exactly
-    assert fleiss_kappa_pairs(votes, chance=category_shares(votes)) == pytest.approx(
-        fleiss_kappa_pairs(votes)
-    )
-    assert _pair_table(votes).shape == (3 * len(store.design.groups), 3)
+    assert -1 <= free_marginal_kappa(group, 3) <= 1
 
 
 @pytest.mark.faults

@@ -18,7 +18,7 @@ from fminspect.io.discovery import discover
 from fminspect.ranking.aggregate import Rule, aggregate
 from fminspect.ranking.agreement import (
     RankedGroup,
-    fleiss_kappa_pairs,
+    free_marginal_kappa,
     group_agreement,
     kendall_w,
     measures_vs_humans,
@@ -199,7 +199,7 @@ def test_simulated_participants_true_ranking_bias_and_lapses_are_recovered(
         assert g.bt[0] > g.bt[1] > g.bt[2] and np.all(g.bt_sd > 0)
     assert len(result.consensual) >= 0.7 * len(result.groups)
     assert all("< 0.8" in g.reason for g in result.groups if g.consensus is None)
-    assert result.kendall_w > 0.5 and result.fleiss_kappa > 0.3
+    assert result.kendall_w > 0.5 and result.kappa > 0.3
     # unanimity is much harder than BT probability
     strict = aggregate(store, Rule("unanimous"), exclude_failing=True)
     assert len(strict.consensual) < len(result.consensual)
@@ -264,15 +264,16 @@ def test_kendall_w_matches_friedman_and_limits() -> None:
     assert math.isnan(kendall_w([[1, 2, 3]]))
 
 
-def test_fleiss_kappa_of_perfect_and_split_raters(tmp_path: Path, dataset) -> None:
+def test_kappa_of_perfect_and_split_raters(tmp_path: Path, dataset) -> None:
     store = _study(tmp_path, dataset)
     truth = strengths_by_position(store, gap=50.0)
     for k in range(4):
         simulate(store, SimulatedParticipant(f"p{k}", truth, seed=k))
-    assert fleiss_kappa_pairs(store.votes()) == pytest.approx(1.0)
+    assert free_marginal_kappa(store.votes(), 2) == pytest.approx(1.0)
     for k in range(4):
         simulate(store, SimulatedParticipant(f"r{k}", {i: -s for i, s in truth.items()}, seed=k))
-    assert fleiss_kappa_pairs(store.votes()) < 0
+    # 4 against 4 on every pair: 3 of 7 rater pairs agree, below chance (1/2)
+    assert free_marginal_kappa(store.votes(), 2) == pytest.approx((3 / 7 - 0.5) / 0.5)
 
 
 def test_group_agreement_by_hand() -> None:
