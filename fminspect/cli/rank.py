@@ -182,7 +182,8 @@ def _add_rule_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--rule",
         default="unanimous",
-        help="unanimous (FMDatabase), k_of_n:K, majority, or bt:P (default unanimous)",
+        help="unanimous (FMDatabase), k_of_n:K, majority, or bt:P (default unanimous); "
+        "',min=N' sets the least number of participants who must have ranked a group (2)",
     )
     g.add_argument(
         "--exclude-failing", action="store_true", help="drop participants failing attention checks"

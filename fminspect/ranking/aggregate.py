@@ -31,15 +31,22 @@ RULES = ("unanimous", "k_of_n", "majority", "bt")
 class Rule:
     """A consensus rule: 'unanimous', 'k_of_n' (``k`` participants agree on the full order),
     'majority' (pairwise majorities, if transitive) or 'bt' (Bradley–Terry order with
-    P(i beats j) ≥ ``p`` for every adjacent pair)."""
+    P(i beats j) ≥ ``p`` for every adjacent pair).
+
+    Whatever the rule, a group ranked completely by fewer than ``min_participants`` people
+    has no consensus: one participant is not "all participants agree" (default 2; written
+    ``unanimous,min=3`` and so on)."""
 
     name: str = "unanimous"
     k: int = 1
     p: float = 0.9
+    min_participants: int = 2
 
     def __post_init__(self) -> None:
         if self.name not in RULES:
             raise ValueError(f"rule must be one of {', '.join(RULES)}, got {self.name!r}")
+        if self.min_participants < 1:
+            raise ValueError(f"min needs at least 1 participant, got {self.min_participants}")
         if self.name == "k_of_n" and self.k < 1:
             raise ValueError(f"k_of_n needs k ≥ 1 participants, got {self.k}")
         if self.name == "bt" and not 0.5 < self.p < 1:
@@ -47,23 +54,32 @@ class Rule:
 
     @classmethod
     def parse(cls, text: str) -> Rule:
-        """'unanimous', 'majority', 'k_of_n:12' or 'bt:0.9' (ValueError with the reason)."""
-        name, _, arg = text.partition(":")
+        """'unanimous', 'majority', 'k_of_n:12' or 'bt:0.9', each optionally followed by
+        ',min=N' (the least number of participants; ValueError with the reason)."""
+        head, comma, tail = text.partition(",")
+        name, _, arg = head.partition(":")
+        least = 2
         try:
+            if comma:
+                key, _, value = tail.partition("=")
+                if key != "min" or not value:
+                    raise ValueError("after the comma only min=N is understood")
+                least = int(value)
             if name == "k_of_n":
                 if not arg:
                     raise ValueError("k_of_n needs a number: k_of_n:K")
-                return cls(name, k=int(arg))
+                return cls(name, k=int(arg), min_participants=least)
             if name == "bt":
-                return cls(name, p=float(arg or 0.9))
+                return cls(name, p=float(arg or 0.9), min_participants=least)
+            if arg:
+                raise ValueError(f"{name} takes no argument")
+            return cls(name, min_participants=least)
         except ValueError as exc:
             raise ValueError(f"rule {text!r}: {exc}") from None
-        if arg:
-            raise ValueError(f"rule {text!r}: {name} takes no argument")
-        return cls(name)
 
     def __str__(self) -> str:
-        return {"k_of_n": f"k_of_n:{self.k}", "bt": f"bt:{self.p:g}"}.get(self.name, self.name)
+        text = {"k_of_n": f"k_of_n:{self.k}", "bt": f"bt:{self.p:g}"}.get(self.name, self.name)
+        return text if self.min_participants == 2 else f"{text},min={self.min_participants}"
 
 
 @dataclass(slots=True)
@@ -234,6 +250,11 @@ def _consensus(
     n_part = len(orders)
     if n_part == 0:
         return None, "no votes from the participants counted"
+    if n_part < rule.min_participants:
+        return None, (
+            f"only {n_part} participant{'s' if n_part != 1 else ''} ranked this group: a "
+            f"consensus needs at least {rule.min_participants} (the rule's min)"
+        )
     counts = Counter(o for o in orders.values() if o is not None)
     if rule.name == "unanimous":
         if len(counts) == 1 and sum(counts.values()) == n_part:
@@ -260,8 +281,11 @@ def _consensus(
         n = len(items)
         beats = dict.fromkeys(range(n), 0)
         for i, j in combinations(range(n), 2):
-            if wins[i, j] == wins[j, i]:
-                return None, f"majority tied between {names[i]} and {names[j]}"
+            if wins[i, j] == wins[j, i]:  # an even split has no majority: said, not guessed
+                return None, (
+                    f"no majority between {names[i]} and {names[j]}: "
+                    f"{wins[i, j]:g} against {wins[j, i]:g}"
+                )
             beats[i if wins[i, j] > wins[j, i] else j] += 1
         if sorted(beats.values()) != list(range(n)):
             return None, "pairwise majorities are cyclic"

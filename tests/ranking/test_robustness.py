@@ -176,7 +176,7 @@ def test_export_refuses_a_folder_in_use_and_bad_manifests_are_named(
     store: StudyStore, tmp_path: Path
 ) -> None:
     simulate(store, SimulatedParticipant("p", strengths_by_position(store)))
-    result = aggregate(store, Rule("unanimous"))
+    result = aggregate(store, Rule("unanimous", min_participants=1))  # one voter, on purpose
     out = export_ranked(result, tmp_path / "ranked")
     with pytest.raises(StudyError, match="not empty"):
         export_ranked(result, out)
@@ -301,3 +301,24 @@ def test_an_interrupted_create_leaves_no_study_file(
     ) == ["study.sqlite"]
     with pytest.raises(StudyError, match="already exists"):
         StudyStore.create(target, design)
+
+
+def test_one_participant_is_no_consensus_and_even_splits_are_named(store: StudyStore) -> None:
+    truth = strengths_by_position(store, gap=50)
+    simulate(store, SimulatedParticipant("only", truth, seed=0))
+    alone = aggregate(store, Rule("unanimous")).groups[0]
+    assert alone.consensus is None
+    assert alone.reason == (
+        "only 1 participant ranked this group: a consensus needs at least 2 (the rule's min)"
+    )
+    expert = Rule.parse("unanimous,min=1")  # a study of one expert, said in the rule
+    assert str(expert) == "unanimous,min=1" and str(Rule.parse("unanimous")) == "unanimous"
+    assert aggregate(store, expert).groups[0].consensus is not None
+    reverse = {i: -s for i, s in truth.items()}
+    simulate(store, SimulatedParticipant("other", reverse, seed=1))
+    split = aggregate(store, Rule("majority")).groups[0]
+    assert split.consensus is None and split.reason.startswith("no majority between ")
+    assert split.reason.endswith(": 1 against 1")
+    for bad in ("unanimous,min=0", "unanimous,max=3", "k_of_n:3,min=x"):
+        with pytest.raises(ValueError, match="rule"):
+            Rule.parse(bad)
