@@ -165,4 +165,5 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
     if not args.quiet:
         print((run.out / "summary.md").read_text(encoding="utf-8"))
     print(f"results written to {run.out}", file=sys.stderr)
-    return 0 if report.evaluated else 1
+    # 1 when some input could not be used (each named above and in problems.csv)
+    return 0 if report.evaluated and not errors else 1

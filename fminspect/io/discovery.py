@@ -143,8 +143,12 @@ def list_maps(
         return {}, [Problem(spec.path, "folder not found", "error", dataset, method)]
     found: dict[str, Path] = {}
     undecodable: list[str] = []
-    with os.scandir(spec.path) as entries:  # file types without a stat per file
-        files = [e.name for e in entries if e.is_file()]
+    try:
+        with os.scandir(spec.path) as entries:  # file types without a stat per file
+            files = [e.name for e in entries if e.is_file()]
+    except OSError as exc:  # an unreadable folder: named, and the other folders go on
+        why = f"folder cannot be read ({exc.strerror or exc})"
+        return {}, [Problem(spec.path, why, "error", dataset, method)]
     for name in files:
         stem, dot, ext = name.rpartition(".")
         if not dot or not stem or f".{ext.lower()}" not in _PREFERENCE:

@@ -224,3 +224,76 @@ def test_duplicate_stems_use_one_file_and_say_which(
     ]
     assert problem["path"] == str(png.with_suffix(".jpg"))
     assert problem["message"] == f"same name as {png.name}; {png.name} is used"
+
+
+def test_an_unreadable_method_folder_is_named_and_the_others_are_evaluated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import fminspect.io.discovery as discovery
+
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"))
+    real = os.scandir
+    locked = root / "Pred" / "B"
+
+    def scandir(path):  # type: ignore[no-untyped-def]  # as root, chmod cannot lock a folder
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(discovery.os, "scandir", scandir)
+    code = _eval(root, tmp_path / "out")
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and code == 1
+    assert f"{locked}: folder cannot be read (Permission denied)" in err
+    methods = {r["method"] for r in _rows(tmp_path / "out" / "summary.csv")}
+    assert "A" in methods
+
+
+def test_a_full_disk_leaves_the_previous_outputs_whole_and_says_which_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    import fminspect.io.atomic as atomic
+
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",))
+    out = tmp_path / "out"
+    assert _eval(root, out) == 0
+    before = {
+        p.name: p.read_bytes() for p in out.iterdir() if p.is_file() and "cache" not in p.name
+    }
+    real_open = open
+
+    class Full:
+        """A file on a disk that is full."""
+
+        def __init__(self, fh):  # type: ignore[no-untyped-def]
+            self.fh = fh
+
+        def write(self, data):  # type: ignore[no-untyped-def]
+            raise OSError(errno.ENOSPC, "No space left on device", self.fh.name)
+
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(self.fh, name)
+
+        def __enter__(self):  # type: ignore[no-untyped-def]
+            return self
+
+        def __exit__(self, *exc):  # type: ignore[no-untyped-def]
+            self.fh.close()
+
+    def full_open(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
+        fh = real_open(file, mode, *args, **kwargs)
+        return Full(fh) if "w" in mode else fh
+
+    monkeypatch.setattr(atomic, "open", full_open, raising=False)
+    capsys.readouterr()
+    code = main(
+        ["eval", str(root), "--out", str(out), "--quiet", "--no-plots", "--measures", "MAE"]
+    )
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"fminspect eval: {out}/") and line.endswith("No space left on device")
+    after = {p.name: p.read_bytes() for p in out.iterdir() if "cache" not in p.name}
+    assert after == before  # every earlier output whole; no temporary file left behind
