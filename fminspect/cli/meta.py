@@ -168,4 +168,6 @@ def _run_meta(args: argparse.Namespace, cluster: object) -> int:
     else:
         print(protocol_caption(report))
     print(f"{len(report.cases)} cases; results written to {out}", file=sys.stderr)
-    return 0 if report.summary else 1
+    # 1 when some input could not be used (each named above and in the outputs)
+    errors = any(p.severity == "error" for p in report.problems)
+    return 0 if report.summary and not errors else 1
