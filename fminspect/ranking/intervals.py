@@ -12,12 +12,17 @@ holds at the small numbers of groups a consensus rule leaves (6 to 20 is common)
   inequality it reaches 1/α with probability at most α, and the interval holds the m at
   which it did not. This covers at the nominal rate for *every* distribution on the bounded
   range and every n, including the cases that defeat a bootstrap: a handful of groups, all
-  groups giving the same θ (a bootstrap then returns a zero-width interval). Reference:
-  I. Waudby-Smith and A. Ramdas, "Estimating means of bounded random variables by
-  betting", J. R. Stat. Soc. B 86(1), 2024 (arXiv:2010.09686) — its hedged capital process
-  with predictable plug-in stakes; fminspect evaluates it on a grid of 2001 candidate means
-  and processes the groups in the study's order (the interval depends on that order, not on
-  chance).
+  groups giving the same θ (a bootstrap then returns a zero-width interval). The method is
+  that of I. Waudby-Smith and A. Ramdas, "Estimating means of bounded random variables by
+  betting" (J. R. Stat. Soc. B, read before the Society in 2023; arXiv:2010.09686): one
+  betting game per candidate mean, the interval being the candidates whose wealth stayed
+  below 1/α. What is fminspect's own: the wealth is the average of an "above" and a "below"
+  bettor (a mixture, so still a test martingale); each stake is a predictable plug-in from the
+  values before it (√(2 log(2/α) / (n σ̂²)), σ̂² starting at 1/4), capped so that a bettor
+  never stakes more than half its wealth; candidates on a grid of 2001 values, widened by one
+  grid step on each side; groups taken in the study's order (the interval depends on that
+  order, not on chance). Validity needs none of these choices to be optimal — only that each
+  stake is fixed before the value it bets on is seen.
 
 Measured coverage on simulated studies (tests/ranking/test_intervals.py, fixed seeds): see
 that test; the percentile bootstrap used before covered 26–64 % at 6–20 groups.
@@ -33,7 +38,7 @@ from scipy.stats import binomtest
 
 #: The methods' names as the outputs print them.
 PROPORTION_METHOD = "Clopper–Pearson"
-MEAN_METHOD = "betting (Waudby-Smith & Ramdas 2024)"
+MEAN_METHOD = "betting (Waudby-Smith & Ramdas)"
 
 _GRID = np.linspace(0.0, 1.0, 2001)
 
