@@ -8,14 +8,14 @@ holds at the small numbers of groups a consensus rule leaves (6 to 20 is common)
 * **Means of bounded values** (θ = 1 − Spearman ρ ∈ [0, 2], averaged over groups): a
   betting confidence interval. For each candidate mean m, two bettors wager on the values
   being above or below m (stakes chosen from the values seen so far only); their averaged
-  wealth is a nonnegative martingale starting at 1 when the true mean is m, so by Ville's
-  inequality it reaches 1/α with probability at most α, and the interval holds the m at
-  which it did not. This covers at the nominal rate for *every* distribution on the bounded
+  wealth is a nonnegative martingale starting at 1 when the true mean is m, so (Markov's
+  inequality) it ends at 1/α or more with probability at most α, and the interval holds the
+  m at which it did not. This covers at the nominal rate for *every* distribution on the bounded
   range and every n, including the cases that defeat a bootstrap: a handful of groups, all
   groups giving the same θ (a bootstrap then returns a zero-width interval). The method is
   that of I. Waudby-Smith and A. Ramdas, "Estimating means of bounded random variables by
   betting" (J. R. Stat. Soc. B, read before the Society in 2023; arXiv:2010.09686): one
-  betting game per candidate mean, the interval being the candidates whose wealth stayed
+  betting game per candidate mean, the interval being the candidates whose wealth ends
   below 1/α. What is fminspect's own: the wealth is the average of an "above" and a "below"
   bettor (a mixture, so still a test martingale); each stake is a predictable plug-in from the
   values before it (√(2 log(2/α) / (n σ̂²)), σ̂² starting at 1/4), capped so that a bettor
