@@ -406,7 +406,13 @@ def human_agreement(
     )
     for why in humans.skipped:
         warnings.warn(f"skipped: {why}", UserWarning, 2)
-    report = compare_with_humans(humans.groups, measures, params=params)
+    report = compare_with_humans(
+        humans.groups,
+        measures,
+        params=params,
+        basis=humans.basis,
+        selected_by=humans.selected_by,
+    )
     if out is not None:
         write_agreement(report, out, humans.title)
     return report

@@ -150,7 +150,13 @@ def _cmd_rank_report(args: argparse.Namespace) -> int:
         return fail(str(exc))
     print_all(f"skipped: {p}" for p in humans.skipped)
     try:
-        report = compare_with_humans(humans.groups, args.measures, params=params(args))
+        report = compare_with_humans(
+            humans.groups,
+            args.measures,
+            params=params(args),
+            basis=humans.basis,
+            selected_by=humans.selected_by,
+        )
     except ValueError as exc:
         return fail(str(exc))
     print(agreement_markdown(report, humans.title))

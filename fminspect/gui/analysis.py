@@ -16,6 +16,7 @@ rule only re-ranks, and each thumbnail is read once.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from fminspect.ranking.aggregate import Rule, StudyResult, aggregate
 from fminspect.ranking.agreement import HumanAgreementReport, measures_vs_humans
 from fminspect.ranking.report import agreement_rows, group_rows, participant_rows, ranked_groups
 from fminspect.ranking.store import StudyStore
+from fminspect.ranking.workflow import report_basis
 
 
 def _f(v: float, digits: int = 3) -> str:
@@ -432,6 +434,10 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         self.agreement = None  # the previous rule's numbers must not be exported under this one
         self.measures_note.setText("computing every measure on the consensual groups…")
         keys = self.measure_keys
+        basis = report_basis(
+            result, exclude=self.excluded(), min_attention=self.min_attention.value()
+        )
+        by = result.design.selection.get("by")
 
         def work() -> tuple[HumanAgreementReport | None, list[str]]:
             from fminspect.metrics import measure_keys
@@ -440,7 +446,8 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             if not groups:
                 return None, problems
             chosen = keys or measure_keys(with_images=all(g.image is not None for g in groups))
-            return measures_vs_humans(groups, chosen, cache=scores), problems
+            report = measures_vs_humans(groups, chosen, cache=scores)
+            return dataclasses.replace(report, basis=basis, selected_by=by), problems
 
         def done(value: tuple[HumanAgreementReport | None, list[str]]) -> None:
             if generation != self._generation:
@@ -474,7 +481,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
                 else "–"
             )
             vals = [
-                r["measure"],
+                r["measure"] + (" (picked the maps)" if r["key"] == rep.selected_by else ""),
                 _f(r["theta"]),
                 f"[{_f(r['theta_ci_low'])}, {_f(r['theta_ci_high'])}]",
                 f"{100 * r['error_rate']:.1f} %",
@@ -493,7 +500,8 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             f"{n} consensual groups. θ = 1 − Spearman ρ between each measure's and the people's order, averaged "
             f"over groups; error rate = groups ordered differently (ties count as errors); 95 % "
             f"intervals over the {n} groups: θ by betting, error rates by Clopper–Pearson (valid "
-            f"at any number of groups). Normalisation: {rep.normalization}.{skipped}"
+            f"at any number of groups). Normalisation: {rep.normalization}.{skipped}\n"
+            + "\n".join(f"• {line}" for line in rep.basis)
         )
         ticks = [[(i, r["measure"]) for i, r in enumerate(rows)]]
         for col, (key, lo_key, hi_key, title, colour) in enumerate(

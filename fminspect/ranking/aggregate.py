@@ -26,6 +26,11 @@ from fminspect.ranking.store import StudyStore, Vote
 
 RULES = ("unanimous", "k_of_n", "majority", "bt")
 
+#: Precision (1 / variance) of the isotropic Gaussian prior on the Bradley–Terry strengths
+#: (``choix.ep_pairwise(alpha=…)``). It matters most when one map wins every comparison: the
+#: ± then reflects the prior more than the votes. Stated in every report.
+BT_PRIOR = 0.1
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:
@@ -229,7 +234,7 @@ def _bradley_terry_fit(n: int, pairs: tuple[tuple[int, int], ...]) -> tuple[np.n
 
     if not pairs:
         return np.zeros(n), np.full(n, math.nan)
-    mean, cov = choix.ep_pairwise(n, pairs, alpha=0.1)
+    mean, cov = choix.ep_pairwise(n, pairs, alpha=BT_PRIOR)
     # strengths are identified only up to a common shift: report them centred (mean 0), with
     # the covariance of the centred vector C·Σ·C (C = I − 11ᵀ/n), not the prior-dominated Σ
     centre = np.eye(n) - 1.0 / n

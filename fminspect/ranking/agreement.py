@@ -115,6 +115,10 @@ class HumanAgreementReport:
     notes: tuple[tuple[str, str], ...]  # (group, note), e.g. a map resized to its GT
     normalization: str  # the exact normalisation used
     labels: dict[str, str]  # key → the measure's exact variant label
+    #: what the human rankings rest on, one sentence each (rule, participants, consensus, how
+    #: the maps were picked, the Bradley–Terry prior), and the measure that picked the maps
+    basis: tuple[str, ...] = ()
+    selected_by: str | None = None
 
     def row(self, key: str) -> MeasureAgreement:
         """The row of measure ``key``."""

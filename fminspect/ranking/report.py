@@ -207,7 +207,7 @@ def agreement_markdown(report: HumanAgreementReport, title: str) -> str:
         ["measure", "θ = 1 − ρ ↓", "95 % CI", "error rate ↓", "95 % CI", "top-1 error", "groups"],
         [
             [
-                r["measure"],
+                r["measure"] + (" (picked the maps)" if r["key"] == report.selected_by else ""),
                 _f(r["theta"]),
                 f"[{_f(r['theta_ci_low'])}, {_f(r['theta_ci_high'])}]",
                 f"{100 * r['error_rate']:.1f} %",
@@ -222,9 +222,11 @@ def agreement_markdown(report: HumanAgreementReport, title: str) -> str:
     )
     notes = "".join(f"\n- {g}: skipped ({why})" for g, why in report.skipped)
     notes += "".join(f"\n- {g}: {why}" for g, why in report.notes)
+    basis = "".join(f"\n- {line}" for line in report.basis)
     return (
         f"# Measures against human rankings: {title}\n\n{table}\n\n"
-        f"θ = 1 − Spearman ρ between a measure's and the people's order of each group's maps, "
+        + (f"What these numbers rest on:{basis}\n\n" if basis else "")
+        + f"θ = 1 − Spearman ρ between a measure's and the people's order of each group's maps, "
         f"averaged over {n} groups; error rate = share of groups ordered differently (a tie "
         f"counts as an error). 95 % intervals over the {n} groups: θ by {MEAN_METHOD}, the "
         f"error rates by {PROPORTION_METHOD}; both cover at least their nominal rate at any "
@@ -248,6 +250,8 @@ def write_agreement(report: HumanAgreementReport, out: Path | str, title: str) -
                 "fminspect": __version__,
                 "title": title,
                 "normalization": report.normalization,
+                "basis": list(report.basis),
+                "selected_by": report.selected_by,
                 "intervals": {
                     "level": 0.95,
                     "theta": MEAN_METHOD,

@@ -14,6 +14,7 @@ that cannot work raise :class:`ArgumentError`; both say why. No Qt.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -286,12 +287,16 @@ def export_consensus(
 # ------------------------------------------------------------------ measures vs humans
 @dataclass(frozen=True, slots=True)
 class HumanRankings:
-    """Groups ranked by people (:func:`human_rankings`), the title of their report, and a
-    message for each group left out."""
+    """Groups ranked by people (:func:`human_rankings`), the title of their report, a message
+    for each group left out, what the rankings rest on (one sentence each: the rule, the
+    participants counted and excluded, the groups with and without consensus, how the maps
+    were picked, the Bradley–Terry prior) and the measure that picked the maps, if one did."""
 
     groups: list[RankedGroup]
     title: str
     skipped: list[str]
+    basis: tuple[str, ...] = ()
+    selected_by: str | None = None
 
 
 def human_rankings(
@@ -322,7 +327,11 @@ def human_rankings(
         raise ArgumentError("give a study file or --ranked DIR (one of them)")
     if ranked is not None:
         groups, skipped = load_ranked(ranked)
-        return HumanRankings(groups, Path(ranked).name, skipped)
+        basis = (
+            f"the human-ranked folder {ranked}: {len(groups)} groups; their consensus rule, "
+            "participants and how the maps were picked are those of whoever made it",
+        )
+        return HumanRankings(groups, Path(ranked).name, skipped, basis)
     assert study is not None
     with StudyStore(study) as store:
         result = consensus(
@@ -334,7 +343,55 @@ def human_rankings(
             on_message=on_message,
         )
     groups, skipped = ranked_groups(result)
-    return HumanRankings(groups, f"{result.design.name} ({result.rule})", skipped)
+    by = result.design.selection.get("by")
+    return HumanRankings(
+        groups,
+        f"{result.design.name} ({result.rule})",
+        skipped,
+        report_basis(result, exclude=exclude, min_attention=min_attention),
+        str(by) if by else None,
+    )
+
+
+def report_basis(
+    result: StudyResult, *, exclude: Sequence[str] = (), min_attention: float = 1.0
+) -> tuple[str, ...]:
+    """What the rankings of ``result`` rest on, one sentence each (see :class:`HumanRankings`)."""
+    from fminspect.ranking.aggregate import BT_PRIOR
+
+    rule = result.rule
+    counted = [p.participant for p in result.participants if not p.excluded]
+    why = {
+        p.participant: "named with --exclude"
+        if p.participant in exclude
+        else f"passed {p.attention:.0%} of the attention checks, below {min_attention:.0%}"
+        for p in result.participants
+        if p.excluded
+    }
+    n_groups, agreed = len(result.groups), len(result.consensual)
+    out = [
+        f"consensus rule {rule} (a group needs at least {rule.min_participants} participants "
+        "who ranked it)",
+        f"{len(counted)} participant{'s' if len(counted) != 1 else ''} counted"
+        + (f": {', '.join(counted)}" if len(counted) <= 12 else ""),
+        "excluded: " + "; ".join(f"{p} ({w})" for p, w in why.items()) if why else "none excluded",
+        f"{agreed} of {n_groups} groups reached consensus; the {n_groups - agreed} others are "
+        "not counted, so every rate here is conditional on the groups people agreed on — "
+        "usually the easier ones",
+    ]
+    sel = result.design.selection
+    if sel.get("auto"):
+        out.append(
+            f"the maps were picked by {sel['by']} (rank create --auto {sel['auto']} --by "
+            f"{sel['by']}, at least {sel.get('min_gap')} apart): {sel['by']} orders them by "
+            "construction, so its agreement with people is not evidence for it"
+        )
+    out.append(
+        "Bradley–Terry strengths (rank aggregate, and the rule bt:P): "
+        f"expectation propagation with an isotropic Gaussian prior of variance 1/{BT_PRIOR:g} "
+        "(choix)"
+    )
+    return tuple(out)
 
 
 def compare_with_humans(
@@ -342,10 +399,13 @@ def compare_with_humans(
     measures: Sequence[str] | None = None,
     *,
     params: Params | None = None,
+    basis: Sequence[str] = (),
+    selected_by: str | None = None,
 ) -> HumanAgreementReport:
     """θ, the error rate and their intervals of each measure (default: all, CCm
     when every group has an image) against the human rankings
-    (:func:`~fminspect.ranking.agreement.measures_vs_humans`).
+    (:func:`~fminspect.ranking.agreement.measures_vs_humans`); ``basis`` and ``selected_by``
+    (from :class:`HumanRankings`) are carried into the report.
     :func:`~fminspect.ranking.report.agreement_markdown` gives the table,
     :func:`~fminspect.ranking.report.write_agreement` writes it with the bar chart.
 
@@ -363,4 +423,4 @@ def compare_with_humans(
         raise StudyError("no group with a consensus ranking to compare with")
     keys = measures or measure_keys(with_images=all(g.image is not None for g in groups))
     report: HumanAgreementReport = measures_vs_humans(groups, keys, params=params)
-    return report
+    return dataclasses.replace(report, basis=tuple(basis), selected_by=selected_by)

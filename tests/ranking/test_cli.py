@@ -50,7 +50,20 @@ def test_create_simulate_aggregate_export_report(tmp_path: Path, root: Path, cap
     assert "| MAE | 0.000 |" in table and "Sm α=0.5" in table
     for name in ("measures_vs_humans.csv", "measures_vs_humans.md", "measures_vs_humans.png"):
         assert (rep / name).exists(), name
-    assert main(["rank", "report", str(study), "--measures", "MAE"]) == 0
+    capsys.readouterr()
+    # from the study: what the numbers rest on, and the measure that picked the maps flagged
+    args = ["rank", "report", str(study), "--measures", "MAE", "--exclude", "sim-2"]
+    assert main([*args, "--out", str(tmp_path / "rep2")]) == 0
+    table = capsys.readouterr().out
+    assert "| MAE (picked the maps) | 0.000 |" in table
+    assert (
+        "- 3 participants counted: sim-1, sim-3, sim-4\n- excluded: sim-2 (named with --" in table
+    )
+    assert "- 6 of 6 groups reached consensus; the 0 others are not counted" in table
+    assert "picked by MAE (rank create --auto 3 --by MAE, at least 0.0 apart)" in table
+    assert "isotropic Gaussian prior of variance 1/0.1 (choix)" in table
+    saved = json.loads((tmp_path / "rep2" / "measures_vs_humans.json").read_text())
+    assert saved["selected_by"] == "MAE" and len(saved["basis"]) == 6
 
 
 @pytest.mark.faults
