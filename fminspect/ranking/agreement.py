@@ -119,6 +119,18 @@ class HumanAgreementReport:
     #: the maps were picked, the Bradley–Terry prior), and the measure that picked the maps
     basis: tuple[str, ...] = ()
     selected_by: str | None = None
+    comparisons: tuple[PairedComparison, ...] = ()
+
+    def not_different(self, key: str, quantity: str = "theta") -> list[str]:
+        """The measures not significantly different from ``key`` in ``quantity`` ('theta' or
+        'error') at the family-wise level :data:`ALPHA` (Holm)."""
+        out = []
+        for c in self.comparisons:
+            if key in (c.a, c.b):
+                p = c.theta_p_holm if quantity == "theta" else c.error_p_holm
+                if p >= ALPHA:
+                    out.append(c.b if c.a == key else c.a)
+        return out
 
     def row(self, key: str) -> MeasureAgreement:
         """The row of measure ``key``."""
@@ -165,7 +177,7 @@ def measures_vs_humans(
     from fminspect.pipeline.sample import prepare, sample_from_arrays, score_model
 
     params = params or DEFAULT_PARAMS
-    per_key: dict[str, list[tuple[float, bool, bool]]] = {k: [] for k in keys}
+    per_key: dict[str, dict[str, tuple[float, bool, bool]]] = {k: {} for k in keys}
     skipped, notes = [], []
     for g in groups:
         names = g.names or tuple(f"rank{i + 1}" for i in range(len(g.maps)))
@@ -200,12 +212,12 @@ def measures_vs_humans(
             if any(k not in s for s in suites):
                 continue
             sign = 1 if MEASURES_BY_KEY[k].higher_is_better else -1
-            per_key[k].append(group_agreement([sign * s[k] for s in suites]))
+            per_key[k][g.group] = group_agreement([sign * s[k] for s in suites])
     rows = []
     for k, found in per_key.items():
         if not found:
             continue
-        arr = np.array(found, dtype=float)
+        arr = np.array(list(found.values()), dtype=float)
         n, wrong, wrong_top = len(found), int(arr[:, 1].sum()), int(arr[:, 2].sum())
         rows.append(
             MeasureAgreement(
@@ -221,5 +233,70 @@ def measures_vs_humans(
         )
     labels = {r.key: MEASURES_BY_KEY[r.key].label(params) for r in rows}
     return HumanAgreementReport(
-        tuple(rows), tuple(skipped), tuple(notes), params.norm.label, labels
+        tuple(rows),
+        tuple(skipped),
+        tuple(notes),
+        params.norm.label,
+        labels,
+        comparisons=paired_comparisons(per_key),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PairedComparison:
+    """Two measures compared on the groups both were scored on.
+
+    θ: the mean per-group difference θ_a − θ_b, tested against 0 by betting (p =
+    1 / final wealth, :func:`~fminspect.ranking.intervals.mean_test`). Error rate: exact
+    McNemar on the groups exactly one of the two orders wrongly. Both p-values are also given
+    Holm-adjusted over every pair of measures of the report.
+    """
+
+    a: str
+    b: str
+    groups: int
+    theta_difference: float
+    theta_p: float
+    theta_p_holm: float
+    only_a_wrong: int
+    only_b_wrong: int
+    error_p: float
+    error_p_holm: float
+
+
+#: The family-wise level at which two measures are called different.
+ALPHA = 0.05
+
+
+def paired_comparisons(
+    per_key: dict[str, dict[str, tuple[float, bool, bool]]],
+) -> tuple[PairedComparison, ...]:
+    """Every pair of measures, on the groups both were scored on (see
+    :class:`PairedComparison`)."""
+    from itertools import combinations
+
+    from fminspect.ranking.intervals import holm, mcnemar_exact, mean_test
+
+    raw = []
+    keys = [k for k, v in per_key.items() if v]
+    for a, b in combinations(keys, 2):
+        common = [g for g in per_key[a] if g in per_key[b]]
+        if not common:
+            continue
+        da = np.array([per_key[a][g] for g in common], dtype=float)
+        db = np.array([per_key[b][g] for g in common], dtype=float)
+        diff = da[:, 0] - db[:, 0]
+        only_a = int(np.sum((da[:, 1] == 1) & (db[:, 1] == 0)))
+        only_b = int(np.sum((da[:, 1] == 0) & (db[:, 1] == 1)))
+        raw.append(
+            (a, b, len(common), float(diff.mean()), mean_test(diff, -2.0, 2.0, 0.0), only_a, only_b)
+        )
+    theta_holm = holm([r[4] for r in raw])
+    error_p = [mcnemar_exact(r[5], r[6]) for r in raw]
+    error_holm = holm(error_p)
+    return tuple(
+        PairedComparison(a, b, n, d, p, ph, oa, ob, pe, peh)
+        for (a, b, n, d, p, oa, ob), ph, pe, peh in zip(
+            raw, theta_holm, error_p, error_holm, strict=True
+        )
     )

@@ -78,6 +78,21 @@ def mean_interval(values: np.ndarray, low: float, high: float, level: float = 0.
     x = np.clip(x, 0.0, 1.0)
     alpha = 1 - level
     m = _GRID
+    wealth = _wealth(x, m, alpha)
+    kept = m[wealth < 1 / alpha]
+    if kept.size == 0:  # cannot happen for the true mean's neighbourhood; be safe
+        mean = float(x.mean())
+        kept = np.array([mean, mean])
+    step = _GRID[1] - _GRID[0]
+    lo = max(0.0, float(kept.min()) - step)  # the grid's resolution, on the safe side
+    hi = min(1.0, float(kept.max()) + step)
+    return Interval(low + lo * (high - low), low + hi * (high - low), MEAN_METHOD, n, level)
+
+
+def _wealth(x: np.ndarray, m: np.ndarray, alpha: float) -> np.ndarray:
+    """Final hedged wealth of the betting games on values ``x`` in [0, 1], one game per
+    candidate mean in ``m`` (see the module notes)."""
+    n = x.size
     # predictable plug-in stakes: each from the values before it only (a variance estimate
     # that starts at 1/4 and a mean estimate that starts at 1/2)
     sq = np.empty(n)
@@ -94,12 +109,35 @@ def mean_interval(values: np.ndarray, low: float, high: float, level: float = 0.
         log_up += np.log1p(np.minimum(lam, cap_up) * (xi - m))
         log_down += np.log1p(-np.minimum(lam, cap_down) * (xi - m))
     # the hedged wealth: half the capital on each bettor
-    wealth = 0.5 * np.exp(log_up) + 0.5 * np.exp(log_down)
-    kept = m[wealth < 1 / alpha]
-    if kept.size == 0:  # cannot happen for the true mean's neighbourhood; be safe
-        mean = float(x.mean())
-        kept = np.array([mean, mean])
-    step = _GRID[1] - _GRID[0]
-    lo = max(0.0, float(kept.min()) - step)  # the grid's resolution, on the safe side
-    hi = min(1.0, float(kept.max()) + step)
-    return Interval(low + lo * (high - low), low + hi * (high - low), MEAN_METHOD, n, level)
+    result: np.ndarray = 0.5 * np.exp(log_up) + 0.5 * np.exp(log_down)
+    return result
+
+
+def mean_test(values: np.ndarray, low: float, high: float, mean: float) -> float:
+    """p-value of "the mean of ``values`` (known to lie in [low, high]) is ``mean``", from the
+    same betting wealth as :func:`mean_interval`: p = min(1, 1 / final wealth), valid by
+    Markov's inequality whatever the distribution (1 for no value)."""
+    x = (np.asarray(values, dtype=float) - low) / (high - low)
+    if x.size == 0:
+        return 1.0
+    m = np.array([(mean - low) / (high - low)])
+    wealth = float(_wealth(np.clip(x, 0.0, 1.0), m, 0.05)[0])
+    return min(1.0, 1.0 / wealth) if wealth > 0 else 1.0
+
+
+def mcnemar_exact(only_first: int, only_second: int) -> float:
+    """Exact (binomial) McNemar p-value for paired binary outcomes: ``only_first`` pairs where
+    only the first is wrong, ``only_second`` where only the second is (1 with none)."""
+    n = only_first + only_second
+    return 1.0 if n == 0 else float(binomtest(only_first, n, 0.5).pvalue)
+
+
+def holm(pvalues: list[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (same order as given)."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    adjusted = [1.0] * len(pvalues)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(pvalues) - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted

@@ -8,6 +8,7 @@ consensus rule, the excluded participants and the normalisation.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ from typing import Any
 from fminspect import __version__
 from fminspect.io.atomic import atomic_open, replacing, write_text
 from fminspect.ranking.aggregate import StudyResult
-from fminspect.ranking.agreement import HumanAgreementReport, RankedGroup
+from fminspect.ranking.agreement import ALPHA, HumanAgreementReport, RankedGroup
 from fminspect.ranking.intervals import MEAN_METHOD, PROPORTION_METHOD
 
 
@@ -87,6 +88,8 @@ def agreement_rows(report: HumanAgreementReport) -> list[dict[str, Any]]:
             "top1_ci_low": r.top1_ci[0],
             "top1_ci_high": r.top1_ci[1],
             "groups": r.groups,
+            "theta_not_different": " ".join(report.not_different(r.key, "theta")),
+            "error_not_different": " ".join(report.not_different(r.key, "error")),
         }
         for r in report.rows
     ]
@@ -204,7 +207,16 @@ def agreement_markdown(report: HumanAgreementReport, title: str) -> str:
     rows = agreement_rows(report)
     n = max((r["groups"] for r in rows), default=0)
     table = md_table(
-        ["measure", "θ = 1 − ρ ↓", "95 % CI", "error rate ↓", "95 % CI", "top-1 error", "groups"],
+        [
+            "measure",
+            "θ = 1 − ρ ↓",
+            "95 % CI",
+            "error rate ↓",
+            "95 % CI",
+            "top-1 error",
+            "groups",
+            "θ not different from",
+        ],
         [
             [
                 r["measure"] + (" (picked the maps)" if r["key"] == report.selected_by else ""),
@@ -216,6 +228,7 @@ def agreement_markdown(report: HumanAgreementReport, title: str) -> str:
                 else "–",
                 f"{100 * r['top1_error_rate']:.1f} %",
                 str(r["groups"]),
+                r["theta_not_different"].replace(" ", ", ") or "–",
             ]
             for r in rows
         ],
@@ -230,7 +243,10 @@ def agreement_markdown(report: HumanAgreementReport, title: str) -> str:
         f"averaged over {n} groups; error rate = share of groups ordered differently (a tie "
         f"counts as an error). 95 % intervals over the {n} groups: θ by {MEAN_METHOD}, the "
         f"error rates by {PROPORTION_METHOD}; both cover at least their nominal rate at any "
-        f"number of groups (fminspect.ranking.intervals). "
+        f"number of groups (fminspect.ranking.intervals). Measures are compared in pairs on "
+        f"the same groups — θ by a betting test of the mean difference, error rates by exact "
+        f"McNemar — Holm-adjusted over all {len(report.comparisons)} pairs; 'θ not different "
+        f"from' lists those at adjusted p ≥ {ALPHA:g} (the JSON has every p-value). "
         f"Normalisation: {report.normalization}. fminspect {__version__}.\n"
         + (f"\nNotes:{notes}\n" if notes else "")
     )
@@ -260,6 +276,7 @@ def write_agreement(report: HumanAgreementReport, out: Path | str, title: str) -
                     "n": "groups (the column 'groups' of each row)",
                 },
                 "rows": rows,
+                "comparisons": [dataclasses.asdict(c) for c in report.comparisons],
                 "skipped": [list(s) for s in report.skipped],
                 "notes": [list(n) for n in report.notes],
             },

@@ -97,3 +97,44 @@ def test_the_report_names_each_interval_s_method_and_n(tmp_path) -> None:  # typ
     assert saved["intervals"]["theta"] == MEAN_METHOD
     assert saved["intervals"]["error_rate"] == PROPORTION_METHOD
     assert saved["rows"][0]["top1_ci_high"] == 0.3085 and saved["rows"][0]["groups"] == 10
+
+
+def test_holm_and_mcnemar_agree_with_statsmodels() -> None:
+    from statsmodels.stats.contingency_tables import mcnemar
+    from statsmodels.stats.multitest import multipletests
+
+    from fminspect.ranking.intervals import holm, mcnemar_exact
+
+    p = [0.01, 0.04, 0.03, 0.2, 0.0005]
+    assert holm(p) == pytest.approx(list(multipletests(p, method="holm")[1]), abs=1e-15)
+    for b, c in ((0, 0), (3, 0), (7, 2), (10, 11)):
+        expected = 1.0 if b + c == 0 else mcnemar([[5, b], [c, 5]], exact=True).pvalue
+        assert mcnemar_exact(b, c) == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_paired_theta_test_holds_its_level_and_finds_a_real_difference() -> None:
+    from fminspect.ranking.agreement import paired_comparisons
+    from fminspect.ranking.intervals import mean_test
+
+    rng = np.random.default_rng(7)
+    p = np.array(MEASURES["mostly right"])
+    # the same measure twice (independent draws): rejected at most ~5 % of the time
+    false = sum(
+        mean_test(rng.choice(THETAS, 20, p=p) - rng.choice(THETAS, 20, p=p), -2, 2, 0) < 0.05
+        for _ in range(300)
+    )
+    assert false / 300 <= 0.06
+    # a good and a bad measure over 60 groups: told apart by both tests after Holm
+    good = rng.choice(THETAS, 60, p=MEASURES["nearly always right"])
+    bad = rng.choice(THETAS, 60, p=MEASURES["often wrong"])
+    groups = [f"g{i}" for i in range(60)]
+    per_key = {
+        "good": {g: (t, t > 0, t > 1) for g, t in zip(groups, good, strict=True)},
+        "bad": {g: (t, t > 0, t > 1) for g, t in zip(groups, bad, strict=True)},
+        "good2": {g: (t, t > 0, t > 1) for g, t in zip(groups, good, strict=True)},
+    }
+    by_pair = {(c.a, c.b): c for c in paired_comparisons(per_key)}
+    assert by_pair[("good", "bad")].theta_p_holm < 0.05
+    assert by_pair[("good", "bad")].error_p_holm < 0.05
+    same = by_pair[("good", "good2")]
+    assert same.theta_p == 1.0 and same.error_p == 1.0 and same.groups == 60
