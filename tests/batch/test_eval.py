@@ -438,7 +438,8 @@ def test_conversions_are_reported_and_a_bad_gt_once(
         cv2.imwrite(str(path), np.dstack([grey, grey, grey, np.full_like(grey, 255)]))
     (root / "GT" / "img5.png").write_bytes(b"not a png")
     out = tmp_path / "o"
-    assert main(["eval", str(root), "--out", str(out), "--measures", "MAE", "--quiet"]) == 0
+    # exit 1: the unreadable GT is an input that could not be used (README, exit statuses)
+    assert main(["eval", str(root), "--out", str(out), "--measures", "MAE", "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err.count("RGBA: alpha channel ignored (fully opaque)") == 4  # 3 shown + summary
     assert "… and 1 more warnings like “RGBA: alpha channel ignored (fully opaque)” (A)" in err
@@ -448,7 +449,7 @@ def test_conversions_are_reported_and_a_bad_gt_once(
     assert len(gt_errors) == 1 and "2 predictions not evaluated" in gt_errors[0]
     assert "prediction: RGBA" in (out / "per_image.csv").read_text()
     # a rerun answered from the cache reports the same conversions
-    assert main(["eval", str(root), "--out", str(out), "--measures", "MAE", "--quiet"]) == 0
+    assert main(["eval", str(root), "--out", str(out), "--measures", "MAE", "--quiet"]) == 1
     assert "0 computed" in capsys.readouterr().err
     assert (out / "problems.csv").read_text() == problems
 
