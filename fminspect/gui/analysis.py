@@ -175,7 +175,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
                 "attention",
                 "consistency",
                 "left share",
-                "side-bias p",
+                "side-bias p (Holm)",
                 "ties",
                 "median RT (ms)",
             ]
@@ -401,14 +401,14 @@ class AnalysisWindow(QtWidgets.QMainWindow):
                 "manual" if r["participant"] in manual else "auto",
             )
             self.participants.setItem(i, 0, box)
-            bias = r["left_bias_p"]
+            bias = r["left_bias_p_holm"]  # adjusted over the participants: flagged below 0.05
             vals = [
                 r["participant"],
                 str(r["votes"]),
                 r["attention"],
                 r["consistency"],
                 _f(r["left_share"], 2),
-                _f(bias, 4) + (" ⚠" if not math.isnan(bias) and bias < 0.01 else ""),
+                _f(bias, 4) + (" ⚠" if not math.isnan(bias) and bias < 0.05 else ""),
                 str(r["ties"]),
                 _f(r["median_rt_ms"], 0),
             ]

@@ -100,9 +100,12 @@ class ParticipantStats:
     left: int
     right: int
     ties: int
-    left_bias_p: float
+    left_bias_p: float  # exact binomial test of left vs right among decided votes
     median_rt_ms: float
     excluded: bool = False
+    #: ``left_bias_p`` Holm-adjusted over every participant of the study (set by
+    #: :func:`aggregate`): with 30 participants, one of them reaches p < 0.05 by chance alone
+    left_bias_p_holm: float = math.nan
 
     @property
     def attention(self) -> float:
@@ -331,6 +334,11 @@ def aggregate(
             excluded.add(p)
         s.excluded = p in excluded
         stats.append(s)
+    from fminspect.ranking.intervals import holm
+
+    tested = [s for s in stats if not math.isnan(s.left_bias_p)]
+    for s, adjusted in zip(tested, holm([s.left_bias_p for s in tested]), strict=True):
+        s.left_bias_p_holm = adjusted
     votes = [v for v in store.votes() if v.kind == "pair" and v.participant not in excluded]
     by_group: dict[str, list[Vote]] = defaultdict(list)
     for v in votes:

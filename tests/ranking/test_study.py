@@ -192,6 +192,14 @@ def test_simulated_participants_true_ranking_bias_and_lapses_are_recovered(
         )
         == 0
     )
+    # adjusted for testing all 11 participants (Holm), the smallest p is multiplied by 11
+    from statsmodels.stats.multitest import multipletests  # the test oracle
+
+    raw = [s.left_bias_p for s in result.participants]
+    adjusted = [s.left_bias_p_holm for s in result.participants]
+    assert adjusted == pytest.approx(list(multipletests(raw, method="holm")[1]), abs=1e-12)
+    biased = stats["sim-biased"]
+    assert biased.left_bias_p_holm == pytest.approx(11 * biased.left_bias_p)
     assert stats["sim-0"].repeats == 6 and stats["sim-0"].median_rt_ms > 0
     # the true order (items listed best first) is recovered in every group
     for g in result.groups:
