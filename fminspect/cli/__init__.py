@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import sqlite3
 import sys
 from collections.abc import Sequence
 
@@ -97,6 +98,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = getattr(args, "command", None)
         print(
             f"fminspect{' ' + name if name else ''}: {exc.filename}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 1
+    except sqlite3.Error as exc:  # a cache or study SQLite could not use (locked, full): one line
+        name = getattr(args, "command", None)
+        where = getattr(args, "cache", None) or getattr(args, "study", None) or "its database"
+        print(
+            f"fminspect{' ' + name if name else ''}: {where}: {exc} (if another program is "
+            "writing it, try again when it is done)",
             file=sys.stderr,
         )
         return 1

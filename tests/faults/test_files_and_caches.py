@@ -297,3 +297,22 @@ def test_a_full_disk_leaves_the_previous_outputs_whole_and_says_which_file(
     assert line.startswith(f"fminspect eval: {out}/") and line.endswith("No space left on device")
     after = {p.name: p.read_bytes() for p in out.iterdir() if "cache" not in p.name}
     assert after == before  # every earlier output whole; no temporary file left behind
+
+
+def test_a_database_error_is_one_line_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import fminspect.batch.runner as runner
+
+    root = make_dataset(tmp_path / "DS", n_images=2, methods=("A",))
+
+    def locked(path):  # type: ignore[no-untyped-def]  # as after 30 s of another writer
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(runner, "ResultStore", locked)
+    assert _eval(root, tmp_path / "out", "--cache", str(tmp_path / "c.sqlite")) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == (
+        f"fminspect eval: {tmp_path / 'c.sqlite'}: database is locked (if another program is "
+        "writing it, try again when it is done)"
+    )
