@@ -27,7 +27,13 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fminspect.gui.workers import submit
 from fminspect.ranking.aggregate import Rule, StudyResult, aggregate
 from fminspect.ranking.agreement import HumanAgreementReport, measures_vs_humans
-from fminspect.ranking.report import agreement_rows, group_rows, participant_rows, ranked_groups
+from fminspect.ranking.report import (
+    agreement_cells,
+    agreement_rows,
+    group_rows,
+    participant_rows,
+    ranked_groups,
+)
 from fminspect.ranking.store import StudyStore
 from fminspect.ranking.workflow import report_basis
 
@@ -473,24 +479,11 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             )
             return
         rows = agreement_rows(rep)
-        self.measures.setRowCount(len(rows))
-        for i, r in enumerate(rows):
-            err_ci = (
-                f"[{100 * r['error_ci_low']:.1f}, {100 * r['error_ci_high']:.1f}] %"
-                if not math.isnan(r["error_ci_low"])
-                else "–"
-            )
-            vals = [
-                r["measure"] + (" (picked the maps)" if r["key"] == rep.selected_by else ""),
-                _f(r["theta"]),
-                f"[{_f(r['theta_ci_low'])}, {_f(r['theta_ci_high'])}]",
-                f"{100 * r['error_rate']:.1f} %",
-                err_ci,
-                f"{100 * r['top1_error_rate']:.1f} %",
-                str(r["groups"]),
-            ]
-            for j, v in enumerate(vals):
-                self.measures.setItem(i, j, _item(v, j >= 1))
+        cells = agreement_cells(rep)
+        self.measures.setRowCount(len(cells))
+        for i, vals in enumerate(cells):
+            for j, text in enumerate(vals[: self.measures.columnCount()]):
+                self.measures.setItem(i, j, _item(text, j >= 1))
         self.measures.resizeColumnsToContents()
         n = max((r["groups"] for r in rows), default=0)
         skipped = "".join(f" Skipped {g}: {why}." for g, why in rep.skipped) + "".join(

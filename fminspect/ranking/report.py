@@ -203,37 +203,43 @@ def write_study_report(result: StudyResult, out: Path | str) -> Path:
     return out
 
 
+#: The columns of :func:`agreement_cells` (the Markdown report and the analysis window).
+AGREEMENT_COLUMNS = (
+    "measure",
+    "θ = 1 − ρ ↓",
+    "95 % CI",
+    "error rate ↓",
+    "95 % CI",
+    "top-1 error",
+    "groups",
+    "θ not different from",
+)
+
+
+def agreement_cells(report: HumanAgreementReport) -> list[list[str]]:
+    """The measures-vs-humans table as text, one row per measure (best θ first), in the
+    columns of :data:`AGREEMENT_COLUMNS`; the measure that picked the maps is flagged."""
+    return [
+        [
+            r["measure"] + (" (picked the maps)" if r["key"] == report.selected_by else ""),
+            _f(r["theta"]),
+            f"[{_f(r['theta_ci_low'])}, {_f(r['theta_ci_high'])}]",
+            f"{100 * r['error_rate']:.1f} %",
+            f"[{100 * r['error_ci_low']:.1f}, {100 * r['error_ci_high']:.1f}] %"
+            if not math.isnan(r["error_ci_low"])
+            else "–",
+            f"{100 * r['top1_error_rate']:.1f} %",
+            str(r["groups"]),
+            r["theta_not_different"].replace(" ", ", ") or "–",
+        ]
+        for r in agreement_rows(report)
+    ]
+
+
 def agreement_markdown(report: HumanAgreementReport, title: str) -> str:
     """The measures-vs-humans table in Markdown."""
-    rows = agreement_rows(report)
-    n = max((r["groups"] for r in rows), default=0)
-    table = md_table(
-        [
-            "measure",
-            "θ = 1 − ρ ↓",
-            "95 % CI",
-            "error rate ↓",
-            "95 % CI",
-            "top-1 error",
-            "groups",
-            "θ not different from",
-        ],
-        [
-            [
-                r["measure"] + (" (picked the maps)" if r["key"] == report.selected_by else ""),
-                _f(r["theta"]),
-                f"[{_f(r['theta_ci_low'])}, {_f(r['theta_ci_high'])}]",
-                f"{100 * r['error_rate']:.1f} %",
-                f"[{100 * r['error_ci_low']:.1f}, {100 * r['error_ci_high']:.1f}] %"
-                if not math.isnan(r["error_ci_low"])
-                else "–",
-                f"{100 * r['top1_error_rate']:.1f} %",
-                str(r["groups"]),
-                r["theta_not_different"].replace(" ", ", ") or "–",
-            ]
-            for r in rows
-        ],
-    )
+    n = max((r.groups for r in report.rows), default=0)
+    table = md_table(list(AGREEMENT_COLUMNS), agreement_cells(report))
     notes = "".join(f"\n- {g}: skipped ({why})" for g, why in report.skipped)
     notes += "".join(f"\n- {g}: {why}" for g, why in report.notes)
     basis = "".join(f"\n- {line}" for line in report.basis)
