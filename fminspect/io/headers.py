@@ -134,7 +134,7 @@ def _pnm(data: bytes) -> Size | None:
         w = re.search(rb"\nWIDTH\s+(\d+)", head)
         h = re.search(rb"\nHEIGHT\s+(\d+)", head)
         return (int(w.group(1)), int(h.group(1))) if w and h else None
-    if head[1:2] not in b"123456fF" or head[1:2] == b"":
+    if len(head) < 2 or head[1:2] not in b"123456fF":
         return None
     first = _PNM_TOKEN.match(head, 2)
     second = _PNM_TOKEN.match(head, first.end()) if first else None

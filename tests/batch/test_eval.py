@@ -23,6 +23,7 @@ from fminspect.cli import main
 from fminspect.io.discovery import discover
 from fminspect.metrics import DatasetAccumulator, Params, compute_suite, measure_keys, prepare_gt
 from tests.datasets import make_dataset
+from tests.processes import wait_until_stored
 
 CLASSIC = ("MAE", "Sm", "wFm", "adpEm", "meanEm", "maxEm", "adpFm", "meanFm", "maxFm")
 
@@ -574,7 +575,6 @@ print("closed")
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
 def test_ctrl_c_stops_eval_jobs_2_and_a_rerun_resumes(tmp_path: Path) -> None:
     import signal
-    import time
 
     root = make_dataset(tmp_path / "DS", n_images=120, size=(160, 160), methods=("A", "B"))
     out = tmp_path / "out"
@@ -583,16 +583,7 @@ def test_ctrl_c_stops_eval_jobs_2_and_a_rerun_resumes(tmp_path: Path) -> None:
     # as Ctrl-C in a terminal: SIGINT to the command's whole process group, once some
     # results are in the cache
     proc = subprocess.Popen(cmd, start_new_session=True, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with sqlite3.connect(out / "cache.sqlite", timeout=0.1) as db:
-                if db.execute("SELECT COUNT(*) FROM records").fetchone()[0] > 0:
-                    break
-        except sqlite3.Error:
-            pass
-        time.sleep(0.05)
-    if proc.poll() is not None:
+    if not wait_until_stored(out / "cache.sqlite", proc):
         pytest.skip("the run ended before it could be interrupted")
     os.killpg(proc.pid, signal.SIGINT)
     try:

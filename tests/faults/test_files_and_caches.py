@@ -15,6 +15,7 @@ import pytest
 
 from fminspect.cli import main
 from tests.datasets import make_dataset, write_png
+from tests.processes import wait_until_stored
 
 pytestmark = pytest.mark.faults
 
@@ -140,17 +141,7 @@ def test_workers_die_with_a_killed_eval_and_a_pipeline_ends(tmp_path: Path) -> N
     # as `fminspect eval … 2>&1 | tee log`: the reader waits for every holder of the pipe
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert proc.stdout is not None
-    cache = tmp_path / "out" / "cache.sqlite"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with sqlite3.connect(cache, timeout=0.1) as db:
-                if db.execute("SELECT COUNT(*) FROM records").fetchone()[0] > 0:
-                    break
-        except sqlite3.Error:
-            pass
-        time.sleep(0.05)
-    if proc.poll() is not None:
+    if not wait_until_stored(tmp_path / "out" / "cache.sqlite", proc):
         pytest.skip("the run ended before it could be killed")
     workers = _children_of(proc.pid)
     proc.send_signal(signal.SIGKILL)
