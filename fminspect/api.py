@@ -356,7 +356,7 @@ def human_agreement(
     ranked: Path | str | None = None,
     measures: Sequence[str] | None = None,
     params: Params | None = None,
-    rule: str | Rule = "unanimous",
+    rule: str | Rule | None = None,
     exclude_failing: bool = False,
     min_attention: float = 1.0,
     exclude: Sequence[str] = (),

@@ -214,8 +214,8 @@ def test_study_functions_do_what_the_rank_commands_do(
     assert code == 0 and err == "".join(f"{m}\n" for m in created.messages)
     assert created.messages == ("warning: no sample named 'nothing'; left out",)
     assert out.startswith(
-        f"study {cli_study}: {created.groups} groups, {created.pairs} pairs; each participant "
-        f"sees {created.trials_per_participant} trials"
+        f"study {cli_study}: {created.groups} groups, {created.pairs} pairs, full design; "
+        f"each participant sees {created.trials_per_participant} trials"
     )
     assert (created.groups, created.pairs, created.trials_per_participant) == (3, 18, 22)
     with StudyStore(cli_study) as store:

@@ -41,6 +41,9 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
             repeats=args.repeats,
             checks=args.checks,
             seed=args.seed,
+            sampling=args.design,
+            per_participant=args.pairs_per_participant,
+            coverage=args.coverage,
             jobs=args.jobs,
             on_message=say(),
         )
@@ -48,23 +51,35 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
         return fail(str(exc))
     seconds = created.seconds_per_participant
     duration = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds} s"
+    design = created.design
     print(
-        f"study {args.study}: {created.groups} groups, {created.pairs} pairs; "
-        f"each participant sees {created.trials_per_participant} trials "
+        f"study {args.study}: {created.groups} groups, {created.pairs} pairs, {design.sampling} "
+        f"design; each participant sees {created.trials_per_participant} trials "
         f"(~{duration} at {SECONDS_PER_VOTE} s per vote)"
     )
-    print(
-        f"vote here:      fminspect rank vote {args.study}\n"
-        f"or pack it:     fminspect rank pack {args.study} {args.study.with_suffix('.zip')}"
-    )
+    if design.sampling == "incomplete":
+        print(
+            f"{design.slots} participants see every pair {design.coverage} time"
+            f"{'s' if design.coverage != 1 else ''}; the next {design.slots} cover it again"
+        )
+    elif design.sampling == "active":
+        print("each participant's pairs are chosen from the votes stored when they reach them")
+    pack = f"fminspect rank pack {args.study} {args.study.with_suffix('.zip')}"
+    if design.sampling != "full":
+        pack = (
+            f"fminspect rank pack {args.study} p01.zip --participant p01"
+            "   (one pack per participant)"
+        )
+    print(f"vote here:      fminspect rank vote {args.study}\nor pack it:     {pack}")
     return 0
 
 
 def _cmd_rank_pack(args: argparse.Namespace) -> int:
     from fminspect.ranking.workflow import pack_study
 
-    out = pack_study(args.study, args.out)
-    print(f"study pack written to {out}; a participant runs:  fminspect rank vote {out.name}")
+    out = pack_study(args.study, args.out, args.participant)
+    who = f"participant {args.participant}" if args.participant else "a participant"
+    print(f"study pack written to {out}; {who} runs:  fminspect rank vote {out.name}")
     return 0
 
 
@@ -187,9 +202,9 @@ def _add_rule_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("consensus")
     g.add_argument(
         "--rule",
-        default="unanimous",
-        help="unanimous (FMDatabase), k_of_n:K, majority, or bt:P (default unanimous); "
-        "',min=N' sets the least number of participants who must have ranked a group (2)",
+        help="unanimous (FMDatabase), k_of_n:K, majority, or bt:P (default: unanimous for a "
+        "full design, bt:0.9 for incomplete and active ones); ',min=N' sets the least number "
+        "of participants who must have ranked a group (2)",
     )
     g.add_argument(
         "--exclude-failing", action="store_true", help="drop participants failing attention checks"
@@ -240,11 +255,40 @@ def add_parser(sub: Subparsers) -> None:
     c.add_argument("--repeats", type=int, default=0, help="pairs shown twice (self-consistency)")
     c.add_argument("--checks", type=int, default=0, help="attention checks (GT vs noise/empty)")
     c.add_argument("--seed", type=int, default=0, help="seed of every random choice (0)")
+    c.add_argument(
+        "--design",
+        choices=["full", "incomplete", "active"],
+        default="full",
+        help="full: every participant sees every pair; incomplete: each sees "
+        "--pairs-per-participant of them, every pair seen by --coverage participants per "
+        "round; active: each sees --pairs-per-participant pairs chosen by expected "
+        "information gain from the votes so far (after ASAP, Mikhailiuk et al. 2020)",
+    )
+    c.add_argument(
+        "--pairs-per-participant",
+        type=int,
+        default=300,
+        metavar="M",
+        help="pairs per participant in incomplete and active designs (300: ~15 min)",
+    )
+    c.add_argument(
+        "--coverage",
+        type=int,
+        default=3,
+        metavar="K",
+        help="incomplete design: participants who see each pair in one round (3)",
+    )
     c.add_argument("--jobs", type=int, default=1, help="worker processes for --auto scoring")
     c.set_defaults(func=_cmd_rank_create)
     p = rs.add_parser("pack", help="write a self-contained study pack (zip) for another computer")
     p.add_argument("study", type=Path)
     p.add_argument("out", type=Path, help="the zip to write")
+    p.add_argument(
+        "--participant",
+        metavar="ID",
+        help="make the pack this participant's, with their pairs chosen now (needed by "
+        "incomplete and active designs: one pack per participant)",
+    )
     p.set_defaults(func=_cmd_rank_pack)
     v = rs.add_parser("vote", help="open the voting window on a study file or a study pack")
     v.add_argument("study", type=Path, help="study file (.sqlite) or study pack (.zip)")

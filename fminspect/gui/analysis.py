@@ -106,6 +106,17 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             ("bt", "Bradley–Terry P ≥ p"),
         ):
             self.rule.addItem(label, name)
+        if self.store.design.sampling != "full":
+            # nobody ranks every pair of a group: only the pooled rules apply
+            model = self.rule.model()
+            for name in ("unanimous", "k_of_n"):
+                item = model.item(self.rule.findData(name))  # type: ignore[attr-defined]
+                item.setEnabled(False)
+                item.setToolTip(
+                    f"needs each participant's complete order; this study's "
+                    f"{self.store.design.sampling} design gives none"
+                )
+            self.rule.setCurrentIndex(self.rule.findData("bt"))
         row.addWidget(self.rule)
         self.k = QtWidgets.QSpinBox()
         self.k.setRange(1, max(1, len(self.store.participants())))

@@ -193,7 +193,8 @@ class VotingWindow(QtWidgets.QWidget):
         lay.addWidget(self.problems_label)
         row = QtWidgets.QHBoxLayout()
         row.addStretch(1)
-        self.id_edit = QtWidgets.QLineEdit(participant or "")
+        # a pack made for one participant opens for that participant only
+        self.id_edit = QtWidgets.QLineEdit(participant or self.store.pack_for or "")
         self.id_edit.setPlaceholderText("participant id")
         self.id_edit.setMaximumWidth(260)
         self.start_button = QtWidgets.QPushButton("Start")
@@ -316,7 +317,17 @@ class VotingWindow(QtWidgets.QWidget):
     def _show_current(self, keep_time: bool = False) -> None:
         """Draw the first trial without a vote (or a break, or the end)."""
         assert self.session is not None
-        trial = self.session.current()
+        try:  # an active design chooses (and stores) the next chunk of pairs here
+            trial = self.session.current()
+        except (StudyError, sqlite3.Error) as exc:
+            self._shown_index = None
+            self.pause_title.setText("The next pairs could not be prepared")
+            self.pause_text.setText(
+                f"{exc}\nEvery answer so far is saved. Press P or Space to try again, or tell "
+                "the experimenter."
+            )
+            self.pages.setCurrentWidget(self.pause_page)
+            return
         if trial is None:
             self._finish()
             return

@@ -87,6 +87,14 @@ class Rule:
         return text if self.min_participants == 2 else f"{text},min={self.min_participants}"
 
 
+def default_rule(design: Design) -> Rule:
+    """The rule used when none is given: ``unanimous`` (FMDatabase's) for a full design,
+    where every participant ranks every group; ``bt:0.9`` for incomplete and active ones,
+    where the votes of a group come from different people and only a model of all of them
+    (Bradley–Terry) can order it."""
+    return Rule() if design.sampling == "full" else Rule("bt", p=0.9)
+
+
 @dataclass(slots=True)
 class ParticipantStats:
     """Quality of one participant's votes."""
@@ -252,15 +260,20 @@ def _consensus(
     wins: np.ndarray,
     bt: np.ndarray,
     names: list[str],
+    voters: int,
 ) -> tuple[tuple[str, ...] | None, str]:
     """The consensus order of ``items`` under ``rule`` (or None) and why; ``names`` (the
-    models) are used in the reason."""
-    n_part = len(orders)
+    models) are used in the reason. ``orders`` holds the complete orders of the participants
+    who answered every pair (what ``unanimous`` and ``k_of_n`` compare); ``voters`` counts
+    everyone who answered a pair of the group (whose votes ``majority`` and ``bt`` pool)."""
+    pooled = rule.name in ("majority", "bt")
+    n_part = voters if pooled else len(orders)
     if n_part == 0:
         return None, "no votes from the participants counted"
     if n_part < rule.min_participants:
+        did = "voted on" if pooled else "ranked"
         return None, (
-            f"only {n_part} participant{'s' if n_part != 1 else ''} ranked this group: a "
+            f"only {n_part} participant{'s' if n_part != 1 else ''} {did} this group: a "
             f"consensus needs at least {rule.min_participants} (the rule's min)"
         )
     counts = Counter(o for o in orders.values() if o is not None)
@@ -374,7 +387,8 @@ def aggregate(
         circular = sum(orders[p] is None for p in complete if p not in tied)
         bt, sd = _bradley_terry(len(items), pairs)
         names = [i.model for i in g.items]
-        consensus, reason = _consensus(rule, items, orders, wins, bt, names)
+        voters = len({v.participant for v in by_group.get(g.id, [])})
+        consensus, reason = _consensus(rule, items, orders, wins, bt, names, voters)
         w_stat = kendall_w([[per_part[p].get(i, 0.0) for i in items] for p in complete])
         kappa = free_marginal_kappa(by_group.get(g.id, []), categories)
         groups.append(

@@ -192,6 +192,9 @@ class DesignOptions(TypedDict, total=False):
     allow_ties: bool
     repeats: int
     selection: dict[str, Any] | None
+    sampling: str
+    per_participant: int
+    coverage: int
 
 
 def build_design(

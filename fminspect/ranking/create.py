@@ -18,6 +18,7 @@ from fminspect.io.discovery import Dataset, discover
 from fminspect.io.validation import Problem
 from fminspect.ranking.build import build_design, check_files, groups_from_dataset, score_maps
 from fminspect.ranking.design import Design, Group, new_design
+from fminspect.ranking.schedule import planned_trials
 from fminspect.ranking.store import StudyError, StudyStore
 from fminspect.ranking.workflow import ArgumentError
 
@@ -44,15 +45,14 @@ class CreatedStudy:
     @property
     def pairs(self) -> int:
         """Number of distinct pairs of maps, over every group."""
-        return sum(len(g.items) * (len(g.items) - 1) // 2 for g in self.design.groups)
+        return self.design.pairs
 
     @property
     def trials_per_participant(self) -> int:
-        """Trials each participant sees: every pair, the repeated pairs (a repeat needs three
-        trials after its original, see :func:`~fminspect.ranking.schedule.schedule`) and the
-        attention checks."""
-        n = self.pairs
-        return n + min(self.design.repeats, max(0, n - 3)) + len(self.design.checks)
+        """Trials each participant sees (at most): their pairs, the repeated pairs (a repeat
+        needs three trials after its original, see
+        :func:`~fminspect.ranking.schedule.arrange`) and the attention checks."""
+        return planned_trials(self.design)
 
     @property
     def seconds_per_participant(self) -> int:
@@ -80,6 +80,9 @@ def create_study(
     repeats: int = 0,
     checks: int = 0,
     seed: int = 0,
+    sampling: str = "full",
+    per_participant: int = 0,
+    coverage: int = 0,
     jobs: int = 1,
     on_message: Callable[[str], None] | None = None,
 ) -> CreatedStudy:
@@ -112,6 +115,12 @@ def create_study(
         Pairs shown twice (self-consistency) and attention checks (GT against noise/empty).
     seed : int
         Seed of every random choice (the subset, the checks, each participant's schedule).
+    sampling : {'full', 'incomplete', 'active'}
+        Which pairs each participant sees (:mod:`fminspect.ranking.schedule`): every pair;
+        ``per_participant`` of them, dealt so that ``coverage`` participants see each pair
+        (:attr:`Design.slots` participants make one round); or ``per_participant`` pairs
+        chosen by expected information gain from the votes so far
+        (:mod:`fminspect.ranking.active`).
     on_message : callable, optional
         Receives what is noticed on the way, as it happens: files that cannot be used,
         samples left out, groups smaller than ``auto`` (the command prints them); the
@@ -206,6 +215,9 @@ def create_study(
             allow_ties=allow_ties,
             repeats=repeats,
             selection=selection,
+            sampling=sampling,
+            per_participant=per_participant if sampling != "full" else 0,
+            coverage=coverage if sampling == "incomplete" else 0,
         )
         StudyStore.create(study, design).close()
     except (ValueError, OSError) as exc:

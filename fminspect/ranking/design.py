@@ -18,6 +18,15 @@ from typing import Any
 
 PRESENTATIONS = ("side_by_side", "overlay")
 CHECK_KINDS = ("GT vs noise", "GT vs empty")
+#: Which pairs each participant sees (see :mod:`fminspect.ranking.schedule`):
+#: ``full`` every pair of every group; ``incomplete`` a balanced share of them, each pair
+#: covered by ``coverage`` participants per round; ``active`` the pairs expected to teach
+#: the most given the votes so far (:mod:`fminspect.ranking.active`).
+SAMPLINGS = ("full", "incomplete", "active")
+#: Fields added after the first studies were written: left out of the JSON when they hold
+#: their default, so the fingerprint of an older study (and of its packs and results files)
+#: does not change.
+_LATER_FIELDS = {"sampling": "full", "per_participant": 0, "coverage": 0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +87,22 @@ class Design:
     groups: tuple[Group, ...]
     checks: tuple[Check, ...] = ()
     selection: dict[str, Any] = field(default_factory=dict)
+    sampling: str = "full"
+    per_participant: int = 0  # pairs per participant (incomplete, active)
+    coverage: int = 0  # participants per pair in one round (incomplete)
 
     def __post_init__(self) -> None:
         if self.presentation not in PRESENTATIONS:
             raise ValueError(f"presentation must be one of {PRESENTATIONS}")
+        if self.sampling not in SAMPLINGS:
+            raise ValueError(f"the design must be one of {', '.join(SAMPLINGS)}")
+        if self.sampling != "full" and self.per_participant < 1:
+            raise ValueError(
+                f"a{'n' if self.sampling[0] in 'ai' else ''} {self.sampling} "
+                "design needs at least one pair per participant"
+            )
+        if self.sampling == "incomplete" and self.coverage < 1:
+            raise ValueError("an incomplete design needs each pair covered by ≥ 1 participant")
         if not self.groups:
             raise ValueError("a study needs at least one group")
         for g in self.groups:
@@ -102,9 +123,33 @@ class Design:
                 return c
         raise KeyError(check_id)
 
+    @property
+    def pairs(self) -> int:
+        """Distinct pairs of maps over every group."""
+        return sum(len(g.items) * (len(g.items) - 1) // 2 for g in self.groups)
+
+    @property
+    def pairs_per_participant(self) -> int:
+        """Pairs each participant is given (every pair in a full design)."""
+        if self.sampling == "full":
+            return self.pairs
+        return min(self.per_participant, self.pairs)
+
+    @property
+    def slots(self) -> int:
+        """Incomplete design: participants needed for one round, in which every pair is seen
+        by ``coverage`` of them (⌈pairs·coverage / pairs per participant⌉); 0 otherwise."""
+        if self.sampling != "incomplete":
+            return 0
+        return max(self.coverage, -(-self.pairs * self.coverage // self.pairs_per_participant))
+
     def to_json(self) -> str:
         """Stable JSON (sorted keys) of the whole design."""
-        return json.dumps(asdict(self), sort_keys=True, indent=1)
+        d = asdict(self)
+        for key, default in _LATER_FIELDS.items():
+            if d[key] == default:
+                del d[key]
+        return json.dumps(d, sort_keys=True, indent=1)
 
     @property
     def fingerprint(self) -> str:
@@ -168,6 +213,9 @@ def new_design(
     repeats: int = 0,
     checks: tuple[Check, ...] = (),
     selection: dict[str, Any] | None = None,
+    sampling: str = "full",
+    per_participant: int = 0,
+    coverage: int = 0,
 ) -> Design:
     """A new design with a fresh study id and the current time and version."""
     from fminspect import __version__
@@ -188,4 +236,7 @@ def new_design(
         groups=tuple(groups),
         checks=tuple(checks),
         selection=selection or {},
+        sampling=sampling,
+        per_participant=int(per_participant),
+        coverage=int(coverage),
     )

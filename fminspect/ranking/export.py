@@ -41,6 +41,7 @@ from fminspect.io.loading import load_image, load_map
 from fminspect.ranking.aggregate import StudyResult
 from fminspect.ranking.agreement import RankedGroup
 from fminspect.ranking.design import Design
+from fminspect.ranking.schedule import Trial
 from fminspect.ranking.store import StudyError, StudyStore
 
 PACK_FORMAT = "fminspect-study-pack/1"
@@ -57,19 +58,44 @@ def _pack_names(design: Design) -> dict[str, str]:
     return {f: f"files/{i:05d}{Path(f).suffix.lower()}" for i, f in enumerate(design.files())}
 
 
-def write_pack(store: StudyStore, out: Path | str) -> Path:
+def write_pack(store: StudyStore, out: Path | str, participant: str | None = None) -> Path:
     """Write a self-contained study pack (zip) for participants on other computers.
+
+    With ``participant``, the pack is that participant's: they are registered here and
+    given their trials now (an incomplete design's slot, or every pair an active design
+    chooses for them from the votes merged so far), the pack carries those trials and
+    opens for that participant only, and their results merge into this registration. An
+    incomplete or active design needs it (whoever votes elsewhere must get pairs this lab
+    knows about); a full design's pack serves any number of participants.
 
     Refused when a file of the study is missing or cannot be read as an image."""
     from fminspect.ranking.build import check_files
 
     out = Path(out)
     design = store.design
+    if participant is None and design.sampling != "full":
+        raise StudyError(
+            f"a pack of an {design.sampling} design is made for one participant, who is given "
+            "their pairs now: add --participant ID (one pack per participant)"
+        )
     problems = check_files(design)
     if problems:
         raise StudyError("cannot pack: " + "; ".join(problems))
     names = _pack_names(design)
     manifest = {arc: _sha256(Path(f)) for f, arc in names.items()}
+    given = None
+    if participant is not None:
+        participant = participant.strip()
+        if participant in store.participants() and store.votes(participant):
+            raise StudyError(f"participant {participant!r} has already voted in this study")
+        trials = store.register(participant, origin=f"pack:{out.name}", whole=True)
+        while len(trials) < store.planned(participant):  # registered earlier, in part
+            trials += store.extend(participant)
+        given = {
+            "participant": participant,
+            "slot": store.slot(participant),
+            "trials": [_trial_json(t) for t in trials],
+        }
     with replacing(out) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr(
             "manifest.json",
@@ -80,11 +106,14 @@ def write_pack(store: StudyStore, out: Path | str) -> Path:
                     "design_fingerprint": design.fingerprint,
                     "name": design.name,
                     "files": manifest,
+                    "participant": participant,
                 },
                 indent=1,
             ),
         )
         z.writestr("design.json", design.to_json())
+        if given is not None:
+            z.writestr("participant.json", json.dumps(given, indent=1))
         for f, arc in names.items():
             z.write(f, arc)
     return out
@@ -125,6 +154,14 @@ def open_pack(pack: Path | str, folder: Path | str) -> Path:
                             f"{folder} already holds another version of this study; "
                             "unpack into a new folder"
                         )
+            given = None
+            if manifest.get("participant") is not None:
+                given = _given(
+                    json.loads(_member(z, pack, "participant.json", MAX_JSON_BYTES)),
+                    manifest["participant"],
+                    design,
+                    pack,
+                )
             infos = [_checked_info(z, pack, arc) for arc in names.values()]
             _check_total(pack, folder, infos)
             folder.mkdir(parents=True, exist_ok=True)
@@ -149,11 +186,46 @@ def open_pack(pack: Path | str, folder: Path | str) -> Path:
     if not study.exists():
         # the local study keeps the lab's design (same fingerprint), with local file paths
         StudyStore.create(study, design).close()
+    if given is not None:
+        with StudyStore(study) as local:
+            if local.pack_for not in (None, given[0]):
+                raise StudyError(
+                    f"{folder} already holds this study for participant {local.pack_for!r}; "
+                    "unpack into a new folder"
+                )
+            local.adopt(*given)
     write_text(
         folder / "paths.json",
         json.dumps({f: str((folder / a).resolve()) for f, a in names.items()}),
     )
     return study
+
+
+def _trial_json(t: Trial) -> dict[str, object]:
+    return {f: getattr(t, f) for f in Trial.__dataclass_fields__}
+
+
+def _given(
+    raw: object, participant: object, design: Design, pack: Path
+) -> tuple[str, list[Trial], int | None]:
+    """The participant, trials and slot a pack was made for, checked against its design."""
+    try:
+        assert isinstance(raw, dict) and raw["participant"] == participant
+        assert isinstance(participant, str) and participant.strip()
+        trials = [Trial(**t) for t in raw["trials"]]
+        slot = raw["slot"]
+        assert slot is None or isinstance(slot, int)
+        groups = {g.id: {i.id for i in g.items} for g in design.groups}
+        checks = {c.id: {c.good.id, c.bad.id} for c in design.checks}
+        for k, t in enumerate(trials):
+            assert t.index == k and t.kind in ("pair", "repeat", "check")
+            known = checks if t.kind == "check" else groups
+            assert {t.left, t.right} <= known[t.group] and t.left != t.right
+    except (AssertionError, KeyError, TypeError):
+        raise StudyError(
+            f"{pack}: the participant's trials do not match the study (damaged or edited pack)"
+        ) from None
+    return participant, trials, slot
 
 
 def _member(z: zipfile.ZipFile, pack: Path, name: str, limit: int) -> bytes:

@@ -20,16 +20,33 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from fminspect import __version__
 from fminspect.ranking.design import Design
-from fminspect.ranking.schedule import Trial, participant_seed, schedule
+from fminspect.ranking.schedule import (
+    Pair,
+    Trial,
+    active_chunk,
+    active_chunks,
+    participant_seed,
+    planned_trials,
+    schedule,
+)
 
-SCHEMA_VERSION = 1
+if TYPE_CHECKING:
+    from fminspect.ranking.active import Posterior
+
+#: 2 added ``participants.slot`` (incomplete designs); a version-1 file gains the column
+#: when it is opened.
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS study (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS participants (
-    id TEXT PRIMARY KEY, seed INTEGER NOT NULL, created TEXT NOT NULL, origin TEXT NOT NULL
+    id TEXT PRIMARY KEY, seed INTEGER NOT NULL, created TEXT NOT NULL, origin TEXT NOT NULL,
+    slot INTEGER
 );
 CREATE TABLE IF NOT EXISTS trials (
     participant TEXT NOT NULL REFERENCES participants(id), idx INTEGER NOT NULL,
@@ -94,6 +111,24 @@ class StudyStore:
             self.design = Design.from_json(row[0])
         except (ValueError, TypeError, KeyError) as exc:
             raise StudyError(f"{self.path}: the stored design cannot be read ({exc})") from None
+        # (votes, last rowid, its time stamp, the posterior of those votes)
+        self._posterior: tuple[int, int, str, Posterior] | None = None
+        self._upgrade()
+
+    def _upgrade(self) -> None:
+        """Bring a file written by an older version to :data:`SCHEMA_VERSION`."""
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(participants)")}
+        if "slot" in columns:
+            return
+        try:
+            with self._writing() as db:
+                db.execute("ALTER TABLE participants ADD COLUMN slot INTEGER")
+                db.execute(
+                    "INSERT OR REPLACE INTO study VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+        except sqlite3.Error as exc:
+            raise StudyError(f"{self.path}: cannot update an older study file ({exc})") from None
 
     @classmethod
     def create(cls, path: Path | str, design: Design) -> StudyStore:
@@ -168,28 +203,182 @@ class StudyStore:
         """Participant ids in order of registration."""
         return [r[0] for r in self.db.execute("SELECT id FROM participants ORDER BY rowid")]
 
-    def register(self, participant: str, origin: str = "local") -> list[Trial]:
-        """Add a participant (once) and store their schedule; returns it."""
+    def register(
+        self, participant: str, origin: str = "local", *, whole: bool = False
+    ) -> list[Trial]:
+        """Add a participant (once) and store their schedule; returns it.
+
+        Full design: every pair. Incomplete: the pairs of the least used slot. Active: the
+        first chunk, chosen from the votes stored so far (later chunks are chosen when they
+        are reached, :meth:`extend`), or every chunk at once with ``whole`` (a participant
+        voting elsewhere, from a study pack)."""
         participant = participant.strip()
         if not participant:
             raise StudyError("a participant needs a non-empty id")
         if participant in self.participants():
             return self.trials(participant)
-        trials = schedule(self.design, participant)
+        pack_for = self.pack_for
+        if pack_for is not None:
+            raise StudyError(
+                f"this study pack was made for participant {pack_for!r}; ask the lab for a "
+                "pack of your own"
+            )
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        with self._writing() as db:
+        seed = participant_seed(self.design.seed, participant) % 2**62
+        with self._writing() as db:  # the slot and the active choice see every other writer
+            slot = self._free_slot(db) if self.design.sampling == "incomplete" else None
             db.execute(
-                "INSERT INTO participants VALUES (?, ?, ?, ?)",
-                (participant, participant_seed(self.design.seed, participant) % 2**62, now, origin),
+                "INSERT INTO participants VALUES (?, ?, ?, ?, ?)",
+                (participant, seed, now, origin, slot),
             )
-            db.executemany(
-                "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (participant, t.index, t.kind, t.group, t.left, t.right, t.repeat_of, t.correct)
-                    for t in trials
-                ],
-            )
+            if self.design.sampling == "active":
+                trials = self._choose_chunks(db, participant, [], whole)
+            else:
+                trials = schedule(self.design, participant, slot)
+            self._insert_trials(db, participant, trials)
         return trials
+
+    def _free_slot(self, db: sqlite3.Connection) -> int:
+        """The incomplete design's slot given least often so far (the lowest of those)."""
+        used = dict(
+            db.execute(
+                "SELECT slot, COUNT(*) FROM participants WHERE slot IS NOT NULL GROUP BY slot"
+            )
+        )
+        return min(range(self.design.slots), key=lambda s: (used.get(s, 0), s))
+
+    @staticmethod
+    def _insert_trials(db: sqlite3.Connection, participant: str, trials: list[Trial]) -> None:
+        db.executemany(
+            "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (participant, t.index, t.kind, t.group, t.left, t.right, t.repeat_of, t.correct)
+                for t in trials
+            ],
+        )
+
+    def slot(self, participant: str) -> int | None:
+        """An incomplete design's slot of ``participant`` (None in other designs)."""
+        row = self.db.execute("SELECT slot FROM participants WHERE id = ?", (participant,))
+        found = row.fetchone()
+        return None if found is None else found[0]
+
+    def planned(self, participant: str) -> int:
+        """How many trials ``participant`` is given in all (an active design's are chosen a
+        chunk at a time, so fewer may be stored yet)."""
+        stored = self.trials(participant)
+        if self.design.sampling != "active":
+            return len(stored)
+        return max(len(stored), planned_trials(self.design))
+
+    def extend(self, participant: str) -> list[Trial]:
+        """Active design: choose and store ``participant``'s next chunk of trials from every
+        vote stored now; returns it (empty when every planned trial is stored)."""
+        if self.design.sampling != "active":
+            return []
+        with self._writing() as db:
+            done = self.trials(participant)
+            if len(done) >= planned_trials(self.design):
+                return []
+            trials = self._choose_chunks(db, participant, done, whole=False)
+            self._insert_trials(db, participant, trials)
+        return trials
+
+    def _choose_chunks(
+        self, db: sqlite3.Connection, participant: str, done: list[Trial], whole: bool
+    ) -> list[Trial]:
+        """The next chunk (or every remaining chunk) of an active participant: pairs by
+        expected information gain under the posterior of every stored vote, discounted for
+        pairs given to anyone and not answered yet, never a pair they already have."""
+        plan = active_chunks(self.design)
+        have = {frozenset((t.left, t.right)) for t in done if t.kind == "pair"}
+        n_pairs, first = sum(t.kind == "pair" for t in done), 0
+        while first < len(plan) and n_pairs >= plan[first][0]:
+            n_pairs -= plan[first][0]
+            first += 1
+        chunks = range(first, len(plan) if whole else min(first + 1, len(plan)))
+        if not chunks:
+            return []
+        posterior = self.posterior()
+        pending = [
+            frozenset(r)
+            for r in db.execute(
+                "SELECT t.left_item, t.right_item FROM trials t LEFT JOIN votes v "
+                "ON v.participant = t.participant AND v.trial = t.idx "
+                "WHERE t.kind = 'pair' AND v.trial IS NULL"
+            )
+        ]
+        count = sum(plan[c][0] for c in chunks)
+        rng = np.random.default_rng([participant_seed(self.design.seed, participant), first])
+        chosen = posterior.choose(count, exclude=have, pending=pending, rng=rng)
+        out: list[Trial] = []
+        start = len(done)
+        for c in chunks:
+            size = plan[c][0]
+            pairs: list[Pair] = [(p.group, p.a, p.b) for p in chosen[:size]]
+            chosen = chosen[size:]
+            made = active_chunk(self.design, participant, c, pairs, start)
+            out += made
+            start += len(made)
+        return out
+
+    def posterior(self) -> Posterior:
+        """The active design's posterior of every map from every decided answer on a pair
+        stored now, in the order stored. It is kept between calls and brought up to date
+        with the votes added since; when one of the votes it holds is gone (undone, perhaps
+        answered again under the same row id) it is built again from every vote."""
+        from fminspect.ranking.active import Posterior
+
+        def at(rowid: int) -> tuple[int, str]:
+            """Pair votes up to ``rowid``, and the time stamp of that row."""
+            n = self.db.execute(
+                "SELECT COUNT(*) FROM votes WHERE kind = 'pair' AND rowid <= ?", (rowid,)
+            ).fetchone()[0]
+            ts = self.db.execute("SELECT ts FROM votes WHERE rowid = ?", (rowid,)).fetchone()
+            return int(n), ts[0] if ts else ""
+
+        post, seen, seen_last = Posterior(self.design), 0, 0
+        if self._posterior is not None:
+            n, last, stamp, kept = self._posterior
+            if at(last) == (n, stamp):
+                post, seen, seen_last = kept, n, last
+        new = self.db.execute(
+            "SELECT rowid, left_item, right_item, choice FROM votes "
+            "WHERE kind = 'pair' AND rowid > ? ORDER BY rowid",
+            (seen_last,),
+        ).fetchall()
+        post.update_all((a, b) if c == "left" else (b, a) for _, a, b, c in new if c != "tie")
+        if new:
+            seen_last = int(new[-1][0])
+        self._posterior = (seen + len(new), seen_last, at(seen_last)[1], post)
+        return post
+
+    @property
+    def pack_for(self) -> str | None:
+        """In a study unpacked from a pack made for one participant: that participant."""
+        return self._get("pack_for")
+
+    def _get(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM study WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def adopt(self, participant: str, trials: list[Trial], slot: int | None) -> None:
+        """In a study unpacked from a pack made for ``participant``: store the trials the
+        lab gave them, and refuse anyone else from now on."""
+        with self._writing() as db:
+            if participant not in self.participants():
+                db.execute(
+                    "INSERT INTO participants VALUES (?, ?, ?, ?, ?)",
+                    (
+                        participant,
+                        participant_seed(self.design.seed, participant) % 2**62,
+                        datetime.now(UTC).isoformat(timespec="seconds"),
+                        "pack",
+                        slot,
+                    ),
+                )
+                self._insert_trials(db, participant, trials)
+            db.execute("INSERT OR REPLACE INTO study VALUES ('pack_for', ?)", (participant,))
 
     def trials(self, participant: str) -> list[Trial]:
         """A registered participant's schedule."""
@@ -282,19 +471,34 @@ class StudyStore:
         participant = results.get("participant")
         if not isinstance(participant, str) or not participant.strip():
             raise StudyError(f"{origin}: the results name no participant")
-        if participant in self.participants():
+        reserved = participant in self.participants()
+        if reserved and self.votes(participant):
             raise StudyError(
                 f"{origin}: participant {participant!r} is already in this study "
                 "(duplicate results are refused)"
             )
-        expected = [_trial_dict(t) for t in schedule(self.design, participant)]
+        if reserved:  # given their trials here, for a study pack: those must come back
+            expected = [_trial_dict(t) for t in self.trials(participant)]
+        elif self.design.sampling == "full":
+            expected = [_trial_dict(t) for t in schedule(self.design, participant)]
+        else:
+            raise StudyError(
+                f"{origin}: this lab gave participant {participant!r} no pairs: in an "
+                f"{self.design.sampling} design each pack is made for one participant "
+                "(fminspect rank pack STUDY OUT --participant ID)"
+            )
         if results.get("trials") != expected:
             raise StudyError(f"{origin}: the schedule does not match the study's (tampered file?)")
         votes = self._checked_votes(results.get("votes"), participant, expected, origin)
         now = datetime.now(UTC).isoformat(timespec="seconds")
         try:
             with self._writing() as db:
-                self._merge_rows(db, participant, now, origin, expected, votes)
+                if not reserved:
+                    self._merge_rows(db, participant, now, origin, expected)
+                db.executemany(
+                    "INSERT INTO votes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [_vote_row(v) for v in votes],
+                )
         except sqlite3.DatabaseError as exc:
             raise StudyError(f"{origin}: could not merge ({exc})") from None
         return len(votes)
@@ -306,19 +510,20 @@ class StudyStore:
         now: str,
         origin: str,
         expected: list[dict[str, object]],
-        votes: list[Vote],
     ) -> None:
         db.execute(
-            "INSERT INTO participants VALUES (?, ?, ?, ?)",
-            (participant, participant_seed(self.design.seed, participant) % 2**62, now, origin),
+            "INSERT INTO participants VALUES (?, ?, ?, ?, ?)",
+            (
+                participant,
+                participant_seed(self.design.seed, participant) % 2**62,
+                now,
+                origin,
+                None,
+            ),
         )
         db.executemany(
             "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [(participant, *(t[k] for k in _TRIAL_COLUMNS)) for t in expected],
-        )
-        db.executemany(
-            "INSERT INTO votes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [_vote_row(v) for v in votes],
         )
 
     def _checked_votes(
@@ -390,13 +595,14 @@ class VotingSession:
         self.store = store
         self.participant = participant
         self.trials = store.register(participant)
+        self._total = store.planned(participant)
         voted = {v.trial for v in store.votes(participant)}
         self._done = [t.index for t in self.trials if t.index in voted]
 
     @property
     def total(self) -> int:
-        """Number of trials."""
-        return len(self.trials)
+        """Number of trials (planned: an active design chooses them a chunk at a time)."""
+        return self._total
 
     @property
     def position(self) -> int:
@@ -409,9 +615,14 @@ class VotingSession:
         return self.position >= self.total
 
     def current(self) -> Trial | None:
-        """The first trial without a vote (None when finished)."""
+        """The first trial without a vote (None when finished). In an active design, the
+        next chunk of pairs is chosen (from every vote stored now) when it is reached."""
         done = set(self._done)
-        return next((t for t in self.trials if t.index not in done), None)
+        trial = next((t for t in self.trials if t.index not in done), None)
+        if trial is None and len(self.trials) < self.total:
+            self.trials += self.store.extend(self.participant)
+            trial = next((t for t in self.trials if t.index not in done), None)
+        return trial
 
     def vote(self, choice: str, rt_ms: float) -> Vote:
         """Record ``choice`` ('left', 'right' or 'tie') for the current trial, durably."""

@@ -56,19 +56,22 @@ def _ignore(message: str) -> None:
 
 
 # ----------------------------------------------------------------------- moving a study
-def pack_study(study: Path | str, out: Path | str) -> Path:
+def pack_study(study: Path | str, out: Path | str, participant: str | None = None) -> Path:
     """Write ``study`` as a self-contained pack (zip) for participants on other computers
-    (:func:`~fminspect.ranking.export.write_pack`); returns the zip's path.
+    (:func:`~fminspect.ranking.export.write_pack`); returns the zip's path. An incomplete or
+    active design's pack is one ``participant``'s, given their pairs now.
 
     Examples
     --------
     >>> pack_study("study.sqlite", "study.zip")                     # doctest: +SKIP
     PosixPath('study.zip')
+    >>> pack_study("active.sqlite", "p07.zip", participant="p07")   # doctest: +SKIP
+    PosixPath('p07.zip')
     """
     from fminspect.ranking.export import write_pack
 
     with StudyStore(study) as store:
-        return write_pack(store, out)
+        return write_pack(store, out, participant)
 
 
 def export_results(
@@ -164,7 +167,7 @@ def simulate_participants(
 # --------------------------------------------------------------------------- consensus
 def consensus(
     store: StudyStore,
-    rule: str | Rule = "unanimous",
+    rule: str | Rule | None = None,
     *,
     exclude_failing: bool = False,
     min_attention: float = 1.0,
@@ -172,7 +175,8 @@ def consensus(
     on_message: OnMessage | None = None,
 ) -> StudyResult:
     """Every vote of the study aggregated under ``rule`` (``'unanimous'``, ``'k_of_n:K'``,
-    ``'majority'`` or ``'bt:P'``; :func:`~fminspect.ranking.aggregate.aggregate`), without
+    ``'majority'`` or ``'bt:P'``; :func:`~fminspect.ranking.aggregate.aggregate`; by default
+    :func:`~fminspect.ranking.aggregate.default_rule` of the study's design), without
     the participants named in ``exclude`` and, with ``exclude_failing``, those passing fewer
     than ``min_attention`` of the attention checks. ``on_message`` is told when the rule
     cannot be met by the participants counted.
@@ -182,13 +186,21 @@ def consensus(
     StudyError
         A rule that cannot be read, or a participant in ``exclude`` the study does not have.
     """
-    from fminspect.ranking.aggregate import Rule, aggregate
+    from fminspect.ranking.aggregate import Rule, aggregate, default_rule
 
+    if rule is None:
+        rule = default_rule(store.design)
     if isinstance(rule, str):
         try:
             rule = Rule.parse(rule)
         except ValueError as exc:
             raise StudyError(f"--rule: {exc}") from None
+    if rule.name in ("unanimous", "k_of_n") and store.design.sampling != "full":
+        raise StudyError(
+            f"--rule {rule.name} compares each participant's complete order of a group, and in "
+            f"this study's {store.design.sampling} design nobody ranks every pair of a group: "
+            "use bt:P (the default here) or majority"
+        )
     unknown = [p for p in exclude if p not in store.participants()]
     if unknown:
         raise StudyError(f"--exclude: no participant named {', '.join(unknown)} in {store.path}")
@@ -207,7 +219,7 @@ def consensus(
 def aggregate_study(
     study: Path | str,
     *,
-    rule: str | Rule = "unanimous",
+    rule: str | Rule | None = None,
     exclude_failing: bool = False,
     min_attention: float = 1.0,
     exclude: Sequence[str] = (),
@@ -246,7 +258,7 @@ def export_consensus(
     study: Path | str,
     out: Path | str,
     *,
-    rule: str | Rule = "unanimous",
+    rule: str | Rule | None = None,
     exclude_failing: bool = False,
     min_attention: float = 1.0,
     exclude: Sequence[str] = (),
@@ -303,7 +315,7 @@ def human_rankings(
     study: Path | str | None = None,
     *,
     ranked: Path | str | None = None,
-    rule: str | Rule = "unanimous",
+    rule: str | Rule | None = None,
     exclude_failing: bool = False,
     min_attention: float = 1.0,
     exclude: Sequence[str] = (),

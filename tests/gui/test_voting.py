@@ -280,3 +280,54 @@ def test_an_answer_that_cannot_be_saved_is_kept_retried_and_undo_stays_in_step(
     qtbot.keyClick(w, Key.Key_Backspace)  # the injected error fired once: this works
     assert w.session.position == 1 == len(store.votes("p"))
     assert w.session.current() == second
+
+
+def test_an_active_pack_opens_for_its_participant_and_its_pairs_are_chosen_as_votes_arrive(
+    qtbot, tmp_path: Path
+) -> None:
+    """An active design in the window: the lab's own session chooses its chunks as it goes;
+    a pack opens for the participant it was made for (id filled in, others refused)."""
+    from fminspect.gui.analysis import AnalysisWindow
+    from fminspect.gui.app import application
+    from fminspect.gui.voting import prepare_study
+    from fminspect.ranking.schedule import ACTIVE_CHUNK
+
+    application()
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B", "C", "D"), size=(40, 50))
+    (ds,), _ = discover(root)
+    path = tmp_path / "active.sqlite"
+    design = build_design(
+        "active",
+        groups_from_dataset(ds, per_group=4),
+        path,
+        sampling="active",
+        per_participant=2 * ACTIVE_CHUNK + 3,
+        checks=1,
+    )
+    lab = StudyStore.create(path, design)
+    w = _window(qtbot, lab, participant="ann")
+    assert w.page == "vote" and w.session is not None
+    assert len(w.session.trials) < w.session.total == 2 * ACTIVE_CHUNK + 3 + 1
+    while w.page == "vote":
+        qtbot.keyClick(w, Key.Key_Left)
+    assert w.page == "finished" and len(lab.votes("ann")) == w.session.total
+    pack = write_pack(lab, tmp_path / "bob.zip", "bob")
+    store, paths, results_dir = prepare_study(pack, tmp_path / "elsewhere")
+    v = _window(qtbot, store, paths=paths, results_dir=results_dir)
+    assert v.id_edit.text() == "bob"
+    v.start("mallory")
+    assert v.session is None and "made for participant 'bob'" in v.start_message.text()
+    v.start("bob")
+    while v.page == "vote":
+        qtbot.keyClick(v, Key.Key_Right)
+    assert (
+        v.results_file is not None
+        and lab.merge_results(json.loads(v.results_file.read_text()), "bob.json") == v.session.total
+    )
+    a = AnalysisWindow(lab, measure_keys=["MAE"])
+    qtbot.addWidget(a)
+    assert a.rule.currentData() == "bt"
+    assert not a.rule.model().item(a.rule.findData("unanimous")).isEnabled()
+    qtbot.waitUntil(lambda: a.result is not None, timeout=30000)
+    assert str(a.result.rule) == "bt:0.9"
+    QtCore.QThreadPool.globalInstance().waitForDone(30000)

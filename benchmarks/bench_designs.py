@@ -1,0 +1,238 @@
+"""How many votes each study design needs to recover a known ranking.
+
+A study of ``--groups`` images × ``--maps`` maps per image (default 200 × 8, the issue's
+case) is created three times — full, incomplete and active design — and simulated
+Bradley–Terry voters (each map ``--gap`` logit better than the next; no side bias, no
+lapses) vote through :class:`~fminspect.ranking.store.VotingSession`, the API of the
+voting window, so every vote is stored and every active chunk is chosen exactly as in a
+real study. After every ``--every`` votes per group, each group's order is estimated by
+the Bradley–Terry MAP (``choix.opt_pairwise`` with the product's prior precision
+``BT_PRIOR``) and compared with the true order by Kendall's τ-b; the curve is the mean over
+groups.
+
+Prints, per design, the votes per group at which the mean τ first reaches ``--target``
+(0.9) in each run, their mean, and its ratio to the full design's (the issue's goal:
+active ≤ 40 %), and the mean information a vote carries in the full design against the
+closest pairs' (p(1 − p) of the logit difference: how much the full design spends on pairs
+whose answer is nearly certain). Writes the curves as CSV and a PNG (``--out``).
+
+    python benchmarks/bench_designs.py --out benchmarks/results/designs
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from fminspect.ranking.aggregate import BT_PRIOR
+from fminspect.ranking.design import Group, Item, new_design
+from fminspect.ranking.store import StudyStore, VotingSession
+
+DESIGNS = ("full", "incomplete", "active")
+
+
+def make_study(path: Path, sampling: str, groups: int, maps: int, per: int) -> StudyStore:
+    """A study without files (nothing is shown; the store does not open them)."""
+    gs = [
+        Group(
+            f"g{k:04d}",
+            "bench",
+            f"s{k:04d}",
+            None,
+            None,
+            tuple(
+                Item(f"g{k:04d}m{m}", f"model{m}", f"/nonexistent/{k}_{m}.png") for m in range(maps)
+            ),
+        )
+        for k in range(groups)
+    ]
+    design = new_design(
+        f"bench-{sampling}",
+        gs,
+        seed=7,
+        sampling=sampling,
+        per_participant=per if sampling != "full" else 0,
+        coverage=1 if sampling == "incomplete" else 0,
+    )
+    return StudyStore.create(path, design)
+
+
+def mean_tau(store: StudyStore, maps: int, gap: float) -> float:
+    """Mean over groups of Kendall's τ-b between the Bradley–Terry MAP order and the truth."""
+    import choix
+    from scipy.stats import kendalltau
+
+    truth = -gap * np.arange(maps)
+    by_group: dict[str, list[tuple[int, int]]] = {}
+    for group, left, right, choice in store.db.execute(
+        "SELECT grp, left_item, right_item, choice FROM votes WHERE kind = 'pair'"
+    ):
+        a, b = int(left.rsplit("m", 1)[1]), int(right.rsplit("m", 1)[1])
+        by_group.setdefault(group, []).append((a, b) if choice == "left" else (b, a))
+    taus = []
+    for g in store.design.groups:
+        pairs = by_group.get(g.id, [])
+        est = choix.opt_pairwise(maps, pairs, alpha=BT_PRIOR) if pairs else np.zeros(maps)
+        tau = kendalltau(est, truth).statistic if np.ptp(est) > 0 else 0.0
+        taus.append(0.0 if math.isnan(tau) else float(tau))
+    return float(np.mean(taus))
+
+
+def run(
+    sampling: str, args: argparse.Namespace, workdir: Path, seed: int
+) -> list[tuple[float, float]]:
+    """The τ curve of one design: (votes per group, mean τ)."""
+    store = make_study(
+        workdir / f"{sampling}-{seed}.sqlite", sampling, args.groups, args.maps, args.per
+    )
+    rng = np.random.default_rng(seed)
+    strength = {i.id: -args.gap * k for g in store.design.groups for k, i in enumerate(g.items)}
+    budget = args.max_votes * args.groups
+    step = args.every * args.groups
+    curve: list[tuple[float, float]] = []
+    votes, participant = 0, 0
+    while votes < budget:
+        participant += 1
+        session = VotingSession(store, f"sim-{participant:03d}")
+        while not session.finished and votes < budget:
+            trial = session.current()
+            assert trial is not None
+            p_left = 1 / (1 + math.exp(-(strength[trial.left] - strength[trial.right])))
+            session.vote("left" if rng.random() < p_left else "right", 1000.0)
+            votes += 1
+            if votes % step == 0:
+                curve.append((votes / args.groups, mean_tau(store, args.maps, args.gap)))
+                tau = curve[-1][1]
+                print(
+                    f"  {sampling:10s} {votes / args.groups:6.1f} votes/group  τ {tau:.3f}",
+                    flush=True,
+                )
+                if tau >= args.target + 0.02 and votes / args.groups >= args.min_votes:
+                    store.close()
+                    return curve
+    store.close()
+    return curve
+
+
+def first_reaching(curve: list[tuple[float, float]], target: float) -> float:
+    """Votes per group at which the curve first reaches ``target`` (NaN if never)."""
+    return next((v for v, t in curve if t >= target), math.nan)
+
+
+def information_bound(maps: int, gap: float) -> tuple[float, float]:
+    """Mean Fisher information p(1 − p) per vote when every pair is voted on equally (full
+    design), and the most one vote can carry in this study (the closest pairs)."""
+    diffs = [gap * (b - a) for a in range(maps) for b in range(a + 1, maps)]
+    info = [1 / (1 + math.exp(-d)) * (1 - 1 / (1 + math.exp(-d))) for d in diffs]
+    return float(np.mean(info)), float(max(info))
+
+
+def plot(
+    curves: dict[str, list[list[tuple[float, float]]]], target: float, out: Path, title: str
+) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.8), dpi=120)
+    colours = {"full": "#4c72b0", "incomplete": "#8c8c8c", "active": "#dd8452"}
+    for name, runs in curves.items():
+        for k, c in enumerate(runs):
+            ax.plot(
+                *zip(*c, strict=True),
+                color=colours[name],
+                lw=1.4,
+                alpha=0.85,
+                label=name if k == 0 else None,
+            )
+    ax.axhline(target, color="k", lw=0.8, ls="--")
+    ax.set_xlabel("votes per group (image)")
+    ax.set_ylabel("mean Kendall τ-b to the true order")
+    ax.set_title(title, fontsize=9)
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--groups", type=int, default=200)
+    ap.add_argument("--maps", type=int, default=8)
+    ap.add_argument("--gap", type=float, default=0.5, help="logit gap between adjacent maps")
+    ap.add_argument(
+        "--per", type=int, default=280, help="pairs per participant (incomplete, active)"
+    )
+    ap.add_argument("--every", type=float, default=4, help="evaluate every N votes per group")
+    ap.add_argument("--max-votes", type=float, default=200, help="votes per group at most")
+    ap.add_argument("--min-votes", type=float, default=0, help="run at least this far")
+    ap.add_argument("--target", type=float, default=0.9)
+    ap.add_argument("--seeds", type=int, default=2, help="independent runs per design")
+    ap.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=DESIGNS)
+    ap.add_argument("--out", type=Path, help="write curves.csv and curves.png here")
+    args = ap.parse_args()
+    curves: dict[str, list[list[tuple[float, float]]]] = {}
+    needed: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.designs:
+            for seed in range(args.seeds):
+                t0 = time.perf_counter()
+                curve = run(name, args, Path(tmp), seed)
+                curves.setdefault(name, []).append(curve)
+                needed.setdefault(name, []).append(first_reaching(curve, args.target))
+                print(
+                    f"{name} seed {seed}: τ ≥ {args.target} at {needed[name][-1]:.0f} "
+                    f"votes/group ({time.perf_counter() - t0:.0f} s)",
+                    flush=True,
+                )
+    mean_full, best = information_bound(args.maps, args.gap)
+    print(
+        f"\n{args.groups} groups × {args.maps} maps, adjacent gap {args.gap:g} logit, "
+        f"{args.per} pairs per participant (incomplete: coverage 1 per round), "
+        f"{args.seeds} runs per design"
+    )
+    print(
+        f"{'design':12s} {'votes/group to τ≥' + format(args.target, 'g'):>22s} "
+        f"{'runs':>14s} {'ratio to full':>14s}"
+    )
+    full = float(np.mean(needed["full"])) if "full" in needed else math.nan
+    for name, values in needed.items():
+        mean = float(np.mean(values))
+        runs = ", ".join(f"{v:.0f}" for v in values)
+        print(f"{name:12s} {mean:22.0f} {runs:>14s} {mean / full:14.0%}")
+    print(
+        f"information per vote (p(1−p) of the logit difference): full design mean "
+        f"{mean_full:.3f}, closest pairs {best:.3f} ({mean_full / best:.0%})"
+    )
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        with open(args.out / "curves.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["design", "run", "votes_per_group", "mean_kendall_tau"])
+            for name, runs in curves.items():
+                for k, c in enumerate(runs):
+                    w.writerows([name, k, f"{v:g}", f"{t:.4f}"] for v, t in c)
+        plot(
+            curves,
+            args.target,
+            args.out / "curves.png",
+            f"{args.groups} images × {args.maps} maps, simulated BT voters, adjacent gap "
+            f"{args.gap:g} logit",
+        )
+        print(f"curves written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
