@@ -360,6 +360,7 @@ def human_agreement(
     exclude_failing: bool = False,
     min_attention: float = 1.0,
     exclude: Sequence[str] = (),
+    prior: float | None = None,
     out: Path | str | None = None,
 ) -> HumanAgreementReport:
     """How each measure agrees with people's rankings: ``fminspect rank report``.
@@ -403,6 +404,7 @@ def human_agreement(
         exclude_failing=exclude_failing,
         min_attention=min_attention,
         exclude=exclude,
+        prior=prior,
     )
     for why in humans.skipped:
         warnings.warn(f"skipped: {why}", UserWarning, 2)

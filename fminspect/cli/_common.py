@@ -79,6 +79,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def positive_float(text: str) -> float:
+    """An argparse type: a number > 0 (finite)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
+    return value
+
+
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     """``--scheduler`` and what it needs (see README, 'On a cluster')."""
     g = parser.add_argument_group("on a Dask cluster (README: 'On a cluster')")

@@ -11,7 +11,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fminspect.cli._common import add_param_options, fail, no_display, params, print_all, say
+from fminspect.cli._common import (
+    add_param_options,
+    fail,
+    no_display,
+    params,
+    positive_float,
+    print_all,
+    say,
+)
 
 if TYPE_CHECKING:
     from fminspect.cli._common import Subparsers
@@ -129,6 +137,7 @@ def _rule_options(args: argparse.Namespace) -> dict[str, Any]:
         "exclude_failing": args.exclude_failing,
         "min_attention": args.min_attention,
         "exclude": args.exclude or (),
+        "prior": args.prior,
         "on_message": say("fminspect rank: "),
     }
 
@@ -216,6 +225,13 @@ def _add_rule_options(parser: argparse.ArgumentParser) -> None:
         help="attention-check pass rate needed with --exclude-failing (default 1.0: all)",
     )
     g.add_argument("--exclude", nargs="+", metavar="ID", help="drop these participants")
+    g.add_argument(
+        "--prior",
+        type=positive_float,
+        metavar="A",
+        help="precision of the Gaussian prior of the Bradley–Terry and JOD scales, in logit "
+        "units (default 0.1, i.e. variance 10); it decides the distances of separated groups",
+    )
 
 
 def add_parser(sub: Subparsers) -> None:

@@ -25,7 +25,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.gui.workers import submit
-from fminspect.ranking.aggregate import Rule, StudyResult, aggregate
+from fminspect.ranking.aggregate import BT_PRIOR, Rule, StudyResult, aggregate
 from fminspect.ranking.agreement import HumanAgreementReport, measures_vs_humans
 from fminspect.ranking.report import (
     agreement_cells,
@@ -137,6 +137,17 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         self.min_attention.setValue(1.0)
         row.addWidget(self.exclude_failing)
         row.addWidget(self.min_attention)
+        self.prior = QtWidgets.QDoubleSpinBox()
+        self.prior.setRange(0.001, 100.0)
+        self.prior.setDecimals(3)
+        self.prior.setSingleStep(0.05)
+        self.prior.setValue(BT_PRIOR)
+        self.prior.setPrefix("prior precision ")
+        self.prior.setToolTip(
+            "precision of the Gaussian prior of the Bradley–Terry and JOD scales (logit "
+            "units); it sets the distances of separated groups"
+        )
+        row.addWidget(self.prior)
         row.addStretch(1)
         export_ds = QtWidgets.QPushButton("Export ranked dataset…")
         export_ds.clicked.connect(self._export_dataset)
@@ -145,7 +156,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         row.addWidget(export_ds)
         row.addWidget(export_rep)
         self.rule.currentIndexChanged.connect(self._rule_changed)
-        for w in (self.k, self.p, self.min_attention):
+        for w in (self.k, self.p, self.min_attention, self.prior):
             w.valueChanged.connect(self.refresh)
         self.exclude_failing.toggled.connect(self.refresh)
         self._rule_changed()
@@ -171,7 +182,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         QtWidgets.QHBoxLayout(self.thumbs).setContentsMargins(0, 0, 0, 0)
         dl.addWidget(self.thumbs, 2)
         self.bt_plot = pg.PlotWidget()
-        self.bt_plot.setLabel("left", "Bradley–Terry strength (log) ± 1 s.d.")
+        self.bt_plot.setLabel("left", "JOD (1 = 75 % preference), 95 % interval")
         self.bt_plot.setMouseEnabled(False, False)
         self.bt_plot.hideButtons()
         dl.addWidget(self.bt_plot, 2)
@@ -260,9 +271,10 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         self._generation += 1
         generation = self._generation
         path, rule = self.store.path, self.rule_choice()
-        exclude_failing, min_attention = (
+        exclude_failing, min_attention, prior = (
             self.exclude_failing.isChecked(),
             self.min_attention.value(),
+            self.prior.value(),
         )
         self.summary.setText(f"aggregating the votes ({rule})…")
         self._aggregating = True  # until then, what is shown is the previous choice's
@@ -276,6 +288,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
                     exclude_failing=exclude_failing,
                     min_attention=min_attention,
                     exclude=manual,
+                    prior=prior,
                 )
             finally:
                 store.close()
@@ -315,7 +328,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
                 r["group"],
                 r["sample"],
                 r["consensus"] or "—",
-                r["reason"],
+                r["reason"] + ("  · separated" if r["separated"] else ""),
                 str(r["votes"]),
                 _f(r["kendall_w"], 2),
                 _f(r["kappa_free_marginal"], 2),
@@ -337,7 +350,9 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         g = self.result.groups[row]
         grp = self.store.design.group(g.group)
         order = list(np.argsort(-g.bt, kind="stable"))
-        self.group_title.setText(f"<b>{g.group}</b> — {g.sample}: {g.reason}")
+        note = f"<br><i>{g.separation}</i>" if g.separation else ""
+        self.group_title.setText(f"<b>{g.group}</b> — {g.sample}: {g.reason}{note}")
+        self.group_title.setWordWrap(True)
         from fminspect.gui.voting import Picture
         from fminspect.io.loading import load_map
         from fminspect.io.validation import LoadError
@@ -372,18 +387,22 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             lay.addWidget(pic, 1)
         self.bt_plot.clear()
         x = np.arange(len(order))
-        means = g.bt[order]
-        sds = np.nan_to_num(g.bt_sd[order])
-        self.bt_plot.addItem(pg.BarGraphItem(x=x, height=means, width=0.6, brush=(76, 114, 176)))
-        self.bt_plot.addItem(
-            pg.ErrorBarItem(
-                x=x,
-                y=means,
-                height=2 * sds,
-                beam=0.2,
-                pen=pg.mkPen(pg.getConfigOption("foreground"), width=1.5),
+        if g.jod is not None:  # the scale people read, with its bootstrap interval
+            means = g.jod.scores[order]
+            self.bt_plot.addItem(
+                pg.BarGraphItem(x=x, height=means, width=0.6, brush=(76, 114, 176))
             )
-        )
+            self.bt_plot.addItem(
+                pg.ErrorBarItem(
+                    x=x,
+                    y=means,
+                    top=np.nan_to_num(g.jod.high[order] - means),
+                    bottom=np.nan_to_num(means - g.jod.low[order]),
+                    beam=0.2,
+                    pen=pg.mkPen(pg.getConfigOption("foreground"), width=1.5),
+                )
+            )
+            self.bt_plot.setToolTip(g.jod.method)
         self.bt_plot.getAxis("bottom").setTicks([[(i, g.models[k]) for i, k in enumerate(order)]])
         n = len(g.items)
         self.wins.setColumnCount(n)

@@ -21,6 +21,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from fminspect.ranking.design import Design
+from fminspect.ranking.scaling import JodScale, jod_scale
 from fminspect.ranking.schedule import Trial
 from fminspect.ranking.store import StudyStore, Vote
 
@@ -154,6 +155,22 @@ class GroupResult:
     circular: int = 0  # complete participants whose answers form a cycle
     undecided: int = 0  # complete participants who answered "cannot decide" on some pair
     unfinished: int = 0  # participants who have not answered every pair of the group yet
+    jod: JodScale | None = None  # Thurstone Case V scale (JOD) with bootstrap intervals
+    voters: int = 0  # counted participants who answered at least one pair of the group
+
+    @property
+    def separation(self) -> str:
+        """When the votes are separated (:func:`~fminspect.ranking.scaling.separation`),
+        what that means for this group's scales, in words; else ''."""
+        split = self.jod.separated if self.jod is not None else None
+        if not split or self.votes == 0:
+            return ""
+        names = [" = ".join(self.models[i] for i in part) for part in split]
+        every = "every vote" if len(split) == len(self.items) else "every vote across the split"
+        return (
+            f"separated: {' ≻ '.join(names)} in {every} — the Bradley–Terry and JOD distances "
+            "across it (and their ±) are set by the prior, not by the votes"
+        )
 
     @property
     def bt_order(self) -> tuple[str, ...]:
@@ -177,6 +194,7 @@ class StudyResult:
     excluded: list[str] = field(default_factory=list)
     kappa: float = math.nan
     kendall_w: float = math.nan
+    prior: float = BT_PRIOR  # precision of the scales' Gaussian prior (logit units)
 
     @property
     def consensual(self) -> list[GroupResult]:
@@ -230,14 +248,18 @@ def _order(wins: dict[str, float], items: list[str]) -> tuple[str, ...] | None:
     return tuple(sorted(items, key=lambda i: -wins.get(i, 0.0)))
 
 
-def _bradley_terry(n: int, pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+def _bradley_terry(
+    n: int, pairs: list[tuple[int, int]], prior: float = BT_PRIOR
+) -> tuple[np.ndarray, np.ndarray]:
     """Centred Bradley–Terry strengths and their s.d. (see _bradley_terry_fit)."""
-    mean, sd = _bradley_terry_fit(n, tuple(pairs))
+    mean, sd = _bradley_terry_fit(n, tuple(pairs), prior)
     return mean.copy(), sd.copy()
 
 
 @functools.lru_cache(maxsize=4096)
-def _bradley_terry_fit(n: int, pairs: tuple[tuple[int, int], ...]) -> tuple[np.ndarray, np.ndarray]:
+def _bradley_terry_fit(
+    n: int, pairs: tuple[tuple[int, int], ...], prior: float = BT_PRIOR
+) -> tuple[np.ndarray, np.ndarray]:
     """The fit is the slow part of an aggregation (~0.2 s per group) and depends only on the
     votes, not on the consensus rule: the analysis window re-aggregates on every change of
     rule, so fits are kept for the same votes in the same order."""
@@ -245,12 +267,23 @@ def _bradley_terry_fit(n: int, pairs: tuple[tuple[int, int], ...]) -> tuple[np.n
 
     if not pairs:
         return np.zeros(n), np.full(n, math.nan)
-    mean, cov = choix.ep_pairwise(n, pairs, alpha=BT_PRIOR)
+    mean, cov = choix.ep_pairwise(n, pairs, alpha=prior)
     # strengths are identified only up to a common shift: report them centred (mean 0), with
     # the covariance of the centred vector C·Σ·C (C = I − 11ᵀ/n), not the prior-dominated Σ
     centre = np.eye(n) - 1.0 / n
     cov_c = centre @ cov @ centre
     return mean - mean.mean(), np.sqrt(np.clip(np.diag(cov_c), 0, None))
+
+
+def _jod(per_participant: np.ndarray, prior: float) -> JodScale:
+    """The JOD scale of a group (cached: it depends on the votes and the prior only, and the
+    analysis window aggregates again at every change of rule)."""
+    return _jod_cached(per_participant.tobytes(), per_participant.shape, prior)
+
+
+@functools.lru_cache(maxsize=4096)
+def _jod_cached(data: bytes, shape: tuple[int, ...], prior: float) -> JodScale:
+    return jod_scale(np.frombuffer(data).reshape(shape), prior=prior)
 
 
 def _consensus(
@@ -327,13 +360,18 @@ def aggregate(
     exclude_failing: bool = False,
     min_attention: float = 1.0,
     exclude: Iterable[str] = (),
+    prior: float = BT_PRIOR,
 ) -> StudyResult:
     """Aggregate every vote of a study.
 
     ``exclude_failing`` drops participants whose attention-check pass rate is below
     ``min_attention``; ``exclude`` drops named participants. Excluded participants are still
-    listed (with ``excluded=True``).
+    listed (with ``excluded=True``). ``prior`` is the precision of the Gaussian prior of both
+    scales (Bradley–Terry in logit units; JOD, :mod:`~fminspect.ranking.scaling`, the same
+    prior in its units).
     """
+    if not prior > 0:
+        raise ValueError(f"the prior's precision must be > 0, got {prior:g}")
     from fminspect.ranking.agreement import free_marginal_kappa, kendall_w
 
     design = store.design
@@ -366,6 +404,7 @@ def aggregate(
         wins = np.zeros((len(items), len(items)))
         pairs: list[tuple[int, int]] = []
         per_part: dict[str, dict[str, float]] = {p: {} for p in kept}
+        part_wins = {p: np.zeros((len(items), len(items))) for p in kept}
         answered: Counter[str] = Counter()
         tied: set[str] = set()
         for v in by_group.get(g.id, []):
@@ -374,18 +413,23 @@ def aggregate(
             if v.choice == "tie":
                 wins[a, b] += 0.5
                 wins[b, a] += 0.5
+                part_wins[v.participant][a, b] += 0.5
+                part_wins[v.participant][b, a] += 0.5
                 tied.add(v.participant)
                 for it in (v.left, v.right):
                     per_part[v.participant][it] = per_part[v.participant].get(it, 0) + 0.5
                 continue
             w, lo = (a, b) if v.choice == "left" else (b, a)
             wins[w, lo] += 1
+            part_wins[v.participant][w, lo] += 1
             pairs.append((w, lo))
             per_part[v.participant][items[w]] = per_part[v.participant].get(items[w], 0) + 1
         complete = [p for p in kept if answered[p] == n_pairs]
         orders = {p: None if p in tied else _order(per_part[p], items) for p in complete}
         circular = sum(orders[p] is None for p in complete if p not in tied)
-        bt, sd = _bradley_terry(len(items), pairs)
+        bt, sd = _bradley_terry(len(items), pairs, prior)
+        voted = [part_wins[p] for p in kept if answered[p]]
+        jod = _jod(np.stack(voted), prior) if voted else None
         names = [i.model for i in g.items]
         voters = len({v.participant for v in by_group.get(g.id, [])})
         consensus, reason = _consensus(rule, items, orders, wins, bt, names, voters)
@@ -409,9 +453,11 @@ def aggregate(
                 circular,
                 len(tied & set(complete)),
                 sum(0 < answered[p] < n_pairs for p in kept),
+                jod,
+                voters,
             )
         )
-    result = StudyResult(design, rule, groups, stats, sorted(excluded))
+    result = StudyResult(design, rule, groups, stats, sorted(excluded), prior=prior)
     result.kappa = free_marginal_kappa(votes, categories)
     ws = [g.kendall_w for g in groups if not math.isnan(g.kendall_w)]
     result.kendall_w = float(np.mean(ws)) if ws else math.nan

@@ -7,7 +7,8 @@
 * **Human-ranked dataset** (:func:`export_ranked`), one folder per group::
 
       OUT/manifest.json          format "fminspect-human-ranked/1": study, rule, groups
-      OUT/manifest.csv           group, rank, file, model, bt, bt_sd, wins, kendall_w, participants
+      OUT/manifest.csv           group, rank, file, model, bt, bt_sd, wins, kendall_w,
+                                 participants, jod, jod_low, jod_high
       OUT/<group>/image.<ext>    the image (when the study has one)
       OUT/<group>/gt.png         the GT
       OUT/<group>/rank1.png …    the maps, best first
@@ -376,6 +377,8 @@ def write_votes_csv(store: StudyStore, out: Path | str) -> Path:
 # --------------------------------------------------------------------------- ranked datasets
 def export_ranked(result: StudyResult, out: Path | str) -> Path:
     """Write the consensual groups as a human-ranked dataset (layout in the module notes)."""
+    from fminspect.ranking.report import scales_basis
+
     out = Path(out)
     if out.exists() and any(out.iterdir()):
         raise StudyError(
@@ -407,6 +410,9 @@ def export_ranked(result: StudyResult, out: Path | str) -> Path:
                 "bt": float(g.bt[k]),
                 "bt_sd": float(g.bt_sd[k]),
                 "wins": float(g.wins[k].sum()),
+                "jod": float(g.jod.scores[k]) if g.jod else None,
+                "jod_low": float(g.jod.low[k]) if g.jod else None,
+                "jod_high": float(g.jod.high[k]) if g.jod else None,
             }
             ranked.append(entry)
             rows.append(
@@ -419,7 +425,10 @@ def export_ranked(result: StudyResult, out: Path | str) -> Path:
                     entry["bt_sd"],
                     entry["wins"],
                     g.kendall_w,
-                    len(g.participant_orders),
+                    g.voters,
+                    entry["jod"],
+                    entry["jod_low"],
+                    entry["jod_high"],
                 ]
             )
         groups.append(
@@ -431,8 +440,9 @@ def export_ranked(result: StudyResult, out: Path | str) -> Path:
                 "gt": f"{g.group}/gt.png",
                 "ranked": ranked,
                 "kendall_w": g.kendall_w,
-                "participants": len(g.participant_orders),
+                "participants": g.voters,
                 "reason": g.reason,
+                "separated": g.separation,
             }
         )
     manifest = {
@@ -440,6 +450,8 @@ def export_ranked(result: StudyResult, out: Path | str) -> Path:
         "study": design.name,
         "study_id": design.study_id,
         "rule": str(result.rule),
+        "design": design.sampling,
+        "scales": scales_basis(result),
         "excluded_participants": result.excluded,
         "groups": groups,
         "rejected": [
@@ -450,7 +462,20 @@ def export_ranked(result: StudyResult, out: Path | str) -> Path:
     with atomic_open(out / "manifest.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(
-            ["group", "rank", "file", "model", "bt", "bt_sd", "wins", "kendall_w", "participants"]
+            [
+                "group",
+                "rank",
+                "file",
+                "model",
+                "bt",
+                "bt_sd",
+                "wins",
+                "kendall_w",
+                "participants",
+                "jod",
+                "jod_low",
+                "jod_high",
+            ]
         )
         w.writerows(rows)
     return out

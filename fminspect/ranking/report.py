@@ -19,6 +19,7 @@ from fminspect import __version__
 from fminspect.io.atomic import atomic_open, replacing, write_text
 from fminspect.ranking.aggregate import StudyResult
 from fminspect.ranking.agreement import ALPHA, HumanAgreementReport, RankedGroup
+from fminspect.ranking.design import Design
 from fminspect.ranking.intervals import MEAN_METHOD, PROPORTION_METHOD
 
 
@@ -42,8 +43,19 @@ def group_rows(result: StudyResult) -> list[dict[str, Any]]:
                     f"{models[i]} {b:+.2f}±{s:.2f}"
                     for i, b, s in zip(g.items, g.bt, g.bt_sd, strict=True)
                 ),
+                "jod": "; ".join(
+                    f"{models[i]} {q:+.2f}" + ("" if math.isnan(lo) else f" [{lo:+.2f}, {hi:+.2f}]")
+                    for i, q, lo, hi in zip(
+                        g.items, g.jod.scores, g.jod.low, g.jod.high, strict=True
+                    )
+                )
+                if g.jod is not None
+                else "",
+                "jod_interval": g.jod.method if g.jod is not None else "",
+                "separated": g.separation,
                 "votes": g.votes,
-                "participants": len(g.participant_orders),
+                "participants": g.voters,
+                "complete_orders": len(g.participant_orders),
                 "circular_triads": g.circular_triads,
                 "kendall_w": g.kendall_w,
                 "kappa_free_marginal": g.kappa,
@@ -127,7 +139,9 @@ def study_summary(result: StudyResult) -> str:
         f"{f' (α={d.overlay_alpha:g})' if d.presentation == 'overlay' else ''}, GT "
         f"{'shown' if d.show_gt else 'hidden'}, "
         f"ties {'allowed' if d.allow_ties else 'not allowed'}, "
-        f"{d.repeats} repeated pairs, {len(d.checks)} attention checks, seed {d.seed}.\n"
+        f"{d.repeats} repeated pairs, {len(d.checks)} attention checks, seed {d.seed}. "
+        f"Design: {_design_text(d)}.\n\n"
+        f"{scales_basis(result)[0].upper()}{scales_basis(result)[1:]}.\n"
     )
     parts = md_table(
         [
@@ -155,13 +169,14 @@ def study_summary(result: StudyResult) -> str:
         ],
     )
     groups = md_table(
-        ["group", "sample", "consensus", "reason", "W", "κ", "circular"],
+        ["group", "sample", "consensus", "reason", "JOD [95 % interval]", "W", "κ", "circular"],
         [
             [
                 r["group"],
                 r["sample"],
                 r["consensus"] or "—",
                 r["reason"],
+                (r["jod"] or "–") + (" — **separated**, no interval" if r["separated"] else ""),
                 _f(r["kendall_w"], 2),
                 _f(r["kappa_free_marginal"], 2),
                 str(r["circular_triads"]),
@@ -169,7 +184,43 @@ def study_summary(result: StudyResult) -> str:
             for r in group_rows(result)
         ],
     )
+    separated = [g for g in result.groups if g.separation]
+    if separated:
+        groups += (
+            f"\n\n**Separated** ({len(separated)} groups): every vote between some of the maps "
+            "went one way, so no scale has a finite distance there — the JOD and Bradley–Terry "
+            "distances across the split, and their intervals, come from the prior."
+        )
     return f"{head}\n## Participants\n\n{parts}\n\n## Groups\n\n{groups}\n"
+
+
+def scales_basis(result: StudyResult) -> str:
+    """How the study's scales were made, in one sentence (reports and the window)."""
+    from fminspect.ranking.scaling import LOGIT_PER_JOD
+
+    prior = result.prior
+    return (
+        "scales: Bradley–Terry strengths (rank aggregate, and the rule bt:P) by expectation "
+        f"propagation (choix) with an isotropic Gaussian prior of precision {prior:g} "
+        f"(variance {1 / prior:g}), ± one posterior s.d.; JOD (Thurstone Case V, 1 JOD = 75 % "
+        f"preference as in pwcmp) by maximum a posteriori with the same prior "
+        f"({prior * LOGIT_PER_JOD**2:.3g} per JOD²), 95 % intervals by the expanded percentile "
+        "bootstrap over participants"
+    )
+
+
+def _design_text(d: Design) -> str:
+    if d.sampling == "full":
+        return "full (every participant sees every pair)"
+    if d.sampling == "incomplete":
+        return (
+            f"incomplete ({d.pairs_per_participant} pairs per participant; {d.slots} "
+            f"participants see every pair {d.coverage}×)"
+        )
+    return (
+        f"active ({d.pairs_per_participant} pairs per participant, chosen by expected "
+        "information gain from the votes before them)"
+    )
 
 
 def write_study_report(result: StudyResult, out: Path | str) -> Path:
@@ -188,6 +239,9 @@ def write_study_report(result: StudyResult, out: Path | str) -> Path:
                 "study_id": result.design.study_id,
                 "design_fingerprint": result.design.fingerprint,
                 "rule": str(result.rule),
+                "design": result.design.sampling,
+                "scales": scales_basis(result),
+                "prior_precision": result.prior,
                 "excluded_participants": result.excluded,
                 "kendall_w": result.kendall_w,
                 "kappa_free_marginal": result.kappa,

@@ -172,21 +172,23 @@ def consensus(
     exclude_failing: bool = False,
     min_attention: float = 1.0,
     exclude: Sequence[str] = (),
+    prior: float | None = None,
     on_message: OnMessage | None = None,
 ) -> StudyResult:
     """Every vote of the study aggregated under ``rule`` (``'unanimous'``, ``'k_of_n:K'``,
     ``'majority'`` or ``'bt:P'``; :func:`~fminspect.ranking.aggregate.aggregate`; by default
     :func:`~fminspect.ranking.aggregate.default_rule` of the study's design), without
     the participants named in ``exclude`` and, with ``exclude_failing``, those passing fewer
-    than ``min_attention`` of the attention checks. ``on_message`` is told when the rule
-    cannot be met by the participants counted.
+    than ``min_attention`` of the attention checks. ``prior`` is the precision of the
+    scales' Gaussian prior (default :data:`~fminspect.ranking.aggregate.BT_PRIOR`).
+    ``on_message`` is told when the rule cannot be met by the participants counted.
 
     Raises
     ------
     StudyError
         A rule that cannot be read, or a participant in ``exclude`` the study does not have.
     """
-    from fminspect.ranking.aggregate import Rule, aggregate, default_rule
+    from fminspect.ranking.aggregate import BT_PRIOR, Rule, aggregate, default_rule
 
     if rule is None:
         rule = default_rule(store.design)
@@ -204,9 +206,17 @@ def consensus(
     unknown = [p for p in exclude if p not in store.participants()]
     if unknown:
         raise StudyError(f"--exclude: no participant named {', '.join(unknown)} in {store.path}")
-    result = aggregate(
-        store, rule, exclude_failing=exclude_failing, min_attention=min_attention, exclude=exclude
-    )
+    try:
+        result = aggregate(
+            store,
+            rule,
+            exclude_failing=exclude_failing,
+            min_attention=min_attention,
+            exclude=exclude,
+            prior=BT_PRIOR if prior is None else prior,
+        )
+    except ValueError as exc:
+        raise StudyError(f"--prior: {exc}") from None
     counted = sum(not s.excluded for s in result.participants)
     if rule.name == "k_of_n" and rule.k > counted:
         (on_message or _ignore)(
@@ -224,6 +234,7 @@ def aggregate_study(
     min_attention: float = 1.0,
     exclude: Sequence[str] = (),
     out: Path | str | None = None,
+    prior: float | None = None,
     on_message: OnMessage | None = None,
 ) -> StudyResult:
     """The study's :func:`consensus`; with ``out``, its tables are written there too:
@@ -246,6 +257,7 @@ def aggregate_study(
             exclude_failing=exclude_failing,
             min_attention=min_attention,
             exclude=exclude,
+            prior=prior,
             on_message=on_message,
         )
         if out:
@@ -262,6 +274,7 @@ def export_consensus(
     exclude_failing: bool = False,
     min_attention: float = 1.0,
     exclude: Sequence[str] = (),
+    prior: float | None = None,
     on_message: OnMessage | None = None,
 ) -> tuple[StudyResult, Path]:
     """Write the groups that reach :func:`consensus` as a human-ranked dataset into the new
@@ -286,6 +299,7 @@ def export_consensus(
             exclude_failing=exclude_failing,
             min_attention=min_attention,
             exclude=exclude,
+            prior=prior,
             on_message=on_message,
         )
     if not result.consensual:
@@ -319,6 +333,7 @@ def human_rankings(
     exclude_failing: bool = False,
     min_attention: float = 1.0,
     exclude: Sequence[str] = (),
+    prior: float | None = None,
     on_message: OnMessage | None = None,
 ) -> HumanRankings:
     """The human rankings of a study's consensual groups (under ``rule`` and the
@@ -352,6 +367,7 @@ def human_rankings(
             exclude_failing=exclude_failing,
             min_attention=min_attention,
             exclude=exclude,
+            prior=prior,
             on_message=on_message,
         )
     groups, skipped = ranked_groups(result)
@@ -369,8 +385,6 @@ def report_basis(
     result: StudyResult, *, exclude: Sequence[str] = (), min_attention: float = 1.0
 ) -> tuple[str, ...]:
     """What the rankings of ``result`` rest on, one sentence each (see :class:`HumanRankings`)."""
-    from fminspect.ranking.aggregate import BT_PRIOR
-
     rule = result.rule
     counted = [p.participant for p in result.participants if not p.excluded]
     why = {
@@ -398,11 +412,15 @@ def report_basis(
             f"{sel['by']}, at least {sel.get('min_gap')} apart): {sel['by']} orders them by "
             "construction, so its agreement with people is not evidence for it"
         )
-    out.append(
-        "Bradley–Terry strengths (rank aggregate, and the rule bt:P): "
-        f"expectation propagation with an isotropic Gaussian prior of variance 1/{BT_PRIOR:g} "
-        "(choix)"
-    )
+    from fminspect.ranking.report import scales_basis
+
+    out.append(scales_basis(result))
+    separated = sum(bool(g.separation) for g in result.consensual)
+    if separated:
+        out.append(
+            f"{separated} of the {agreed} consensual groups are separated (every vote between "
+            "some of their maps went one way): their scale distances are the prior's"
+        )
     return tuple(out)
 
 

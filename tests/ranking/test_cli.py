@@ -61,9 +61,12 @@ def test_create_simulate_aggregate_export_report(tmp_path: Path, root: Path, cap
     )
     assert "- 6 of 6 groups reached consensus; the 0 others are not counted" in table
     assert "picked by MAE (rank create --auto 3 --by MAE, at least 0.0 apart)" in table
-    assert "isotropic Gaussian prior of variance 1/0.1 (choix)" in table
+    assert "isotropic Gaussian prior of precision 0.1 (variance 10)" in table
     saved = json.loads((tmp_path / "rep2" / "measures_vs_humans.json").read_text())
-    assert saved["selected_by"] == "MAE" and len(saved["basis"]) == 6
+    assert saved["selected_by"] == "MAE" and len(saved["basis"]) == 7
+    # simulated voters this far apart agree on every pair: said, since the scales' distances
+    # are then the prior's
+    assert saved["basis"][-1].startswith("6 of the 6 consensual groups are separated")
 
 
 @pytest.mark.faults
