@@ -136,6 +136,41 @@ def information_bound(maps: int, gap: float) -> tuple[float, float]:
     return float(np.mean(info)), float(max(info))
 
 
+#: Fixed allocations of votes over the pair distances (in the true order) for the oracle:
+#: name → weight of the pairs d maps apart.
+ORACLE_ALLOCATIONS = {
+    "every pair (the full design's spread)": dict.fromkeys(range(1, 32), 1.0),
+    "neighbours only (d = 1)": {1: 1.0},
+    "d = 1, 2": {1: 1.0, 2: 1.0},
+    "d = 1, 2, 3": {1: 1.0, 2: 1.0, 3: 1.0},
+    "d = 1 twice, 2, 3": {1: 2.0, 2: 1.0, 3: 1.0},
+}
+
+
+def oracle_tau(alloc: dict[int, float], votes: int, args: argparse.Namespace, seed: int) -> float:
+    """Mean τ when ``votes`` votes per group are spread over the pairs by ``alloc`` — a
+    design that knows the true order, which no real one does: what the best fixed choice of
+    pairs could reach with that many votes."""
+    import choix
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(seed)
+    n = args.maps
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    weight = np.array([alloc.get(j - i, 0.0) for i, j in pairs])
+    weight /= weight.sum()
+    taus = []
+    for _ in range(args.groups):
+        data: list[tuple[int, int]] = []
+        for (i, j), c in zip(pairs, rng.multinomial(votes, weight), strict=True):
+            k = rng.binomial(c, 1 / (1 + math.exp(-args.gap * (j - i))))
+            data += [(i, j)] * k + [(j, i)] * (c - k)
+        est = choix.opt_pairwise(n, data, alpha=BT_PRIOR) if data else np.zeros(n)
+        tau = kendalltau(est, -np.arange(n)).statistic if np.ptp(est) > 0 else 0.0
+        taus.append(0.0 if math.isnan(tau) else float(tau))
+    return float(np.mean(taus))
+
+
 def plot(
     curves: dict[str, list[list[tuple[float, float]]]], target: float, out: Path, title: str
 ) -> None:
@@ -216,6 +251,14 @@ def main() -> None:
         f"information per vote (p(1−p) of the logit difference): full design mean "
         f"{mean_full:.3f}, closest pairs {best:.3f} ({mean_full / best:.0%})"
     )
+    if "full" in needed and not math.isnan(full):
+        goal = round(0.4 * full)
+        print(
+            f"\nthe goal, 40 % of the full design's votes, is {goal} votes per group; a design "
+            f"that knew the true order and spent them on fixed pairs would reach:"
+        )
+        for label, alloc in ORACLE_ALLOCATIONS.items():
+            print(f"  {label:40s} τ {oracle_tau(alloc, goal, args, 99):.3f}")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         with open(args.out / "curves.csv", "w", newline="") as f:

@@ -28,11 +28,14 @@ from fminspect.gui.workers import submit
 from fminspect.ranking.aggregate import BT_PRIOR, Rule, StudyResult, aggregate
 from fminspect.ranking.agreement import HumanAgreementReport, measures_vs_humans
 from fminspect.ranking.report import (
+    AGREEMENT_COLUMNS,
+    TIED_NOTE,
     agreement_cells,
     agreement_rows,
     group_rows,
     participant_rows,
     ranked_groups,
+    tied_with_best,
 )
 from fminspect.ranking.store import StudyStore
 from fminspect.ranking.workflow import report_basis
@@ -213,17 +216,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
 
     def _measures_tab(self) -> QtWidgets.QWidget:
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        self.measures = _table(
-            [
-                "measure (exact variant)",
-                "θ = 1 − ρ ↓",
-                "95 % CI",
-                "error rate ↓",
-                "95 % CI",
-                "top-1 error",
-                "groups",
-            ]
-        )
+        self.measures = _table(["measure (exact variant)", *AGREEMENT_COLUMNS[1:]])
         self.measures.horizontalHeader().setStretchLastSection(False)
         split.addWidget(self.measures)
         self.measure_plot = pg.GraphicsLayoutWidget()
@@ -523,25 +516,26 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             f"{n} consensual groups. θ = 1 − Spearman ρ between each measure's and the people's order, averaged "
             f"over groups; error rate = groups ordered differently (ties count as errors); 95 % "
             f"intervals over the {n} groups: θ by betting, error rates by Clopper–Pearson (valid "
-            f"at any number of groups). Normalisation: {rep.normalization}.{skipped}\n"
+            f"at any number of groups); 'θ not different from': paired tests, "
+            f"Holm-adjusted. {TIED_NOTE}. Normalisation: {rep.normalization}.{skipped}\n"
             + "\n".join(f"• {line}" for line in rep.basis)
         )
         ticks = [[(i, r["measure"]) for i, r in enumerate(rows)]]
-        for col, (key, lo_key, hi_key, title, colour) in enumerate(
+        for col, (key, lo_key, hi_key, title, colours) in enumerate(
             (
                 (
                     "theta",
                     "theta_ci_low",
                     "theta_ci_high",
                     "θ = 1 − ρ (lower is better)",
-                    (76, 114, 176),
+                    ((43, 74, 126), (169, 191, 224)),
                 ),
                 (
                     "error_rate",
                     "error_ci_low",
                     "error_ci_high",
                     "error rate in % (lower is better)",
-                    (221, 132, 82),
+                    ((163, 80, 31), (240, 194, 163)),
                 ),
             )
         ):
@@ -554,7 +548,8 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             v = scale * np.array([r[key] for r in rows])
             lo = np.nan_to_num(v - scale * np.array([r[lo_key] for r in rows]))
             hi = np.nan_to_num(scale * np.array([r[hi_key] for r in rows]) - v)
-            plot.addItem(pg.BarGraphItem(x0=0, y=y, height=0.65, width=v, brush=colour))
+            brushes = [colours[0] if t else colours[1] for t in tied_with_best(rep, rows, key)]
+            plot.addItem(pg.BarGraphItem(x0=0, y=y, height=0.65, width=v, brushes=brushes))
             plot.addItem(
                 pg.ErrorBarItem(
                     x=v,

@@ -284,10 +284,21 @@ def agreement_cells(report: HumanAgreementReport) -> list[list[str]]:
             else "–",
             f"{100 * r['top1_error_rate']:.1f} %",
             str(r["groups"]),
-            r["theta_not_different"].replace(" ", ", ") or "–",
+            _others(r["theta_not_different"].split(), len(report.rows)),
         ]
         for r in agreement_rows(report)
     ]
+
+
+def _others(keys: list[str], measures: int) -> str:
+    """The measures a row is not significantly different from, in a table cell: their keys,
+    or "all N others" when that is every one of them (with 20 measures and a handful of
+    groups, the usual case)."""
+    if not keys:
+        return "–"
+    if len(keys) == measures - 1 and measures > 2:
+        return f"all {len(keys)} others"
+    return ", ".join(keys)
 
 
 def agreement_markdown(report: HumanAgreementReport, title: str) -> str:
@@ -349,8 +360,30 @@ def write_agreement(report: HumanAgreementReport, out: Path | str, title: str) -
     return out
 
 
+def tied_with_best(
+    report: HumanAgreementReport, rows: list[dict[str, Any]], key: str
+) -> list[bool]:
+    """For the chart of ``key`` ('theta' or 'error_rate'): whether each row is the best
+    measure or not significantly different from it (Holm-adjusted paired comparisons at
+    :data:`ALPHA`) — the bars drawn dark in both charts."""
+    if not rows:
+        return []
+    quantity = "theta" if key == "theta" else "error"
+    best = min(rows, key=lambda r: (r[key], r["key"]))["key"]
+    tied = set(report.not_different(best, quantity)) | {best}
+    return [r["key"] in tied for r in rows]
+
+
+#: The legend of the dark bars (:func:`tied_with_best`).
+TIED_NOTE = (
+    f"Dark bars: the best measure and those not significantly different from it "
+    f"(paired tests, Holm-adjusted, α = {ALPHA:g})"
+)
+
+
 def plot_agreement(report: HumanAgreementReport, path: Path, title: str) -> None:
-    """Bar chart of θ and the error rate per measure, with their 95 % intervals."""
+    """Bar chart of θ and the error rate per measure, with their 95 % intervals; the best
+    measure and those not significantly different from it are drawn dark."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -372,14 +405,17 @@ def plot_agreement(report: HumanAgreementReport, path: Path, title: str) -> None
         lo = scale * np.array([r[f"{prefix}_ci_low"] for r in rows])
         hi = scale * np.array([r[f"{prefix}_ci_high"] for r in rows])
         err = np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)])
-        ax.barh(y, v, xerr=err, color="#4c72b0" if key == "theta" else "#dd8452", capsize=2)
+        dark, light = ("#2b4a7e", "#a9bfe0") if key == "theta" else ("#a3501f", "#f0c2a3")
+        colours = [dark if t else light for t in tied_with_best(report, rows, key)]
+        ax.barh(y, v, xerr=err, color=colours, capsize=2)
         ax.set_xlabel(label, fontsize=8)
         ax.grid(axis="x", alpha=0.3)
         ax.tick_params(labelsize=7)
     axes[0].set_yticks(y, [r["measure"] for r in rows])
     axes[0].invert_yaxis()
     fig.suptitle(f"Measures against human rankings: {title}", fontsize=9)
-    fig.tight_layout()
+    fig.text(0.5, 0.005, TIED_NOTE, ha="center", va="bottom", fontsize=7)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
     with replacing(path) as tmp:
         fig.savefig(tmp, format=Path(path).suffix.lstrip(".") or "png", metadata={"Software": None})
     plt.close(fig)

@@ -215,6 +215,21 @@ def test_analysis_window_rule_exclusion_and_measures(qtbot, study: Path) -> None
     assert w.measures.rowCount() == 2 and "Sm α=0.5" in {
         w.measures.item(r, 0).text() for r in range(2)
     }
+    # the paired comparisons are in the table and the chart, as in the Markdown report
+    from fminspect.ranking.report import AGREEMENT_COLUMNS, agreement_cells, tied_with_best
+
+    last = w.measures.columnCount() - 1
+    assert (
+        w.measures.horizontalHeaderItem(last).text()
+        == AGREEMENT_COLUMNS[-1]
+        == ("θ not different from")
+    )
+    cells = agreement_cells(w.agreement)
+    assert [w.measures.item(r, last).text() for r in range(2)] == [c[-1] for c in cells]
+    from fminspect.ranking.report import agreement_rows
+
+    tied = tied_with_best(w.agreement, agreement_rows(w.agreement), "theta")
+    assert tied[0] and tied[1] == (cells[0][-1] != "–")  # dark: the best, and its equals
     # exclude 'rev' by ticking it: unanimity is reached
     w.rule.setCurrentIndex(w.rule.findData("unanimous"))
     row = next(

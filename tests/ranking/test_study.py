@@ -444,3 +444,12 @@ def test_load_rank_named_folders(tmp_path: Path) -> None:
     assert groups[0].names == ("1", "rank2_modelX", "3-modelY") and groups[0].image is not None
     with pytest.raises(StudyError, match="no ranked groups"):
         load_ranked(tmp_path / "notes")
+
+
+def test_the_not_different_column_names_the_measures_or_says_all_of_them() -> None:
+    from fminspect.ranking.report import _others
+
+    assert _others([], 20) == "–"
+    assert _others(["MAE", "Sm"], 20) == "MAE, Sm"
+    assert _others([f"m{k}" for k in range(19)], 20) == "all 19 others"
+    assert _others(["MAE"], 2) == "MAE"  # with two measures, "all 1 others" says nothing
