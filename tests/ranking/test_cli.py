@@ -106,3 +106,41 @@ def test_k_of_n_with_more_than_the_participants_says_no_group_can_agree(
     captured = capsys.readouterr()
     assert "k_of_n:9 needs 9 participants to agree, but only 4" in captured.err
     assert "0 of 6 groups" in captured.out
+
+
+@pytest.mark.parametrize("design", ["incomplete", "active"])
+def test_a_design_that_scales_from_create_to_report(
+    tmp_path: Path, root: Path, capsys, design: str
+) -> None:
+    """As a lab runs it: create with 4 maps per image, vote (simulated), pack for one person
+    elsewhere, merge, aggregate under the default rule."""
+    study = tmp_path / "s.sqlite"
+    args = ["rank", "create", str(study), str(root), "--design", design]
+    assert main([*args, "--pairs-per-participant", "12", "--coverage", "2", "--checks", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"6 groups, 36 pairs, {design} design; each participant sees 13 trials" in out
+    if design == "incomplete":
+        assert "6 participants see every pair 2 times" in out
+    assert "--participant p01" in out
+    assert main(["rank", "simulate", str(study), "--participants", "6", "--gap", "3"]) == 0
+    assert main(["rank", "pack", str(study), str(tmp_path / "any.zip")]) == 1
+    assert "add --participant ID" in capsys.readouterr().err
+    pack = tmp_path / "p07.zip"
+    assert main(["rank", "pack", str(study), str(pack), "--participant", "p07"]) == 0
+    assert "participant p07 runs" in capsys.readouterr().out
+    from fminspect.ranking.export import open_pack
+    from fminspect.ranking.simulate import SimulatedParticipant, simulate, strengths_by_position
+
+    remote = StudyStore(open_pack(pack, tmp_path / "remote"))
+    simulate(remote, SimulatedParticipant("p07", strengths_by_position(remote, gap=3)))
+    remote_study = str(remote.path)
+    remote.close()
+    assert main(["rank", "export-results", remote_study, "--out", str(tmp_path / "res")]) == 0
+    assert main(["rank", "merge", str(study), str(tmp_path / "res" / "results_p07.json")]) == 0
+    assert main(["rank", "aggregate", str(study), "--rule", "unanimous"]) == 1
+    assert "nobody ranks every pair of a group" in capsys.readouterr().err
+    assert main(["rank", "aggregate", str(study), "--out", str(tmp_path / "agg")]) == 0
+    summary = json.loads((tmp_path / "agg" / "summary.json").read_text())
+    assert summary["rule"] == "bt:0.9" and summary["design"] == design
+    assert len(summary["participants"]) == 7
+    assert all(g["participants"] >= 2 for g in summary["groups"])  # votes pooled per group
