@@ -161,8 +161,15 @@ def oracle_tau(alloc: dict[int, float], votes: int, args: argparse.Namespace, se
     weight /= weight.sum()
     taus = []
     for _ in range(args.groups):
+        # as balanced as the budget allows: the whole part of each pair's share, the rest
+        # one vote each to the pairs with the largest remainders (ties at random)
+        share = votes * weight
+        counts = np.floor(share).astype(int)
+        rest = votes - int(counts.sum())
+        order = np.lexsort((rng.random(len(share)), -(share - counts)))
+        counts[order[:rest]] += 1
         data: list[tuple[int, int]] = []
-        for (i, j), c in zip(pairs, rng.multinomial(votes, weight), strict=True):
+        for (i, j), c in zip(pairs, counts, strict=True):
             k = rng.binomial(c, 1 / (1 + math.exp(-args.gap * (j - i))))
             data += [(i, j)] * k + [(j, i)] * (c - k)
         est = choix.opt_pairwise(n, data, alpha=BT_PRIOR) if data else np.zeros(n)

@@ -165,6 +165,14 @@ class GroupResult:
         split = self.jod.separated if self.jod is not None else None
         if not split or self.votes == 0:
             return ""
+        from scipy.sparse.csgraph import connected_components
+
+        parts, _ = connected_components((self.wins + self.wins.T) > 0, directed=False)
+        if parts > 1:  # some maps never met: nothing at all relates the sets
+            return (
+                f"separated: the maps fall into {parts} sets never compared with each other — "
+                "the Bradley–Terry and JOD distances between them (and their ±) are the prior's"
+            )
         names = [" = ".join(self.models[i] for i in part) for part in split]
         every = "every vote" if len(split) == len(self.items) else "every vote across the split"
         return (

@@ -188,8 +188,9 @@ def study_summary(result: StudyResult) -> str:
     if separated:
         groups += (
             f"\n\n**Separated** ({len(separated)} groups): every vote between some of the maps "
-            "went one way, so no scale has a finite distance there — the JOD and Bradley–Terry "
-            "distances across the split, and their intervals, come from the prior."
+            "went one way (or some maps were never compared), so no scale has a finite distance "
+            "there — the JOD and Bradley–Terry distances across the split, and their "
+            "intervals, come from the prior."
         )
     return f"{head}\n## Participants\n\n{parts}\n\n## Groups\n\n{groups}\n"
 

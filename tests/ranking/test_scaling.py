@@ -177,3 +177,25 @@ def test_reports_state_the_scales_the_prior_and_the_separation(tmp_path: Path) -
     with pytest.raises(SystemExit) as refused:
         main(["rank", "aggregate", str(path), "--prior", "0"])
     assert refused.value.code == 2
+
+
+def test_maps_never_compared_are_named_as_such() -> None:
+    from fminspect.ranking.aggregate import GroupResult
+
+    wins = np.array([[0, 2, 0, 0], [1, 0, 0, 0], [0, 0, 0, 3], [0, 0, 1, 0]], dtype=float)
+    g = GroupResult(
+        "g",
+        "s",
+        ["a", "b", "c", "d"],
+        ["A", "B", "C", "D"],
+        wins,
+        np.zeros(4),
+        np.zeros(4),
+        {},
+        None,
+        "",
+        votes=7,
+        jod=jod_scale(wins[None]),
+    )
+    assert g.jod is not None and g.jod.separated is not None
+    assert g.separation.startswith("separated: the maps fall into 2 sets never compared")
