@@ -67,8 +67,9 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
     )
     if design.sampling == "incomplete":
         print(
-            f"{design.slots} participants see every pair {design.coverage} time"
-            f"{'s' if design.coverage != 1 else ''}; the next {design.slots} cover it again"
+            f"one round is {design.slots} participants: each pair is answered by "
+            f"{design.coverage} of them; the next {design.slots} participants cover every pair "
+            "again"
         )
     elif design.sampling == "active":
         print("each participant's pairs are chosen from the votes stored when they reach them")
@@ -125,7 +126,12 @@ def _cmd_rank_merge(args: argparse.Namespace) -> int:
         if m.refused:
             print(f"refused: {m.refused}", file=sys.stderr)
         else:
-            print(f"{m.path}: {m.votes} votes merged")
+            print(f"{m.path}: {m.votes} votes of {m.participant} merged")
+            if m.unfinished:
+                print(
+                    f"  {m.participant} has answered {m.answered} of {m.planned} trials: their "
+                    "final results file will add the rest"
+                )
     return 1 if any(m.refused for m in merged) else 0
 
 
@@ -283,16 +289,14 @@ def add_parser(sub: Subparsers) -> None:
     c.add_argument(
         "--pairs-per-participant",
         type=int,
-        default=300,
         metavar="M",
         help="pairs per participant in incomplete and active designs (300: ~15 min)",
     )
     c.add_argument(
         "--coverage",
         type=int,
-        default=3,
         metavar="K",
-        help="incomplete design: participants who see each pair in one round (3)",
+        help="incomplete design: participants who answer each pair in one round (3)",
     )
     c.add_argument("--jobs", type=int, default=1, help="worker processes for --auto scoring")
     c.set_defaults(func=_cmd_rank_create)

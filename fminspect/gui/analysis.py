@@ -126,7 +126,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         self.k.setValue(max(1, len(self.store.participants()) - 1))
         self.k.setPrefix("k = ")
         self.p = QtWidgets.QDoubleSpinBox()
-        self.p.setRange(0.5, 0.999)
+        self.p.setRange(0.501, 0.999)  # p ≤ 0.5 would accept any order
         self.p.setSingleStep(0.05)
         self.p.setDecimals(3)
         self.p.setValue(0.9)
@@ -361,7 +361,7 @@ class AnalysisWindow(QtWidgets.QMainWindow):
                 old.deleteLater()
         panels = [("GT", grp.gt)] if grp.gt else []
         panels += [
-            (f"{g.models[k]}  (BT {round(float(g.bt[k]), 2) + 0.0:+.2f})", grp.items[k].path)
+            (f"{g.models[k]}\nBT {round(float(g.bt[k]), 2) + 0.0:+.2f}", grp.items[k].path)
             for k in order
         ]
         for title, path in panels:

@@ -73,7 +73,8 @@ class Picture(QtWidgets.QWidget):
         self.update()
 
     def _caption_height(self) -> int:
-        return QtGui.QFontMetrics(self._font).height() + 8 if self.caption else 0
+        lines = self.caption.count("\n") + 1
+        return lines * QtGui.QFontMetrics(self._font).height() + 8 if self.caption else 0
 
     def image_rect(self) -> QtCore.QRect:
         """Where the image is drawn."""
@@ -96,13 +97,17 @@ class Picture(QtWidgets.QWidget):
             p.setRenderHint(QtGui.QPainter.RenderHint.SmoothPixmapTransform)
             r = self.image_rect()
             p.drawImage(r, self._image)
-            if self.caption:
+            if self.caption:  # one or more lines, each shortened with … to the width
                 p.setFont(self._font)
-                p.drawText(
-                    QtCore.QRect(0, r.bottom() + 4, self.width(), self._caption_height()),
-                    QtCore.Qt.AlignmentFlag.AlignHCenter | QtCore.Qt.AlignmentFlag.AlignTop,
-                    self.caption,
-                )
+                metrics = QtGui.QFontMetrics(self._font)
+                for k, line in enumerate(self.caption.split("\n")):
+                    p.drawText(
+                        QtCore.QRect(
+                            0, r.bottom() + 4 + k * metrics.height(), self.width(), metrics.height()
+                        ),
+                        QtCore.Qt.AlignmentFlag.AlignHCenter | QtCore.Qt.AlignmentFlag.AlignTop,
+                        metrics.elidedText(line, QtCore.Qt.TextElideMode.ElideMiddle, self.width()),
+                    )
         elif self._message:
             p.drawText(
                 self.rect().adjusted(8, 8, -8, -8),

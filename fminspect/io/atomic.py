@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_open", "replacing", "write_bytes", "write_text"]
+__all__ = ["atomic_open", "replacing", "strict_json", "write_bytes", "write_text"]
 
 
 def _umask() -> int:
@@ -88,3 +88,25 @@ def write_bytes(path: os.PathLike[str] | str, data: bytes) -> None:
     """``Path(path).write_bytes(data)``, atomically."""
     with atomic_open(path, "wb") as fh:
         fh.write(data)
+
+
+def strict_json(obj: Any, indent: int | None = 1) -> str:
+    """``obj`` as standard JSON: NaN and ±infinity (which ``json.dumps`` writes as the
+    non-standard ``NaN``/``Infinity`` that strict parsers reject) become ``null``; NumPy
+    scalars become numbers."""
+    import math
+
+    def clean(o: Any) -> Any:
+        if isinstance(o, dict):
+            return {k: clean(v) for k, v in o.items()}
+        if isinstance(o, list | tuple):
+            return [clean(v) for v in o]
+        if hasattr(o, "item") and not isinstance(o, str | bytes):  # a NumPy scalar
+            o = o.item()
+        if isinstance(o, float) and not math.isfinite(o):
+            return None
+        return o
+
+    import json
+
+    return json.dumps(clean(obj), indent=indent, allow_nan=False)

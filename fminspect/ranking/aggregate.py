@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 from scipy.stats import binomtest
@@ -65,18 +66,25 @@ class Rule:
         head, comma, tail = text.partition(",")
         name, _, arg = head.partition(":")
         least = 2
+
+        def number(value: str, kind: type, what: str) -> Any:
+            try:
+                return kind(value)
+            except ValueError:
+                raise ValueError(f"{what} must be a number, got {value!r}") from None
+
         try:
             if comma:
                 key, _, value = tail.partition("=")
                 if key != "min" or not value:
                     raise ValueError("after the comma only min=N is understood")
-                least = int(value)
+                least = number(value, int, "min")
             if name == "k_of_n":
                 if not arg:
                     raise ValueError("k_of_n needs a number: k_of_n:K")
-                return cls(name, k=int(arg), min_participants=least)
+                return cls(name, k=number(arg, int, "K"), min_participants=least)
             if name == "bt":
-                return cls(name, p=float(arg or 0.9), min_participants=least)
+                return cls(name, p=number(arg or "0.9", float, "P"), min_participants=least)
             if arg:
                 raise ValueError(f"{name} takes no argument")
             return cls(name, min_participants=least)
@@ -173,7 +181,12 @@ class GroupResult:
                 f"separated: the maps fall into {parts} sets never compared with each other — "
                 "the Bradley–Terry and JOD distances between them (and their ±) are the prior's"
             )
-        names = [" = ".join(self.models[i] for i in part) for part in split]
+        names = [
+            self.models[part[0]]
+            if len(part) == 1
+            else "{" + ", ".join(self.models[i] for i in part) + "}"
+            for part in split
+        ]
         every = "every vote" if len(split) == len(self.items) else "every vote across the split"
         return (
             f"separated: {' ≻ '.join(names)} in {every} — the Bradley–Terry and JOD distances "
@@ -343,6 +356,8 @@ def _consensus(
         n = len(items)
         beats = dict.fromkeys(range(n), 0)
         for i, j in combinations(range(n), 2):
+            if wins[i, j] == wins[j, i] == 0:
+                return None, f"{names[i]} and {names[j]} were never compared"
             if wins[i, j] == wins[j, i]:  # an even split has no majority: said, not guessed
                 return None, (
                     f"no majority between {names[i]} and {names[j]}: "

@@ -43,10 +43,9 @@ def kendall_w(scores: Sequence[Sequence[float]]) -> float:
 
 
 def _pair_table(votes: Iterable[Vote]) -> np.ndarray:
-    """Rows = pairs (subjects) rated by the most common number of people; columns = the
-    pair's maps (in the order of their ids) and "cannot decide". Which map comes first does
-    not matter to :func:`free_marginal_kappa`. Pairs rated by fewer people are left out
-    (the statistic assumes equal raters per subject)."""
+    """Rows = pairs (subjects) rated by at least two people; columns = the pair's maps (in
+    the order of their ids) and "cannot decide". Which map comes first does not matter to
+    :func:`free_marginal_kappa`."""
     table: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for v in votes:
         first, second = sorted((v.left, v.right))
@@ -54,27 +53,29 @@ def _pair_table(votes: Iterable[Vote]) -> np.ndarray:
         table[(v.group, first, second)][cat] += 1
     if not table:
         return np.zeros((0, 3))
-    sizes = [sum(r) for r in table.values()]
-    mode = max(set(sizes), key=sizes.count)
-    return np.asarray([r for r in table.values() if sum(r) == mode], dtype=float)
+    rows = [r for r in table.values() if sum(r) >= 2]
+    return np.asarray(rows, dtype=float).reshape(len(rows), 3)
 
 
 def free_marginal_kappa(votes: Iterable[Vote], categories: int) -> float:
-    """Randolph's free-marginal multirater κ of the pairwise choices, every pair a subject
-    rated by the same number of people (:func:`_pair_table`).
+    """Randolph's free-marginal multirater κ of the pairwise choices, every pair answered by
+    at least two people a subject (:func:`_pair_table`).
 
-    κ = (P̄ − 1/k) / (1 − 1/k): P̄ is the mean share of agreeing rater pairs per subject (as
-    in Fleiss' κ) and 1/k the chance agreement of k equally likely answers — k = 2 for a
+    κ = (P̄ − 1/k) / (1 − 1/k): P̄ is the mean over subjects of the share of agreeing rater
+    pairs — each subject with its own number of raters, so that incomplete and active
+    designs, where pairs are answered by different numbers of people, are measured too (with
+    equal numbers it is Fleiss' and Randolph's P̄) — and 1/k the chance agreement of k equally
+    likely answers — k = 2 for a
     forced choice between two maps, 3 when "cannot decide" is allowed. Why not Fleiss' κ:
     its chance term comes from the category shares, and a pair has no natural "category 1"
     — calling the better map, the left one or a hash-chosen one category 1 changes Fleiss' κ
     for the same votes (0.016 to 0.74 on the demo study), and when one map of most pairs is
     clearly better its shares make κ collapse however much people agree (the prevalence
-    paradox). P̄ and 1/k do not depend on that choice. NaN with fewer than two raters.
+    paradox). P̄ and 1/k do not depend on that choice. NaN when no pair has two raters.
     """
     table = _pair_table(votes)
     n = table.sum(axis=1)
-    if table.shape[0] == 0 or n[0] < 2:
+    if table.shape[0] == 0:
         return math.nan
     observed = float((((table**2).sum(axis=1) - n) / (n * (n - 1))).mean())
     chance = 1.0 / categories

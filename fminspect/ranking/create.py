@@ -81,8 +81,8 @@ def create_study(
     checks: int = 0,
     seed: int = 0,
     sampling: str = "full",
-    per_participant: int = 0,
-    coverage: int = 0,
+    per_participant: int | None = None,
+    coverage: int | None = None,
     jobs: int = 1,
     on_message: Callable[[str], None] | None = None,
 ) -> CreatedStudy:
@@ -117,10 +117,12 @@ def create_study(
         Seed of every random choice (the subset, the checks, each participant's schedule).
     sampling : {'full', 'incomplete', 'active'}
         Which pairs each participant sees (:mod:`fminspect.ranking.schedule`): every pair;
-        ``per_participant`` of them, dealt so that ``coverage`` participants see each pair
+        ``per_participant`` of them (default :data:`PAIRS_PER_PARTICIPANT`), dealt so that
+        ``coverage`` participants (default :data:`COVERAGE`) see each pair
         (:attr:`Design.slots` participants make one round); or ``per_participant`` pairs
         chosen by expected information gain from the votes so far
-        (:mod:`fminspect.ranking.active`).
+        (:mod:`fminspect.ranking.active`). The two options are refused where they do not
+        apply.
     on_message : callable, optional
         Receives what is noticed on the way, as it happens: files that cannot be used,
         samples left out, groups smaller than ``auto`` (the command prints them); the
@@ -151,6 +153,9 @@ def create_study(
 
     if study.exists():
         raise ArgumentError(f"{study} already exists; choose another file")
+    per_participant, coverage = _check_design_options(
+        sampling, per_participant, coverage, repeats, checks
+    )
     found, problems = discover(root)
     for p in problems:
         say(str(p))
@@ -216,13 +221,56 @@ def create_study(
             repeats=repeats,
             selection=selection,
             sampling=sampling,
-            per_participant=per_participant if sampling != "full" else 0,
-            coverage=coverage if sampling == "incomplete" else 0,
+            per_participant=per_participant,
+            coverage=coverage,
         )
         StudyStore.create(study, design).close()
     except (ValueError, OSError) as exc:
         raise ArgumentError(str(exc)) from exc
+    if sampling != "full" and per_participant > design.pairs:
+        say(
+            f"note: --pairs-per-participant {per_participant}: the study has {design.pairs} "
+            "pairs, so each participant is given all of them"
+        )
+    fitted = planned_trials(design) - len(design.checks) - design.pairs_per_participant
+    if repeats > fitted and sampling != "incomplete":  # (incomplete slots differ by one pair)
+        say(
+            f"note: --repeats {repeats}: a repeat comes at least 4 trials after its pair"
+            + (" in its chunk of 10" if sampling == "active" else "")
+            + f", so each participant gets {fitted}"
+        )
     return CreatedStudy(study, design, tuple(noticed))
+
+
+#: Defaults of the options that only incomplete and active designs take.
+PAIRS_PER_PARTICIPANT = 300
+COVERAGE = 3
+
+
+def _check_design_options(
+    sampling: str, per_participant: int | None, coverage: int | None, repeats: int, checks: int
+) -> tuple[int, int]:
+    """The design's pairs per participant and coverage (0 where they do not apply), or
+    ArgumentError for options the design does not take or values that cannot work."""
+    if repeats < 0 or checks < 0:
+        raise ArgumentError("--repeats and --checks must be 0 or more")
+    if sampling == "full":
+        if per_participant is not None or coverage is not None:
+            raise ArgumentError(
+                "--pairs-per-participant and --coverage are for --design incomplete or active; "
+                "a full design gives every participant every pair"
+            )
+        return 0, 0
+    if sampling == "active" and coverage is not None:
+        raise ArgumentError(
+            "--coverage is for --design incomplete; an active design gives each pair as many "
+            "participants as it needs"
+        )
+    per = PAIRS_PER_PARTICIPANT if per_participant is None else per_participant
+    cov = (COVERAGE if coverage is None else coverage) if sampling == "incomplete" else 0
+    if per < 1 or (sampling == "incomplete" and cov < 1):
+        raise ArgumentError("--pairs-per-participant and --coverage must be at least 1")
+    return per, cov
 
 
 def _groups(

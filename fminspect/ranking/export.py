@@ -29,7 +29,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from fminspect.io.atomic import atomic_open, replacing, write_bytes, write_text
+from fminspect.io.atomic import atomic_open, replacing, strict_json, write_bytes, write_text
 from fminspect.io.limits import (
     MAX_JSON_BYTES,
     MAX_PACK_MEMBER,
@@ -458,7 +458,7 @@ def export_ranked(result: StudyResult, out: Path | str) -> Path:
             {"group": g.group, "reason": g.reason} for g in result.groups if g.consensus is None
         ],
     }
-    write_text(out / "manifest.json", json.dumps(manifest, indent=1))
+    write_text(out / "manifest.json", strict_json(manifest))
     with atomic_open(out / "manifest.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(

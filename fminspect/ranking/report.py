@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from fminspect import __version__
-from fminspect.io.atomic import atomic_open, replacing, write_text
-from fminspect.ranking.aggregate import StudyResult
+from fminspect.io.atomic import atomic_open, replacing, strict_json, write_text
+from fminspect.ranking.aggregate import GroupResult, StudyResult
 from fminspect.ranking.agreement import ALPHA, HumanAgreementReport, RankedGroup
 from fminspect.ranking.design import Design
 from fminspect.ranking.intervals import MEAN_METHOD, PROPORTION_METHOD
@@ -43,14 +42,7 @@ def group_rows(result: StudyResult) -> list[dict[str, Any]]:
                     f"{models[i]} {b:+.2f}±{s:.2f}"
                     for i, b, s in zip(g.items, g.bt, g.bt_sd, strict=True)
                 ),
-                "jod": "; ".join(
-                    f"{models[i]} {q:+.2f}" + ("" if math.isnan(lo) else f" [{lo:+.2f}, {hi:+.2f}]")
-                    for i, q, lo, hi in zip(
-                        g.items, g.jod.scores, g.jod.low, g.jod.high, strict=True
-                    )
-                )
-                if g.jod is not None
-                else "",
+                "jod": _jod_text(g, models),
                 "jod_interval": g.jod.method if g.jod is not None else "",
                 "separated": g.separation,
                 "votes": g.votes,
@@ -62,6 +54,19 @@ def group_rows(result: StudyResult) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _jod_text(g: GroupResult, models: dict[str, str]) -> str:
+    """A group's JOD scale, best first: "A +0.62 [+0.31, +0.95]; B …" (no interval when the
+    group is separated or has one participant)."""
+    if g.jod is None:
+        return ""
+    jod = g.jod
+    return "; ".join(
+        f"{models[g.items[k]]} {jod.scores[k]:+.2f}"
+        + ("" if math.isnan(jod.low[k]) else f" [{jod.low[k]:+.2f}, {jod.high[k]:+.2f}]")
+        for k in sorted(range(len(g.items)), key=lambda k: -jod.scores[k])
+    )
 
 
 def participant_rows(result: StudyResult) -> list[dict[str, Any]]:
@@ -176,7 +181,12 @@ def study_summary(result: StudyResult) -> str:
                 r["sample"],
                 r["consensus"] or "—",
                 r["reason"],
-                (r["jod"] or "–") + (" — **separated**, no interval" if r["separated"] else ""),
+                (r["jod"] or "–")
+                + (
+                    f" — **{r['separated'].split(' — ')[0]}**, no interval"
+                    if r["separated"]
+                    else ""
+                ),
                 _f(r["kendall_w"], 2),
                 _f(r["kappa_free_marginal"], 2),
                 str(r["circular_triads"]),
@@ -205,8 +215,8 @@ def scales_basis(result: StudyResult) -> str:
         f"propagation (choix) with an isotropic Gaussian prior of precision {prior:g} "
         f"(variance {1 / prior:g}), ± one posterior s.d.; JOD (Thurstone Case V, 1 JOD = 75 % "
         f"preference as in pwcmp) by maximum a posteriori with the same prior "
-        f"({prior * LOGIT_PER_JOD**2:.3g} per JOD²), 95 % intervals by the expanded percentile "
-        "bootstrap over participants"
+        f"(precision {prior * LOGIT_PER_JOD**2:.3g} in JOD units), 95 % intervals by the "
+        "expanded percentile bootstrap over participants"
     )
 
 
@@ -233,7 +243,7 @@ def write_study_report(result: StudyResult, out: Path | str) -> Path:
     write_text(out / "summary.md", study_summary(result), encoding="utf-8")
     write_text(
         out / "summary.json",
-        json.dumps(
+        strict_json(
             {
                 "fminspect": __version__,
                 "study": result.design.name,
@@ -249,9 +259,7 @@ def write_study_report(result: StudyResult, out: Path | str) -> Path:
                 "consensual_groups": len(result.consensual),
                 "groups": group_rows(result),
                 "participants": participant_rows(result),
-            },
-            indent=1,
-            default=float,
+            }
         ),
         encoding="utf-8",
     )
@@ -334,7 +342,7 @@ def write_agreement(report: HumanAgreementReport, out: Path | str, title: str) -
     write_text(out / "measures_vs_humans.md", agreement_markdown(report, title), encoding="utf-8")
     write_text(
         out / "measures_vs_humans.json",
-        json.dumps(
+        strict_json(
             {
                 "fminspect": __version__,
                 "title": title,
@@ -352,8 +360,7 @@ def write_agreement(report: HumanAgreementReport, out: Path | str, title: str) -
                 "comparisons": [dataclasses.asdict(c) for c in report.comparisons],
                 "skipped": [list(s) for s in report.skipped],
                 "notes": [list(n) for n in report.notes],
-            },
-            indent=1,
+            }
         ),
         encoding="utf-8",
     )
@@ -412,7 +419,13 @@ def plot_agreement(report: HumanAgreementReport, path: Path, title: str) -> None
         ax.set_xlabel(label, fontsize=8)
         ax.grid(axis="x", alpha=0.3)
         ax.tick_params(labelsize=7)
-    axes[0].set_yticks(y, [r["measure"] for r in rows])
+    axes[0].set_yticks(
+        y,
+        [
+            r["measure"] + (" (picked the maps)" if r["key"] == report.selected_by else "")
+            for r in rows
+        ],
+    )
     axes[0].invert_yaxis()
     fig.suptitle(f"Measures against human rankings: {title}", fontsize=9)
     fig.text(0.5, 0.005, TIED_NOTE, ha="center", va="bottom", fontsize=7)

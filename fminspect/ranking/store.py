@@ -113,6 +113,7 @@ class StudyStore:
             raise StudyError(f"{self.path}: the stored design cannot be read ({exc})") from None
         # (votes, last rowid, its time stamp, the posterior of those votes)
         self._posterior: tuple[int, int, str, Posterior] | None = None
+        self.last_merged: str | None = None  # the participant of the last merged results
         self._upgrade()
 
     def _upgrade(self) -> None:
@@ -453,8 +454,10 @@ class StudyStore:
         """Add a participant's results from another computer; returns the number of votes.
 
         Refused (StudyError, nothing written) when the results belong to another study or
-        another version of this study's design, when that participant is already here, or
-        when the schedule or any vote does not match what the study showed that participant.
+        another version of this study's design, when that participant's votes are all here
+        already (or differ from those here), or when the schedule or any vote does not match
+        what the study showed that participant. A later file of a participant whose earlier,
+        unfinished file was merged adds the votes that file did not have.
         """
         if not isinstance(results, dict) or results.get("format") != "fminspect-study-results/1":
             raise StudyError(f"{origin}: not an fminspect results file")
@@ -472,11 +475,6 @@ class StudyStore:
         if not isinstance(participant, str) or not participant.strip():
             raise StudyError(f"{origin}: the results name no participant")
         reserved = participant in self.participants()
-        if reserved and self.votes(participant):
-            raise StudyError(
-                f"{origin}: participant {participant!r} is already in this study "
-                "(duplicate results are refused)"
-            )
         if reserved:  # given their trials here, for a study pack: those must come back
             expected = [_trial_dict(t) for t in self.trials(participant)]
         elif self.design.sampling == "full":
@@ -490,6 +488,8 @@ class StudyStore:
         if results.get("trials") != expected:
             raise StudyError(f"{origin}: the schedule does not match the study's (tampered file?)")
         votes = self._checked_votes(results.get("votes"), participant, expected, origin)
+        if reserved:
+            votes = self._new_votes(participant, votes, origin)
         now = datetime.now(UTC).isoformat(timespec="seconds")
         try:
             with self._writing() as db:
@@ -501,7 +501,32 @@ class StudyStore:
                 )
         except sqlite3.DatabaseError as exc:
             raise StudyError(f"{origin}: could not merge ({exc})") from None
+        self.last_merged = participant
         return len(votes)
+
+    def _new_votes(self, participant: str, votes: list[Vote], origin: str) -> list[Vote]:
+        """The votes of a results file that this study does not have yet. A participant's
+        earlier file (sent before they finished) may have been merged: its votes must be
+        in the new file unchanged, and only the rest is added; a file adding nothing is a
+        duplicate, and one that contradicts a merged vote is refused."""
+        stored = {v.trial: v for v in self.votes(participant)}
+        if not stored:
+            return votes
+        given = {v.trial: v for v in votes}
+        changed = [t for t, v in stored.items() if given.get(t) != v]
+        if changed:
+            raise StudyError(
+                f"{origin}: participant {participant!r} is already in this study with "
+                f"{len(stored)} votes, and this file differs on {len(changed)} of them "
+                f"(trial {changed[0]}): refused"
+            )
+        new = [v for v in votes if v.trial not in stored]
+        if not new:
+            raise StudyError(
+                f"{origin}: participant {participant!r} is already in this study "
+                "(duplicate results are refused)"
+            )
+        return new
 
     def _merge_rows(
         self,

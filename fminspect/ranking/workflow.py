@@ -102,6 +102,14 @@ class Merged:
     path: Path
     votes: int  # votes merged
     refused: str = ""  # why the file was refused ("" when merged)
+    participant: str = ""
+    answered: int = 0  # the participant's votes in the study after merging
+    planned: int = 0  # the trials they were given
+
+    @property
+    def unfinished(self) -> bool:
+        """The participant has not answered every trial yet (a later file adds the rest)."""
+        return not self.refused and self.answered < self.planned
 
 
 def merge_results(study: Path | str, files: Sequence[Path | str]) -> list[Merged]:
@@ -121,9 +129,12 @@ def merge_results(study: Path | str, files: Sequence[Path | str]) -> list[Merged
     with StudyStore(study) as store:
         for f in files:
             try:
-                out.append(Merged(Path(f), merge_results_file(store, f)))
+                n = merge_results_file(store, f)
             except StudyError as exc:
                 out.append(Merged(Path(f), 0, str(exc)))
+                continue
+            p = store.last_merged or ""
+            out.append(Merged(Path(f), n, "", p, len(store.votes(p)), store.planned(p)))
     return out
 
 
@@ -450,7 +461,11 @@ def compare_with_humans(
     from fminspect.ranking.agreement import measures_vs_humans
 
     if not groups:
-        raise StudyError("no group with a consensus ranking to compare with")
+        raise StudyError(
+            "no group with a consensus ranking to compare with: `fminspect rank aggregate` "
+            "says why each group has none; a looser --rule (e.g. bt:0.75, or k_of_n with "
+            "fewer participants) or more participants may give some"
+        )
     keys = measures or measure_keys(with_images=all(g.image is not None for g in groups))
     report: HumanAgreementReport = measures_vs_humans(groups, keys, params=params)
     return dataclasses.replace(report, basis=tuple(basis), selected_by=selected_by)

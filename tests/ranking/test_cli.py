@@ -116,11 +116,12 @@ def test_a_design_that_scales_from_create_to_report(
     elsewhere, merge, aggregate under the default rule."""
     study = tmp_path / "s.sqlite"
     args = ["rank", "create", str(study), str(root), "--design", design]
-    assert main([*args, "--pairs-per-participant", "12", "--coverage", "2", "--checks", "1"]) == 0
+    args += ["--pairs-per-participant", "12", "--checks", "1"]
+    assert main([*args, *(["--coverage", "2"] if design == "incomplete" else [])]) == 0
     out = capsys.readouterr().out
     assert f"6 groups, 36 pairs, {design} design; each participant sees 13 trials" in out
     if design == "incomplete":
-        assert "6 participants see every pair 2 times" in out
+        assert "one round is 6 participants: each pair is answered by 2 of them" in out
     assert "--participant p01" in out
     assert main(["rank", "simulate", str(study), "--participants", "6", "--gap", "3"]) == 0
     assert main(["rank", "pack", str(study), str(tmp_path / "any.zip")]) == 1
@@ -144,3 +145,31 @@ def test_a_design_that_scales_from_create_to_report(
     assert summary["rule"] == "bt:0.9" and summary["design"] == design
     assert len(summary["participants"]) == 7
     assert all(g["participants"] >= 2 for g in summary["groups"])  # votes pooled per group
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--coverage", "3"], "are for --design incomplete or active"),
+        (["--pairs-per-participant", "40"], "are for --design incomplete or active"),
+        (["--design", "active", "--coverage", "2"], "--coverage is for --design incomplete"),
+        (["--design", "incomplete", "--coverage", "0"], "must be at least 1"),
+        (["--design", "active", "--pairs-per-participant", "-4"], "must be at least 1"),
+        (["--repeats", "-1"], "must be 0 or more"),
+        (["--checks", "-2"], "must be 0 or more"),
+    ],
+)
+def test_design_options_that_cannot_apply_are_refused(
+    tmp_path: Path, root: Path, capsys, extra: list[str], message: str
+) -> None:
+    study = tmp_path / "s.sqlite"
+    assert main(["rank", "create", str(study), str(root), *extra]) == 2
+    assert message in capsys.readouterr().err and not study.exists()
+
+
+def test_values_beyond_what_the_study_has_are_said(tmp_path: Path, root: Path, capsys) -> None:
+    study = tmp_path / "s.sqlite"
+    args = ["rank", "create", str(study), str(root), "--models", "A", "B", "C"]
+    assert main([*args, "--design", "active", "--pairs-per-participant", "500"]) == 0
+    err = capsys.readouterr().err
+    assert "--pairs-per-participant 500: the study has 18 pairs, so each participant is" in err

@@ -432,3 +432,39 @@ def test_a_chunk_that_cannot_be_stored_is_chosen_again_and_no_vote_is_lost(
     nxt = session.current()  # chosen again, stored this time
     assert nxt is not None and nxt.index == ACTIVE_CHUNK
     assert len(store.trials("ann")) == 2 * ACTIVE_CHUNK
+
+
+def test_an_unfinished_results_file_then_the_final_one_merge_without_losing_votes(
+    tmp_path: Path,
+) -> None:
+    """A participant elsewhere sends an interim file, then the final one: the second adds
+    the votes the first did not have; a file contradicting merged votes is refused."""
+    from fminspect.ranking.workflow import merge_results
+
+    design = _design("full", n=2, maps=4)
+    lab = StudyStore.create(tmp_path / "lab.sqlite", design)
+    remote = StudyStore.create(tmp_path / "remote.sqlite", design)
+    who = SimulatedParticipant("ann", _strengths(design), seed=4)
+    simulate(remote, who, stop_after=5)
+    (tmp_path / "interim.json").write_text(json.dumps(remote.export_results("ann")))
+    simulate(remote, who)
+    final = remote.export_results("ann")
+    (tmp_path / "final.json").write_text(json.dumps(final))
+    first, second, again = merge_results(
+        lab.path, [tmp_path / "interim.json", tmp_path / "final.json", tmp_path / "final.json"]
+    )
+    assert (first.votes, first.unfinished, first.answered, first.planned) == (5, True, 5, 12)
+    assert (second.votes, second.unfinished, second.participant) == (7, False, "ann")
+    assert "duplicate results are refused" in again.refused
+    assert [v.chosen for v in StudyStore(lab.path).votes("ann")] == [
+        v.chosen for v in remote.votes("ann")
+    ]
+    changed = dict(final)
+    changed["votes"] = [dict(v) for v in final["votes"]]  # type: ignore[union-attr]
+    first_vote = changed["votes"][0]
+    first_vote["choice"] = "right" if first_vote["choice"] == "left" else "left"
+    first_vote["chosen"] = (
+        first_vote["right"] if first_vote["choice"] == "right" else first_vote["left"]
+    )
+    with pytest.raises(StudyError, match="differs on 1 of them"):
+        StudyStore(lab.path).merge_results(changed, "edited.json")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 from pathlib import Path
 
@@ -322,3 +323,22 @@ def test_one_participant_is_no_consensus_and_even_splits_are_named(store: StudyS
     for bad in ("unanimous,min=0", "unanimous,max=3", "k_of_n:3,min=x"):
         with pytest.raises(ValueError, match="rule"):
             Rule.parse(bad)
+
+
+def test_kappa_counts_pairs_with_different_numbers_of_raters() -> None:
+    """Incomplete and active designs: each pair with ≥ 2 raters is a subject with its own n;
+    a pair answered once carries no agreement and is left out."""
+    from fminspect.ranking.store import Vote
+
+    def vote(who: str, a: str, b: str, chosen: str) -> Vote:
+        return Vote(
+            who, 0, "pair", "g", a, b, "left" if chosen == a else "right", chosen, 1.0, "", ""
+        )
+
+    votes = [vote(p, "x", "y", "x") for p in ("p1", "p2", "p3")]  # 3 agree: P = 1
+    votes += [vote("p1", "x", "z", "x"), vote("p2", "x", "z", "z")]  # 2 disagree: P = 0
+    votes += [vote("p4", "y", "z", "y")]  # one rater: no agreement to measure
+    assert _pair_table(votes).tolist() == [[3.0, 0.0, 0.0], [1.0, 1.0, 0.0]]
+    assert free_marginal_kappa(votes, 2) == pytest.approx((0.5 - 0.5) / 0.5)
+    assert free_marginal_kappa(votes[:3], 2) == pytest.approx(1.0)
+    assert math.isnan(free_marginal_kappa(votes[-1:], 2))

@@ -165,7 +165,8 @@ def test_reports_state_the_scales_the_prior_and_the_separation(tmp_path: Path) -
     assert "precision 0.1 (variance 10)" in summary and "expanded percentile bootstrap" in summary
     g0, g1 = outs["0.1"]["groups"]
     assert g0["separated"].startswith("separated: M0 ≻ M1 ≻ M2 in every vote")
-    assert "**separated**" in summary and g1["separated"] == ""
+    assert "**separated: M0 ≻ M1 ≻ M2 in every vote**, no interval" in summary
+    assert g1["separated"] == ""
     assert outs["1"]["prior_precision"] == 1.0
 
     # the separated group's distances are the prior's: a stronger prior shrinks them a lot

@@ -453,3 +453,19 @@ def test_the_not_different_column_names_the_measures_or_says_all_of_them() -> No
     assert _others(["MAE", "Sm"], 20) == "MAE, Sm"
     assert _others([f"m{k}" for k in range(19)], 20) == "all 19 others"
     assert _others(["MAE"], 2) == "MAE"  # with two measures, "all 1 others" says nothing
+
+
+def test_json_outputs_are_standard_json_without_nan() -> None:
+    """json.dumps writes NaN, which strict parsers (browsers, jq, R's jsonlite) reject."""
+    import json
+
+    import numpy as np
+
+    from fminspect.io.atomic import strict_json
+
+    text = strict_json({"w": float("nan"), "k": [np.float64(0.5), np.inf, 1], "s": "NaN"})
+    assert json.loads(text, parse_constant=lambda c: 1 / 0) == {
+        "w": None,
+        "k": [0.5, None, 1],
+        "s": "NaN",
+    }
