@@ -170,8 +170,3 @@ def expanded_tail(n: int, alpha: float = 0.05) -> float:
     from scipy.stats import t
 
     return float(ndtr(-math.sqrt(n / (n - 1)) * t.ppf(1 - alpha / 2, n - 1)))
-
-
-def preference(difference_jod: np.ndarray | float) -> np.ndarray:
-    """The share of answers preferring a map ahead by ``difference_jod`` (Φ(d/σ))."""
-    return np.asarray(ndtr(np.asarray(difference_jod) / JOD_SIGMA))
