@@ -184,11 +184,11 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         self.thumbs.setMinimumHeight(150)
         QtWidgets.QHBoxLayout(self.thumbs).setContentsMargins(0, 0, 0, 0)
         dl.addWidget(self.thumbs, 2)
-        self.bt_plot = pg.PlotWidget()
-        self.bt_plot.setLabel("left", "JOD (1 = 75 % preference), 95 % interval")
-        self.bt_plot.setMouseEnabled(False, False)
-        self.bt_plot.hideButtons()
-        dl.addWidget(self.bt_plot, 2)
+        self.scale_plot = pg.PlotWidget()
+        self.scale_plot.setLabel("left", "JOD (1 = 75 % preference), 95 % interval")
+        self.scale_plot.setMouseEnabled(False, False)
+        self.scale_plot.hideButtons()
+        dl.addWidget(self.scale_plot, 2)
         self.wins = _table([])
         self.wins.horizontalHeader().setStretchLastSection(False)  # square cells, not a wide last
         dl.addWidget(QtWidgets.QLabel("Votes: row preferred over column (ties count ½)"))
@@ -378,14 +378,14 @@ class AnalysisWindow(QtWidgets.QMainWindow):
             else:
                 pic.set_image(thumb)
             lay.addWidget(pic, 1)
-        self.bt_plot.clear()
+        self.scale_plot.clear()
         x = np.arange(len(order))
         if g.jod is not None:  # the scale people read, with its bootstrap interval
             means = g.jod.scores[order]
-            self.bt_plot.addItem(
+            self.scale_plot.addItem(
                 pg.BarGraphItem(x=x, height=means, width=0.6, brush=(76, 114, 176))
             )
-            self.bt_plot.addItem(
+            self.scale_plot.addItem(
                 pg.ErrorBarItem(
                     x=x,
                     y=means,
@@ -395,8 +395,10 @@ class AnalysisWindow(QtWidgets.QMainWindow):
                     pen=pg.mkPen(pg.getConfigOption("foreground"), width=1.5),
                 )
             )
-            self.bt_plot.setToolTip(g.jod.method)
-        self.bt_plot.getAxis("bottom").setTicks([[(i, g.models[k]) for i, k in enumerate(order)]])
+            self.scale_plot.setToolTip(g.jod.method)
+        self.scale_plot.getAxis("bottom").setTicks(
+            [[(i, g.models[k]) for i, k in enumerate(order)]]
+        )
         n = len(g.items)
         self.wins.setColumnCount(n)
         self.wins.setRowCount(n)

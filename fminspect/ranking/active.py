@@ -73,21 +73,16 @@ class Posterior:
     """
 
     def __init__(self, design: Design) -> None:
-        self.index: dict[str, int] = {}
-        self.group_of: list[str] = []
+        self.items = [i.id for g in design.groups for i in g.items]
+        self.index = {item: k for k, item in enumerate(self.items)}
         first, second, owner = [], [], []
         for g in design.groups:
-            ids = [i.id for i in g.items]
-            base = len(self.group_of)
-            for k, item in enumerate(ids):
-                self.index[item] = base + k
-                self.group_of.append(g.id)
-            for x in range(len(ids)):
-                for y in range(x + 1, len(ids)):
-                    first.append(base + x)
-                    second.append(base + y)
+            flat = [self.index[i.id] for i in g.items]
+            for x, a in enumerate(flat):
+                for b in flat[x + 1 :]:
+                    first.append(a)
+                    second.append(b)
                     owner.append(g.id)
-        self.items = [i.id for g in design.groups for i in g.items]
         self.mu = np.zeros(len(self.items))
         self.var = np.full(len(self.items), PRIOR_VARIANCE)
         self.pair_a = np.asarray(first, dtype=np.intp)

@@ -18,7 +18,7 @@ from fminspect.io.discovery import Dataset, discover
 from fminspect.io.validation import Problem
 from fminspect.ranking.build import build_design, check_files, groups_from_dataset, score_maps
 from fminspect.ranking.design import Design, Group, new_design
-from fminspect.ranking.schedule import planned_trials
+from fminspect.ranking.schedule import ACTIVE_CHUNK, planned_trials
 from fminspect.ranking.store import StudyError, StudyStore
 from fminspect.ranking.workflow import ArgumentError
 
@@ -236,7 +236,7 @@ def create_study(
     if repeats > fitted and sampling != "incomplete":  # (incomplete slots differ by one pair)
         say(
             f"note: --repeats {repeats}: a repeat comes at least 4 trials after its pair"
-            + (" in its chunk of 10" if sampling == "active" else "")
+            + (f" in its chunk of {ACTIVE_CHUNK}" if sampling == "active" else "")
             + f", so each participant gets {fitted}"
         )
     return CreatedStudy(study, design, tuple(noticed))

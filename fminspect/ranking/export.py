@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import json
 import re
@@ -95,7 +96,7 @@ def write_pack(store: StudyStore, out: Path | str, participant: str | None = Non
         given = {
             "participant": participant,
             "slot": store.slot(participant),
-            "trials": [_trial_json(t) for t in trials],
+            "trials": [dataclasses.asdict(t) for t in trials],
         }
     with replacing(out) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr(
@@ -202,31 +203,37 @@ def open_pack(pack: Path | str, folder: Path | str) -> Path:
     return study
 
 
-def _trial_json(t: Trial) -> dict[str, object]:
-    return {f: getattr(t, f) for f in Trial.__dataclass_fields__}
-
-
 def _given(
     raw: object, participant: object, design: Design, pack: Path
 ) -> tuple[str, list[Trial], int | None]:
     """The participant, trials and slot a pack was made for, checked against its design."""
+    refused = StudyError(
+        f"{pack}: the participant's trials do not match the study (damaged or edited pack)"
+    )
+    groups = {g.id: {i.id for i in g.items} for g in design.groups}
+    checks = {c.id: {c.good.id, c.bad.id} for c in design.checks}
     try:
-        assert isinstance(raw, dict) and raw["participant"] == participant
-        assert isinstance(participant, str) and participant.strip()
+        if not (
+            isinstance(raw, dict)
+            and isinstance(participant, str)
+            and participant.strip()
+            and raw["participant"] == participant
+            and (raw["slot"] is None or isinstance(raw["slot"], int))
+        ):
+            raise refused
         trials = [Trial(**t) for t in raw["trials"]]
-        slot = raw["slot"]
-        assert slot is None or isinstance(slot, int)
-        groups = {g.id: {i.id for i in g.items} for g in design.groups}
-        checks = {c.id: {c.good.id, c.bad.id} for c in design.checks}
-        for k, t in enumerate(trials):
-            assert t.index == k and t.kind in ("pair", "repeat", "check")
-            known = checks if t.kind == "check" else groups
-            assert {t.left, t.right} <= known[t.group] and t.left != t.right
-    except (AssertionError, KeyError, TypeError):
-        raise StudyError(
-            f"{pack}: the participant's trials do not match the study (damaged or edited pack)"
-        ) from None
-    return participant, trials, slot
+    except (KeyError, TypeError):
+        raise refused from None
+    for k, t in enumerate(trials):
+        known = checks if t.kind == "check" else groups
+        if not (
+            t.index == k
+            and t.kind in ("pair", "repeat", "check")
+            and t.left != t.right
+            and {t.left, t.right} <= known.get(t.group, set())
+        ):
+            raise refused
+    return participant, trials, raw["slot"]
 
 
 def _member(z: zipfile.ZipFile, pack: Path, name: str, limit: int) -> bytes:

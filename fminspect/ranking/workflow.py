@@ -15,6 +15,7 @@ that cannot work raise :class:`ArgumentError`; both say why. No Qt.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -217,17 +218,16 @@ def consensus(
     unknown = [p for p in exclude if p not in store.participants()]
     if unknown:
         raise StudyError(f"--exclude: no participant named {', '.join(unknown)} in {store.path}")
-    try:
-        result = aggregate(
-            store,
-            rule,
-            exclude_failing=exclude_failing,
-            min_attention=min_attention,
-            exclude=exclude,
-            prior=BT_PRIOR if prior is None else prior,
-        )
-    except ValueError as exc:
-        raise StudyError(f"--prior: {exc}") from None
+    if prior is not None and not 0 < prior < math.inf:
+        raise StudyError(f"--prior: the prior's precision must be > 0, got {prior:g}")
+    result = aggregate(
+        store,
+        rule,
+        exclude_failing=exclude_failing,
+        min_attention=min_attention,
+        exclude=exclude,
+        prior=BT_PRIOR if prior is None else prior,
+    )
     counted = sum(not s.excluded for s in result.participants)
     if rule.name == "k_of_n" and rule.k > counted:
         (on_message or _ignore)(
