@@ -12,6 +12,7 @@ from fminspect.batch import stream
 from fminspect.batch.evaluation import MethodResult
 from fminspect.batch.progress import clock
 from fminspect.batch.scores import ScoreMatrix
+from fminspect.gui.app import coalesce_scene_updates, settle_garbage
 from fminspect.gui.controller import InspectorController, Settings
 from fminspect.gui.dataset_scorer import DatasetScorer
 from fminspect.gui.dialogs.shortcuts import ShortcutsDialog
@@ -39,6 +40,12 @@ MAX_RECENT = 8
 #: at 150 ms, slower requests began drawing while still scoring and blocked the window for
 #: 30–60 ms (benchmarks/bench_gui.py).
 PROGRESSIVE_MS = 300
+#: How long after a request completed its results are drawn (see ``_on_complete``).
+RELEASE_AFTER_MS = 8
+#: How long a redraw step waits while the grid is still filling its panels.
+REDRAW_WAIT_MS = 5
+#: The redraw steps that empty the table and the curves for a newly shown sample.
+SAMPLE_STEPS = ("table", "curves")
 
 
 class InspectorWindow(QtWidgets.QMainWindow):
@@ -84,7 +91,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         # thread for the sum of the repaints.
         self._arrived: set[str] = set()
         self._curves_pending: dict[str, SuiteResult] = {}
-        self._steps: list[str] = []  # "maps" (one model each), then the plots in PLOTS
+        # "table" and "curves" (emptied for a new sample), "maps" (one model each), then
+        # the plots in PLOTS
+        self._steps: list[str] = []
         self._redraw = QtCore.QTimer(self)
         self._redraw.setSingleShot(True)
         self._redraw.setInterval(0)
@@ -106,10 +115,12 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._browser_timer.setInterval(1500)
         self._browser_timer.timeout.connect(self._score_browser)
         self._build_layout()
+        coalesce_scene_updates(self)  # one repaint of the window per turn, not one per plot
         self._build_menus()
         self._connect()
         self._restore()
         self.curves.set_beta2(self.controller.settings.params.beta2)
+        settle_garbage()
 
     # ------------------------------------------------------------------ layout
     def _build_layout(self) -> None:
@@ -245,7 +256,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         c = self.controller
         c.sample_loaded.connect(self._on_sample_loaded)
         c.result_ready.connect(self._on_result)
-        c.results_complete.connect(self._release_held)
+        c.results_complete.connect(self._on_complete)
         c.request_started.connect(self._on_request)
         c.busy_changed.connect(self._on_busy)
         c.problems.connect(self.show_problems)
@@ -285,6 +296,10 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._remember(path)
         self.setWindowTitle(f"fminspect {__version__} — {path}")
         self._set_datasets(datasets)
+        settle_garbage()  # now, not while the first sample is shown
+        # the sample list is shown now, as part of opening: painted later, its paint would
+        # fall in the same turn as the first sample's panels (a 60–80 ms block)
+        self.repaint()
         return True
 
     def open_files(self, gt: Path, preds: list[Path], image: Path | None = None) -> None:
@@ -514,15 +529,14 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     # ------------------------------------------------------------------ reactions
     def _on_sample_loaded(self, sample: LoadedSample) -> None:
+        # The panels are emptied for the new sample one per event-loop turn (the grid now,
+        # the table and the curves next, see _redraw_step): Qt repaints what changed after
+        # each turn, and one turn changing all of them held the GUI thread for the grid's,
+        # the table's and the plots' first paint together (60–80 ms on 12 models).
         self.grid.set_sample(sample, keep_view=True, gt_notes=self.controller.gt_notes())
-        models = self.controller.scored_models(sample)
-        colours = self.selection.colours(models)
         self._relabel = None  # the table and the F plot are labelled with the settings now
-        self._reset_table(self.controller.settings.params, models, colours)
-        self.curves.set_beta2(self.controller.settings.params.beta2)
-        self.table.model.threshold = self.controller.threshold
-        self.curves.reset(models, colours, self.selection.aliases)
-        self.curves.set_threshold(self.controller.threshold)
+        self._steps = [*SAMPLE_STEPS, *(s for s in self._steps if s not in SAMPLE_STEPS)]
+        self._redraw.start()
         self.browser.select(sample.name)
         ds = self.controller.dataset
         n = len(ds.samples) if ds else 1
@@ -533,6 +547,28 @@ class InspectorWindow(QtWidgets.QMainWindow):
             f"{sample.key}  ({self.controller.sample_index + 1}/{n}){note}",
             10000 if errors else 4000,
         )
+
+    def _reset_for_sample(self, step: str) -> None:
+        """Empty the table (``step == 'table'``) or the curves (``'curves'``) for the
+        current sample's models."""
+        sample = self.controller.sample
+        if sample is None:
+            return
+        models = self.controller.scored_models(sample)
+        colours = self.selection.colours(models)
+        if step == "table":
+            self._reset_table(self.controller.settings.params, models, colours)
+            self.table.model.threshold = self.controller.threshold
+        else:
+            self.curves.set_beta2(self.controller.settings.params.beta2)
+            self.curves.reset(models, colours, self.selection.aliases)
+            self.curves.set_threshold(self.controller.threshold)
+
+    def _flush_sample_steps(self) -> None:
+        """Empty the panels still waiting for it now (before any result is shown in them)."""
+        for step in [s for s in self._steps if s in SAMPLE_STEPS]:
+            self._steps.remove(step)
+            self._reset_for_sample(step)
 
     def _reset_table(
         self,
@@ -555,9 +591,23 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._showing_progress = False
         self._progressive.start()
 
+    def _on_complete(self) -> None:
+        """Show a request's results a moment after it completed: when every result was at
+        hand (a sample read and scored ahead, one step on), the request completes in the
+        turn that showed the sample's image and GT, and drawing the table in it as well held
+        the GUI thread for both repaints (45–60 ms). After :data:`RELEASE_AFTER_MS` the
+        sample's repaint has been done and other events (keys, the mouse) had their turn."""
+        generation = self.controller.generation
+        QtCore.QTimer.singleShot(
+            RELEASE_AFTER_MS,
+            self,
+            lambda: self._release_held() if generation == self.controller.generation else None,
+        )
+
     def _release_held(self) -> None:
         """Show the results held so far; from now on show each as it arrives."""
         self._progressive.stop()
+        self._flush_sample_steps()
         self._showing_progress = True
         if self._relabel is not None:
             params = self._relabel.params
@@ -575,6 +625,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if not self._showing_progress:
             self._held.append(model)
             return
+        self._flush_sample_steps()
         self.table.set_result(model, result)
         self._arrived.add(model)
         self._steps = ["maps", *PLOTS]  # from the start: the maps first
@@ -584,9 +635,18 @@ class InspectorWindow(QtWidgets.QMainWindow):
         """One redraw step (see ``__init__``)."""
         if not self._steps:
             return
+        if self.grid.filling:
+            # the grid makes and fills its panels one per turn: the table and the plots
+            # wait, so that a turn does one of these things, never two of them with their
+            # repaints (a result for a panel not filled yet is shown when it is filled)
+            self._redraw.start(REDRAW_WAIT_MS)
+            return
+        self._redraw.setInterval(0)
         step = self._steps.pop(0)
         results = self.controller.results
-        if step == "maps":  # one model's map per turn, in the grid's order
+        if step in SAMPLE_STEPS:
+            self._reset_for_sample(step)
+        elif step == "maps":  # one model's map per turn, in the grid's order
             order = [m for m in self.curves.order if m in self._arrived]
             model = order[0] if order else next(iter(self._arrived), None)
             if model is not None:

@@ -8,6 +8,8 @@ generation number of the request that created it, so the controller can drop sta
 from __future__ import annotations
 
 import contextlib
+import os
+import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +42,7 @@ class FunctionWorker(QtCore.QRunnable):
         self.signals = JobSignals()
 
     def run(self) -> None:
+        _yield_to_the_gui()
         try:
             result = self.func()
         except Exception as exc:
@@ -52,6 +55,26 @@ class FunctionWorker(QtCore.QRunnable):
     def _emit(signal: QtCore.SignalInstance, value: Any) -> None:
         with contextlib.suppress(RuntimeError):  # the application is shutting down
             signal.emit(value)
+
+
+#: The niceness given to the pool's threads (Linux: per thread), so that the GUI thread is
+#: scheduled first when both want a core.
+WORKER_NICENESS = 5
+_niced: set[int] = set()
+
+
+def _yield_to_the_gui() -> None:
+    """Lower the calling pool thread's scheduling priority, once per thread (Linux; a no-op
+    elsewhere). The background jobs score maps on every core while the GUI thread draws; at
+    the same priority the GUI thread waited for a core, and for the interpreter lock held by
+    jobs that had one, in the middle of a repaint."""
+    tid = threading.get_native_id()
+    if tid in _niced or not hasattr(os, "setpriority"):
+        return
+    _niced.add(tid)
+    with contextlib.suppress(OSError):
+        current = os.getpriority(os.PRIO_PROCESS, tid)
+        os.setpriority(os.PRIO_PROCESS, tid, max(current, WORKER_NICENESS))
 
 
 #: Workers in flight. Python must keep each worker (and its signals object) alive until its

@@ -31,6 +31,10 @@ STAGED_AFTER = 6
 COLORMAPS = ("viridis", "inferno", "cividis", "gray")
 #: diverging map for signed matrices (symmetric levels)
 DIVERGING = "CET-D1"
+#: the size policy of pyqtgraph's ViewBox (a placeholder of a panel not made yet has it too)
+_EXPANDING = QtWidgets.QSizePolicy(
+    QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding
+)
 
 
 @functools.cache
@@ -42,12 +46,59 @@ def colormap(name: str) -> pg.ColorMap:
     return pg.colormap.get(name)
 
 
+@functools.cache
+def lookup_table(name: str) -> np.ndarray:
+    """The 256-entry lookup table of a colour map, made once per name: an image item given
+    the same table again keeps its rendered picture (a new table each time re-rendered every
+    panel's map: 30 ms of the GUI thread for a dozen)."""
+    lut = colormap(name).getLookupTable(nPts=256)
+    lut.setflags(write=False)
+    return lut
+
+
+class TitleItem(pg.LabelItem):
+    """A panel's title that does not size its column: pyqtgraph's label makes its text's
+    width the column's minimum, so a new title (another model, an alias, a ⚠) re-laid out
+    the whole grid — every panel moved, every linked view updated and the grid repainted
+    whole (25–40 ms). The title keeps the text's height; a title wider than its panel is
+    clipped to it."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, size="9pt")
+        self.setFlag(self.GraphicsItemFlag.ItemClipsChildrenToShape)
+
+    def updateMin(self) -> None:
+        super().updateMin()
+        height = self.itemRect().height()
+        self.setMinimumWidth(0)
+        self._sizeHint = {
+            QtCore.Qt.SizeHint.MinimumSize: (0, height),
+            QtCore.Qt.SizeHint.PreferredSize: (0, height),
+            QtCore.Qt.SizeHint.MaximumSize: (-1, -1),
+            QtCore.Qt.SizeHint.MinimumDescent: (0, 0),
+        }
+        self.updateGeometry()
+
+
+def _add_title(layout: pg.GraphicsLayout, text: str, row: int, col: int) -> TitleItem:
+    title = TitleItem(text)
+    layout.addItem(title, row=row, col=col)
+    return title
+
+
 class MapCell:
     """One panel: a title, a base image, the map, an overlay and a crosshair."""
 
-    def __init__(self, layout: pg.GraphicsLayout, title: str, row: int, col: int) -> None:
+    def __init__(
+        self,
+        layout: pg.GraphicsLayout,
+        title: str,
+        row: int,
+        col: int,
+        label: TitleItem | None = None,
+    ) -> None:
         self.title = title
-        self.label = layout.addLabel(title, row=2 * row, col=col, size="9pt")
+        self.label = label or _add_title(layout, title, 2 * row, col)
         self.view = layout.addViewBox(
             row=2 * row + 1, col=col, lockAspect=True, invertY=True, enableMenu=False
         )
@@ -133,12 +184,22 @@ class MapGridPanel(QtWidgets.QWidget):
         self.opacity = 0.6
         self.colormap = "viridis"
         self.foreground: object = None
-        self.colorbar: pg.ColorBarItem | None = None
+        # made now, with the window, and kept across layouts: making it took 10–17 ms of
+        # the GUI thread when the first sample of a dataset was laid out
+        self.colorbar = pg.ColorBarItem(
+            values=(0, 1),
+            colorMap=colormap(self.colormap),
+            interactive=False,
+            label="map value (0–1)",
+            width=12,
+        )
         self._contour: np.ndarray | None = None
         self._contour_rgba: np.ndarray | None = None
         #: the range the first panel (and every linked one) shows: (x, y, padding)
         self._view_target: tuple[Any, Any, float] | None = None
         self._pending_fill: list[str] = []
+        #: panels of the layout not made yet: their title and the empty item holding the place
+        self._placeholders: dict[str, tuple[TitleItem, pg.GraphicsWidget]] = {}
         self._layout_names: list[str] = []  # every panel of the layout, made or to be made
         self._cols = 1
         self._fill_timer = QtCore.QTimer(self)
@@ -159,21 +220,23 @@ class MapGridPanel(QtWidgets.QWidget):
         n = len(names)
         self._cols = cols = max(1, min(n, math.ceil(math.sqrt(n * 1.7))))
         rows = math.ceil(n / cols)
+        self._placeholders = {}
         with self._one_activation():
-            made = [
-                self._add_cell(name)
-                for name in names[: 2 if len(names) > STAGED_AFTER else len(names)]
-            ]
+            now = 2 if len(names) > STAGED_AFTER else len(names)
+            made = [self._add_cell(name) for name in names[:now]]
+            # the panels made later take the place of a placeholder of the same size policy,
+            # so that the grid's geometry is set now: a panel added to a growing grid resized
+            # every panel made before it, and every view linked to them (an O(n²) cascade of
+            # 10–35 ms per panel on 14 panels)
+            for i, name in enumerate(names[now:], start=now):
+                r, c = divmod(i, cols)
+                label = _add_title(ci, name, 2 * r, c)
+                hold = pg.GraphicsWidget()
+                hold.setSizePolicy(_EXPANDING)
+                ci.addItem(hold, row=2 * r + 1, col=c)
+                self._placeholders[name] = (label, hold)
             for r in range(rows):  # title rows: just the text height
                 ci.layout.setRowMaximumHeight(2 * r, 18)
-            if self.colorbar is None:  # made once and kept: making one took 10 ms
-                self.colorbar = pg.ColorBarItem(
-                    values=(0, 1),
-                    colorMap=colormap(self.colormap),
-                    interactive=False,
-                    label="map value (0–1)",
-                    width=12,
-                )
             ci.addItem(self.colorbar, row=0, col=cols, rowspan=2 * rows)
         for cell in made:
             self._link(cell)
@@ -197,7 +260,10 @@ class MapGridPanel(QtWidgets.QWidget):
         """Make the panel of ``name`` at its place in the layout (linked by :meth:`_link`
         once the layout has given it its size)."""
         i = self._layout_names.index(name)
-        cell = MapCell(self.graphics.ci, name, i // self._cols, i % self._cols)
+        label, hold = self._placeholders.pop(name, (None, None))
+        if hold is not None:
+            self.graphics.ci.removeItem(hold)
+        cell = MapCell(self.graphics.ci, name, i // self._cols, i % self._cols, label)
         self.cells[name] = cell
         cell.view.sigRangeChanged.connect(lambda *_: None)
         if self.foreground is not None:
@@ -240,7 +306,7 @@ class MapGridPanel(QtWidgets.QWidget):
 
     def _colour_colorbar(self) -> None:
         """The colour bar's ticks and its label (on another axis) in the theme's colour."""
-        if self.colorbar is None or self.foreground is None:
+        if self.foreground is None:
             return
         for name in ("left", "right", "top", "bottom"):
             axis = self.colorbar.getAxis(name)
@@ -438,7 +504,7 @@ class MapGridPanel(QtWidgets.QWidget):
             if s.gt is not None:
                 gt = unit_map(s.gt)
                 cell.map.setImage(gt, levels=(0, 1))
-                cell.map.setLookupTable(colormap("gray").getLookupTable(nPts=256))
+                cell.map.setLookupTable(lookup_table("gray"))
                 cell.values = gt
             return
         if name in s.unreadable:  # an empty panel saying so, rather than no panel
@@ -457,20 +523,23 @@ class MapGridPanel(QtWidgets.QWidget):
         else:
             cell.base.clear()
             cell.map.setOpacity(1.0)
-        cell.map.setImage(values, levels=(0, 1))
+        cell.map.setImage(values, levels=(0, 1), lut=self._map_lut())
         self._update_overlay(name, cell)
 
+    def _map_lut(self) -> np.ndarray:
+        """The models' maps' lookup table: grey under the TP/FP/FN overlay (a colour map
+        would blend with the classes; the colour bar, which shows it, says so)."""
+        return lookup_table("gray" if self.show_confusion else self.colormap)
+
     def _refresh_colorbar(self) -> None:
-        if self.colorbar is None:
-            return
-        items = [c.map for n, c in self.cells.items() if n not in ("image", "GT")]
-        # under the TP/FP/FN overlay the maps are grey: a colour map would blend with the
-        # classes (the colour bar, which colours the maps, says so)
+        """The colour bar shows the maps' colour map; every map uses it (a map given its
+        table already keeps its rendered picture)."""
         self.colorbar.setColorMap(colormap("gray" if self.show_confusion else self.colormap))
-        if items:
-            self.colorbar.setImageItem(items)
-        for item in items:
-            item.setLevels((0, 1))
+        lut = self._map_lut()
+        for name, cell in self.cells.items():
+            if name not in ("image", "GT"):
+                cell.map.setLookupTable(lut)
+                cell.map.setLevels((0, 1))
 
     # ------------------------------------------------------------------ results & overlays
     def set_result(self, model: str, result: SuiteResult) -> None:
