@@ -9,6 +9,8 @@ __version__ = "0.1.0"
 
 #: Bumped whenever any measure's definition, default or arithmetic changes, so cached results
 #: computed under an older definition are never reused. 2: the Context-measure's F_m in float64.
-MEASURE_DEFINITION_VERSION = 2
+#: 3: the measure registry (every confusion-count measure in five variants; records of the
+#: confusion families hold scores only, the sweep's counts a record of their own).
+MEASURE_DEFINITION_VERSION = 3
 
 __all__ = ["MEASURE_DEFINITION_VERSION", "__version__"]

@@ -421,8 +421,14 @@ class Cluster:
             self.say(f"worker {w} left; the images it was scoring are rescheduled")
         joined = sorted(set(now_workers) - set(known))
         if joined:  # checked (a unit it starts meanwhile checks its own files first)
-            self.check_workers(joined)
-            self.check_data(units, joined)
+            try:
+                self.check_workers(joined)
+                self.check_data(units, joined)
+            except ClusterError as exc:  # mid-run: what was done is kept, say so
+                raise ClusterError(
+                    f"{exc}; {done} of {len(units)} images were done and are kept: stop that "
+                    "worker or fix it, then rerun the same command to resume"
+                ) from exc
             self.say(f"worker{'s' if len(joined) > 1 else ''} {', '.join(joined)} joined")
         if now_workers:
             return now_workers, None

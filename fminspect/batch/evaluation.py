@@ -32,7 +32,7 @@ from fminspect.batch.scores import ScoreBlock, ScoreMatrix
 from fminspect.io.discovery import Coverage, Dataset, Sample, natural_key
 from fminspect.io.validation import Problem
 from fminspect.metrics import DatasetAccumulator
-from fminspect.metrics.suite import CURVES, MEASURES_BY_KEY
+from fminspect.metrics.registry import CURVES, MEASURES_BY_KEY, REGISTRY
 from fminspect.pipeline.config import EvalConfig, families
 from fminspect.pipeline.notes import Note
 from fminspect.pipeline.store import Record, ResultStore, family_tag, pair_key
@@ -192,9 +192,14 @@ class DatasetPlan:
         }
 
     def curve_families(self) -> tuple[str, ...]:
-        """The families whose records hold curves (F, E, IoU/Dice)."""
-        with_curves = {fam for fam, _ in CURVES.values()}
-        return tuple(f for f in self.tags if f in with_curves)
+        """The families whose records hold arrays: curves, and the sweep's counts from which
+        the confusion-count measures' dataset curves and pooled values are made."""
+        return tuple(
+            f
+            for f in self.tags
+            if REGISTRY.families[f].arrays is not None
+            or any(c.get is not None for c in REGISTRY.families[f].curves)
+        )
 
 
 #: (sample, method) → per-image scores, for :meth:`Evaluation.method_results`
@@ -364,12 +369,14 @@ class Evaluation:
             values = np.full((len(chunk), len(matrix.keys)), np.nan)
             found = np.zeros(len(chunk), np.intp)
             for names, (rows, blobs) in grouped.items():
+                idx = np.array(rows, np.intp)
+                np.add.at(found, idx, 1)
+                if not names:  # a record without scores (the sweep's counts)
+                    continue
                 split = names.split(",")
                 arr = np.frombuffer(b"".join(blobs), "<f8").reshape(len(rows), len(split))
                 pick = [(c, cols[n]) for c, n in enumerate(split) if n in cols]
-                idx = np.array(rows, np.intp)
                 values[idx[:, None], [t for _, t in pick]] = arr[:, [c for c, _ in pick]]
-                np.add.at(found, idx, 1)
             whole = np.flatnonzero(found == len(plan.tags))
             yield ScoreBlock(
                 np.array([matrix.sample_index[chunk[r][1]] for r in whole], np.intp),
@@ -430,11 +437,15 @@ class Evaluation:
             result = MethodResult(
                 ds.name,
                 m,
-                acc.results(),
+                acc.results(self.config.params),
                 acc.counts(),
                 len(acc),
                 _evaluated_coverage(ds.coverage[m], failed),
-                acc.mean_curves(),
+                {  # the curves of the measures asked for
+                    name: curve
+                    for name, curve in acc.mean_curves(self.config.params).items()
+                    if name in CURVES and CURVES[name].field in plan.tags
+                },
             )
             yield result, rows, problems
 

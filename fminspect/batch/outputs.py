@@ -22,9 +22,7 @@ from fminspect.batch.plots import Figure, Line, PlotProcess, render
 from fminspect.batch.runner import EvalReport, MethodResult
 from fminspect.io.atomic import atomic_open, write_text
 from fminspect.io.discovery import natural_key
-from fminspect.metrics import MEASURES_BY_KEY
-
-CURVE_NAMES = ("Precision", "Recall", "Fm", "Em", "IoU", "Dice")
+from fminspect.metrics import CURVES, MEASURES_BY_KEY
 
 
 def _fmt(v: float, digits: int = 3) -> str:
@@ -146,7 +144,7 @@ def write_csv(report: EvalReport, out: Path) -> None:
         w = csv.writer(fh)
         w.writerow(["dataset", "method", "curve", "threshold", "value"])
         for r in report.results:
-            for name in CURVE_NAMES:
+            for name in CURVES:  # registry order: P, R, F, E, IoU, Dice, TNR, …
                 if name in r.mean_curves:
                     for t, v in enumerate(r.mean_curves[name]):
                         w.writerow([r.dataset, r.method, name, t, repr(float(v))])

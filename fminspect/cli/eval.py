@@ -37,7 +37,8 @@ def add_parser(sub: Subparsers) -> None:
         "--measures",
         nargs="+",
         metavar="KEY",
-        help="only these measure keys (default: all; CCm when images exist)",
+        help="measure keys, family names or 'all' (default: the default measures, CCm when "
+        "images exist); `fminspect measures` lists them",
     )
     ev.add_argument("--out", default="fminspect-results", help="output folder")
     ev.add_argument("--jobs", type=int, default=1, help="local worker processes (1)")

@@ -45,7 +45,10 @@ def add_parser(sub: Subparsers) -> None:
         help=f"which meta-measures ({', '.join(META_MEASURES)}); default: the first five",
     )
     m.add_argument(
-        "--measures", nargs="+", metavar="KEY", help="only these measures (default: all)"
+        "--measures",
+        nargs="+",
+        metavar="KEY",
+        help="measure keys, family names or 'all' (default: the default measures)",
     )
     m.add_argument("--methods", nargs="+", help="only these models")
     m.add_argument("--datasets", nargs="+", help="only these datasets")

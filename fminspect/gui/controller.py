@@ -26,7 +26,15 @@ from PySide6 import QtCore
 from fminspect.gui.workers import cancel, submit
 from fminspect.io.discovery import Dataset, Sample
 from fminspect.io.validation import Problem
-from fminspect.metrics import DEFAULT_PARAMS, GroundTruth, Params, SuiteResult, update_suite
+from fminspect.metrics import (
+    DEFAULT_PARAMS,
+    GroundTruth,
+    Params,
+    SuiteResult,
+    measure_keys,
+    update_suite,
+)
+from fminspect.metrics.suite import families_for
 from fminspect.pipeline.notes import Note
 from fminspect.pipeline.sample import LoadedSample, load_sample, prepare, score_model
 
@@ -103,14 +111,24 @@ def _sized(job: Callable[[], SuiteResult]) -> Callable[[], tuple[SuiteResult, in
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Everything that changes the numbers: measure parameters and the resize rule."""
+    """Everything that changes the numbers: measure parameters, the resize rule and which
+    measures are computed (``keys``; empty: the default ones)."""
 
     params: Params = DEFAULT_PARAMS
     interpolation: str = "bilinear"
+    keys: tuple[str, ...] = ()
+
+    def measure_keys(self) -> tuple[str, ...]:
+        """The measures computed (the default ones when none were chosen)."""
+        return measure_keys(self.keys or None)
+
+    def families(self) -> tuple[str, ...]:
+        """The measure families computed for them."""
+        return families_for(self.measure_keys())
 
     def key(self) -> tuple[Any, ...]:
         """Hashable identity (part of the result-cache key)."""
-        return (tuple(sorted(self.params.as_dict().items())), self.interpolation)
+        return (tuple(sorted(self.params.as_dict().items())), self.interpolation, self.families())
 
 
 class InspectorController(QtCore.QObject):
@@ -506,13 +524,16 @@ class InspectorController(QtCore.QObject):
         (only the measures the change affects), or a full scoring; with its size (see
         :func:`_sized`)."""
         base = self._reusable(sample.key, model, settings)
+        families = settings.families()
         if base is not None:
-            return _sized(lambda: update_suite(base, settings.params, img=sample.image))
-        return _sized(lambda: score_model(sample, model, gt, settings.params))
+            return _sized(
+                lambda: update_suite(base, settings.params, img=sample.image, families=families)
+            )
+        return _sized(lambda: score_model(sample, model, gt, settings.params, families=families))
 
     def _reusable(self, sample_key: str, model: str, settings: Settings) -> SuiteResult | None:
         """A cached result of this model under the same normalisation and resize rule."""
-        for (s, m, (_, interpolation)), result in reversed(self._cache.items()):
+        for (s, m, (_, interpolation, _)), result in reversed(self._cache.items()):
             if (s, m, interpolation) == (sample_key, model, settings.interpolation) and (
                 result.params.norm == settings.params.norm
             ):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from fminspect.batch.scores import ScoreMatrix
 from fminspect.gui.app import coalesce_scene_updates, settle_garbage
 from fminspect.gui.controller import InspectorController, Settings
 from fminspect.gui.dataset_scorer import DatasetScorer
+from fminspect.gui.dialogs.measures import MeasuresDialog, fill_combo
 from fminspect.gui.dialogs.shortcuts import ShortcutsDialog
 from fminspect.gui.export import export_grid
 from fminspect.gui.model_selection import ModelSelection
@@ -29,7 +32,7 @@ from fminspect.gui.theme import THEMES, apply_theme
 from fminspect.io.atomic import write_text
 from fminspect.io.discovery import Dataset, discover, single_sample
 from fminspect.io.validation import Problem
-from fminspect.metrics import Params, SuiteResult
+from fminspect.metrics import MEASURES_BY_KEY, Params, SuiteResult, default_keys, measure_keys
 from fminspect.pipeline.config import EvalConfig
 from fminspect.pipeline.sample import LoadedSample
 from fminspect.pipeline.store import store_for
@@ -83,6 +86,12 @@ class InspectorWindow(QtWidgets.QMainWindow):
         #: datasets whose background evaluation ended without dataset values (failed or
         #: stopped): not started again by themselves (a new folder or new settings do)
         self._gave_up: set[str] = set()
+        #: the measures chosen (View → Measures…; empty: the default ones)
+        self.measure_choice = self._stored_measures()
+        if self.measure_choice:
+            self.controller.set_settings(
+                dataclasses.replace(self.controller.settings, keys=self.measure_choice)
+            )
         self._scored_with = self.controller.settings  # what the browser's scores were made with
         self.explain_windows: list[QtWidgets.QWidget] = []
         # Redrawing after results arrive is done in steps, one per event-loop turn: the map
@@ -226,6 +235,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._action(view, "Threshold + 16", lambda: self._nudge(16), "Shift+]")
         self._action(view, "Threshold − 16", lambda: self._nudge(-16), "Shift+[")
         self._action(view, "Toggle TP/FP/FN overlay", lambda: self.params.confusion.toggle(), "C")
+        self._action(view, "Measures…", self.choose_measures, "Ctrl+M")
         theme = view.addMenu("Theme")
         group = QtGui.QActionGroup(self)
         for name in THEMES:
@@ -407,7 +417,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     def _start_scoring(self, ds: Dataset) -> None:
         settings = self._scored_with
-        config = EvalConfig(settings.params, None, settings.interpolation)
+        config = EvalConfig(settings.params, settings.keys or None, settings.interpolation)
         self._scoring = ds.name
         self.matrices[ds.name] = self.scorer.start(ds, config, store_for(ds.gt.path))
 
@@ -584,6 +594,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             params,
             self.table.model.colours if colours is None else colours,
             self.selection.aliases,
+            self.controller.settings.measure_keys(),
         )
 
     def _on_request(self) -> None:
@@ -665,6 +676,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self._curves_pending.clear()
 
     def _on_settings(self, settings: Settings) -> None:
+        # the measures are the window's choice (View → Measures…), not the parameter panel's
+        settings = dataclasses.replace(settings, keys=self.measure_choice)
         # the table's headers and the F-plot's title change with the first results, not
         # now: repainting them while the models are being scored would slow both down
         self._relabel = settings
@@ -674,6 +687,35 @@ class InspectorWindow(QtWidgets.QMainWindow):
                 window.mark_settings(settings.params)
         if self.controller.dataset is not None and self.controller.dataset.name != "files":
             self._browser_timer.start()
+
+    def _stored_measures(self) -> tuple[str, ...]:
+        """The measures chosen before (QSettings ``measures``; the default ones at first),
+        without any that no longer exists."""
+        stored: Any = self.qsettings.value("measures", None)
+        if not stored:
+            return ()
+        words = [stored] if isinstance(stored, str) else [str(k) for k in stored]
+        return tuple(k for k in words if k in MEASURES_BY_KEY)
+
+    def choose_measures(self) -> None:
+        """View → Measures…: tick the measures the window computes and shows."""
+        dialog = MeasuresDialog(
+            self.controller.settings.measure_keys(), self.controller.settings.params, self
+        )
+        if dialog.exec() == QtWidgets.QDialog.DialogCode.Accepted:
+            self.set_measures(dialog.chosen())
+
+    def set_measures(self, keys: Sequence[str]) -> None:
+        """Compute and show ``keys`` (empty: the default measures), remembered."""
+        chosen = tuple(keys) if set(keys) != set(default_keys()) else ()
+        self.measure_choice = chosen
+        self.qsettings.setValue("measures", list(chosen))
+        shown = measure_keys(chosen or None)
+        fill_combo(self.picker.top_measure, shown, "Sm")
+        fill_combo(self.dataset_view.pair_measure, shown, "Sm")
+        self.dataset_view.update_pair()
+        self._on_settings(self.controller.settings)
+        self._reset_table(self.controller.settings.params)
 
     def explain(self, model: str, key: str) -> QtWidgets.QMainWindow | None:
         """Open the explain view of measure ``key`` for ``model`` on the current sample."""

@@ -8,6 +8,7 @@ Quick use::
 
     from fminspect.metrics import evaluate
     evaluate(pred_u8, gt_u8)          # {'MAE': ..., 'Sm': ..., 'maxFm': ..., ...}
+    evaluate(pred_u8, gt_u8, keys="all")   # every registered measure in every variant
 
 Conventions (pysodmetrics 1.6.2 / MATLAB): GT ``> 128``; prediction / 255 with a min–max
 stretch unless constant; curves have 256 points indexed by threshold ascending
@@ -43,6 +44,7 @@ from fminspect.metrics.fmeasure import FmeasureResult, fmeasure
 from fminspect.metrics.mae import MAEResult, mae
 from fminspect.metrics.msiou import MSIoUResult, MSIoUScore, msiou, msiou_at
 from fminspect.metrics.overlap import OverlapResult, overlap
+from fminspect.metrics.registry import REGISTRY, CurveInfo, DatasetValue, Family, Parameter
 from fminspect.metrics.smeasure import SmeasureResult, smeasure
 from fminspect.metrics.suite import (
     CURVES,
@@ -54,8 +56,10 @@ from fminspect.metrics.suite import (
     Params,
     SuiteResult,
     compute_suite,
+    default_keys,
     evaluate,
     measure_keys,
+    parameters,
     update_suite,
 )
 from fminspect.metrics.weighted_fmeasure import WeightedFmeasureResult, weighted_fmeasure
@@ -68,6 +72,7 @@ __all__ = [
     "MEASURES_BY_KEY",
     "MEASURE_KEYS",
     "ORIGINAL_CONTEXT_NORMALIZATION",
+    "REGISTRY",
     "CamouflageContextMeasureResult",
     "CamouflageDegreeResult",
     "ClassificationResult",
@@ -75,9 +80,12 @@ __all__ = [
     "ContextKernel",
     "ContextMeasureResult",
     "Counts",
+    "CurveInfo",
     "DatasetAccumulator",
+    "DatasetValue",
     "EmeasureAt",
     "EmeasureResult",
+    "Family",
     "FmeasureResult",
     "GroundTruth",
     "MAEResult",
@@ -87,6 +95,7 @@ __all__ = [
     "Normalization",
     "OverlapResult",
     "Pair",
+    "Parameter",
     "Params",
     "RelaxedFmeasureResult",
     "SmeasureResult",
@@ -101,6 +110,7 @@ __all__ = [
     "confusion_sweep",
     "context_kernel",
     "context_measure",
+    "default_keys",
     "emeasure",
     "emeasure_at",
     "evaluate",
@@ -110,6 +120,7 @@ __all__ = [
     "msiou",
     "msiou_at",
     "overlap",
+    "parameters",
     "prepare",
     "prepare_gt",
     "relaxed_fmeasure",
@@ -118,3 +129,7 @@ __all__ = [
     "update_suite",
     "weighted_fmeasure",
 ]
+
+from fminspect.metrics.suite import load_plugins as _load_plugins  # noqa: E402
+
+_load_plugins()

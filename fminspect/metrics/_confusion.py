@@ -18,14 +18,27 @@ Besides the curve, two single binarisations are counted: the *adaptive* one
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from fminspect.metrics._inputs import Pair
 from fminspect.metrics._numerics import readonly
+from fminspect.metrics.registry import (
+    MEAN,
+    SWEEP_FAMILY,
+    DatasetValue,
+    Family,
+    MeasureInfo,
+    Pooled,
+    curve_max,
+    curve_mean,
+    curve_min,
+    pooled,
+)
 
 N_THRESHOLDS = 256
 
@@ -157,6 +170,11 @@ class ThresholdScores:
         return float(self.curve.max())
 
     @property
+    def min(self) -> float:
+        """Min of the 256-value curve (the best value of a lower-is-better measure)."""
+        return float(self.curve.min())
+
+    @property
     def argmax(self) -> int:
         """Threshold index (0..255) of the first maximum of the curve."""
         return int(self.curve.argmax())
@@ -170,3 +188,142 @@ def threshold_scores(sweep: ConfusionSweep, formula: Formula) -> ThresholdScores
         adaptive=float(formula(*sweep.adaptive.arrays())),
         binary=float(formula(*sweep.binary.arrays())),
     )
+
+
+# ---------------------------------------------------------------------------------------
+# The sweep as stored (one record per pair) and the dataset values made from it
+
+#: Order of the scalar counts stored with the sweep (``counts`` array of its record).
+COUNT_NAMES = ("n_fg", "n_bg", "adaptive_tp", "adaptive_fp", "binary_tp", "binary_fp")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SweepRows:
+    """The sweep counts of several images, one row each (int64): what the dataset curves of
+    every confusion-count measure are derived from.
+
+    Attributes
+    ----------
+    tp, fp, tn, fn : ndarray of int64, shape (images, 256)
+        Counts of ``q >= t`` per image (ascending threshold).
+    n_fg, n_bg, n : ndarray of int64, shape (images, 1)
+        GT foreground, background and all pixels.
+    """
+
+    tp: np.ndarray
+    fp: np.ndarray
+    tn: np.ndarray
+    fn: np.ndarray
+    n_fg: np.ndarray
+    n_bg: np.ndarray
+
+    @property
+    def n(self) -> np.ndarray:
+        """Pixels per image (column)."""
+        return np.asarray(self.n_fg + self.n_bg)
+
+
+def sweep_arrays(sweep: ConfusionSweep) -> dict[str, np.ndarray]:
+    """What a sweep record stores: ``tp``, ``fp`` (256 each) and ``counts``
+    (:data:`COUNT_NAMES`), as float64 (exact: counts below 2**53)."""
+    counts = (
+        sweep.n_fg,
+        sweep.n_bg,
+        sweep.adaptive.tp,
+        sweep.adaptive.fp,
+        sweep.binary.tp,
+        sweep.binary.fp,
+    )
+    return {
+        "tp": np.asarray(sweep.tp, dtype=np.float64),
+        "fp": np.asarray(sweep.fp, dtype=np.float64),
+        "counts": np.asarray(counts, dtype=np.float64),
+    }
+
+
+def sweep_rows(tp: np.ndarray, fp: np.ndarray, counts: np.ndarray) -> tuple[SweepRows, np.ndarray]:
+    """Stacked stored sweeps (rows of ``tp``, ``fp`` and ``counts``) as int64 rows, and the
+    binary counts (TP, FP, TN, FN) of each image, shape (images, 4)."""
+    counts = np.asarray(counts).astype(np.int64)
+    n_fg, n_bg = counts[:, 0:1], counts[:, 1:2]
+    tp = np.asarray(tp).astype(np.int64)
+    fp = np.asarray(fp).astype(np.int64)
+    rows = SweepRows(tp=tp, fp=fp, tn=n_bg - fp, fn=n_fg - tp, n_fg=n_fg, n_bg=n_bg)
+    b_tp, b_fp = counts[:, 4], counts[:, 5]
+    binary = np.stack([b_tp, b_fp, counts[:, 1] - b_fp, counts[:, 0] - b_tp], axis=1)
+    return rows, binary
+
+
+def confusion_measures(
+    field: str,
+    symbol: str,
+    name: str,
+    scores: Callable[[Any], ThresholdScores],
+    formula: Callable[[Any], Formula],
+    *,
+    higher_is_better: bool = True,
+    variant: Callable[[Any], str] = lambda p: "",
+    curve: str,
+    default: Iterable[str] = (),
+) -> tuple[MeasureInfo, ...]:
+    """The five keys of one confusion-count measure: ``adp…`` (pred ≥ min(2·mean, 1)),
+    ``mean…`` and ``max…`` (``min…`` when lower is better) of the 256-threshold curve,
+    ``bin…`` (pred > 0.5, mean over images) and ``pooled…`` (pred > 0.5, one confusion
+    matrix summed over the dataset). ``formula(params)`` gives ``f(tp, fp, tn, fn)``;
+    ``default``: the kinds shown unless other measures are asked for."""
+    best = "max" if higher_is_better else "min"
+    chosen = set(default)
+
+    def label(extra: str) -> Callable[[Any], str]:
+        return lambda p: " ".join(x for x in (variant(p), extra) if x)
+
+    def info(
+        kind: str, key: str, get: Callable[[Any], float], text: str, ds: DatasetValue
+    ) -> MeasureInfo:
+        return MeasureInfo(
+            key,
+            name,
+            higher_is_better,
+            field,
+            get,
+            label(text),
+            ds,
+            default=kind in chosen,
+            kind=kind,
+            scores=scores,
+        )
+
+    def pooled_value(c: Pooled, params: Any) -> float:
+        return float(formula(params)(c.tp, c.fp, c.tn, c.fn))
+
+    return (
+        info("adaptive", f"adp{symbol}", lambda s: scores(s).adaptive, "thr=2·mean", MEAN),
+        info("mean", f"mean{symbol}", lambda s: scores(s).mean, "", curve_mean(curve)),
+        info(
+            best,
+            f"{best}{symbol}",
+            (lambda s: scores(s).max) if higher_is_better else (lambda s: scores(s).min),
+            "",
+            curve_max(curve) if higher_is_better else curve_min(curve),
+        ),
+        info("binary", f"bin{symbol}", lambda s: scores(s).binary, "thr=0.5", MEAN),
+        info(
+            "pooled",
+            f"pooled{symbol}",
+            lambda s: scores(s).binary,
+            "thr=0.5 pooled",
+            pooled(pooled_value),
+        ),
+    )
+
+
+#: The sweep's registry entry: no score of its own; its records hold every image's counts,
+#: from which the dataset curves and pooled values of the confusion-count measures come.
+FAMILY = Family(
+    field=SWEEP_FAMILY,
+    name="threshold-sweep counts",
+    compute=lambda pair, params, img: confusion_sweep(pair),
+    arrays=lambda suite: sweep_arrays(suite.sweep),
+    paper="the 256-threshold histogram sweep of pysodmetrics' FmeasureV2",
+    reference="pysodmetrics 1.6.2 FmeasureV2.dynamically_binarizing / adaptively_binarizing",
+)

@@ -44,6 +44,27 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import readonly
+from fminspect.metrics.registry import Family, MeasureInfo, Parameter
+
+#: The tolerance ρ in pixels (3, the BASNet paper) and β² (0.3) of relaxF_β.
+RHO = Parameter(
+    "relax_rho",
+    3,
+    "ρ",
+    "tolerance of the relaxed boundary F in pixels (3, Qin et al. 2019)",
+    low=0,
+    high=50,
+    integer=True,
+)
+BETA2 = Parameter(
+    "relax_beta2",
+    0.3,
+    "β²",
+    "β² of the relaxed boundary F (0.3, Qin et al. 2019)",
+    low=0.0,
+    high=100.0,
+    open_low=True,
+)
 
 _SQUARE3 = np.ones((3, 3), np.uint8)
 
@@ -111,7 +132,11 @@ class RelaxedFmeasureResult:
 
 
 def relaxed_fmeasure_from_pair(
-    pair: Pair, *, rho: int = 3, beta2: float = 0.3, threshold: float = 0.5
+    pair: Pair,
+    *,
+    rho: int = int(RHO.default),
+    beta2: float = BETA2.default,
+    threshold: float = 0.5,
 ) -> RelaxedFmeasureResult:
     """Relaxed boundary F-measure of a prepared pair (see :func:`relaxed_fmeasure`)."""
     if rho < 0 or int(rho) != rho:
@@ -157,8 +182,8 @@ def relaxed_fmeasure(
     pred: np.ndarray | Pair,
     gt: np.ndarray | GroundTruth | None = None,
     *,
-    rho: int = 3,
-    beta2: float = 0.3,
+    rho: int = int(RHO.default),
+    beta2: float = BETA2.default,
     norm: Normalization = DEFAULT_NORMALIZATION,
 ) -> RelaxedFmeasureResult:
     """Relaxed boundary F-measure of a prediction against a GT.
@@ -173,3 +198,31 @@ def relaxed_fmeasure(
     (1.0, 1.0, 1.0)
     """
     return relaxed_fmeasure_from_pair(prepare(pred, gt, norm), rho=rho, beta2=beta2)
+
+
+FAMILY = Family(
+    field="relaxed_fmeasure",
+    name="relaxed boundary F",
+    compute=lambda pair, p, img: relaxed_fmeasure_from_pair(
+        pair, rho=int(p.relax_rho), beta2=p.relax_beta2
+    ),
+    params=(RHO, BETA2),
+    measures=(
+        MeasureInfo(
+            "relaxFm",
+            "relaxed boundary F",
+            True,
+            "relaxed_fmeasure",
+            lambda s: s.relaxed_fmeasure.score,
+            lambda p: f"ρ={int(p.relax_rho)} β²={p.relax_beta2:g} thr=0.5",
+        ),
+    ),
+    paper="Qin et al., BASNet, CVPR 2019 (relaxed boundary F-measure, ρ = 3)",
+    reference="none in pysodmetrics; TF Model Garden's BASNet code differs (METRICS §9.5)",
+    teaching=(
+        "Rewards a binarised map whose outline follows the object's within ρ pixels, whatever "
+        "happens inside. Misses filled holes and interior errors, and a map that is only "
+        "an outline scores as well as a filled one."
+    ),
+    view="relaxed_fmeasure",
+)

@@ -51,9 +51,29 @@ import numpy.typing as npt
 
 from fminspect.metrics._inputs import DEFAULT_NORMALIZATION, GroundTruth, prepare_gt
 from fminspect.metrics._numerics import EPS, lazy_field, readonly
+from fminspect.metrics.registry import Parameter
 
 PATCH = 7
 STRIDE = PATCH // 2
+#: γ of the camouflage degree D, Eq. (8) (8: the original code and pysodmetrics).
+GAMMA = Parameter(
+    "ccm_gamma",
+    8.0,
+    "γ",
+    "γ of the camouflage degree D, Eq. (8) (8, the authors' code)",
+    low=0.0,
+    high=100.0,
+    open_low=True,
+)
+#: λ, the weight of the patches' standardised positions in the nearest-patch search (20).
+LAMBDA = Parameter(
+    "ccm_lambda",
+    20.0,
+    "λ",
+    "λ: weight of the patches' positions in the nearest-patch search (20, the authors' code)",
+    low=0.0,
+    high=1000.0,
+)
 BAND = 20
 _CHUNK = 1024  # query patches per distance block
 _DELTA_E_CHUNK = 1 << 20  # object pixels per CIEDE2000 block (bounds its temporaries)
@@ -386,8 +406,8 @@ def camouflage_degree(
     img: np.ndarray,
     gt: np.ndarray | GroundTruth,
     *,
-    gamma: float = 8.0,
-    lambda_spatial: float = 20.0,
+    gamma: float = GAMMA.default,
+    lambda_spatial: float = LAMBDA.default,
     convention: str = "pysodmetrics",
 ) -> CamouflageDegreeResult:
     """Camouflage degree of the GT object in ``img`` (memoised on a GroundTruth).

@@ -1,6 +1,10 @@
 """Confusion-count rates beyond P/R/F/IoU/Dice: specificity, FPR, BER, accuracy, kappa.
 
-All come from the shared 256-threshold sweep (adaptive, curve and binary variants).
+All come from the shared 256-threshold sweep (adaptive, curve and binary variants), each
+under the keys ``adp…``, ``mean…``, ``max…`` (``min…`` for FPR and BER, where lower is
+better), ``bin…`` and ``pooled…`` (:func:`~fminspect.metrics._confusion.confusion_measures`):
+TNR (specificity), FPR (the false-alarm rate of Margolin et al., CVPR 2014, Eq. (2)), BER,
+OA (overall accuracy), Kappa (pysodmetrics' KappaHandler) and CKappa (Cohen's).
 
 * specificity (TNR) = TN / (TN + FP); FPR = FP / (TN + FP);
 * BER = 1 − ½ (TPR + TNR), with TPR := 0 for an empty GT and TNR := 0 for a full GT
@@ -25,8 +29,9 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +39,10 @@ import numpy.typing as npt
 from fminspect.metrics._confusion import (
     ConfusionSweep,
     CountArg,
+    Formula,
+    SweepRows,
     ThresholdScores,
+    confusion_measures,
     confusion_sweep,
     threshold_scores,
 )
@@ -46,6 +54,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import safe_divide
+from fminspect.metrics.registry import CurveInfo, Family
 
 
 def specificity_formula(
@@ -132,3 +141,66 @@ def classification(
 ) -> ClassificationResult:
     """Specificity, FPR, BER, overall accuracy and both kappas of a prediction."""
     return classification_from_pair(prepare(pred, gt, norm))
+
+
+def _formula(f: Formula) -> Callable[[Any], Formula]:
+    return lambda p: f
+
+
+_RATES: tuple[tuple[str, str, Callable[[Any], ThresholdScores], Formula, bool], ...] = (
+    ("TNR", "specificity (TNR)", lambda s: s.classification.specificity, specificity_formula, True),
+    ("FPR", "false-alarm rate (FPR)", lambda s: s.classification.fpr, fpr_formula, False),
+    ("BER", "balanced error rate", lambda s: s.classification.ber, ber_formula, False),
+    ("OA", "overall accuracy", lambda s: s.classification.accuracy, accuracy_formula, True),
+    (
+        "Kappa",
+        "kappa (pysodmetrics)",
+        lambda s: s.classification.kappa_pysodmetrics,
+        kappa_pysodmetrics_formula,
+        True,
+    ),
+    ("CKappa", "Cohen's kappa", lambda s: s.classification.cohen_kappa, cohen_kappa_formula, True),
+)
+
+
+def _curve(f: Formula) -> Callable[[SweepRows, Any], npt.NDArray[np.float64]]:
+    return lambda r, p: f(r.tp, r.fp, r.tn, r.fn)
+
+
+FAMILY = Family(
+    field="classification",
+    name="classification rates",
+    compute=lambda pair, p, img: classification_from_pair(pair),
+    measures=tuple(
+        m
+        for symbol, name, get, formula, higher in _RATES
+        for m in confusion_measures(
+            "classification",
+            symbol,
+            name,
+            get,
+            _formula(formula),
+            higher_is_better=higher,
+            curve=symbol,
+        )
+    ),
+    curves=tuple(
+        CurveInfo(symbol, "classification", derive=_curve(formula), description=name)
+        for symbol, name, _, formula, _ in _RATES
+    ),
+    paper=(
+        "hit-rate and false alarm: Margolin et al., CVPR 2014, Eqs. (1)–(2); Cohen, "
+        "Educational and Psychological Measurement 1960 (κ)"
+    ),
+    reference=(
+        "pysodmetrics 1.6.2 FmeasureV2 + SpecificityHandler, FPRHandler, BERHandler, "
+        "OverallAccuracyHandler, KappaHandler (CKappa: sklearn's cohen_kappa_score)"
+    ),
+    teaching=(
+        "Rates that count the background too: on a small object TNR and accuracy are near 1 "
+        "for almost any map, which is why SOD papers rarely report them; BER and the kappas "
+        "balance the two classes. Like every thresholded measure they ignore where the "
+        "errors are."
+    ),
+    view="fmeasure",
+)

@@ -84,7 +84,44 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import EPS, lazy_field, readonly
-from fminspect.metrics.camouflage_degree import CamouflageDegreeResult, camouflage_degree
+from fminspect.metrics.camouflage_degree import (
+    GAMMA,
+    LAMBDA,
+    CamouflageDegreeResult,
+    camouflage_degree,
+)
+from fminspect.metrics.registry import Family, MeasureInfo, Parameter
+
+#: α, the spatial scale of the kernel K (6: tr Σ' = α² px²; the authors' code).
+ALPHA = Parameter(
+    "cm_alpha",
+    6.0,
+    "α",
+    "α, the kernel's scale: its covariance is normalised to trace α² (6, the authors' code)",
+    low=0.0,
+    high=100.0,
+    open_low=True,
+)
+#: β² of C_β (1: pysodmetrics ContextMeasure(beta2=1.0), the authors' GeneralContextMeasure).
+BETA2 = Parameter(
+    "cm_beta2",
+    1.0,
+    "β²",
+    "β² of C_β, Eq. (2) (1, the authors' code and pysodmetrics)",
+    low=0.0,
+    high=100.0,
+    open_low=True,
+)
+#: β² of C^ω_β (1.2 in both codes, passed as β²; the paper writes β = 1.2).
+CAMO_BETA2 = Parameter(
+    "ccm_beta2",
+    1.2,
+    "β²",
+    "β² of C^ω_β, Eq. (10) (1.2, used as β² by the authors' code and pysodmetrics)",
+    low=0.0,
+    high=100.0,
+    open_low=True,
+)
 
 Convention = Literal["pysodmetrics", "original"]
 _EXP_FACTOR = math.e / (math.e - 1)
@@ -206,7 +243,7 @@ def _gt_moments(gt: GroundTruth) -> tuple[int, int, int, int, int, int]:
     return gt.memo("context.moments", lambda: _moments(gt.mask))
 
 
-def context_kernel(gt: GroundTruth, *, alpha: float = 6.0) -> ContextKernel:
+def context_kernel(gt: GroundTruth, *, alpha: float = ALPHA.default) -> ContextKernel:
     """The kernel K of a GT (memoised per GT and α)."""
     if alpha <= 0:
         raise ValueError(f"alpha must be positive, got {alpha!r}")
@@ -446,7 +483,11 @@ def _combine(forward: float, reverse: float, beta2: float, eps: float) -> float:
 
 
 def context_measure_from_pair(
-    pair: Pair, *, beta2: float = 1.0, alpha: float = 6.0, convention: Convention = "pysodmetrics"
+    pair: Pair,
+    *,
+    beta2: float = BETA2.default,
+    alpha: float = ALPHA.default,
+    convention: Convention = "pysodmetrics",
 ) -> ContextMeasureResult:
     """C_β of a prepared pair (see :func:`context_measure`)."""
     eps = _EPS_BY_CONVENTION[convention]
@@ -473,10 +514,10 @@ def camouflage_context_measure_from_pair(
     pair: Pair,
     img: np.ndarray,
     *,
-    beta2: float = 1.2,
-    alpha: float = 6.0,
-    gamma: float = 8.0,
-    lambda_spatial: float = 20.0,
+    beta2: float = CAMO_BETA2.default,
+    alpha: float = ALPHA.default,
+    gamma: float = GAMMA.default,
+    lambda_spatial: float = LAMBDA.default,
     convention: Convention = "pysodmetrics",
 ) -> CamouflageContextMeasureResult:
     """C^ω_β of a prepared pair and its image (see :func:`camouflage_context_measure`)."""
@@ -512,8 +553,8 @@ def context_measure(
     pred: np.ndarray | Pair,
     gt: np.ndarray | GroundTruth | None = None,
     *,
-    beta2: float = 1.0,
-    alpha: float = 6.0,
+    beta2: float = BETA2.default,
+    alpha: float = ALPHA.default,
     convention: Convention = "pysodmetrics",
 ) -> ContextMeasureResult:
     """Context-measure C_β of a prediction against a GT.
@@ -549,10 +590,10 @@ def camouflage_context_measure(
     gt: np.ndarray | GroundTruth | None = None,
     *,
     img: np.ndarray,
-    beta2: float = 1.2,
-    alpha: float = 6.0,
-    gamma: float = 8.0,
-    lambda_spatial: float = 20.0,
+    beta2: float = CAMO_BETA2.default,
+    alpha: float = ALPHA.default,
+    gamma: float = GAMMA.default,
+    lambda_spatial: float = LAMBDA.default,
     convention: Convention = "pysodmetrics",
 ) -> CamouflageContextMeasureResult:
     """Camouflage Context-measure C^ω_β of a prediction, given the image.
@@ -578,3 +619,78 @@ def camouflage_context_measure(
         lambda_spatial=lambda_spatial,
         convention=convention,
     )
+
+
+_TEACHING = (
+    "Rewards a map whose foreground is supported by the object's neighbourhood (forward "
+    "inference) and that covers the object's context (reverse deduction), through a kernel "
+    "shaped by the GT; no threshold. Its fixed kernel size caps a perfect small object well "
+    "below 1, and it says nothing of how sharp the boundary is."
+)
+
+FAMILY = Family(
+    field="context",
+    name="Context-measure",
+    compute=lambda pair, p, img: context_measure_from_pair(
+        pair, beta2=p.cm_beta2, alpha=p.cm_alpha
+    ),
+    params=(ALPHA, BETA2),
+    measures=(
+        MeasureInfo(
+            "Cm",
+            "Context-measure",
+            True,
+            "context",
+            lambda s: s.context.score,
+            lambda p: f"β²={p.cm_beta2:g} α={p.cm_alpha:g}",
+        ),
+    ),
+    paper=(
+        "Wang et al., arXiv:2512.07076, 2025: kernel Eq. (1), C_β Eq. (2), forward inference "
+        "Eq. (3), reverse deduction Eqs. (4)–(7)"
+    ),
+    reference="pysodmetrics 1.6.2 ContextMeasure; github pursuitxi/Context-measure @ 8348b4a",
+    teaching=_TEACHING,
+    view="context",
+)
+
+CAMOUFLAGE_FAMILY = Family(
+    field="camouflage_context",
+    name="camouflage Context-measure",
+    compute=lambda pair, p, img: (
+        None
+        if img is None
+        else camouflage_context_measure_from_pair(
+            pair,
+            img,
+            beta2=p.ccm_beta2,
+            alpha=p.cm_alpha,
+            gamma=p.ccm_gamma,
+            lambda_spatial=p.ccm_lambda,
+        )
+    ),
+    params=(ALPHA, CAMO_BETA2, GAMMA, LAMBDA),
+    measures=(
+        MeasureInfo(
+            "CCm",
+            "Context-measure",
+            True,
+            "camouflage_context",
+            lambda s: s.camouflage_context.score,
+            lambda p: f"β²={p.ccm_beta2:g} α={p.cm_alpha:g} γ={p.ccm_gamma:g} λ={p.ccm_lambda:g}",
+            needs_image=True,
+        ),
+    ),
+    needs_image=True,
+    paper=(
+        "Wang et al., arXiv:2512.07076, 2025: camouflage degree D Eq. (8), weighted reverse "
+        "R_w Eq. (9), C^ω_β Eq. (10)"
+    ),
+    reference=(
+        "pysodmetrics 1.6.2 CamouflageContextMeasure; github pursuitxi/Context-measure @ 8348b4a"
+    ),
+    teaching=_TEACHING
+    + " The camouflage form weighs the object's pixels by how well the surroundings "
+    "repaint them (the camouflage degree): a miss where the object blends in costs more.",
+    view="camouflage_context",
+)

@@ -3,12 +3,20 @@
 pysodmetrics accumulates one value (or one 256-value curve) per image and averages; then
 PySODEvalToolkit, the MATLAB one-key toolbox and the papers report (METRICS §0.4):
 
-* ``maxFm``, ``maxEm``, ``maxIoU``, ``maxDice`` = **max over thresholds of the
+* ``maxFm``, ``maxEm``, ``maxIoU``, ``maxDice``… = **max over thresholds of the
   image-averaged curve** — *not* the mean of per-image maxima (which is larger);
-* ``meanFm``, ``meanEm``, ``meanIoU``, ``meanDice`` = mean of the image-averaged curve
+* ``meanFm``, ``meanEm``, ``meanIoU``, ``meanDice``… = mean of the image-averaged curve
   (equal to the mean of per-image curve means);
-* every adaptive and scalar measure (``adp*``, ``Sm``, ``wFm``, ``MAE``, ``relaxFm``,
-  ``*MSIoU``, ``Cm``, ``CCm``) = mean over images.
+* ``pooled…`` = the measure of one confusion matrix summed over every image's binary map
+  (pysodmetrics' ``sample_based=False``, the form segmentation papers report);
+* every adaptive, binary and scalar measure (``adp*``, ``bin*``, ``Sm``, ``wFm``, ``MAE``,
+  ``relaxFm``, ``*MSIoU``, ``Cm``, ``CCm``) = mean over images.
+
+How each key is formed is its registry entry's :class:`~fminspect.metrics.registry.DatasetValue`.
+The image-averaged curves of the confusion-count measures are derived from every image's
+sweep counts (TP and FP at the 256 thresholds), all images of a method at once, element by
+element as each image's own curve is computed, then added image after image: the same
+numbers, to the last bit, as averaging the images' curves (tested).
 
 :class:`DatasetAccumulator` keeps the per-image values too, for failure-case inspection.
 """
@@ -17,39 +25,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-#: key -> (curve name, reduction) for the curve-derived dataset values.
-CURVE_KEYS: dict[str, tuple[str, str]] = {
-    "maxFm": ("Fm", "max"),
-    "meanFm": ("Fm", "mean"),
-    "maxEm": ("Em", "max"),
-    "meanEm": ("Em", "mean"),
-    "maxIoU": ("IoU", "max"),
-    "meanIoU": ("IoU", "mean"),
-    "maxDice": ("Dice", "max"),
-    "meanDice": ("Dice", "mean"),
-}
+from fminspect.metrics._confusion import sweep_rows
+from fminspect.metrics.registry import CURVES, MEASURES_BY_KEY, Pooled
+
+#: The arrays of a sweep record (see :func:`fminspect.metrics._confusion.sweep_arrays`).
+SWEEP_ARRAYS = ("tp", "fp", "counts")
 
 
 @dataclass(slots=True)
 class DatasetAccumulator:
-    """Accumulates per-image scores and curves; :meth:`results` gives dataset values.
+    """Accumulates per-image scores, curves and sweep counts; :meth:`results` gives the
+    dataset values.
 
     Images are kept in insertion order; results do not depend on anything else, so the same
-    images in the same order give bit-identical values. Curves are summed as they come (the
-    memory does not grow with the number of images): adding the rows one by one in order and
-    dividing by their number is exactly what ``np.mean(rows, axis=0)`` computes for a
-    C-ordered stack of rows, so the result is the same to the last bit (tested).
+    images in the same order give bit-identical values. Stored curves are summed as they
+    come; sweep counts (512 numbers an image) are kept and turned into curves when the
+    results are asked for. Adding rows one by one in order and dividing by their number is
+    exactly what ``np.mean(rows, axis=0)`` computes for a C-ordered stack of rows, so both
+    give the same result to the last bit (tested).
     """
 
     names: list[str] = field(default_factory=list)
     scores: dict[str, list[float]] = field(default_factory=dict)
     curve_sums: dict[str, np.ndarray] = field(default_factory=dict)
+    sweeps: dict[str, list[np.ndarray]] = field(default_factory=dict)
 
     def add(self, name: str, scores: Mapping[str, float], curves: Mapping[str, np.ndarray]) -> None:
-        """Record one image."""
+        """Record one image: its scores and its stored arrays (curves, sweep counts)."""
+        sweep = {k: v for k, v in curves.items() if k in SWEEP_ARRAYS}
+        curves = {k: v for k, v in curves.items() if k not in SWEEP_ARRAYS}
         if self.names and set(scores) != set(self.scores):
             raise ValueError(
                 f"image {name!r} has scores {sorted(scores)}, earlier images {sorted(self.scores)}"
@@ -59,6 +67,8 @@ class DatasetAccumulator:
                 f"image {name!r} has curves {sorted(curves)}, earlier images "
                 f"{sorted(self.curve_sums)}"
             )
+        if self.names and set(sweep) != set(self.sweeps):
+            raise ValueError(f"image {name!r} has sweep counts and earlier images not, or back")
         self.names.append(name)
         for key, value in scores.items():
             self.scores.setdefault(key, []).append(float(value))
@@ -67,25 +77,61 @@ class DatasetAccumulator:
                 self.curve_sums[key] += curve
             else:
                 self.curve_sums[key] = np.array(curve, dtype=np.float64)
+        for key, arr in sweep.items():
+            self.sweeps.setdefault(key, []).append(np.asarray(arr))
 
     def __len__(self) -> int:
         return len(self.names)
 
-    def mean_curves(self) -> dict[str, np.ndarray]:
-        """Image-averaged curves (256 values, ascending threshold)."""
-        return {k: v / len(self.names) for k, v in self.curve_sums.items()}
+    def _sweep(self) -> tuple[Any, np.ndarray] | None:
+        if not self.sweeps:
+            return None
+        return sweep_rows(*(np.stack(self.sweeps[k]) for k in SWEEP_ARRAYS))
+
+    def mean_curves(self, params: Any = None) -> dict[str, np.ndarray]:
+        """Image-averaged curves (256 values, ascending threshold): the stored ones and every
+        registered curve derived from the sweep counts (under ``params``: β² for Fm)."""
+        from fminspect.metrics.suite import DEFAULT_PARAMS
+
+        params = DEFAULT_PARAMS if params is None else params
+        n = len(self.names)
+        out = {k: v / n for k, v in self.curve_sums.items()}
+        swept = self._sweep()
+        if swept is not None:
+            rows = swept[0]
+            for name, info in CURVES.items():
+                if info.derive is not None:
+                    per_image = np.ascontiguousarray(info.derive(rows, params), dtype=np.float64)
+                    out[name] = np.add.reduce(per_image, axis=0) / n
+        return out
+
+    def pooled(self) -> Pooled | None:
+        """The binary (pred > 0.5) counts summed over the images (None without sweeps)."""
+        swept = self._sweep()
+        if swept is None:
+            return None
+        tp, fp, tn, fn = swept[1].sum(axis=0)
+        return Pooled(tp=tp, fp=fp, tn=tn, fn=fn)
 
     def counts(self) -> dict[str, int]:
         """Number of images with a (non-NaN) value, per key."""
         return {k: int(np.count_nonzero(~np.isnan(np.array(v)))) for k, v in self.scores.items()}
 
-    def results(self) -> dict[str, float]:
+    def results(self, params: Any = None) -> dict[str, float]:
         """Dataset-level values under the same keys as the per-image scores.
 
         A NaN per-image value (a measure that could not be computed for that image, e.g.
         ``CCm`` without its image) is left out of that key's mean; :meth:`counts` says how
         many images each value averages. Without NaNs the mean is exactly ``np.mean``.
+
+        Raises
+        ------
+        ValueError
+            No image was added, or a key formed from curves or pooled counts has neither.
         """
+        from fminspect.metrics.suite import DEFAULT_PARAMS
+
+        params = DEFAULT_PARAMS if params is None else params
         if not self.names:
             raise ValueError("no image was added")
         out = {}
@@ -96,19 +142,31 @@ class DatasetAccumulator:
                 out[k] = float("nan")
             else:
                 out[k] = float(np.mean(arr[~nan]) if nan.any() else np.mean(arr))
-        curves = self.mean_curves()
-        for key, (curve, how) in CURVE_KEYS.items():
-            if key in out and curve in curves:
-                c = curves[curve]
-                out[key] = float(c.max() if how == "max" else c.mean())
+        curves = self.mean_curves(params)
+        pooled = None
+        for k in list(out):
+            info = MEASURES_BY_KEY.get(k)
+            if info is None or info.dataset.reduce is None:
+                continue
+            if info.dataset.kind == "curves":
+                missing = [c for c in info.dataset.curves if c not in curves]
+                if missing:
+                    raise ValueError(f"{k} needs the curves {missing}, which were not recorded")
+                out[k] = info.dataset.reduce(curves, params)
+            elif info.dataset.kind == "pooled":
+                pooled = pooled or self.pooled()
+                if pooled is None:
+                    raise ValueError(f"{k} needs the sweep counts, which were not recorded")
+                out[k] = info.dataset.reduce(pooled, params)
         return out
 
 
 def aggregate(
     records: Iterable[tuple[str, Mapping[str, float], Mapping[str, np.ndarray]]],
+    params: Any = None,
 ) -> dict[str, float]:
     """Dataset values from ``(name, scores, curves)`` records (see the module notes)."""
     acc = DatasetAccumulator()
     for name, scores, curves in records:
         acc.add(name, scores, curves)
-    return acc.results()
+    return acc.results(params)

@@ -43,7 +43,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fminspect.metrics._confusion import N_THRESHOLDS, Counts, confusion_sweep
+from fminspect.metrics._confusion import N_THRESHOLDS, Counts, SweepRows, confusion_sweep
 from fminspect.metrics._inputs import (
     DEFAULT_NORMALIZATION,
     GroundTruth,
@@ -52,6 +52,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import EPS, lazy_field, readonly
+from fminspect.metrics.registry import CurveInfo, Family, MeasureInfo, curve_max, curve_mean
 
 #: Region order used everywhere in this module: (pred fg, GT fg), (pred fg, GT bg),
 #: (pred bg, GT fg), (pred bg, GT bg).
@@ -63,10 +64,11 @@ def enhancement(xi: Any) -> Any:
     return (xi + 1) ** 2 / 4
 
 
-def _region_terms(tp: Any, fp: Any, n_fg: int, n: int) -> tuple[Any, ...]:
+def _region_terms(tp: Any, fp: Any, n_fg: Any, n: Any) -> tuple[Any, ...]:
     """Counts, bias values, alignment and enhanced values of the four regions.
 
-    Works on scalars and on 256-vectors alike. Operation order follows pysodmetrics so the
+    Works on scalars, on 256-vectors and on rows of them (``n_fg``, ``n`` then columns)
+    alike. Operation order follows pysodmetrics so the
     sums agree to the last bit.
     """
     pred_fg = tp + fp
@@ -372,3 +374,71 @@ def emeasure(
     (1.066667, 1.066667)
     """
     return emeasure_from_pair(prepare(pred, gt, norm), threshold=threshold)
+
+
+def emeasure_rows(rows: SweepRows) -> np.ndarray:
+    """The E-measure curves of several images from their sweep counts (one row each),
+    element by element exactly as :func:`emeasure_curve` computes one image's curve (the
+    empty- and full-GT rows take their special cases)."""
+    n_fg, n = rows.n_fg, rows.n
+    counts, _, _, enhanced = _region_terms(rows.tp, rows.fp, n_fg, n)
+    general = enhanced[0] * counts[0]
+    for value, count in zip(enhanced[1:], counts[1:], strict=True):
+        general = general + value * count
+    predicted = rows.tp + rows.fp
+    total = np.where(n_fg == 0, n - predicted, np.where(n_fg == n, predicted, general))
+    # the one-pixel case of _score; np.where computes both sides: no division by zero occurs
+    return np.asarray(np.where(n == 1, total / 1, total / (n - 1 + EPS)), dtype=np.float64)
+
+
+FAMILY = Family(
+    field="emeasure",
+    name="E-measure",
+    compute=lambda pair, p, img: emeasure_from_pair(pair),
+    measures=(
+        MeasureInfo(
+            "adpEm",
+            "E-measure",
+            True,
+            "emeasure",
+            lambda s: s.emeasure.adaptive,
+            lambda p: "thr=2·mean",
+            kind="adaptive",
+        ),
+        MeasureInfo(
+            "meanEm",
+            "E-measure",
+            True,
+            "emeasure",
+            lambda s: s.emeasure.mean,
+            lambda p: "",
+            curve_mean("Em"),
+            kind="mean",
+        ),
+        MeasureInfo(
+            "maxEm",
+            "E-measure",
+            True,
+            "emeasure",
+            lambda s: s.emeasure.max,
+            lambda p: "",
+            curve_max("Em"),
+            kind="max",
+        ),
+    ),
+    curves=(
+        CurveInfo("Em", "emeasure", derive=lambda r, p: emeasure_rows(r), description="E-measure"),
+    ),
+    paper=(
+        "Fan et al., IJCAI 2018: bias matrices Eq. (4), alignment ξ Eq. (5), enhanced "
+        "alignment Eq. (6), E Eq. (7)"
+    ),
+    reference="pysodmetrics 1.6.2 Emeasure; MATLAB Enhancedmeasure.m (CODToolbox d3a5cec)",
+    teaching=(
+        "Rewards a binarised map that agrees with the GT both pixel by pixel and in its "
+        "image-level mean (the bias terms). It is lenient to maps that are roughly right "
+        "everywhere and, with its N − 1 denominator, can exceed 1; it ignores structure "
+        "and, like every thresholded measure, what the threshold throws away."
+    ),
+    view="emeasure",
+)

@@ -1,6 +1,6 @@
 """Precision, recall and the F-measure over every binarisation of a map.
 
-F-measure (Achanta et al. 2009, Eq. 2 of Margolin et al. 2014 for the general form):
+F-measure (Achanta et al. 2009; Eq. (4) of Margolin et al. 2014 for the general form):
 
 .. math:: F_\\beta = \\frac{(1+\\beta^2)\\,P\\,R}{\\beta^2 P + R}
 
@@ -24,8 +24,9 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +35,9 @@ from fminspect.metrics._confusion import (
     ConfusionSweep,
     CountArg,
     Formula,
+    SweepRows,
     ThresholdScores,
+    confusion_measures,
     confusion_sweep,
     threshold_scores,
 )
@@ -46,6 +49,19 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import safe_divide
+from fminspect.metrics.registry import CurveInfo, Family, Parameter
+
+#: β² of the F-measure (0.3: Achanta et al. 2009, the SOD convention; pysodmetrics calls
+#: this argument ``beta`` but it is β²).
+BETA2 = Parameter(
+    "beta2",
+    0.3,
+    "β²",
+    "β² of the F-measure family (0.3, Achanta et al. 2009); F1 is β² = 1",
+    low=0.0,
+    high=100.0,
+    open_low=True,
+)
 
 
 def precision_formula(
@@ -120,7 +136,7 @@ class FmeasureResult:
         return self.sweep.adaptive_threshold
 
 
-def fmeasure_from_pair(pair: Pair, *, beta2: float = 0.3) -> FmeasureResult:
+def fmeasure_from_pair(pair: Pair, *, beta2: float = BETA2.default) -> FmeasureResult:
     """F-measure of a prepared pair (see :func:`fmeasure`)."""
     if beta2 <= 0:
         raise ValueError(f"beta2 must be positive, got {beta2!r}")
@@ -138,7 +154,7 @@ def fmeasure(
     pred: np.ndarray | Pair,
     gt: np.ndarray | GroundTruth | None = None,
     *,
-    beta2: float = 0.3,
+    beta2: float = BETA2.default,
     norm: Normalization = DEFAULT_NORMALIZATION,
 ) -> FmeasureResult:
     """F-measure, precision and recall of a prediction against a GT.
@@ -167,3 +183,71 @@ def fmeasure(
     (1.0, 0.8125)
     """
     return fmeasure_from_pair(prepare(pred, gt, norm), beta2=beta2)
+
+
+def _rows(formula: Formula) -> Callable[[SweepRows, Any], npt.NDArray[np.float64]]:
+    return lambda r, p: formula(r.tp, r.fp, r.tn, r.fn)
+
+
+def _fm_label(p: Any) -> str:
+    return f"β²={p.beta2:g}"
+
+
+FAMILY = Family(
+    field="fmeasure",
+    name="F-measure",
+    compute=lambda pair, p, img: fmeasure_from_pair(pair, beta2=p.beta2),
+    params=(BETA2,),
+    measures=(
+        *confusion_measures(
+            "fmeasure",
+            "Fm",
+            "F-measure",
+            lambda s: s.fmeasure.fmeasure,
+            lambda p: fmeasure_formula(p.beta2),
+            variant=_fm_label,
+            curve="Fm",
+            default=("adaptive", "mean", "max"),
+        ),
+        *confusion_measures(
+            "fmeasure",
+            "Pre",
+            "precision",
+            lambda s: s.fmeasure.precision,
+            lambda p: precision_formula,
+            curve="Precision",
+        ),
+        *confusion_measures(
+            "fmeasure",
+            "Rec",
+            "recall (TPR)",
+            lambda s: s.fmeasure.recall,
+            lambda p: recall_formula,
+            curve="Recall",
+        ),
+    ),
+    curves=(
+        CurveInfo(
+            "Fm",
+            "fmeasure",
+            derive=lambda r, p: fmeasure_formula(p.beta2)(r.tp, r.fp, r.tn, r.fn),
+            description="F-measure (β² of the run) against the threshold",
+        ),
+        CurveInfo(
+            "Precision", "fmeasure", derive=_rows(precision_formula), description="precision"
+        ),
+        CurveInfo("Recall", "fmeasure", derive=_rows(recall_formula), description="recall (TPR)"),
+    ),
+    paper=(
+        "Achanta et al., CVPR 2009 (adaptive threshold 2·mean); F_β as Margolin et al., "
+        "CVPR 2014, Eq. (4)"
+    ),
+    reference="pysodmetrics 1.6.2 Fmeasure / FmeasureV2 + Fmeasure-, Precision-, RecallHandler",
+    teaching=(
+        "Rewards maps whose binarisations cover the object (recall) without spilling "
+        "outside it (precision); β² < 1 weighs precision more. Misses everything a "
+        "threshold throws away: where the errors are, how confident the map was, the "
+        "object's structure."
+    ),
+    view="fmeasure",
+)

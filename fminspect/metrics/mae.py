@@ -27,6 +27,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import readonly
+from fminspect.metrics.registry import Family, MeasureInfo
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -92,3 +93,19 @@ def mae(
     0.375
     """
     return mae_from_pair(prepare(pred, gt, norm))
+
+
+FAMILY = Family(
+    field="mae",
+    name="MAE",
+    compute=lambda pair, p, img: mae_from_pair(pair),
+    measures=(MeasureInfo("MAE", "MAE", False, "mae", lambda s: s.mae.score, lambda p: ""),),
+    paper="Perazzi et al., CVPR 2012 (as the Context-measure paper's Eq. (1) of its appendix)",
+    reference="pysodmetrics 1.6.2 MAE; MATLAB main.m (CODToolbox d3a5cec)",
+    teaching=(
+        "Rewards a map close to the GT pixel by pixel, continuous values included, with no "
+        "threshold. Misses structure and where the errors are, and on a small object a map "
+        "of zeros already scores well."
+    ),
+    view="mae",
+)

@@ -41,6 +41,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import readonly
+from fminspect.metrics.registry import Family, MeasureInfo
 
 NUM_LEVELS = 10
 CELL_SIZES = tuple(int(s) for s in 2 ** np.arange(NUM_LEVELS))
@@ -203,3 +204,39 @@ def msiou(
     1.0
     """
     return msiou_from_pair(prepare(pred, gt, norm))
+
+
+FAMILY = Family(
+    field="msiou",
+    name="multiscale IoU",
+    compute=lambda pair, p, img: msiou_from_pair(pair),
+    measures=(
+        MeasureInfo(
+            "adpMSIoU",
+            "MSIoU",
+            True,
+            "msiou",
+            lambda s: s.msiou.adaptive.score,
+            lambda p: "thr=2·mean",
+            kind="adaptive",
+        ),
+        MeasureInfo(
+            "binMSIoU",
+            "MSIoU",
+            True,
+            "msiou",
+            lambda s: s.msiou.binary.score,
+            lambda p: "thr=0.5",
+            kind="binary",
+        ),
+    ),
+    paper="Ahmadzadeh et al., ICIP 2021 (multiscale IoU)",
+    reference="pysodmetrics 1.6.2 MSIoU",
+    teaching=(
+        "Rewards a binarised map whose outline passes through the same cells as the GT's at "
+        "every scale from 1 to 512 px: fine structures count. Recall-like (the GT's cells "
+        "only), so extra outline elsewhere costs nothing; an empty GT scores 1 whatever the "
+        "map."
+    ),
+    view="msiou",
+)

@@ -20,6 +20,7 @@ from fminspect.metrics._confusion import (
     ConfusionSweep,
     CountArg,
     ThresholdScores,
+    confusion_measures,
     confusion_sweep,
     threshold_scores,
 )
@@ -31,6 +32,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import safe_divide
+from fminspect.metrics.registry import CurveInfo, Family
 
 
 def iou_formula(tp: CountArg, fp: CountArg, tn: CountArg, fn: CountArg) -> npt.NDArray[np.float64]:
@@ -91,3 +93,53 @@ def overlap(
     (0.3333333333333333, 0.5)
     """
     return overlap_from_pair(prepare(pred, gt, norm))
+
+
+FAMILY = Family(
+    field="overlap",
+    name="IoU / Dice",
+    compute=lambda pair, p, img: overlap_from_pair(pair),
+    measures=(
+        *confusion_measures(
+            "overlap",
+            "IoU",
+            "IoU (Jaccard, PASCAL)",
+            lambda s: s.overlap.iou,
+            lambda p: iou_formula,
+            curve="IoU",
+            default=("adaptive", "mean", "max"),
+        ),
+        *confusion_measures(
+            "overlap",
+            "Dice",
+            "Dice",
+            lambda s: s.overlap.dice,
+            lambda p: dice_formula,
+            curve="Dice",
+            default=("adaptive", "mean", "max"),
+        ),
+    ),
+    curves=(
+        CurveInfo(
+            "IoU",
+            "overlap",
+            derive=lambda r, p: iou_formula(r.tp, r.fp, r.tn, r.fn),
+            description="IoU",
+        ),
+        CurveInfo(
+            "Dice",
+            "overlap",
+            derive=lambda r, p: dice_formula(r.tp, r.fp, r.tn, r.fn),
+            description="Dice",
+        ),
+    ),
+    paper="IoU is the PASCAL measure, Margolin et al., CVPR 2014, Eq. (5); Dice = F_β with β² = 1",
+    reference="pysodmetrics 1.6.2 FmeasureV2 + IOUHandler / DICEHandler",
+    teaching=(
+        "Rewards overlap of the binarised map with the object, symmetric in misses and false "
+        "alarms. Misses the errors' location and shape and, for a small object, barely "
+        "notices the background; like every thresholded measure it ignores what the "
+        "threshold throws away."
+    ),
+    view="fmeasure",
+)

@@ -58,6 +58,17 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import EPS
+from fminspect.metrics.registry import Family, MeasureInfo, Parameter
+
+#: α of the S-measure, Eq. (15) (0.5, Cheng & Fan, IJCV 2021).
+ALPHA = Parameter(
+    "alpha",
+    0.5,
+    "α",
+    "α of the S-measure, S = α·S_o + (1 − α)·S_r (Eq. (15); 0.5)",
+    low=0.0,
+    high=1.0,
+)
 
 QUADRANTS = ("LT", "RT", "LB", "RB")
 
@@ -305,7 +316,7 @@ def value_histograms(pair: Pair, bins: int = 32) -> tuple[np.ndarray, np.ndarray
     return edges, fg, bg
 
 
-def smeasure_from_pair(pair: Pair, *, alpha: float = 0.5) -> SmeasureResult:
+def smeasure_from_pair(pair: Pair, *, alpha: float = ALPHA.default) -> SmeasureResult:
     """S-measure of a prepared pair (see :func:`smeasure`)."""
     if not 0 <= alpha <= 1:
         raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
@@ -358,7 +369,7 @@ def smeasure(
     pred: np.ndarray | Pair,
     gt: np.ndarray | GroundTruth | None = None,
     *,
-    alpha: float = 0.5,
+    alpha: float = ALPHA.default,
     norm: Normalization = DEFAULT_NORMALIZATION,
 ) -> SmeasureResult:
     """S-measure of a prediction against a GT.
@@ -371,3 +382,33 @@ def smeasure(
     1.0
     """
     return smeasure_from_pair(prepare(pred, gt, norm), alpha=alpha)
+
+
+FAMILY = Family(
+    field="smeasure",
+    name="S-measure",
+    compute=lambda pair, p, img: smeasure_from_pair(pair, alpha=p.alpha),
+    params=(ALPHA,),
+    measures=(
+        MeasureInfo(
+            "Sm",
+            "S-measure",
+            True,
+            "smeasure",
+            lambda s: s.smeasure.score,
+            lambda p: f"α={p.alpha:g}",
+        ),
+    ),
+    paper=(
+        "Cheng & Fan, IJCV 2021 (Fan et al., ICCV 2017): SSIM Eq. (7), S_r Eq. (8), S_FG Eq. "
+        "(12), S_BG Eq. (13), S_o Eq. (14), S Eq. (15)"
+    ),
+    reference="pysodmetrics 1.6.2 Smeasure; MATLAB StructureMeasure.m (CODToolbox d3a5cec)",
+    teaching=(
+        "Rewards structure: a map whose four centroid quadrants look like the GT's (SSIM) and "
+        "whose values are high and uniform on the object and low and uniform off it. Works "
+        "on continuous maps without a threshold; lenient to blur, and a map that keeps the "
+        "object's layout but misses detail still scores well."
+    ),
+    view="smeasure",
+)

@@ -1,59 +1,124 @@
-"""Every measure of one (prediction, GT) pair in one call, and the measure registry.
+"""Every measure of one (prediction, GT) pair in one call, and the families registered.
 
 :func:`evaluate` is the notebook one-liner: a dict of per-image scores under stable keys.
 :func:`compute_suite` returns every measure's full result (scores and intermediates) for the
 GUI and for batch evaluation; it prepares the pair once and shares the confusion sweep and
-the GT-only quantities between measures. The registry :data:`MEASURES` names each key's
-exact variant for tables and file headers ("maxFm β²=0.3, GT>128, stretch").
+the GT-only quantities between measures.
+
+The registry (:mod:`fminspect.metrics.registry`) is filled here: one line per measure
+module, in the order tables list them. :class:`Params` holds every family's parameters,
+each with the default its module declares (nowhere else).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, fields, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
+from fminspect.metrics._confusion import FAMILY as _SWEEP
 from fminspect.metrics._inputs import GroundTruth, Normalization, Pair, prepare
-from fminspect.metrics.boundary_fmeasure import RelaxedFmeasureResult, relaxed_fmeasure_from_pair
-from fminspect.metrics.classification import ClassificationResult, classification_from_pair
-from fminspect.metrics.context_measure import (
-    CamouflageContextMeasureResult,
-    ContextMeasureResult,
-    camouflage_context_measure_from_pair,
-    context_measure_from_pair,
+from fminspect.metrics.boundary_fmeasure import BETA2 as _RELAX_BETA2
+from fminspect.metrics.boundary_fmeasure import FAMILY as _RELAXED
+from fminspect.metrics.boundary_fmeasure import RHO as _RELAX_RHO
+from fminspect.metrics.camouflage_degree import GAMMA as _GAMMA
+from fminspect.metrics.camouflage_degree import LAMBDA as _LAMBDA
+from fminspect.metrics.classification import FAMILY as _CLASSIFICATION
+from fminspect.metrics.context_measure import ALPHA as _CM_ALPHA
+from fminspect.metrics.context_measure import BETA2 as _CM_BETA2
+from fminspect.metrics.context_measure import CAMO_BETA2 as _CCM_BETA2
+from fminspect.metrics.context_measure import CAMOUFLAGE_FAMILY as _CAMOUFLAGE_CONTEXT
+from fminspect.metrics.context_measure import FAMILY as _CONTEXT
+from fminspect.metrics.emeasure import FAMILY as _EMEASURE
+from fminspect.metrics.fmeasure import BETA2 as _FM_BETA2
+from fminspect.metrics.fmeasure import FAMILY as _FMEASURE
+from fminspect.metrics.mae import FAMILY as _MAE
+from fminspect.metrics.msiou import FAMILY as _MSIOU
+from fminspect.metrics.overlap import FAMILY as _OVERLAP
+from fminspect.metrics.registry import (
+    CURVES,
+    MEASURE_KEYS,
+    MEASURES,
+    MEASURES_BY_KEY,
+    REGISTRY,
+    SWEEP_FAMILY,
+    MeasureInfo,
+    Parameter,
 )
-from fminspect.metrics.emeasure import EmeasureResult, emeasure_from_pair
-from fminspect.metrics.fmeasure import FmeasureResult, fmeasure_from_pair
-from fminspect.metrics.mae import MAEResult, mae_from_pair
-from fminspect.metrics.msiou import MSIoUResult, msiou_from_pair
-from fminspect.metrics.overlap import OverlapResult, overlap_from_pair
-from fminspect.metrics.smeasure import SmeasureResult, smeasure_from_pair
-from fminspect.metrics.weighted_fmeasure import WeightedFmeasureResult, weighted_fmeasure_from_pair
+from fminspect.metrics.smeasure import ALPHA as _ALPHA
+from fminspect.metrics.smeasure import FAMILY as _SMEASURE
+from fminspect.metrics.weighted_fmeasure import BETA2 as _WFM_BETA2
+from fminspect.metrics.weighted_fmeasure import FAMILY as _WFMEASURE
+
+# One registry entry per measure module, in the order tables list the measures.
+for _family in (
+    _MAE,
+    _SMEASURE,
+    _WFMEASURE,
+    _EMEASURE,
+    _FMEASURE,
+    _OVERLAP,
+    _RELAXED,
+    _MSIOU,
+    _CONTEXT,
+    _CAMOUFLAGE_CONTEXT,
+    _CLASSIFICATION,
+    _SWEEP,
+):
+    REGISTRY.register(_family)
+
+#: Names a process imports measure families from (``module:attribute``, comma-separated),
+#: besides the ``fminspect.measures`` entry points of installed packages: a family defined
+#: outside fminspect then reaches every surface, the worker processes included.
+PLUGINS_VARIABLE = "FMINSPECT_MEASURE_MODULES"
+
+
+def load_plugins() -> None:
+    """Register the families of the ``fminspect.measures`` entry points and of
+    :data:`PLUGINS_VARIABLE` (called once, when :mod:`fminspect.metrics` has been imported:
+    a plug-in imports from it freely; it cannot add parameters to :class:`Params`)."""
+    import importlib
+    import os
+    from importlib.metadata import entry_points
+
+    named = [n.strip() for n in os.environ.get(PLUGINS_VARIABLE, "").split(",") if n.strip()]
+    found = [ep.load() for ep in entry_points(group="fminspect.measures")]
+    for name in named:
+        module, _, attribute = name.partition(":")
+        found.append(getattr(importlib.import_module(module), attribute or "FAMILY"))
+    for family in found:
+        if family.field not in REGISTRY.families:
+            REGISTRY.register(family)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Params:
-    """Every parameter of every measure, with the papers' defaults.
+    """Every parameter of every measure, with the defaults their modules declare.
 
     The normalisation fields (``gt_threshold``, ``gt_inclusive``, ``stretch``) are those of
-    :class:`~fminspect.metrics.Normalization`.
+    :class:`~fminspect.metrics.Normalization`; the others are checked against their
+    :class:`~fminspect.metrics.registry.Parameter`'s range.
     """
 
     gt_threshold: float = 128.0
     gt_inclusive: bool = False
     stretch: bool = True
-    beta2: float = 0.3  # F-measure family (Fm, and P/R behind it)
-    wfm_beta2: float = 1.0  # weighted F-measure
-    alpha: float = 0.5  # S-measure
-    relax_rho: int = 3  # relaxed boundary F
-    relax_beta2: float = 0.3
-    cm_alpha: float = 6.0  # Context-measure kernel scale
-    cm_beta2: float = 1.0  # C_β
-    ccm_beta2: float = 1.2  # C^ω_β
-    ccm_gamma: float = 8.0
-    ccm_lambda: float = 20.0
+    beta2: float = _FM_BETA2.default
+    wfm_beta2: float = _WFM_BETA2.default
+    alpha: float = _ALPHA.default
+    relax_rho: int = int(_RELAX_RHO.default)
+    relax_beta2: float = _RELAX_BETA2.default
+    cm_alpha: float = _CM_ALPHA.default
+    cm_beta2: float = _CM_BETA2.default
+    ccm_beta2: float = _CCM_BETA2.default
+    ccm_gamma: float = _GAMMA.default
+    ccm_lambda: float = _LAMBDA.default
+
+    def __post_init__(self) -> None:
+        for p in parameters().values():
+            p.check(getattr(self, p.name))
 
     @property
     def norm(self) -> Normalization:
@@ -74,90 +139,89 @@ class Params:
         return cls(**kwargs)
 
 
+def parameters() -> dict[str, Parameter]:
+    """Every registered family's parameters by name (a parameter shared by two families,
+    α of both Context-measures, once)."""
+    return {p.name: p for fam in REGISTRY.families.values() for p in fam.params}
+
+
 DEFAULT_PARAMS = Params()
+
+#: The parameters each family depends on (besides the normalisation, which they all
+#: depend on): a live view of the registry.
+FIELD_PARAMS: Mapping[str, tuple[str, ...]]
+
+
+class _FieldParams(Mapping[str, tuple[str, ...]]):
+    def __getitem__(self, field: str) -> tuple[str, ...]:
+        return tuple(p.name for p in REGISTRY.families[field].params)
+
+    def __len__(self) -> int:
+        return len(REGISTRY.families)
+
+    def __iter__(self) -> Any:
+        return iter(list(REGISTRY.families))
+
+
+FIELD_PARAMS = _FieldParams()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class SuiteResult:
-    """Every measure's result for one pair (the GUI draws these).
+    """Every computed measure family's result for one pair (the GUI draws these).
 
-    A field is ``None`` when its measure was not requested (``compute_suite(keys=...)``) or,
-    for ``camouflage_context``, when no image was given.
+    A family's result is an attribute named after it (``suite.emeasure``), ``None`` when it
+    was not computed (``compute_suite(keys=...)``) or, for ``camouflage_context``, when no
+    image was given.
     """
 
     params: Params
     pair: Pair
-    mae: MAEResult | None = None
-    fmeasure: FmeasureResult | None = None
-    overlap: OverlapResult | None = None
-    classification: ClassificationResult | None = None
-    weighted_fmeasure: WeightedFmeasureResult | None = None
-    smeasure: SmeasureResult | None = None
-    emeasure: EmeasureResult | None = None
-    relaxed_fmeasure: RelaxedFmeasureResult | None = None
-    msiou: MSIoUResult | None = None
-    context: ContextMeasureResult | None = None
-    camouflage_context: CamouflageContextMeasureResult | None = None
+    results: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in REGISTRY.families:
+            return self.results.get(name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def has(self, family: str) -> bool:
+        """Whether ``family`` was computed (and could be: C^ω_β needs the image)."""
+        return self.results.get(family) is not None
 
     def scores(self) -> dict[str, float]:
-        """Per-image scores under the stable keys of :data:`MEASURES`, for every measure
+        """Per-image scores under the stable keys of :data:`MEASURES`, for every family
         that was computed (``CCm`` only when the image was given)."""
-        return {m.key: float(m.get(self)) for m in MEASURES if getattr(self, m.field) is not None}
+        return {m.key: float(m.get(self)) for m in MEASURES if self.has(m.field)}
 
     def curves(self) -> dict[str, np.ndarray]:
-        """Per-image 256-value curves (ascending threshold) used for dataset aggregation."""
-        return {
-            name: get(self) for name, (fld, get) in CURVES.items() if getattr(self, fld) is not None
-        }
+        """The per-image arrays the computed families store: their curves (ascending
+        threshold) and the sweep's counts."""
+        out: dict[str, np.ndarray] = {}
+        for name in REGISTRY.families:
+            out.update(self.arrays(name))
+        return out
 
-
-#: How each SuiteResult field is computed from a prepared pair (and the image for CCm).
-_FIELDS: dict[str, Callable[[Pair, Params, np.ndarray | None], Any]] = {
-    "mae": lambda pair, p, img: mae_from_pair(pair),
-    "fmeasure": lambda pair, p, img: fmeasure_from_pair(pair, beta2=p.beta2),
-    "overlap": lambda pair, p, img: overlap_from_pair(pair),
-    "classification": lambda pair, p, img: classification_from_pair(pair),
-    "weighted_fmeasure": lambda pair, p, img: weighted_fmeasure_from_pair(pair, beta2=p.wfm_beta2),
-    "smeasure": lambda pair, p, img: smeasure_from_pair(pair, alpha=p.alpha),
-    "emeasure": lambda pair, p, img: emeasure_from_pair(pair),
-    "relaxed_fmeasure": lambda pair, p, img: relaxed_fmeasure_from_pair(
-        pair, rho=p.relax_rho, beta2=p.relax_beta2
-    ),
-    "msiou": lambda pair, p, img: msiou_from_pair(pair),
-    "context": lambda pair, p, img: context_measure_from_pair(
-        pair, beta2=p.cm_beta2, alpha=p.cm_alpha
-    ),
-    "camouflage_context": lambda pair, p, img: (
-        None
-        if img is None
-        else camouflage_context_measure_from_pair(
-            pair,
-            img,
-            beta2=p.ccm_beta2,
-            alpha=p.cm_alpha,
-            gamma=p.ccm_gamma,
-            lambda_spatial=p.ccm_lambda,
-        )
-    ),
-}
-
-
-#: The parameters each SuiteResult field depends on (besides the normalisation, which they
-#: all depend on).
-FIELD_PARAMS: dict[str, tuple[str, ...]] = {
-    "fmeasure": ("beta2",),
-    "smeasure": ("alpha",),
-    "weighted_fmeasure": ("wfm_beta2",),
-    "relaxed_fmeasure": ("relax_rho", "relax_beta2"),
-    "context": ("cm_alpha", "cm_beta2"),
-    "camouflage_context": ("cm_alpha", "ccm_beta2", "ccm_gamma", "ccm_lambda"),
-}
+    def arrays(self, family: str) -> dict[str, np.ndarray]:
+        """The per-image arrays one family's record stores (none if it was not computed)."""
+        if not self.has(family):
+            return {}
+        fam = REGISTRY.families[family]
+        out = {c.name: c.get(self) for c in fam.curves if c.get is not None}
+        if fam.arrays is not None:
+            out.update(fam.arrays(self))
+        return out
 
 
 def update_suite(
-    previous: SuiteResult, params: Params, *, img: np.ndarray | None = None
+    previous: SuiteResult,
+    params: Params,
+    *,
+    img: np.ndarray | None = None,
+    families: Iterable[str] | None = None,
 ) -> SuiteResult:
-    """``previous`` under new ``params``, recomputing only the measures they affect.
+    """``previous`` under new ``params``, recomputing only the measures they affect; with
+    ``families``, exactly those families (the ones ``previous`` lacks are computed, those it
+    has and are not named are dropped).
 
     A change of β² recomputes the F-measure family only, a change of α the S-measure only;
     a change of the normalisation (GT rule, stretch) recomputes everything. Used by the GUI
@@ -167,12 +231,17 @@ def update_suite(
     if params.norm != old.norm:
         raise ValueError("the normalisation changed: prepare the pair again (compute_suite)")
     changed = {f.name for f in fields(Params) if getattr(params, f.name) != getattr(old, f.name)}
-    updates = {
-        name: _FIELDS[name](previous.pair, params, img)
-        for name, deps in FIELD_PARAMS.items()
-        if getattr(previous, name) is not None and changed.intersection(deps)
-    }
-    return replace(previous, params=params, **updates)
+    wanted = list(previous.results) if families is None else list(families)
+    results = {}
+    for name in REGISTRY.families:
+        if name not in wanted:
+            continue
+        fam = REGISTRY.families[name]
+        if name in previous.results and not changed.intersection(p.name for p in fam.params):
+            results[name] = previous.results[name]
+        else:
+            results[name] = fam.compute(previous.pair, params, img)
+    return SuiteResult(params=params, pair=previous.pair, results=results)
 
 
 def compute_suite(
@@ -181,213 +250,88 @@ def compute_suite(
     params: Params = DEFAULT_PARAMS,
     *,
     img: np.ndarray | None = None,
-    keys: Iterable[str] | None = None,
+    keys: Iterable[str] | str | None = None,
+    families: Iterable[str] | None = None,
 ) -> SuiteResult:
-    """Every measure of one pair (or those behind ``keys``), sharing all common work.
+    """The measures behind ``keys`` (default: the default measures, see
+    :func:`measure_keys`) and the ``families`` named, of one pair, sharing all common work.
 
     Pass a :class:`~fminspect.metrics.GroundTruth` from :func:`~fminspect.metrics.prepare_gt`
     as ``gt`` to reuse GT-only work (distance transform, centroid, kernel, camouflage degree)
     across several predictions. The camouflage Context-measure needs ``img`` (RGB uint8).
-    ``keys`` (e.g. ``["MAE", "maxFm"]``) limits the work to the measures behind them; the
-    classification rates are computed only when ``keys`` is ``None``.
+    ``keys="all"`` computes every registered measure.
     """
     pair = prepare(pred, gt, params.norm)
-    if keys is None:
-        fields_needed = set(_FIELDS)
-    else:
-        keys = list(keys)
-        unknown = [k for k in keys if k not in MEASURES_BY_KEY]
-        if unknown:
-            raise ValueError(f"unknown measure key(s) {unknown}; valid: {list(MEASURE_KEYS)}")
-        fields_needed = {MEASURES_BY_KEY[k].field for k in keys}
+    wanted = set(families or ())
+    if keys is not None or not wanted:
+        wanted.update(families_for(measure_keys(keys)))
     return SuiteResult(
         params=params,
         pair=pair,
-        **{f: make(pair, params, img) for f, make in _FIELDS.items() if f in fields_needed},
+        results={
+            name: fam.compute(pair, params, img)
+            for name, fam in REGISTRY.families.items()
+            if name in wanted
+        },
     )
 
 
-@dataclass(frozen=True, slots=True)
-class MeasureInfo:
-    """One stable score key: how to read it from a suite and how to name its variant.
-
-    Attributes
-    ----------
-    key : str
-        Stable key (``'maxFm'``).
-    family : str
-        Measure family, for grouping in tables (``'F-measure'``).
-    higher_is_better : bool
-        Direction.
-    field : str
-        The :class:`SuiteResult` field it is read from.
-    get : callable
-        ``SuiteResult -> float``.
-    variant : callable
-        ``Params -> str``: the exact variant, e.g. ``'max of 256-thr curve, β²=0.3'``.
-    aggregation : str
-        How the dataset value is formed from the images.
-    """
-
-    key: str
-    family: str
-    higher_is_better: bool
-    field: str
-    get: Callable[[Any], float]
-    variant: Callable[[Params], str]
-    aggregation: str = "mean over images"
-    needs_image: bool = False
-
-    def label(self, params: Params = DEFAULT_PARAMS) -> str:
-        """Column header naming the exact variant, e.g. ``'maxFm β²=0.3'``."""
-        return f"{self.key} {self.variant(params)}".strip()
+def families_for(keys: Iterable[str]) -> tuple[str, ...]:
+    """The families (SuiteResult fields, store families) behind ``keys``, in registry
+    order: the families giving them, and the sweep when a dataset value is formed from
+    curves or pooled counts."""
+    keys = list(keys)
+    wanted = {MEASURES_BY_KEY[k].field for k in keys}
+    if any(MEASURES_BY_KEY[k].dataset.kind in ("curves", "pooled") for k in keys):
+        wanted.add(SWEEP_FAMILY)
+    return tuple(f for f in REGISTRY.families if f in wanted)
 
 
-def _fm(p: Params) -> str:
-    return f"β²={p.beta2:g}"
+#: Words ``--measures`` and :func:`measure_keys` take besides keys and family names.
+GROUPS = ("default", "all")
 
 
-_CURVE_MAX = "max of the image-averaged 256-threshold curve"
-_CURVE_MEAN = "mean of the image-averaged 256-threshold curve"
+def measure_keys(
+    keys: Iterable[str] | str | None = None, *, with_images: bool = True
+) -> tuple[str, ...]:
+    """``keys`` expanded and checked, in registry order, without the measures that need
+    the image (CCm) when there is none.
 
-MEASURES: tuple[MeasureInfo, ...] = (
-    MeasureInfo("MAE", "MAE", False, "mae", lambda s: s.mae.score, lambda p: ""),
-    MeasureInfo(
-        "Sm", "S-measure", True, "smeasure", lambda s: s.smeasure.score, lambda p: f"α={p.alpha:g}"
-    ),
-    MeasureInfo(
-        "wFm",
-        "weighted F",
-        True,
-        "weighted_fmeasure",
-        lambda s: s.weighted_fmeasure.score,
-        lambda p: f"β²={p.wfm_beta2:g}",
-    ),
-    MeasureInfo(
-        "adpEm",
-        "E-measure",
-        True,
-        "emeasure",
-        lambda s: s.emeasure.adaptive,
-        lambda p: "thr=2·mean",
-    ),
-    MeasureInfo(
-        "meanEm",
-        "E-measure",
-        True,
-        "emeasure",
-        lambda s: s.emeasure.mean,
-        lambda p: "",
-        _CURVE_MEAN,
-    ),
-    MeasureInfo(
-        "maxEm", "E-measure", True, "emeasure", lambda s: s.emeasure.max, lambda p: "", _CURVE_MAX
-    ),
-    MeasureInfo(
-        "adpFm",
-        "F-measure",
-        True,
-        "fmeasure",
-        lambda s: s.fmeasure.adaptive,
-        lambda p: f"{_fm(p)} thr=2·mean",
-    ),
-    MeasureInfo(
-        "meanFm", "F-measure", True, "fmeasure", lambda s: s.fmeasure.mean, _fm, _CURVE_MEAN
-    ),
-    MeasureInfo("maxFm", "F-measure", True, "fmeasure", lambda s: s.fmeasure.max, _fm, _CURVE_MAX),
-    MeasureInfo(
-        "adpIoU", "IoU", True, "overlap", lambda s: s.overlap.iou.adaptive, lambda p: "thr=2·mean"
-    ),
-    MeasureInfo(
-        "meanIoU", "IoU", True, "overlap", lambda s: s.overlap.iou.mean, lambda p: "", _CURVE_MEAN
-    ),
-    MeasureInfo(
-        "maxIoU", "IoU", True, "overlap", lambda s: s.overlap.iou.max, lambda p: "", _CURVE_MAX
-    ),
-    MeasureInfo(
-        "adpDice",
-        "Dice",
-        True,
-        "overlap",
-        lambda s: s.overlap.dice.adaptive,
-        lambda p: "thr=2·mean",
-    ),
-    MeasureInfo(
-        "meanDice",
-        "Dice",
-        True,
-        "overlap",
-        lambda s: s.overlap.dice.mean,
-        lambda p: "",
-        _CURVE_MEAN,
-    ),
-    MeasureInfo(
-        "maxDice", "Dice", True, "overlap", lambda s: s.overlap.dice.max, lambda p: "", _CURVE_MAX
-    ),
-    MeasureInfo(
-        "relaxFm",
-        "relaxed boundary F",
-        True,
-        "relaxed_fmeasure",
-        lambda s: s.relaxed_fmeasure.score,
-        lambda p: f"ρ={p.relax_rho} β²={p.relax_beta2:g} thr=0.5",
-    ),
-    MeasureInfo(
-        "adpMSIoU", "MSIoU", True, "msiou", lambda s: s.msiou.adaptive.score, lambda p: "thr=2·mean"
-    ),
-    MeasureInfo(
-        "binMSIoU", "MSIoU", True, "msiou", lambda s: s.msiou.binary.score, lambda p: "thr=0.5"
-    ),
-    MeasureInfo(
-        "Cm",
-        "Context-measure",
-        True,
-        "context",
-        lambda s: s.context.score,
-        lambda p: f"β²={p.cm_beta2:g} α={p.cm_alpha:g}",
-    ),
-    MeasureInfo(
-        "CCm",
-        "Context-measure",
-        True,
-        "camouflage_context",
-        lambda s: s.camouflage_context.score,
-        lambda p: f"β²={p.ccm_beta2:g} α={p.cm_alpha:g} γ={p.ccm_gamma:g} λ={p.ccm_lambda:g}",
-        needs_image=True,
-    ),
-)
-
-MEASURE_KEYS: tuple[str, ...] = tuple(m.key for m in MEASURES)
-MEASURES_BY_KEY: dict[str, MeasureInfo] = {m.key: m for m in MEASURES}
-
-
-def measure_keys(keys: Iterable[str] | None = None, *, with_images: bool = True) -> tuple[str, ...]:
-    """``keys`` (default: every measure key) checked, without the measures that need the
-    image (CCm) when there is none.
+    ``keys`` may hold measure keys (``'maxFm'``), family names (``'classification'``: every
+    key of that family), ``'default'`` (the measures computed and shown unless others are
+    asked for) and ``'all'``; ``None`` means ``'default'``.
 
     Raises
     ------
     ValueError
-        For a key that is not a measure key (the message lists the valid ones).
+        For a word that is none of those (the message lists the valid ones).
     """
-    keys = MEASURE_KEYS if keys is None else tuple(keys)
-    unknown = [k for k in keys if k not in MEASURES_BY_KEY]
+    words = ["default"] if keys is None else [keys] if isinstance(keys, str) else list(keys)
+    chosen: set[str] = set()
+    unknown = []
+    for word in words:
+        if word == "all":
+            chosen.update(MEASURE_KEYS)
+        elif word == "default":
+            chosen.update(m.key for m in MEASURES if m.default)
+        elif word in MEASURES_BY_KEY:
+            chosen.add(word)
+        elif word in REGISTRY.families and word != SWEEP_FAMILY:
+            chosen.update(m.key for m in REGISTRY.families[word].measures)
+        else:
+            unknown.append(word)
     if unknown:
-        raise ValueError(f"unknown measure(s) {unknown}; valid: {', '.join(MEASURE_KEYS)}")
-    return tuple(k for k in keys if with_images or not MEASURES_BY_KEY[k].needs_image)
+        fams = ", ".join(f for f in REGISTRY.families if f != SWEEP_FAMILY)
+        raise ValueError(
+            f"unknown measure(s) {unknown}; valid: a key ({', '.join(MEASURE_KEYS)}), a "
+            f"family ({fams}), 'default' or 'all'"
+        )
+    return tuple(m.key for m in MEASURES if m.key in chosen and (with_images or not m.needs_image))
 
 
-#: Per-image curves kept for dataset aggregation (ascending threshold, 256 values each):
-#: name -> (SuiteResult field, getter). Like ``MeasureInfo.get``, a getter takes the
-#: SuiteResult and is only called when that field is set, hence ``Any``.
-CURVES: dict[str, tuple[str, Callable[[Any], np.ndarray]]] = {
-    "Fm": ("fmeasure", lambda s: s.fmeasure.fmeasure.curve),
-    "Precision": ("fmeasure", lambda s: s.fmeasure.precision.curve),
-    "Recall": ("fmeasure", lambda s: s.fmeasure.recall.curve),
-    "Em": ("emeasure", lambda s: s.emeasure.curve),
-    "IoU": ("overlap", lambda s: s.overlap.iou.curve),
-    "Dice": ("overlap", lambda s: s.overlap.dice.curve),
-}
+def default_keys(*, with_images: bool = True) -> tuple[str, ...]:
+    """The keys computed and shown unless others are asked for."""
+    return measure_keys(None, with_images=with_images)
 
 
 def evaluate(
@@ -395,9 +339,10 @@ def evaluate(
     gt: np.ndarray | GroundTruth,
     *,
     img: np.ndarray | None = None,
+    keys: Iterable[str] | str | None = None,
     **params: Any,
 ) -> dict[str, float]:
-    """Every per-image score of one pair, under stable keys.
+    """Per-image scores of one pair, under stable keys.
 
     Parameters
     ----------
@@ -405,6 +350,9 @@ def evaluate(
         Prediction and GT maps (uint8 0–255, float in [0, 1] or bool).
     img : ndarray, optional
         RGB image (needed by the camouflage Context-measure).
+    keys : str or iterable of str, optional
+        Which measures (see :func:`measure_keys`); default: the default ones, ``"all"``:
+        every registered one.
     **params
         Any field of :class:`Params` (``beta2=0.3``, ``alpha=0.5``, ``gt_inclusive=False``,
         ``stretch=True``, ...).
@@ -412,10 +360,11 @@ def evaluate(
     Returns
     -------
     dict
-        ``MAE, Sm, wFm, adpEm, meanEm, maxEm, adpFm, meanFm, maxFm, adpIoU, meanIoU, maxIoU,
-        adpDice, meanDice, maxDice, relaxFm, adpMSIoU, binMSIoU, Cm`` and, with ``img``,
-        ``CCm`` — ``mean*``/``max*`` are the mean/max of this image's 256-value curve,
-        ``adp*`` use the adaptive threshold.
+        By default ``MAE, Sm, wFm, adpEm, meanEm, maxEm, adpFm, meanFm, maxFm, adpIoU,
+        meanIoU, maxIoU, adpDice, meanDice, maxDice, relaxFm, adpMSIoU, binMSIoU, Cm`` and,
+        with ``img``, ``CCm`` — ``mean*``/``max*`` are the mean/max of this image's
+        256-value curve, ``adp*`` use the adaptive threshold; with ``keys="all"`` also the
+        precision, recall, TNR, FPR, BER, accuracy and kappas in every variant.
 
     Examples
     --------
@@ -425,4 +374,27 @@ def evaluate(
     >>> scores["MAE"], round(scores["Sm"], 12), scores["maxFm"]
     (0.0, 1.0, 1.0)
     """
-    return compute_suite(pred, gt, Params.from_kwargs(**params), img=img).scores()
+    wanted = measure_keys(keys, with_images=img is not None)
+    scores = compute_suite(pred, gt, Params.from_kwargs(**params), img=img, keys=wanted).scores()
+    return {k: scores[k] for k in wanted}
+
+
+__all__ = [
+    "CURVES",
+    "DEFAULT_PARAMS",
+    "FIELD_PARAMS",
+    "GROUPS",
+    "MEASURES",
+    "MEASURES_BY_KEY",
+    "MEASURE_KEYS",
+    "MeasureInfo",
+    "Params",
+    "SuiteResult",
+    "compute_suite",
+    "default_keys",
+    "evaluate",
+    "families_for",
+    "measure_keys",
+    "parameters",
+    "update_suite",
+]

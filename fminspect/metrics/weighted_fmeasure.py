@@ -61,6 +61,19 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import EPS, lazy_field, matlab_gauss2d
+from fminspect.metrics.registry import Family, MeasureInfo, Parameter
+
+#: β² of the weighted F-measure, Eq. (14) (1: Margolin et al.; pysodmetrics'
+#: ``WeightedFmeasure(beta=1)``, whose ``beta`` is β²).
+BETA2 = Parameter(
+    "wfm_beta2",
+    1.0,
+    "β²",
+    "β² of the weighted F-measure (Eq. (14); 1, Margolin et al. 2014)",
+    low=0.0,
+    high=100.0,
+    open_low=True,
+)
 
 KERNEL_SIZE = 7
 KERNEL_SIGMA = 5.0
@@ -376,7 +389,9 @@ def _fg_min_error_sum(pair: Pair, part: _GtPart) -> float:
     return float(np.einsum("i,i->", ea.ravel(), local.ravel()))
 
 
-def weighted_fmeasure_from_pair(pair: Pair, *, beta2: float = 1.0) -> WeightedFmeasureResult:
+def weighted_fmeasure_from_pair(
+    pair: Pair, *, beta2: float = BETA2.default
+) -> WeightedFmeasureResult:
     """Weighted F-measure of a prepared pair (see :func:`weighted_fmeasure`)."""
     if beta2 <= 0:
         raise ValueError(f"beta2 must be positive, got {beta2!r}")
@@ -418,7 +433,7 @@ def weighted_fmeasure(
     pred: np.ndarray | Pair,
     gt: np.ndarray | GroundTruth | None = None,
     *,
-    beta2: float = 1.0,
+    beta2: float = BETA2.default,
     norm: Normalization = DEFAULT_NORMALIZATION,
 ) -> WeightedFmeasureResult:
     """Weighted F-measure of a prediction against a GT.
@@ -431,3 +446,34 @@ def weighted_fmeasure(
     1.0
     """
     return weighted_fmeasure_from_pair(prepare(pred, gt, norm), beta2=beta2)
+
+
+FAMILY = Family(
+    field="weighted_fmeasure",
+    name="weighted F-measure",
+    compute=lambda pair, p, img: weighted_fmeasure_from_pair(pair, beta2=p.wfm_beta2),
+    params=(BETA2,),
+    measures=(
+        MeasureInfo(
+            "wFm",
+            "weighted F",
+            True,
+            "weighted_fmeasure",
+            lambda s: s.weighted_fmeasure.score,
+            lambda p: f"β²={p.wfm_beta2:g}",
+        ),
+    ),
+    paper=(
+        "Margolin et al., CVPR 2014: error E Eq. (7), weighted error Eq. (9), weighted TP/FP/FN "
+        "Eq. (10), dependency kernel A Eq. (11), importance B Eq. (12), P^w and R^w Eq. (13), "
+        "F^w_β Eq. (14)"
+    ),
+    reference="pysodmetrics 1.6.2 WeightedFmeasure; the authors' WFb.m",
+    teaching=(
+        "Rewards a continuous map whose errors are few, near the object and spatially "
+        "coherent: errors far from the object cost up to twice as much, and a false alarm "
+        "next to a miss is forgiven in part. No threshold. Misses structure, and its zero "
+        "padding lets a wrong map score above 0 on an all-foreground GT."
+    ),
+    view="weighted_fmeasure",
+)

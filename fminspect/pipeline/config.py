@@ -12,14 +12,16 @@ from fminspect import MEASURE_DEFINITION_VERSION
 from fminspect.io.limits import MAX_PIXELS
 from fminspect.io.loading import INTERPOLATIONS
 from fminspect.metrics import DEFAULT_PARAMS, Params, measure_keys
-from fminspect.metrics.suite import FIELD_PARAMS, MEASURES, MEASURES_BY_KEY
+from fminspect.metrics.registry import REGISTRY
+from fminspect.metrics.suite import FIELD_PARAMS, families_for
 
 
 @dataclass(frozen=True, slots=True)
 class EvalConfig:
     """What to compute: parameters, measures and the resize rule.
 
-    ``keys=None`` means every measure, with ``CCm`` only for datasets that have images.
+    ``keys=None`` means the default measures (:func:`~fminspect.metrics.default_keys`),
+    with ``CCm`` only for datasets that have images; ``("all",)`` every registered one.
     ``max_pixels``: files whose header declares more pixels are refused before decoding (a
     limit on the input, not a parameter of the values: it is not part of the fingerprint).
     """
@@ -70,16 +72,11 @@ class EvalConfig:
 
 
 def families(keys: Sequence[str]) -> tuple[str, ...]:
-    """The measure families (SuiteResult fields) behind ``keys``, in a fixed order."""
-    wanted = {MEASURES_BY_KEY[k].field for k in keys}
-    return tuple(dict.fromkeys(m.field for m in MEASURES if m.field in wanted))
+    """The measure families (SuiteResult fields, store families) behind ``keys``
+    (:func:`~fminspect.metrics.suite.families_for`)."""
+    return families_for(keys)
 
 
 def family_keys(family: str) -> tuple[str, ...]:
-    """The measure keys read from one family's result."""
-    return _FAMILY_KEYS[family]
-
-
-_FAMILY_KEYS: dict[str, tuple[str, ...]] = {}
-for _m in MEASURES:
-    _FAMILY_KEYS[_m.field] = (*_FAMILY_KEYS.get(_m.field, ()), _m.key)
+    """The measure keys read from one family's record."""
+    return tuple(m.key for m in REGISTRY.families[family].measures)

@@ -32,7 +32,6 @@ from fminspect.io.loading import fit_to, load_image, load_map
 from fminspect.io.validation import LoadError, Problem, empty_gt_message
 from fminspect.metrics import GroundTruth, Normalization, Params, SuiteResult, compute_suite
 from fminspect.metrics import prepare_gt as _prepare_gt
-from fminspect.metrics.suite import CURVES
 from fminspect.pipeline.config import family_keys
 from fminspect.pipeline.notes import Note, measure_notes
 from fminspect.pipeline.store import Record
@@ -208,11 +207,15 @@ def score_model(
     gt: GroundTruth,
     params: Params,
     *,
-    keys: Sequence[str] | None = None,
+    keys: Sequence[str] | str | None = None,
+    families: Sequence[str] | None = None,
 ) -> SuiteResult:
-    """Every measure (or those behind ``keys``) of one model's map; the camouflage
-    Context-measure only when the sample's image could be used."""
-    return compute_suite(loaded.preds[model], gt, params, img=loaded.image, keys=keys)
+    """The measures behind ``keys`` (default: the default ones) and the ``families`` named
+    of one model's map; the camouflage Context-measure only when the sample's image could be
+    used."""
+    return compute_suite(
+        loaded.preds[model], gt, params, img=loaded.image, keys=keys, families=families
+    )
 
 
 def suite_notes(suite: SuiteResult) -> tuple[Note, ...]:
@@ -247,13 +250,13 @@ def records(
     without an image), its curves and its notes — the GT's, the image's (with the CCm record
     only: no other measure uses the image), the prediction file's, the normalisation's and
     the family's own warnings."""
-    scores, curves = suite.scores(), suite.curves()
+    scores = suite.scores()
     pair_notes = _pair_notes(suite)
     out = {}
     for fam in families:
         out[fam] = Record(
             {k: scores.get(k, float("nan")) for k in family_keys(fam)},
-            {n: c for n, c in curves.items() if CURVES[n][0] == fam},
+            suite.arrays(fam),
             (
                 *gt_notes,
                 *(image_notes if fam == "camouflage_context" else ()),
@@ -294,8 +297,7 @@ def score_sample(
         if model not in loaded.preds:
             continue
         for group in [[f] for f in fams] if one_by_one else [list(fams)]:
-            keys = [k for fam in group for k in family_keys(fam)]
-            suite = score_model(loaded, model, gt, params, keys=keys)
+            suite = score_model(loaded, model, gt, params, families=group)
             out.setdefault(model, {}).update(
                 records(
                     suite,

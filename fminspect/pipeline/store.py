@@ -25,9 +25,9 @@ digest of its family's fingerprint (:func:`pair_key`, :func:`family_tag`): a pai
 are built by string concatenation, so an evaluation of thousands of images × dozens of
 methods keeps two short strings per pair in memory, not one per measure family.
 
-No pickles: scores and curves are raw little-endian float64 bytes with their names beside
-them, notes JSON (empty when there are none), so that reading a hundred thousand records
-is quick.
+No pickles: scores and curves are raw little-endian float64 bytes with their names (and the
+curves' lengths) beside them, notes JSON (empty when there are none), so that reading a
+hundred thousand records is quick.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ from fminspect.pipeline.notes import Note
 COMMIT_EVERY = 0.25
 
 #: Bumped when the tables change; a store of another version is emptied (it is a cache).
-SCHEMA_VERSION = 3
+#: 4: curves of any length, named ``name:length`` (the sweep's counts are not 256 long).
+SCHEMA_VERSION = 4
 
 #: Keys per query in bulk reads (SQLite's default limit on parameters is 32766).
 _CHUNK = 900
@@ -293,10 +294,11 @@ class ResultStore:
                 found: dict[str, np.ndarray] = {}
                 if curve_names:
                     flat = np.frombuffer(curve_blob, dtype="<f8")
-                    found = {
-                        n: flat[i * 256 : (i + 1) * 256]
-                        for i, n in enumerate(curve_names.split(","))
-                    }
+                    start = 0
+                    for entry in curve_names.split(","):
+                        name, _, size = entry.rpartition(":")
+                        found[name] = flat[start : start + int(size)]
+                        start += int(size)
                 typed = tuple(Note.from_list(n) for n in json.loads(note_text)) if note_text else ()
                 named = (
                     dict(zip(score_names.split(","), values, strict=True)) if score_names else {}
@@ -318,11 +320,12 @@ class ResultStore:
         last commit (a commit per work unit cost ~1 ms each)."""
         rows = []
         for key, rec in items:
-            names = list(rec.curves)
-            blob = b"".join(np.asarray(rec.curves[n], dtype="<f8").tobytes() for n in names)
+            arrays = {n: np.asarray(c, dtype="<f8").ravel() for n, c in rec.curves.items()}
+            blob = b"".join(a.tobytes() for a in arrays.values())
+            names = ",".join(f"{n}:{a.size}" for n, a in arrays.items())
             notes = json.dumps([n.as_list() for n in rec.notes]) if rec.notes else ""
             scores = np.array(list(rec.scores.values()), dtype="<f8").tobytes()
-            rows.append((key, ",".join(rec.scores), scores, ",".join(names), blob, notes))
+            rows.append((key, ",".join(rec.scores), scores, names, blob, notes))
         self._db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)", rows)
         now = time.monotonic()
         if now - self._committed >= COMMIT_EVERY:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from fminspect.metrics import (
+    DEFAULT_PARAMS,
     MEASURE_KEYS,
     MEASURES_BY_KEY,
     Params,
@@ -75,9 +76,9 @@ def test_suite_with_a_prepared_gt_gives_identical_scores() -> None:
 
 
 def test_labels_name_the_exact_variant() -> None:
-    assert MEASURES_BY_KEY["maxFm"].label() == "maxFm β²=0.3"
+    assert MEASURES_BY_KEY["maxFm"].label(DEFAULT_PARAMS) == "maxFm β²=0.3"
     assert MEASURES_BY_KEY["maxFm"].label(Params(beta2=1.0)) == "maxFm β²=1"
-    assert MEASURES_BY_KEY["Sm"].label() == "Sm α=0.5"
+    assert MEASURES_BY_KEY["Sm"].label(DEFAULT_PARAMS) == "Sm α=0.5"
     assert "max of the image-averaged" in MEASURES_BY_KEY["maxEm"].aggregation
     assert set(STABLE_KEYS) <= set(MEASURE_KEYS)
 
@@ -112,7 +113,7 @@ def test_evaluate_gains_cm_and_ccm_with_an_image() -> None:
 
     assert scores["Cm"] == context_measure(pred, gt).score
     assert scores["CCm"] == camouflage_context_measure(pred, gt, img=img).score
-    assert MEASURES_BY_KEY["CCm"].label() == "CCm β²=1.2 α=6 γ=8 λ=20"
+    assert MEASURES_BY_KEY["CCm"].label(DEFAULT_PARAMS) == "CCm β²=1.2 α=6 γ=8 λ=20"
 
 
 def test_update_suite_recomputes_only_what_a_parameter_affects() -> None:

@@ -117,6 +117,20 @@ def _degree(gt, img):
 
 GROUPS = {"classic": _classic, "handlers": _handlers, "msiou": _msiou}
 
+#: FmeasureV2's handlers, as the dataset mode steps them (β² = 0.3 for fm)
+HANDLERS = {
+    "fm": psm.FmeasureHandler,
+    "pre": psm.PrecisionHandler,
+    "rec": psm.RecallHandler,
+    "iou": psm.IOUHandler,
+    "dice": psm.DICEHandler,
+    "spec": psm.SpecificityHandler,
+    "fpr": psm.FPRHandler,
+    "ber": psm.BERHandler,
+    "oa": psm.OverallAccuracyHandler,
+    "kappa": psm.KappaHandler,
+}
+
 
 def _dataset(data, specs):
     """pysodmetrics' own accumulators stepped over every case, then get_results()."""
@@ -136,13 +150,35 @@ def _dataset(data, specs):
             }
         )
         msiou = psm.MSIoU(with_dynamic=False, with_adaptive=True, with_binary=True)
+        every = psm.FmeasureV2(
+            metric_handlers={
+                name: cls(with_dynamic=True, with_adaptive=True, with_binary=True)
+                for name, cls in HANDLERS.items()
+            }
+        )
+        pooled = psm.FmeasureV2(
+            metric_handlers={
+                name: cls(
+                    with_dynamic=False, with_adaptive=False, with_binary=True, sample_based=False
+                )
+                for name, cls in HANDLERS.items()
+            }
+        )
         for i, spec in enumerate(specs):
             pred, gt = data[f"pred_{i}"], data[f"gt_{i}"]
             kw = {"normalize": spec.get("normalize", True)}
-            for m in (fm, em, sm, wfm, mae, fmv2, msiou):
+            for m in (fm, em, sm, wfm, mae, fmv2, msiou, every, pooled):
                 m.step(pred, gt, **kw)
     f, e, v2, ms = fm.get_results(), em.get_results()["em"], fmv2.get_results(), msiou.get_results()
+    handlers = {}
+    for name, res in every.get_results().items():
+        handlers[f"{name}_dynamic"] = _curve(res["dynamic"])
+        handlers[f"{name}_adaptive"] = _f(res["adaptive"])
+        handlers[f"{name}_binary"] = _f(res["binary"])
+    for name, res in pooled.get_results().items():
+        handlers[f"{name}_pooled"] = _f(res["binary"])
     return {
+        "handlers": handlers,
         "MAE": _f(mae.get_results()["mae"]),
         "Sm": _f(sm.get_results()["sm"]),
         "wFm": _f(wfm.get_results()["wfm"]),

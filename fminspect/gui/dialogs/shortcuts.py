@@ -14,6 +14,7 @@ SHORTCUTS = (
     ("C", "toggle the TP / FP / FN overlay"),
     ("Ctrl+PgDown  /  Ctrl+PgUp", "next / previous page of model maps"),
     ("Ctrl+1  /  Ctrl+2", "the sample view / the dataset view"),
+    ("Ctrl+M", "choose the measures computed and shown"),
     ("Ctrl+O", "open a dataset folder"),
     ("Ctrl+E", "export the panel grid as PNG (native resolution)"),
     ("Ctrl+Shift+C", "copy the metrics table as CSV (also Ctrl+C in the table)"),

@@ -15,14 +15,16 @@ thousands of samples × dozens of models sort in milliseconds.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from fminspect.batch.scores import ScoreMatrix
+from fminspect.gui.dialogs.measures import fill_combo
 from fminspect.meta.rankings import disagreement
-from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY
+from fminspect.metrics import MEASURES_BY_KEY, default_keys
 
 #: what Qt passes as an item's index
 _Index = QtCore.QModelIndex | QtCore.QPersistentModelIndex
@@ -34,7 +36,7 @@ class BrowserModel(QtCore.QAbstractTableModel):
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
-        self.matrix = ScoreMatrix([], [], MEASURE_KEYS)
+        self.matrix = ScoreMatrix([], [], default_keys())
         self.models: list[str] = []  # the model columns: the shown models, then A and B
         self.shown: list[str] = []  # the shown models
         self.names: dict[str, str] = {}  # display names
@@ -223,12 +225,12 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self.model = BrowserModel(self)
         self.dataset = QtWidgets.QComboBox()
         self.measure = QtWidgets.QComboBox()
-        self.measure.addItems(list(MEASURE_KEYS))
+        self.measure.addItems(default_keys())
         self.measure.setCurrentText("Sm")
         self.model_a, self.model_b = QtWidgets.QComboBox(), QtWidgets.QComboBox()
         self.measure_x, self.measure_y = QtWidgets.QComboBox(), QtWidgets.QComboBox()
         for combo, value in ((self.measure_x, "maxFm"), (self.measure_y, "Sm")):
-            combo.addItems(list(MEASURE_KEYS))
+            combo.addItems(default_keys())
             combo.setCurrentText(value)
         self.order = QtWidgets.QComboBox()
         self.order.addItems(
@@ -294,10 +296,20 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         for each of ``models`` (the shown ones), under their display ``names``."""
         self.model.names = dict(names or {})
         self._fill_pair(matrix.methods, models)
+        self._fill_measures(matrix.keys)
         self._changed.clear()
         self.model.set_matrix(matrix, [m for m in models if m in matrix.method_index])
         self._on_view_changed()
         self.view.resizeColumnToContents(0)
+
+    def _fill_measures(self, keys: Sequence[str]) -> None:
+        """The measure lists offer the keys being scored."""
+        for combo, fallback in (
+            (self.measure, "Sm"),
+            (self.measure_x, "maxFm"),
+            (self.measure_y, "Sm"),
+        ):
+            fill_combo(combo, keys, fallback)
 
     def _fill_pair(self, every: list[str], shown: list[str]) -> None:
         """A and B can be any of the dataset's models; by default the first two shown."""

@@ -31,7 +31,7 @@ from fminspect.batch.scores import ScoreMatrix
 from fminspect.gui.model_selection import ModelSelection
 from fminspect.gui.panels.curves import THRESHOLDS, legend_icon, model_pen
 from fminspect.gui.panels.metrics_table import BEST_BRUSH, bold_font
-from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY
+from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, default_keys
 
 #: what Qt passes as an item's index
 _Index = QtCore.QModelIndex | QtCore.QPersistentModelIndex
@@ -243,7 +243,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         # method pair
         self.pair_a, self.pair_b = QtWidgets.QComboBox(), QtWidgets.QComboBox()
         self.pair_measure = QtWidgets.QComboBox()
-        self.pair_measure.addItems(list(MEASURE_KEYS))
+        self.pair_measure.addItems(default_keys())
         self.pair_measure.setCurrentText("Sm")
         self.pair_dataset = QtWidgets.QComboBox()
         self.pair_summary = QtWidgets.QLabel("")

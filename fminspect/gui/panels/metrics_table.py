@@ -7,12 +7,13 @@ import functools
 import io
 import math
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.gui.panels.curves import legend_icon
-from fminspect.metrics import MEASURES, MEASURES_BY_KEY, Params, SuiteResult
+from fminspect.metrics import MEASURES, MEASURES_BY_KEY, Params, SuiteResult, default_keys
 
 #: what Qt passes as an item's index
 _Index = QtCore.QModelIndex | QtCore.QPersistentModelIndex
@@ -73,14 +74,19 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         params: Params,
         colours: dict[str, int] | None = None,
         names: dict[str, str] | None = None,
+        keys: Sequence[str] | None = None,
     ) -> None:
         """New sample or new parameters: empty the table, keep the layout. ``colours``: each
-        model's palette index, as in the curves; ``names``: display names."""
+        model's palette index, as in the curves; ``names``: display names; ``keys``: the
+        measures shown (default: the default ones)."""
         self.beginResetModel()
         self.models = list(models)
         self.colours = colours or {m: i for i, m in enumerate(models)}
         self.names = dict(names or {})
-        self.keys = [m.key for m in MEASURES if with_image or not m.needs_image]
+        shown = set(default_keys() if keys is None else keys)
+        self.keys = [
+            m.key for m in MEASURES if m.key in shown and (with_image or not m.needs_image)
+        ]
         self.keys += [name for name, _ in AT_THRESHOLD]
         self.scores = {}
         self.results = {}
@@ -266,12 +272,14 @@ class MetricsTablePanel(QtWidgets.QWidget):
         params: Params,
         colours: dict[str, int] | None = None,
         names: dict[str, str] | None = None,
+        keys: Sequence[str] | None = None,
     ) -> None:
-        """New sample or parameters."""
-        self.model.reset(models, with_image, params, colours, names)
+        """New sample, parameters or measures."""
+        self.model.reset(models, with_image, params, colours, names, keys)
         self.caption.setText(
-            f"{params.norm.label} · max/mean: of this image's 256-threshold curve · "
-            "adp: threshold 2·mean · best per column highlighted · click a cell to explain it"
+            f"{params.norm.label} · max/mean/min: of this image's 256-threshold curve · "
+            "adp: threshold 2·mean · bin: threshold 0.5 · best per column highlighted · click "
+            "a cell to explain it · View → Measures… chooses the columns"
             + ("" if with_image else " · CCm needs the image")
         )
 

@@ -10,7 +10,7 @@ from PySide6 import QtCore, QtWidgets
 from fminspect.gui.model_selection import ModelSelection
 from fminspect.gui.panels.curves import legend_icon
 from fminspect.io.aliases import AliasError, read_aliases
-from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY
+from fminspect.metrics import MEASURES_BY_KEY, default_keys
 
 #: ``measure key -> {model: dataset value}``, or None while the dataset is being scored.
 DatasetValues = Callable[[str], "dict[str, float] | None"]
@@ -56,7 +56,7 @@ class ModelPickerPanel(QtWidgets.QWidget):
         self.top_k.setValue(8)
         self.top_k.setPrefix("top ")
         self.top_measure = QtWidgets.QComboBox()
-        self.top_measure.addItems(list(MEASURE_KEYS))
+        self.top_measure.addItems(default_keys())
         self.top_measure.setCurrentText("Sm")
         self.top_button = QtWidgets.QPushButton("show")
         self.top_button.setToolTip(

@@ -148,6 +148,8 @@ class ExplainView(QtWidgets.QWidget):
     numbers that make up the score. Subclasses fill it from a :class:`SuiteResult`."""
 
     TITLE = "measure"
+    #: the measure families the view draws from (see :func:`with_families`)
+    NEEDS: tuple[str, ...] = ()
 
     def __init__(
         self,

@@ -13,6 +13,7 @@ class ContextView(ExplainView):
     """C_β (the Cm column): kernel, forward and reverse maps."""
 
     TITLE = "Context-measure"
+    NEEDS = ("context",)
     CAMOUFLAGE = False
 
     def build(self) -> None:
@@ -122,4 +123,5 @@ class CamouflageContextView(ContextView):
     map."""
 
     TITLE = "camouflage Context-measure"
+    NEEDS = ("camouflage_context",)
     CAMOUFLAGE = True

@@ -33,6 +33,7 @@ class EmeasureView(ThresholdView):
     """Scrub the threshold and watch φ, ξ and f(ξ) change region by region."""
 
     TITLE = "E-measure"
+    NEEDS = ("emeasure",)
 
     def build(self) -> None:
         e = self.result.emeasure

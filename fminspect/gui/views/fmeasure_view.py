@@ -11,6 +11,7 @@ class FmeasureView(ThresholdView):
     """TP/FP/FN/TN at a threshold, and where the adaptive and maximum points lie."""
 
     TITLE = "F-measure / IoU / Dice"
+    NEEDS = ("fmeasure", "overlap")
 
     def build(self) -> None:
         f = self.result.fmeasure

@@ -13,6 +13,7 @@ class MAEView(ExplainView):
     """The per-pixel absolute error and its mean."""
 
     TITLE = "MAE"
+    NEEDS = ("mae",)
 
     def build(self) -> None:
         m = self.result.mae
@@ -37,6 +38,7 @@ class BoundaryView(ExplainView):
     """Both boundaries, their tolerance bands and the matched boundary pixels."""
 
     TITLE = "relaxed boundary F-measure"
+    NEEDS = ("relaxed_fmeasure",)
 
     def build(self) -> None:
         b = self.result.relaxed_fmeasure
@@ -86,6 +88,7 @@ class MSIoUView(ExplainView):
     """Edge maps, box counting at every cell size, and the ratio curve."""
 
     TITLE = "multiscale IoU"
+    NEEDS = ("msiou",)
 
     def build(self) -> None:
         m = self.result.msiou

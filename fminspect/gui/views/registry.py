@@ -12,12 +12,13 @@ from fminspect.gui.views.fmeasure_view import FmeasureView
 from fminspect.gui.views.other_views import BoundaryView, MAEView, MSIoUView
 from fminspect.gui.views.smeasure_view import SmeasureView
 from fminspect.gui.views.weighted_fmeasure_view import WeightedFmeasureView
-from fminspect.metrics import MEASURES_BY_KEY, Params, SuiteResult
+from fminspect.metrics import MEASURES_BY_KEY, REGISTRY, Params, SuiteResult, update_suite
 
-VIEW_BY_FIELD: dict[str, type[ExplainView]] = {
+#: The explain views by the name a measure family gives in its registry entry
+#: (:attr:`fminspect.metrics.registry.Family.view`).
+VIEWS: dict[str, type[ExplainView]] = {
     "mae": MAEView,
     "fmeasure": FmeasureView,
-    "overlap": FmeasureView,
     "weighted_fmeasure": WeightedFmeasureView,
     "smeasure": SmeasureView,
     "emeasure": EmeasureView,
@@ -26,26 +27,43 @@ VIEW_BY_FIELD: dict[str, type[ExplainView]] = {
     "context": ContextView,
     "camouflage_context": CamouflageContextView,
 }
-FIELD_BY_KEY = {key: info.field for key, info in MEASURES_BY_KEY.items()}
-FIELD_BY_KEY.update({"Fm": "fmeasure", "Em": "emeasure", "IoU": "overlap"})
+#: the table's @t columns and the curves' names
+_AT_FIELDS = {"Fm": "fmeasure", "Em": "emeasure", "IoU": "overlap"}
 
 
 def view_for(key: str) -> type[ExplainView]:
-    """The view class explaining measure ``key`` (e.g. ``'maxEm'``, ``'Fm@t'``)."""
-    return VIEW_BY_FIELD[FIELD_BY_KEY[key.split("@")[0]]]
+    """The view class explaining measure ``key`` (e.g. ``'maxEm'``, ``'Fm@t'``): the one
+    its family's registry entry names."""
+    base = key.split("@")[0]
+    field = _AT_FIELDS.get(base) or MEASURES_BY_KEY[base].field
+    return VIEWS[REGISTRY.families[field].view]
 
 
 def start_threshold(key: str, result: SuiteResult, current: int) -> int:
-    """The curve point a view opens at: the maximum's for a max… key (so the view shows the
-    number that was clicked), the inspector's threshold otherwise."""
-    f, o, e = result.fmeasure, result.overlap, result.emeasure
-    argmax = {
-        "maxFm": f.fmeasure.argmax if f else None,
-        "maxEm": e.argmax if e else None,
-        "maxIoU": o.iou.argmax if o else None,
-        "maxDice": o.dice.argmax if o else None,
-    }.get(key)
-    return current if argmax is None else argmax
+    """The curve point a view opens at: the best one's for a max…/min… key of a curve (so
+    the view shows the number that was clicked), the inspector's threshold otherwise."""
+    info = MEASURES_BY_KEY.get(key)
+    if info is None or info.kind not in ("max", "min") or not result.has(info.field):
+        return current
+    if info.scores is not None:
+        curve = info.scores(result).curve
+    elif key == "maxEm":
+        curve = result.emeasure.curve
+    else:
+        return current
+    return int(curve.argmax() if info.kind == "max" else curve.argmin())
+
+
+def with_families(
+    result: SuiteResult, families: tuple[str, ...], image: np.ndarray | None
+) -> SuiteResult:
+    """``result`` with ``families`` too (computed by the measures' own code if the window
+    did not compute them: a view of the confusion counts opened on a TNR cell needs the
+    F-measure family's precision and recall)."""
+    missing = [f for f in families if f not in result.results]
+    if not missing:
+        return result
+    return update_suite(result, result.params, img=image, families=[*result.results, *missing])
 
 
 class ExplainWindow(QtWidgets.QMainWindow):
@@ -62,9 +80,9 @@ class ExplainWindow(QtWidgets.QMainWindow):
         parent: QtWidgets.QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.view = view_for(key)(
-            result, model, sample, image, start_threshold(key, result, threshold)
-        )
+        cls = view_for(key)
+        result = with_families(result, cls.NEEDS, image)
+        self.view = cls(result, model, sample, image, start_threshold(key, result, threshold))
         if key.startswith("adp") and hasattr(self.view, "set_adaptive"):
             self.view.set_adaptive(True)  # the binarisation behind the clicked number
         self.setCentralWidget(self.view)

@@ -27,6 +27,7 @@ class SmeasureView(ExplainView):
     """Region part (quadrants) and object part (foreground/background value distributions)."""
 
     TITLE = "S-measure"
+    NEEDS = ("smeasure",)
 
     def build(self) -> None:
         s = self.result.smeasure

@@ -10,6 +10,7 @@ class WeightedFmeasureView(ExplainView):
     """E → Et → EA → MIN_E_EA → × B = Ew, and what plain F-measure sees."""
 
     TITLE = "weighted F-measure"
+    NEEDS = ("weighted_fmeasure",)
 
     def build(self) -> None:
         w, f = self.result.weighted_fmeasure, self.result.fmeasure

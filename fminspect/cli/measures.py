@@ -1,0 +1,86 @@
+"""``fminspect measures``: every measure key the registry holds — its family, exact variant,
+direction, how its dataset value is formed, whether it is computed by default, the paper
+and equations it implements and its reference implementation."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fminspect.cli._common import Subparsers
+
+
+def add_parser(sub: Subparsers) -> None:
+    m = sub.add_parser(
+        "measures",
+        help="list every measure key: variant, dataset value, paper, reference",
+        description="List every measure key fminspect computes (the measure registry). "
+        "`--measures` of eval, meta and rank takes these keys, a family's name (every key "
+        "of it), 'default' or 'all'.",
+    )
+    m.add_argument(
+        "--format",
+        choices=("text", "markdown", "json"),
+        default="text",
+        help="text (default), a Markdown table (the README's), or JSON",
+    )
+    m.set_defaults(func=run)
+
+
+def rows() -> list[dict[str, object]]:
+    """One row per key, in registry order."""
+    from fminspect.metrics import DEFAULT_PARAMS, REGISTRY
+
+    out: list[dict[str, object]] = []
+    for name, fam in REGISTRY.families.items():
+        for m in fam.measures:
+            out.append(
+                {
+                    "key": m.key,
+                    "family": name,
+                    "measure": m.family,
+                    "variant": m.label(DEFAULT_PARAMS)[len(m.key) :].strip(),
+                    "higher_is_better": m.higher_is_better,
+                    "dataset_value": m.aggregation,
+                    "default": m.default,
+                    "needs_image": m.needs_image,
+                    "paper": fam.paper,
+                    "reference": fam.reference,
+                }
+            )
+    return out
+
+
+def markdown() -> str:
+    """The README's table: one row per family, its keys, paper and reference."""
+    from fminspect.metrics import REGISTRY
+
+    lines = [
+        "| family (`--measures` name) | keys (**default** in bold) | paper, equations "
+        "| reference |",
+        "|---|---|---|---|",
+    ]
+    for name, fam in REGISTRY.families.items():
+        if not fam.measures:
+            continue
+        keys = ", ".join(f"**{m.key}**" if m.default else m.key for m in fam.measures)
+        lines.append(f"| {fam.name} (`{name}`) | {keys} | {fam.paper} | {fam.reference} |")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.format == "json":
+        print(json.dumps(rows(), indent=1, ensure_ascii=False))
+    elif args.format == "markdown":
+        print(markdown(), end="")
+    else:
+        for r in rows():
+            arrow = "↑" if r["higher_is_better"] else "↓"
+            flag = "default" if r["default"] else ""
+            print(
+                f"{r['key']:<13} {arrow} {r['measure']:<24} {r['variant']:<22} {flag:<8} "
+                f"{r['dataset_value']}"
+            )
+    return 0

@@ -1,0 +1,74 @@
+"""One registry entry reaches every surface of the window: a measure family registered in
+one call (tests/toy_measure.py) and ticked in View → Measures… gets a metrics-table column,
+the browser's and the dataset view's measure lists and values (scored by the background
+service process, which loads it through FMINSPECT_MEASURE_MODULES), the model picker's top-k
+list and an explain view — none of them is told about it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6 import QtWidgets
+
+from fminspect.metrics import REGISTRY, Family, default_keys
+from fminspect.metrics.suite import PLUGINS_VARIABLE
+from tests.gui.conftest import settle
+from tests.toy_measure import FAMILY as TOY
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[Family]:
+    monkeypatch.setenv(PLUGINS_VARIABLE, "tests.toy_measure:FAMILY")
+    REGISTRY.register(TOY)
+    try:
+        yield TOY
+    finally:
+        REGISTRY.unregister("toy")
+
+
+def _items(combo: QtWidgets.QComboBox) -> list[str]:
+    return [combo.itemText(i) for i in range(combo.count())]
+
+
+@pytest.mark.slow
+def test_a_registered_measure_reaches_every_surface_of_the_window(
+    toy,
+    qtbot,
+    window,
+    dataset_root: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    assert window.open_path(dataset_root)
+    settle(qtbot, window)
+    assert "Toy" not in window.table.model.keys  # not a default measure
+    window.set_measures([*default_keys(), "Toy"])
+    qtbot.waitUntil(lambda: "Toy" in window.browser.model.matrix.keys, timeout=30000)
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: bool(window.dataset_results.get("DS")), timeout=30000)
+    # the metrics table: a column with the toy's value for every model
+    table = window.table.model
+    assert "Toy" in table.keys and table.label("Toy") == "Toy thr=0.5"
+    sample = window.controller.sample
+    for model, result in window.controller.results.items():
+        expected = TOY.compute(result.pair, result.params, None).score
+        assert table.scores[model]["Toy"] == expected
+    # the browser: its measure lists and its scores (from the service process)
+    assert "Toy" in _items(window.browser.measure)
+    matrix = window.browser.model.matrix
+    column = matrix.column("A", "Toy")
+    assert np.isfinite(column).all()
+    row = matrix.sample_index[sample.name]
+    assert column[row] == pytest.approx(table.scores["A"]["Toy"], abs=1e-15)
+    # the dataset view: a column of dataset values, and its pair measure list
+    window.dataset_view.refresh()
+    assert ("DS", "Toy") in window.dataset_view.model.columns
+    assert "Toy" in _items(window.dataset_view.pair_measure)
+    # the model picker's top-k list
+    assert "Toy" in _items(window.picker.top_measure)
+    # an explain view (the one the family names)
+    view = window.explain("A", "Toy")
+    assert view is not None and view.view.TITLE == "MAE"
+    # the choice is remembered for the next window
+    assert "Toy" in window._stored_measures()

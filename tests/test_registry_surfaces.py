@@ -1,0 +1,71 @@
+"""One registry entry reaches every surface: a measure family registered here, in one call,
+is computed and written by ``eval`` (summary, per-image rows, results.json), listed by
+``fminspect measures``, run through ``meta`` and compared with human rankings by ``rank``
+— none of them is told about it. Worker processes (``--jobs 2``) find it through
+``FMINSPECT_MEASURE_MODULES``, as they would a plug-in's entry point. (The window's surfaces: tests/gui/test_registry_surfaces.py.)
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fminspect import api
+from fminspect.cli import main
+from fminspect.metrics import REGISTRY, Family
+from fminspect.metrics.suite import PLUGINS_VARIABLE
+from tests.datasets import make_dataset, write_png
+from tests.toy_measure import FAMILY as TOY
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[Family]:
+    """The toy family registered here and in every process started meanwhile."""
+    monkeypatch.setenv(PLUGINS_VARIABLE, "tests.toy_measure:FAMILY")
+    REGISTRY.register(TOY)
+    try:
+        yield TOY
+    finally:
+        REGISTRY.unregister("toy")
+
+
+def test_eval_computes_and_writes_a_registered_measure(toy, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"))
+    out = tmp_path / "out"
+    report = api.evaluate_dataset(root, out=out, measures=["MAE", "Toy"], plots=False, jobs=2)
+    summary = json.loads((out / "summary.json").read_text())
+    assert set(summary["DS"]["A"]) == {"MAE", "Toy"}
+    assert 0 <= summary["DS"]["A"]["Toy"] <= 1
+    with (out / "per_image.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 6 and all(r["Toy thr=0.5"] for r in rows)  # headed by its variant
+    results = json.loads((out / "results.json").read_text())
+    assert "toy" in json.dumps(results)
+    assert report.evaluated == 6
+
+
+def test_the_measures_command_lists_it(toy, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["measures"]) == 0
+    assert any(line.startswith("Toy ") for line in capsys.readouterr().out.splitlines())
+    assert main(["measures", "--format", "markdown"]) == 0
+    assert "| toy measure (`toy`) | Toy |" in capsys.readouterr().out
+
+
+def test_meta_and_rank_use_it(toy, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
+    report = api.run_meta(root, measures=["Toy", "MAE"], metas=["generic"], plots=False)
+    assert "Toy" in {row.measure for row in report.summary}
+    gt = np.zeros((40, 40), np.uint8)
+    gt[10:30, 10:30] = 255
+    for g in ("g1", "g2"):
+        write_png(tmp_path / "ranked" / g / "gt.png", gt)
+        write_png(tmp_path / "ranked" / g / "1.png", gt)
+        write_png(tmp_path / "ranked" / g / "2.png", np.roll(gt, 6, axis=1))
+        write_png(tmp_path / "ranked" / g / "3.png", np.full_like(gt, 255))
+    agreement = api.human_agreement(ranked=tmp_path / "ranked", measures=["Toy"])
+    assert agreement.row("Toy").groups == 2
