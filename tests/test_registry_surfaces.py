@@ -2,7 +2,8 @@
 is computed and written by ``eval`` (summary, per-image rows, results.json), listed by
 ``fminspect measures``, run through ``meta`` and compared with human rankings by ``rank``
 — none of them is told about it. Worker processes (``--jobs 2``) find it through
-``FMINSPECT_MEASURE_MODULES``, as they would a plug-in's entry point. (The window's surfaces: tests/gui/test_registry_surfaces.py.)
+``FMINSPECT_MEASURE_MODULES``, as they would a plug-in's entry point. (The window's
+surfaces: tests/gui/test_registry_surfaces.py.)
 """
 
 from __future__ import annotations

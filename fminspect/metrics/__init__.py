@@ -130,6 +130,6 @@ __all__ = [
     "weighted_fmeasure",
 ]
 
-from fminspect.metrics.suite import load_plugins as _load_plugins  # noqa: E402
+from fminspect.metrics.suite import load_plugins as _load_plugins
 
 _load_plugins()
