@@ -27,6 +27,7 @@ from fminspect.metrics._inputs import (
     prepare_gt,
     unit_map,
 )
+from fminspect.metrics.auc import AUCResult, auc
 from fminspect.metrics.boundary_fmeasure import RelaxedFmeasureResult, relaxed_fmeasure
 from fminspect.metrics.camouflage_degree import CamouflageDegreeResult, camouflage_degree
 from fminspect.metrics.classification import ClassificationResult, classification
@@ -73,6 +74,7 @@ __all__ = [
     "MEASURE_KEYS",
     "ORIGINAL_CONTEXT_NORMALIZATION",
     "REGISTRY",
+    "AUCResult",
     "CamouflageContextMeasureResult",
     "CamouflageDegreeResult",
     "ClassificationResult",
@@ -103,6 +105,7 @@ __all__ = [
     "ThresholdScores",
     "WeightedFmeasureResult",
     "aggregate",
+    "auc",
     "camouflage_context_measure",
     "camouflage_degree",
     "classification",

@@ -60,19 +60,29 @@ class Parameter:
         Whether it takes whole numbers only.
     open_low : bool
         Whether ``low`` itself is excluded (β² > 0).
+    choices : tuple of str
+        For a parameter that names a variant (AP's interpolation): its possible values.
     """
 
     name: str
-    default: float
+    default: Any
     symbol: str
     description: str
     low: float = -math.inf
     high: float = math.inf
     integer: bool = False
     open_low: bool = False
+    choices: tuple[str, ...] = ()
 
-    def check(self, value: float) -> None:
-        """Raise ValueError naming the parameter when ``value`` is outside its range."""
+    def check(self, value: Any) -> None:
+        """Raise ValueError naming the parameter when ``value`` is outside its range (or not
+        one of its ``choices``)."""
+        if self.choices:
+            if value not in self.choices:
+                raise ValueError(
+                    f"{self.name} must be one of {', '.join(self.choices)}, got {value!r}"
+                )
+            return
         below = value <= self.low if self.open_low else value < self.low
         if below or value > self.high or (self.integer and value != int(value)):
             low = f"> {self.low:g}" if self.open_low else f"≥ {self.low:g}"
@@ -120,31 +130,31 @@ class DatasetValue:
 MEAN = DatasetValue()
 
 
-def curve_max(curve: str) -> DatasetValue:
+def curve_max(curve: str, points: int = 256) -> DatasetValue:
     """The max over thresholds of the image-averaged curve ``curve``."""
     return DatasetValue(
-        f"max of the image-averaged 256-threshold {curve} curve",
+        f"max of the image-averaged {points}-threshold {curve} curve",
         "curves",
         (curve,),
         lambda c, p: float(c[curve].max()),
     )
 
 
-def curve_min(curve: str) -> DatasetValue:
+def curve_min(curve: str, points: int = 256) -> DatasetValue:
     """The min over thresholds of the image-averaged curve (a lower-is-better measure)."""
     return DatasetValue(
-        f"min of the image-averaged 256-threshold {curve} curve",
+        f"min of the image-averaged {points}-threshold {curve} curve",
         "curves",
         (curve,),
         lambda c, p: float(c[curve].min()),
     )
 
 
-def curve_mean(curve: str) -> DatasetValue:
+def curve_mean(curve: str, points: int = 256) -> DatasetValue:
     """The mean over thresholds of the image-averaged curve (= the mean of the per-image
     curve means)."""
     return DatasetValue(
-        f"mean of the image-averaged 256-threshold {curve} curve",
+        f"mean of the image-averaged {points}-threshold {curve} curve",
         "curves",
         (curve,),
         lambda c, p: float(c[curve].mean()),

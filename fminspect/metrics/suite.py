@@ -20,6 +20,8 @@ import numpy as np
 
 from fminspect.metrics._confusion import FAMILY as _SWEEP
 from fminspect.metrics._inputs import GroundTruth, Normalization, Pair, prepare
+from fminspect.metrics.auc import AP_INTERPOLATION as _AP_INTERPOLATION
+from fminspect.metrics.auc import FAMILY as _AUC
 from fminspect.metrics.boundary_fmeasure import BETA2 as _RELAX_BETA2
 from fminspect.metrics.boundary_fmeasure import FAMILY as _RELAXED
 from fminspect.metrics.boundary_fmeasure import RHO as _RELAX_RHO
@@ -35,6 +37,8 @@ from fminspect.metrics.emeasure import FAMILY as _EMEASURE
 from fminspect.metrics.fmeasure import BETA2 as _FM_BETA2
 from fminspect.metrics.fmeasure import FAMILY as _FMEASURE
 from fminspect.metrics.mae import FAMILY as _MAE
+from fminspect.metrics.msiou import COUNTING as _MSIOU_COUNTING
+from fminspect.metrics.msiou import CURVE_FAMILY as _MSIOU_CURVE
 from fminspect.metrics.msiou import FAMILY as _MSIOU
 from fminspect.metrics.overlap import FAMILY as _OVERLAP
 from fminspect.metrics.registry import (
@@ -62,9 +66,11 @@ for _family in (
     _OVERLAP,
     _RELAXED,
     _MSIOU,
+    _MSIOU_CURVE,
     _CONTEXT,
     _CAMOUFLAGE_CONTEXT,
     _CLASSIFICATION,
+    _AUC,
     _SWEEP,
 ):
     REGISTRY.register(_family)
@@ -115,6 +121,8 @@ class Params:
     ccm_beta2: float = _CCM_BETA2.default
     ccm_gamma: float = _GAMMA.default
     ccm_lambda: float = _LAMBDA.default
+    ap_interpolation: str = _AP_INTERPOLATION.default
+    msiou_counting: str = _MSIOU_COUNTING.default
 
     def __post_init__(self) -> None:
         for p in parameters().values():

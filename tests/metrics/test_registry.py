@@ -199,3 +199,16 @@ def test_every_confusion_key_equals_pysodmetrics_per_image_and_over_a_dataset(py
         assert math.isclose(value, want, rel_tol=0, abs_tol=1e-10), (key, value, want)
     # pooling is not the mean of the images' values (the two differ on these cases)
     assert abs(values["pooledIoU"] - values["binIoU"]) > 1e-3
+
+
+def test_the_readme_lists_every_key_as_the_registry_does() -> None:
+    from pathlib import Path
+
+    from fminspect.cli.measures import markdown
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("<!-- measures-table -->\n") + len("<!-- measures-table -->\n")
+    table = readme[start : readme.index("<!-- /measures-table -->")]
+    assert table == markdown(), (
+        "README's table is out of date: fminspect measures --format markdown"
+    )

@@ -95,6 +95,14 @@ def _msiou(pred, gt, normalize):
     return {"msiou_adp": _f(r["adaptive"]), "msiou_bin": _f(r["binary"])}
 
 
+def _msiou_dynamic(pred, gt, normalize):
+    m = psm.MSIoU(with_dynamic=True, with_adaptive=False, with_binary=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m.step(pred, gt, normalize=normalize)
+    return {"msiou_curve": _curve(m.get_results()["dynamic"])}
+
+
 def _context(pred, gt, normalize, img):
     out = {}
     cm = psm.ContextMeasure()
@@ -115,7 +123,12 @@ def _degree(gt, img):
     return {"cd_sum": float(cd.sum()), "recon_sum": int(recon.astype(np.int64).sum())}
 
 
-GROUPS = {"classic": _classic, "handlers": _handlers, "msiou": _msiou}
+GROUPS = {
+    "classic": _classic,
+    "handlers": _handlers,
+    "msiou": _msiou,
+    "msiou_dynamic": _msiou_dynamic,
+}
 
 #: FmeasureV2's handlers, as the dataset mode steps them (β² = 0.3 for fm)
 HANDLERS = {

@@ -166,6 +166,11 @@ class ExplainView(QtWidgets.QWidget):
         self.header = QtWidgets.QLabel()
         self.header.setWordWrap(True)
         self.header.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.teaching = QtWidgets.QLabel()
+        self.teaching.setObjectName("teachingNote")
+        self.teaching.setWordWrap(True)
+        self.teaching.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.teaching.hide()
         self.panels: dict[str, MatrixPanel] = {}
         self.grid = QtWidgets.QGridLayout()
         self.numbers = QtWidgets.QTableWidget(0, 3)
@@ -197,6 +202,7 @@ class ExplainView(QtWidgets.QWidget):
         self.splitter = splitter
         box = QtWidgets.QVBoxLayout(self)
         box.addWidget(self.header)
+        box.addWidget(self.teaching)
         box.addLayout(self.controls)
         box.addWidget(splitter, 1)
         self.build()
@@ -209,6 +215,15 @@ class ExplainView(QtWidgets.QWidget):
             f"<h3>{self.TITLE} — {self.model} on {self.sample}</h3>"
             f"<p><b>variant:</b> {variant}; {norm}</p><p>{equations}</p>"
         )
+
+    def set_teaching(self, note: str, paper: str, reference: str) -> None:
+        """What the measure rewards and misses, the paper (with equation numbers) and the
+        reference implementation, from its registry entry."""
+        self.teaching.setText(
+            f"<p><b>what it rewards and misses:</b> {note}</p>"
+            f"<p><b>paper:</b> {paper} · <b>reference:</b> {reference}</p>"
+        )
+        self.teaching.show()
 
     def panel(self, key: str, title: str, row: int, col: int) -> MatrixPanel:
         """A matrix panel at (row, col) of the grid (created once; its title is updated on

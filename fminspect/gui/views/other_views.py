@@ -97,7 +97,8 @@ class MSIoUView(ExplainView):
             "adaptive (p ≥ 2·mean) and binary (p > 0.5) binarisations",
             "Edges = support of the Sobel response; for cell sizes 1, 2, …, 512 the cells holding "
             "an edge are counted (zero padding top/left); ratio = (|pred ∧ GT cells| + 1)/(|GT "
-            "cells| + 1); MSIoU = area under the 10 ratios (dx = 1/9). Ahmadzadeh et al., ICIP 2021.",
+            "cells| + 1); MSIoU = area under the 10 ratios (dx = 1/9). Ahmadzadeh et al., ICIP 2021. "
+            "GT cell counts in float16 by default, as pysodmetrics (msiou_counting).",
         )
         self.mode = QtWidgets.QComboBox()
         self.mode.addItems(["adaptive", "binary"])
@@ -115,7 +116,23 @@ class MSIoUView(ExplainView):
         self.scale.valueChanged.connect(lambda _: self.refresh())
         self.plot = pg.PlotWidget(title="ratio per cell size")
         self.plot.setLabel("bottom", "log₂ cell size")
-        self.add_plot(self.plot, 1, 0, 1, 3)
+        curve = self.result.msiou_curve
+        self.add_plot(self.plot, 1, 0, 1, 3 if curve is None else 2)
+        if curve is not None:  # the 257-threshold curve, when it was computed
+            over = pg.PlotWidget(title="MSIoU per threshold t (★ max)")
+            over.plot(
+                np.arange(curve.curve.size), curve.curve, pen=pg.mkPen((31, 119, 180), width=2)
+            )
+            over.plot(
+                [curve.argmax],
+                [curve.max],
+                pen=None,
+                symbol="star",
+                symbolSize=14,
+                symbolBrush=(255, 190, 0),
+            )
+            over.setLabel("bottom", "threshold t (floor(255·p) ≥ t; 256: empty)")
+            self.add_plot(over, 1, 2)
         self.refresh()
 
     def refresh(self) -> None:
@@ -140,7 +157,15 @@ class MSIoUView(ExplainView):
         self.plot.plot(
             [k], [s.ratios[k]], pen=None, symbol="o", symbolSize=12, symbolBrush=(235, 60, 50)
         )
-        rows: list[tuple[str, object, str]] = [("MSIoU", s.score, s.rule)]
+        rows: list[tuple[str, object, str]] = [
+            ("MSIoU", s.score, f"{s.rule}; GT cells counted {m.counting}")
+        ]
+        if self.result.msiou_curve is not None:
+            c = self.result.msiou_curve
+            rows += [
+                ("meanMSIoU", c.mean, "mean over t = 0..256"),
+                ("maxMSIoU", c.max, f"at t = {c.argmax}"),
+            ]
         for i, sz in enumerate(m.cell_sizes):
             rows.append(
                 (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtWidgets
 
+from fminspect.gui.views.auc_view import AUCView
 from fminspect.gui.views.base import ExplainView
 from fminspect.gui.views.context_view import CamouflageContextView, ContextView
 from fminspect.gui.views.emeasure_view import EmeasureView
@@ -12,7 +13,7 @@ from fminspect.gui.views.fmeasure_view import FmeasureView
 from fminspect.gui.views.other_views import BoundaryView, MAEView, MSIoUView
 from fminspect.gui.views.smeasure_view import SmeasureView
 from fminspect.gui.views.weighted_fmeasure_view import WeightedFmeasureView
-from fminspect.metrics import MEASURES_BY_KEY, REGISTRY, Params, SuiteResult, update_suite
+from fminspect.metrics import MEASURES_BY_KEY, REGISTRY, Family, Params, SuiteResult, update_suite
 
 #: The explain views by the name a measure family gives in its registry entry
 #: (:attr:`fminspect.metrics.registry.Family.view`).
@@ -26,17 +27,21 @@ VIEWS: dict[str, type[ExplainView]] = {
     "msiou": MSIoUView,
     "context": ContextView,
     "camouflage_context": CamouflageContextView,
+    "auc": AUCView,
 }
 #: the table's @t columns and the curves' names
 _AT_FIELDS = {"Fm": "fmeasure", "Em": "emeasure", "IoU": "overlap"}
 
 
+def _family_of(key: str) -> Family:
+    base = key.split("@")[0]
+    return REGISTRY.families[_AT_FIELDS.get(base) or MEASURES_BY_KEY[base].field]
+
+
 def view_for(key: str) -> type[ExplainView]:
     """The view class explaining measure ``key`` (e.g. ``'maxEm'``, ``'Fm@t'``): the one
     its family's registry entry names."""
-    base = key.split("@")[0]
-    field = _AT_FIELDS.get(base) or MEASURES_BY_KEY[base].field
-    return VIEWS[REGISTRY.families[field].view]
+    return VIEWS[_family_of(key).view]
 
 
 def start_threshold(key: str, result: SuiteResult, current: int) -> int:
@@ -83,6 +88,8 @@ class ExplainWindow(QtWidgets.QMainWindow):
         cls = view_for(key)
         result = with_families(result, cls.NEEDS, image)
         self.view = cls(result, model, sample, image, start_threshold(key, result, threshold))
+        family = _family_of(key)
+        self.view.set_teaching(family.teaching, family.paper, family.reference)
         if key.startswith("adp") and hasattr(self.view, "set_adaptive"):
             self.view.set_adaptive(True)  # the binarisation behind the clicked number
         self.setCentralWidget(self.view)
