@@ -28,7 +28,9 @@ from fminspect.metrics._inputs import (
     unit_map,
 )
 from fminspect.metrics.auc import AUCResult, auc
+from fminspect.metrics.boundary_accuracy import BoundaryAccuracyResult, boundary_accuracy
 from fminspect.metrics.boundary_fmeasure import RelaxedFmeasureResult, relaxed_fmeasure
+from fminspect.metrics.boundary_iou import BoundaryIoUResult, boundary_iou
 from fminspect.metrics.camouflage_degree import CamouflageDegreeResult, camouflage_degree
 from fminspect.metrics.classification import ClassificationResult, classification
 from fminspect.metrics.context_measure import (
@@ -42,10 +44,12 @@ from fminspect.metrics.context_measure import (
 from fminspect.metrics.dataset import DatasetAccumulator, aggregate
 from fminspect.metrics.emeasure import EmeasureAt, EmeasureResult, emeasure, emeasure_at
 from fminspect.metrics.fmeasure import FmeasureResult, fmeasure
+from fminspect.metrics.hce import HCEResult, hce
 from fminspect.metrics.mae import MAEResult, mae
 from fminspect.metrics.msiou import MSIoUResult, MSIoUScore, msiou, msiou_at
 from fminspect.metrics.overlap import OverlapResult, overlap
 from fminspect.metrics.registry import REGISTRY, CurveInfo, DatasetValue, Family, Parameter
+from fminspect.metrics.size_invariance import SizeInvarianceResult, size_invariance
 from fminspect.metrics.smeasure import SmeasureResult, smeasure
 from fminspect.metrics.suite import (
     CURVES,
@@ -75,6 +79,8 @@ __all__ = [
     "ORIGINAL_CONTEXT_NORMALIZATION",
     "REGISTRY",
     "AUCResult",
+    "BoundaryAccuracyResult",
+    "BoundaryIoUResult",
     "CamouflageContextMeasureResult",
     "CamouflageDegreeResult",
     "ClassificationResult",
@@ -90,6 +96,7 @@ __all__ = [
     "Family",
     "FmeasureResult",
     "GroundTruth",
+    "HCEResult",
     "MAEResult",
     "MSIoUResult",
     "MSIoUScore",
@@ -100,12 +107,15 @@ __all__ = [
     "Parameter",
     "Params",
     "RelaxedFmeasureResult",
+    "SizeInvarianceResult",
     "SmeasureResult",
     "SuiteResult",
     "ThresholdScores",
     "WeightedFmeasureResult",
     "aggregate",
     "auc",
+    "boundary_accuracy",
+    "boundary_iou",
     "camouflage_context_measure",
     "camouflage_degree",
     "classification",
@@ -118,6 +128,7 @@ __all__ = [
     "emeasure_at",
     "evaluate",
     "fmeasure",
+    "hce",
     "mae",
     "measure_keys",
     "msiou",
@@ -127,6 +138,7 @@ __all__ = [
     "prepare",
     "prepare_gt",
     "relaxed_fmeasure",
+    "size_invariance",
     "smeasure",
     "unit_map",
     "update_suite",

@@ -153,6 +153,13 @@ class DatasetAccumulator:
                 if missing:
                     raise ValueError(f"{k} needs the curves {missing}, which were not recorded")
                 out[k] = info.dataset.reduce(curves, params)
+            elif info.dataset.kind == "pooled" and info.dataset.curves:
+                # counts a family summed itself (TP, FP, TN, FN): their sums over the images
+                name = info.dataset.curves[0]
+                if name not in self.curve_sums:
+                    raise ValueError(f"{k} needs the counts {name!r}, which were not recorded")
+                tp, fp, tn, fn = self.curve_sums[name].astype(np.int64)
+                out[k] = info.dataset.reduce(Pooled(tp=tp, fp=fp, tn=tn, fn=fn), params)
             elif info.dataset.kind == "pooled":
                 pooled = pooled or self.pooled()
                 if pooled is None:

@@ -22,9 +22,12 @@ from fminspect.metrics._confusion import FAMILY as _SWEEP
 from fminspect.metrics._inputs import GroundTruth, Normalization, Pair, prepare
 from fminspect.metrics.auc import AP_INTERPOLATION as _AP_INTERPOLATION
 from fminspect.metrics.auc import FAMILY as _AUC
+from fminspect.metrics.boundary_accuracy import FAMILY as _BOUNDARY_ACCURACY
 from fminspect.metrics.boundary_fmeasure import BETA2 as _RELAX_BETA2
 from fminspect.metrics.boundary_fmeasure import FAMILY as _RELAXED
 from fminspect.metrics.boundary_fmeasure import RHO as _RELAX_RHO
+from fminspect.metrics.boundary_iou import FAMILY as _BOUNDARY_IOU
+from fminspect.metrics.boundary_iou import RATIO as _BIOU_RATIO
 from fminspect.metrics.camouflage_degree import GAMMA as _GAMMA
 from fminspect.metrics.camouflage_degree import LAMBDA as _LAMBDA
 from fminspect.metrics.classification import FAMILY as _CLASSIFICATION
@@ -36,6 +39,9 @@ from fminspect.metrics.context_measure import FAMILY as _CONTEXT
 from fminspect.metrics.emeasure import FAMILY as _EMEASURE
 from fminspect.metrics.fmeasure import BETA2 as _FM_BETA2
 from fminspect.metrics.fmeasure import FAMILY as _FMEASURE
+from fminspect.metrics.hce import EPSILON as _HCE_EPSILON
+from fminspect.metrics.hce import FAMILY as _HCE
+from fminspect.metrics.hce import RELAX as _HCE_RELAX
 from fminspect.metrics.mae import FAMILY as _MAE
 from fminspect.metrics.msiou import COUNTING as _MSIOU_COUNTING
 from fminspect.metrics.msiou import CURVE_FAMILY as _MSIOU_CURVE
@@ -51,6 +57,8 @@ from fminspect.metrics.registry import (
     MeasureInfo,
     Parameter,
 )
+from fminspect.metrics.size_invariance import FAMILY as _SIZE_INVARIANCE
+from fminspect.metrics.size_invariance import MIN_AREA as _SI_MIN_AREA
 from fminspect.metrics.smeasure import ALPHA as _ALPHA
 from fminspect.metrics.smeasure import FAMILY as _SMEASURE
 from fminspect.metrics.weighted_fmeasure import BETA2 as _WFM_BETA2
@@ -71,6 +79,10 @@ for _family in (
     _CAMOUFLAGE_CONTEXT,
     _CLASSIFICATION,
     _AUC,
+    _SIZE_INVARIANCE,
+    _HCE,
+    _BOUNDARY_IOU,
+    _BOUNDARY_ACCURACY,
     _SWEEP,
 ):
     REGISTRY.register(_family)
@@ -123,6 +135,10 @@ class Params:
     ccm_lambda: float = _LAMBDA.default
     ap_interpolation: str = _AP_INTERPOLATION.default
     msiou_counting: str = _MSIOU_COUNTING.default
+    si_min_area: int = int(_SI_MIN_AREA.default)
+    hce_relax: int = int(_HCE_RELAX.default)
+    hce_epsilon: float = _HCE_EPSILON.default
+    biou_ratio: float = _BIOU_RATIO.default
 
     def __post_init__(self) -> None:
         for p in parameters().values():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fminspect.metrics import emeasure_at
+from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, REGISTRY, emeasure_at
 from fminspect.teaching import flaw_demos, rank_demo
 from tests.gui.conftest import settle
 
@@ -27,10 +27,16 @@ def _arr(view, key):  # type: ignore[no-untyped-def]
 
 @pytest.mark.slow
 def test_every_measure_opens_an_explain_view(qtbot, demo_window, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    for key in ALL_KEYS:
+    # every registered family (every measure computed), through one of its keys
+    demo_window.set_measures(list(MEASURE_KEYS))
+    settle(qtbot, demo_window)
+    keys = [*ALL_KEYS, *(f.measures[0].key for f in REGISTRY.families.values() if f.measures)]
+    for key in dict.fromkeys(keys):
         win = demo_window.explain("RC", key)
         qtbot.addWidget(win)
         assert win.view.numbers.rowCount() > 0, key
+        family = REGISTRY.families[MEASURES_BY_KEY[key].field]
+        assert family.teaching in win.view.teaching.text(), key  # its registry entry's note
         win.view.export_png(tmp_path / f"{key}.png")
         assert (tmp_path / f"{key}.png").stat().st_size > 1000
         assert win.view.numbers_csv().startswith("quantity,value")

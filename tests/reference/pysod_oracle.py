@@ -103,6 +103,36 @@ def _msiou_dynamic(pred, gt, normalize):
     return {"msiou_curve": _curve(m.get_results()["dynamic"])}
 
 
+SI_HANDLERS = ("fm", "pre", "rec", "iou", "dice")
+
+
+def _si(pred, gt, normalize):
+    """Size-invariant MAE and F family: per image (the dynamic curves per target)."""
+    mae = psm.SizeInvarianceMAE()
+    mae.step(pred, gt, normalize=normalize)
+    fm = psm.SizeInvarianceFmeasureV2(
+        metric_handlers={
+            n: HANDLERS[n](with_dynamic=True, with_adaptive=True, with_binary=True)
+            for n in SI_HANDLERS
+        }
+    )
+    fm.step(pred, gt, normalize=normalize)
+    out = {"si_mae": _f(mae.get_results()["si_mae"])}
+    for name, res in fm.get_results().items():
+        curves = np.asarray(res["dynamic"][0], dtype=np.float64)  # targets × 256
+        out[f"si_{name}_adaptive"] = _f(res["adaptive"])
+        out[f"si_{name}_binary"] = _f(res["binary"])
+        out[f"si_{name}_max"] = _f(curves.max(axis=1).mean())
+        out[f"si_{name}_mean"] = _f(curves.mean(axis=1).mean())
+    return out
+
+
+def _hce(pred, gt, normalize):
+    m = psm.HumanCorrectionEffortMeasure()
+    m.step(pred, gt, normalize=normalize)
+    return {"hce": _f(m.get_results()["hce"])}
+
+
 def _context(pred, gt, normalize, img):
     out = {}
     cm = psm.ContextMeasure()
@@ -128,6 +158,8 @@ GROUPS = {
     "handlers": _handlers,
     "msiou": _msiou,
     "msiou_dynamic": _msiou_dynamic,
+    "si": _si,
+    "hce": _hce,
 }
 
 #: FmeasureV2's handlers, as the dataset mode steps them (β² = 0.3 for fm)
@@ -177,11 +209,22 @@ def _dataset(data, specs):
                 for name, cls in HANDLERS.items()
             }
         )
+        si_sets = [spec.get("si", False) for spec in specs]
+        si_pooled = psm.SizeInvarianceFmeasureV2(
+            metric_handlers={
+                n: HANDLERS[n](
+                    with_dynamic=False, with_adaptive=False, with_binary=True, sample_based=False
+                )
+                for n in SI_HANDLERS
+            }
+        )
         for i, spec in enumerate(specs):
             pred, gt = data[f"pred_{i}"], data[f"gt_{i}"]
             kw = {"normalize": spec.get("normalize", True)}
             for m in (fm, em, sm, wfm, mae, fmv2, msiou, every, pooled):
                 m.step(pred, gt, **kw)
+            if any(si_sets):
+                si_pooled.step(pred, gt, **kw)
     f, e, v2, ms = fm.get_results(), em.get_results()["em"], fmv2.get_results(), msiou.get_results()
     handlers = {}
     for name, res in every.get_results().items():
@@ -190,6 +233,9 @@ def _dataset(data, specs):
         handlers[f"{name}_binary"] = _f(res["binary"])
     for name, res in pooled.get_results().items():
         handlers[f"{name}_pooled"] = _f(res["binary"])
+    if any(si_sets):
+        for name, res in si_pooled.get_results().items():
+            handlers[f"si_{name}_pooled"] = _f(res["binary"])
     return {
         "handlers": handlers,
         "MAE": _f(mae.get_results()["mae"]),

@@ -7,10 +7,13 @@ from PySide6 import QtWidgets
 
 from fminspect.gui.views.auc_view import AUCView
 from fminspect.gui.views.base import ExplainView
+from fminspect.gui.views.boundary_band_views import BoundaryAccuracyView, BoundaryIoUView
 from fminspect.gui.views.context_view import CamouflageContextView, ContextView
 from fminspect.gui.views.emeasure_view import EmeasureView
 from fminspect.gui.views.fmeasure_view import FmeasureView
+from fminspect.gui.views.hce_view import HCEView
 from fminspect.gui.views.other_views import BoundaryView, MAEView, MSIoUView
+from fminspect.gui.views.size_invariance_view import SizeInvarianceView
 from fminspect.gui.views.smeasure_view import SmeasureView
 from fminspect.gui.views.weighted_fmeasure_view import WeightedFmeasureView
 from fminspect.metrics import MEASURES_BY_KEY, REGISTRY, Family, Params, SuiteResult, update_suite
@@ -28,6 +31,10 @@ VIEWS: dict[str, type[ExplainView]] = {
     "context": ContextView,
     "camouflage_context": CamouflageContextView,
     "auc": AUCView,
+    "size_invariance": SizeInvarianceView,
+    "hce": HCEView,
+    "boundary_iou": BoundaryIoUView,
+    "boundary_accuracy": BoundaryAccuracyView,
 }
 #: the table's @t columns and the curves' names
 _AT_FIELDS = {"Fm": "fmeasure", "Em": "emeasure", "IoU": "overlap"}
