@@ -81,14 +81,17 @@ class BoundaryAccuracyResult:
     warnings: tuple[str, ...] = ()
 
 
+def _region(pair: Pair, radius: int) -> np.ndarray:
+    """The GT's boundary region of ``radius`` (memoised with the GT)."""
+    return pair.gt.memo(f"mba.{radius}", lambda: readonly(boundary_region(pair.mask, radius)))
+
+
 def boundary_accuracy_from_pair(pair: Pair) -> BoundaryAccuracyResult:
     """mBA of a prepared pair (see :func:`boundary_accuracy`)."""
     gt = pair.mask
     seg = pair.pred > 0.5
     rs = radii(gt.shape)
-    regions = tuple(
-        pair.gt.memo(f"mba.{r}", lambda r=r: readonly(boundary_region(gt, r))) for r in rs
-    )
+    regions = tuple(_region(pair, r) for r in rs)
     right = gt == seg
     accuracies = []
     for region in regions:

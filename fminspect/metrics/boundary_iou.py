@@ -63,7 +63,7 @@ def inner_band(mask: np.ndarray, width: int) -> np.ndarray:
     h, w = mask.shape
     padded = cv2.copyMakeBorder(mask.astype(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     eroded = cv2.erode(padded, _SQUARE3, iterations=width)[1 : h + 1, 1 : w + 1]
-    return mask & ~eroded.astype(bool)
+    return np.asarray(mask & ~eroded.astype(bool))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)

@@ -133,7 +133,7 @@ def _segments(
     """The counted boundary segments of ``region``'s contours and the number of its regions
     (8-connected, as scikit-image labels by default) none of whose points counted."""
     touch = _dilate(condition)
-    labels = measure.label(region)
+    labels = measure.label(region)  # type: ignore[no-untyped-call]
     independent = np.ones(int(labels.max()) + 1, bool)
     independent[0] = False
     visited = np.zeros(region.shape, bool)
@@ -181,7 +181,8 @@ def hce_from_pair(
     """HCE of a prepared pair (see :func:`hce`)."""
     gt = pair.mask
     skeleton = pair.gt.memo(
-        "hce.skeleton", lambda: readonly(morphology.skeletonize(np.array(gt)).astype(bool))
+        "hce.skeleton",
+        lambda: readonly(morphology.skeletonize(np.array(gt)).astype(bool)),  # type: ignore[no-untyped-call]
     )
     pred = pair.pred > 0.5
     tp = gt & pred

@@ -105,7 +105,7 @@ class Target:
 def targets(mask: np.ndarray, min_area: int = int(MIN_AREA.default)) -> tuple[Target, ...]:
     """The targets of a GT mask (see the module notes), in label order (the raster order of
     each component's first pixel)."""
-    labels = measure.label(mask, connectivity=1, background=0)
+    labels = measure.label(mask, connectivity=1, background=0)  # type: ignore[no-untyped-call]
     n = int(labels.max())
     if n == 0:
         return ()
@@ -266,7 +266,8 @@ def size_invariance_from_pair(
         from fminspect.metrics._confusion import confusion_sweep
 
         sweeps: tuple[ConfusionSweep, ...] = (confusion_sweep(pair),)
-        mae, target_mae, bg_mae, ratio, factor = float(err.mean()), (), float("nan"), 0.0, 1.0
+        target_mae: tuple[float, ...] = ()
+        mae, bg_mae, ratio, factor = float(err.mean()), float("nan"), 0.0, 1.0
         warnings.append("the GT has no object: the ordinary measures of the whole image")
     else:
         sweeps = tuple(_box_sweep(pair, t) for t in found)
