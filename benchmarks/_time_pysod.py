@@ -60,6 +60,54 @@ def main():
                 lambda m: m.step(pred, gt),
                 repeats,
             )
+        if group == "enlarged":
+            handlers = (
+                psm.FmeasureHandler,
+                psm.PrecisionHandler,
+                psm.RecallHandler,
+                psm.IOUHandler,
+                psm.DICEHandler,
+                psm.SpecificityHandler,
+                psm.FPRHandler,
+                psm.BERHandler,
+                psm.OverallAccuracyHandler,
+                psm.KappaHandler,
+            )
+
+            def every(cls=psm.FmeasureV2, hs=handlers):
+                return cls(
+                    metric_handlers={
+                        str(i): h(with_dynamic=True, with_adaptive=True, with_binary=True)
+                        for i, h in enumerate(hs)
+                    }
+                )
+
+            r["FmeasureV2 10 handlers"] = _median_ms(every, lambda m: m.step(pred, gt), repeats)
+            for name, cls in {
+                "MAE": psm.MAE,
+                "Emeasure": psm.Emeasure,
+                "Smeasure": psm.Smeasure,
+                "WeightedFmeasure": psm.WeightedFmeasure,
+                "ContextMeasure": psm.ContextMeasure,
+                "SizeInvarianceMAE": psm.SizeInvarianceMAE,
+                "HumanCorrectionEffortMeasure": psm.HumanCorrectionEffortMeasure,
+            }.items():
+                r[name] = _median_ms(cls, lambda m: m.step(pred, gt), repeats)
+            r["MSIoU adaptive+binary"] = _median_ms(
+                lambda: psm.MSIoU(with_dynamic=False, with_adaptive=True, with_binary=True),
+                lambda m: m.step(pred, gt),
+                repeats,
+            )
+            r["SizeInvarianceFmeasureV2 5 handlers"] = _median_ms(
+                lambda: every(psm.SizeInvarianceFmeasureV2, handlers[:5]),
+                lambda m: m.step(pred, gt),
+                repeats,
+            )
+            r["MSIoU dynamic"] = _median_ms(
+                lambda: psm.MSIoU(with_dynamic=True, with_adaptive=False, with_binary=False),
+                lambda m: m.step(pred, gt),
+                min(repeats, 2),
+            )
         if group == "context":
             r["ContextMeasure"] = _median_ms(
                 psm.ContextMeasure, lambda m: m.step(pred, gt), repeats

@@ -93,6 +93,23 @@ def test_parameter_change_recomputes_off_thread_and_drops_stale_results(
 
 
 @pytest.mark.slow
+def test_the_third_plot_shows_e_iou_or_dice_against_the_threshold(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    result = window.controller.results["A"]
+    qtbot.waitUntil(lambda: "A" in window.curves.curves, timeout=2000)
+    for which, scores in (("IoU", result.overlap.iou), ("Dice", result.overlap.dice)):
+        window.curves.third_choice.setCurrentText(which)
+        item = window.curves.curves["A"]["em"]
+        np.testing.assert_array_equal(item.yData, scores.curve)
+        assert window.curves.plots["em"].getPlotItem().titleLabel.text == which
+        if window.curves.marked():
+            assert window.curves.marker("A", "em", "max") == (scores.argmax / 255, scores.max)
+    window.curves.third_choice.setCurrentText("E-measure")
+    np.testing.assert_array_equal(window.curves.curves["A"]["em"].yData, result.emeasure.curve)
+
+
+@pytest.mark.slow
 def test_threshold_moves_overlay_curve_markers_and_table(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     window.open_path(dataset_root)
     settle(qtbot, window)

@@ -47,16 +47,34 @@ def model_pen(i: int, width: float = 1.5, alpha: int = 255) -> QtGui.QPen:
     return pen
 
 
-def _points(result: SuiteResult, t: int) -> dict[str, tuple[tuple[float, float], ...]]:
+#: What the third plot can show against the threshold (its combo box).
+THIRD = ("E-measure", "IoU", "Dice")
+
+
+def _third(result: SuiteResult, which: str) -> tuple[np.ndarray, float, float, float]:
+    """(curve, adaptive value, adaptive threshold, max) of the third plot's measure."""
+    e, o = result.emeasure, result.overlap
+    if which == "E-measure" or o is None:
+        assert e is not None
+        return e.curve, e.adaptive, e.adaptive_threshold, e.max
+    scores = o.iou if which == "IoU" else o.dice
+    return scores.curve, scores.adaptive, o.sweep.adaptive_threshold, scores.max
+
+
+def _points(
+    result: SuiteResult, t: int, third: str = THIRD[0]
+) -> dict[str, tuple[tuple[float, float], ...]]:
     """(current, max, adaptive) points of one result in each plot."""
     f, e = result.fmeasure, result.emeasure
     assert f is not None and e is not None  # only results with curves reach the plots
     p, r, fc = f.precision.curve, f.recall.curve, f.fmeasure.curve
-    fa, ea = f.fmeasure.argmax, e.argmax
+    fa = f.fmeasure.argmax
+    curve, adaptive, thr, best = _third(result, third)
+    ea = int(curve.argmax())
     return {
         "pr": ((r[t], p[t]), (r[fa], p[fa]), (f.recall.adaptive, f.precision.adaptive)),
         "fm": ((t / 255, fc[t]), (fa / 255, f.max), (f.adaptive_threshold, f.adaptive)),
-        "em": ((t / 255, e.curve[t]), (ea / 255, e.max), (e.adaptive_threshold, e.adaptive)),
+        "em": ((t / 255, curve[t]), (ea / 255, best), (thr, adaptive)),
     }
 
 
@@ -139,7 +157,18 @@ class CurvesPanel(QtWidgets.QWidget):
         self.legend.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
         self.legend.itemClicked.connect(self._on_legend_clicked)
         self.legend.itemChanged.connect(self._on_legend_changed)
-        box.addWidget(self.legend)
+        # the third plot: E, IoU or Dice against the threshold
+        self.third = THIRD[0]
+        self.third_choice = QtWidgets.QComboBox()
+        self.third_choice.setObjectName("curvesThird")
+        self.third_choice.addItems(THIRD)
+        self.third_choice.setToolTip("what the third plot shows against the threshold")
+        self.third_choice.currentTextChanged.connect(self.set_third)
+        side = QtWidgets.QVBoxLayout()
+        side.setContentsMargins(0, 0, 0, 0)
+        side.addWidget(self.third_choice)
+        side.addWidget(self.legend, 1)
+        box.addLayout(side)
         self.highlighted: set[str] = set()
         self.hidden: set[str] = set()
         self._toggled: QtWidgets.QListWidgetItem | None = None
@@ -165,7 +194,7 @@ class CurvesPanel(QtWidgets.QWidget):
         self.threshold = 128
         self._brushes: dict[int, QtGui.QBrush] = {}
         # (model, plot) → the F- and E-measure results its curve shows
-        self._drawn: dict[tuple[str, str], tuple[object, object]] = {}
+        self._drawn: dict[tuple[str, str], tuple[object, object, str]] = {}
 
     def reset(
         self,
@@ -307,18 +336,27 @@ class CurvesPanel(QtWidgets.QWidget):
             self.results[model] = result
             for k in plots:
                 drawn = self._drawn.get((model, k))
-                if drawn is not None and drawn[0] is f and drawn[1] is e:
+                if drawn is not None and drawn == (f, e, self.third):
                     continue  # the same objects: update_suite kept them
                 x, y = {
                     "pr": (f.recall.curve, f.precision.curve),
                     "fm": (THRESHOLDS, f.fmeasure.curve),
-                    "em": (THRESHOLDS, e.curve),
+                    "em": (THRESHOLDS, _third(result, self.third)[0]),
                 }[k]
                 self._item(model, k).setData(x, y)
-                self._drawn[(model, k)] = (f, e)
+                self._drawn[(model, k)] = (f, e, self.third)
                 changed.add(k)
         if changed:
             self._markers(changed)
+
+    def set_third(self, which: str) -> None:
+        """Show ``which`` (one of :data:`THIRD`) against the threshold in the third plot."""
+        if which not in THIRD or which == self.third:
+            return
+        self.third = which
+        self.plots["em"].setTitle(which)
+        self.plots["em"].setLabel("left", {"E-measure": "E", "IoU": "IoU", "Dice": "Dice"}[which])
+        self.set_results(dict(self.results), plots=("em",))
 
     def set_beta2(self, beta2: float) -> None:
         """Name the F-measure's β² in its plot's title."""
@@ -337,7 +375,9 @@ class CurvesPanel(QtWidgets.QWidget):
         models = self.marked()
         for model in models:
             brushes.append(self._brush(self.colours[model]))
-            for k, (at, mx, adp) in _points(self.results[model], self.threshold).items():
+            for k, (at, mx, adp) in _points(
+                self.results[model], self.threshold, self.third
+            ).items():
                 for kind, (x, y) in (("at", at), ("max", mx), ("adp", adp)):
                     if (k, kind) in xs:
                         xs[(k, kind)].append(x)

@@ -10,7 +10,7 @@ from fminspect.gui.views.base import CONFUSION_COLOURS, CONFUSION_NAMES, Thresho
 class FmeasureView(ThresholdView):
     """TP/FP/FN/TN at a threshold, and where the adaptive and maximum points lie."""
 
-    TITLE = "F-measure / IoU / Dice"
+    TITLE = "confusion counts: F, IoU, Dice and the rates"
     NEEDS = ("fmeasure", "overlap")
 
     def build(self) -> None:
@@ -102,5 +102,41 @@ class FmeasureView(ThresholdView):
                     f"{o.dice.max:.4f} / {o.dice.mean:.4f} / {o.dice.adaptive:.4f}",
                     "",
                 ),
+                (
+                    "bin P, R, F, IoU, Dice",
+                    self._binary(),
+                    "p > 0.5 (bin…, pooled… over a dataset)",
+                ),
+                *self._rates(index),
             ]
         )
+
+    def _binary(self) -> str:
+        f, o = self.result.fmeasure, self.result.overlap
+        assert f is not None and o is not None
+        values = (f.precision, f.recall, f.fmeasure, o.iou, o.dice)
+        return ", ".join(f"{v.binary:.4f}" for v in values)
+
+    def _rates(self, index: int | None) -> list[tuple[str, object, str]]:
+        """TNR, FPR, BER, accuracy and both kappas at this binarisation, when the window
+        computed them (the classification rates)."""
+        k = self.result.classification
+        if k is None:
+            return []
+        rates = (
+            ("TNR", k.specificity, "TN/(TN + FP)"),
+            ("FPR", k.fpr, "FP/(TN + FP), the false-alarm rate"),
+            ("BER", k.ber, "1 − (TPR + TNR)/2"),
+            ("OA", k.accuracy, "(TP + TN)/N"),
+            ("Kappa", k.kappa_pysodmetrics, "pysodmetrics' KappaHandler (not Cohen's)"),
+            ("CKappa", k.cohen_kappa, "Cohen's κ"),
+        )
+        at = "at t" if index is not None else "adaptive"
+        return [
+            (
+                f"{name} {at}",
+                float(s.adaptive if index is None else s.curve[index]),
+                f"{what}; best over t {s.min if name in ('FPR', 'BER') else s.max:.4f}",
+            )
+            for name, s, what in rates
+        ]
