@@ -70,3 +70,22 @@ def test_meta_and_rank_use_it(toy, tmp_path: Path) -> None:  # type: ignore[no-u
         write_png(tmp_path / "ranked" / g / "3.png", np.full_like(gt, 255))
     agreement = api.human_agreement(ranked=tmp_path / "ranked", measures=["Toy"])
     assert agreement.row("Toy").groups == 2
+
+
+def test_the_command_line_sets_any_registered_parameter(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from tests.datasets import write_png
+
+    gt = np.zeros((40, 50), np.uint8)
+    gt[10:30, 10:35] = 255
+    pred = np.roll(gt, 3, axis=1)
+    write_png(tmp_path / "gt.png", gt)
+    write_png(tmp_path / "pred.png", pred)
+    args = ["score", str(tmp_path / "pred.png"), str(tmp_path / "gt.png"), "--json"]
+    assert main([*args, "--measures", "AP", "--param", "ap_interpolation=11pt"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out["scores"]) == ["AP"] and out["labels"]["AP"] == "AP interp=11pt"
+    assert out["params"]["ap_interpolation"] == "11pt"
+    assert main([*args, "--param", "nothing=1"]) == 2
+    assert "NAME one of" in capsys.readouterr().err
+    assert main([*args, "--param", "biou_ratio=2"]) == 2  # outside its range
+    assert "biou_ratio" in capsys.readouterr().err

@@ -32,11 +32,19 @@ def add_param_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--beta2",
         type=float,
-        default=0.3,
         help="β² of the F-measure family, adp/mean/maxFm (0.3); wFm (β² = 1) and relaxFm "
         "(β² = 0.3) keep their papers' values",
     )
-    g.add_argument("--alpha", type=float, default=0.5, help="α of the S-measure (0.5)")
+    g.add_argument("--alpha", type=float, help="α of the S-measure (0.5)")
+    g.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="any other parameter of a measure, e.g. ap_interpolation=11pt, msiou_counting=exact, "
+        "hce_relax=3, biou_ratio=0.01 (repeatable; `fminspect measures --format json` and the "
+        "README list them)",
+    )
     g.add_argument(
         "--gt-inclusive",
         action="store_true",
@@ -163,14 +171,29 @@ def batch_options_problem(args: argparse.Namespace) -> str:
 
 def params(args: argparse.Namespace) -> Params:
     """The measure parameters of :func:`add_param_options`' options."""
-    from fminspect.metrics import Params
+    from fminspect.metrics import Params, parameters
 
-    return Params(
-        beta2=args.beta2,
-        alpha=args.alpha,
-        gt_inclusive=args.gt_inclusive,
-        stretch=not args.no_stretch,
-    )
+    given: dict[str, object] = {}
+    known = parameters()
+    for item in getattr(args, "param", []):
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or name not in known or name in ("beta2", "alpha"):
+            valid = ", ".join(n for n in known if n not in ("beta2", "alpha"))
+            raise ValueError(
+                f"--param {item!r}: give NAME=VALUE with NAME one of {valid} "
+                "(--beta2 and --alpha have options of their own)"
+            )
+        p = known[name]
+        try:
+            given[name] = text if p.choices else int(text) if p.integer else float(text)
+        except ValueError:
+            raise ValueError(f"--param {item!r}: {name} takes a number") from None
+    if args.beta2 is not None:
+        given["beta2"] = args.beta2
+    if args.alpha is not None:
+        given["alpha"] = args.alpha
+    return Params(gt_inclusive=args.gt_inclusive, stretch=not args.no_stretch, **given)  # type: ignore[arg-type]
 
 
 def fail(message: str, code: int = 2, *, command: str = "rank") -> int:

@@ -21,6 +21,12 @@ def add_parser(sub: Subparsers) -> None:
         "of it), 'default' or 'all'.",
     )
     m.add_argument(
+        "--parameters",
+        action="store_true",
+        help="list the measures' parameters instead (name, default, range; settable with "
+        "--param NAME=VALUE, or --beta2/--alpha)",
+    )
+    m.add_argument(
         "--format",
         choices=("text", "markdown", "json"),
         default="text",
@@ -70,7 +76,50 @@ def markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+def parameter_rows() -> list[dict[str, object]]:
+    """Every registered parameter: its name, symbol, default, range or choices."""
+    from fminspect.metrics import parameters
+
+    out: list[dict[str, object]] = []
+    for name, p in parameters().items():
+        if p.choices:
+            allowed = " / ".join(p.choices)
+        else:
+            low = f"> {p.low:g}" if p.open_low else f"≥ {p.low:g}"
+            allowed = f"{low}, ≤ {p.high:g}" + (", whole" if p.integer else "")
+        out.append(
+            {
+                "name": name,
+                "symbol": p.symbol,
+                "default": p.default,
+                "allowed": allowed,
+                "description": p.description,
+            }
+        )
+    return out
+
+
+def parameters_markdown() -> str:
+    """The README's table of the parameters."""
+    lines = ["| parameter | default | allowed | what it is |", "|---|---|---|---|"]
+    for r in parameter_rows():
+        lines.append(
+            f"| `{r['name']}` ({r['symbol']}) | {r['default']} | {r['allowed']} | "
+            f"{r['description']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.parameters:
+        if args.format == "json":
+            print(json.dumps(parameter_rows(), indent=1, ensure_ascii=False))
+        elif args.format == "markdown":
+            print(parameters_markdown(), end="")
+        else:
+            for r in parameter_rows():
+                print(f"{r['name']:<17} {r['symbol']:<9} {r['default']!s:<9} {r['allowed']}")
+        return 0
     if args.format == "json":
         print(json.dumps(rows(), indent=1, ensure_ascii=False))
     elif args.format == "markdown":

@@ -25,6 +25,13 @@ def add_parser(sub: Subparsers) -> None:
         "--img", type=Path, help="the RGB image, for the camouflage Context-measure (CCm)"
     )
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    score.add_argument(
+        "--measures",
+        nargs="+",
+        metavar="KEY",
+        help="measure keys, family names or 'all' (default: the default measures); "
+        "`fminspect measures` lists them",
+    )
     add_param_options(score)
     add_limit_options(score)
     score.set_defaults(func=cmd_score)
@@ -43,6 +50,15 @@ def cmd_score(args: argparse.Namespace) -> int:
     if missing:  # every input that is not there, each by its role, before any is read
         print("\n".join(missing), file=sys.stderr)
         return 2
+    try:  # a wrong parameter or measure is said before any file is read
+        measure_params = params(args)
+        if args.measures:
+            from fminspect.metrics import measure_keys
+
+            measure_keys(args.measures)
+    except ValueError as exc:
+        print(f"fminspect score: {exc}", file=sys.stderr)
+        return 2
     image, status = args.img, 0
     while True:
         try:
@@ -50,9 +66,10 @@ def cmd_score(args: argparse.Namespace) -> int:
                 args.pred,
                 args.gt,
                 image=image,
-                params=params(args),
+                params=measure_params,
                 interpolation=args.interpolation,
                 max_pixels=args.max_pixels,
+                keys=args.measures,
             )
             break
         except LoadError as exc:

@@ -7,13 +7,14 @@ without and with ``--json``. No Qt.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fminspect import __version__
 from fminspect.io.limits import MAX_PIXELS
-from fminspect.metrics import MEASURES, Params, SuiteResult
+from fminspect.metrics import MEASURES, Params, SuiteResult, measure_keys
 from fminspect.pipeline.sample import ScoredPair, score_files
 
 __all__ = ["PairScore", "score_pair"]
@@ -30,6 +31,7 @@ class PairScore:
     params: Params
     interpolation: str
     scored: ScoredPair
+    keys: tuple[str, ...] = ()  # the measures asked for (empty: every one computed)
 
     @property
     def suite(self) -> SuiteResult:
@@ -42,8 +44,10 @@ class PairScore:
         return tuple(str(n) for n in self.scored.notes)
 
     def scores(self) -> dict[str, float]:
-        """Per-image scores under the stable keys of :data:`~fminspect.metrics.MEASURES`."""
-        return self.scored.scores()
+        """Per-image scores of the measures asked for, under the stable keys of
+        :data:`~fminspect.metrics.MEASURES`."""
+        scores = self.scored.scores()
+        return {k: v for k, v in scores.items() if not self.keys or k in self.keys}
 
     def labels(self) -> dict[str, str]:
         """Each scored measure's exact variant label (e.g. ``'maxFm β²=0.3'``)."""
@@ -89,9 +93,11 @@ def score_pair(
     params: Params | None = None,
     interpolation: str = "bilinear",
     max_pixels: int = MAX_PIXELS,
+    keys: Sequence[str] | str | None = None,
 ) -> PairScore:
-    """Score one prediction file against its GT file (and the image, for CCm): every measure,
-    through the same pipeline as every command (:func:`~fminspect.pipeline.sample.score_files`).
+    """Score one prediction file against its GT file (and the image, for CCm): the measures
+    of ``keys`` (keys, family names, ``"all"``; default: the default measures), through the
+    same pipeline as every command (:func:`~fminspect.pipeline.sample.score_files`).
 
     Parameters
     ----------
@@ -120,8 +126,20 @@ def score_pair(
     """
     params = params or Params()
     scored = score_files(
-        pred, gt, image=image, params=params, interpolation=interpolation, max_pixels=max_pixels
+        pred,
+        gt,
+        image=image,
+        params=params,
+        interpolation=interpolation,
+        max_pixels=max_pixels,
+        keys=keys,
     )
     return PairScore(
-        Path(pred), Path(gt), Path(image) if image else None, params, interpolation, scored
+        Path(pred),
+        Path(gt),
+        Path(image) if image else None,
+        params,
+        interpolation,
+        scored,
+        measure_keys(keys),
     )

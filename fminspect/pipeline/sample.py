@@ -331,6 +331,7 @@ def score_files(
     params: Params | None = None,
     interpolation: str = "bilinear",
     max_pixels: int = MAX_PIXELS,
+    keys: Sequence[str] | str | None = None,
 ) -> ScoredPair:
     """Score one prediction file against its GT file (and image, for CCm), through the same
     pipeline as every command.
@@ -360,5 +361,5 @@ def score_files(
             raise LoadError(Path(image), n.message)
     prepared, gt_notes = prepare(loaded, params.norm)
     assert prepared is not None  # the GT was read
-    suite = score_model(loaded, "prediction", prepared, params)
+    suite = score_model(loaded, "prediction", prepared, params, keys=keys)
     return ScoredPair(suite, (*gt_notes, *loaded.notes.get("prediction", ()), *suite_notes(suite)))

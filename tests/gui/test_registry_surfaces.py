@@ -72,3 +72,16 @@ def test_a_registered_measure_reaches_every_surface_of_the_window(
     assert view is not None and view.view.TITLE == "MAE"
     # the choice is remembered for the next window
     assert "Toy" in window._stored_measures()
+
+
+def test_every_registered_parameter_has_an_editor_that_reaches_the_scoring(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    from fminspect.metrics import DEFAULT_PARAMS, parameters
+
+    panel = window.params
+    assert set(panel.extra) == set(parameters()) - {"beta2", "alpha"}
+    assert panel._extra_values() == {n: getattr(DEFAULT_PARAMS, n) for n in panel.extra}
+    panel.more.setChecked(True)
+    panel.extra["ap_interpolation"].setCurrentText("11pt")
+    panel.extra["hce_relax"].setValue(3)
+    assert window.controller.settings.params.ap_interpolation == "11pt"
+    assert window.controller.settings.params.hce_relax == 3

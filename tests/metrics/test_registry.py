@@ -212,3 +212,14 @@ def test_the_readme_lists_every_key_as_the_registry_does() -> None:
     assert table == markdown(), (
         "README's table is out of date: fminspect measures --format markdown"
     )
+
+
+def test_the_readme_lists_every_parameter_as_the_registry_does() -> None:
+    from pathlib import Path
+
+    from fminspect.cli.measures import parameters_markdown
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("<!-- parameters-table -->\n") + len("<!-- parameters-table -->\n")
+    table = readme[start : readme.index("<!-- /parameters-table -->")]
+    assert table == parameters_markdown(), "fminspect measures --parameters --format markdown"

@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fminspect.metrics import SuiteResult
+from fminspect.metrics import DEFAULT_PARAMS, SuiteResult
 
 THRESHOLDS = np.arange(256) / 255
 
@@ -118,7 +118,7 @@ class CurvesPanel(QtWidgets.QWidget):
         self.setObjectName("curvesPanel")
         self.plots = {
             "pr": pg.PlotWidget(title="Precision–recall"),
-            "fm": pg.PlotWidget(title="F-measure (β²=0.3)"),
+            "fm": pg.PlotWidget(title=f"F-measure (β²={DEFAULT_PARAMS.beta2:g})"),
             "em": pg.PlotWidget(title="E-measure"),
         }
         labels = {"pr": ("recall", "precision"), "fm": ("threshold", "F"), "em": ("threshold", "E")}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from PySide6 import QtCore, QtWidgets
@@ -10,6 +11,7 @@ from fminspect.gui.colours import CONTOUR_RGB, confusion_colour, hex_colour
 from fminspect.gui.controller import Settings
 from fminspect.gui.panels.map_grid import COLORMAPS
 from fminspect.io.loading import INTERPOLATIONS
+from fminspect.metrics import DEFAULT_PARAMS, Parameter, parameters
 
 
 class ParameterPanel(QtWidgets.QWidget):
@@ -46,10 +48,27 @@ class ParameterPanel(QtWidgets.QWidget):
         self._on_threshold(128, emit=False)
 
         form.addRow(QtWidgets.QLabel("<b>Measures</b>"))
-        self.beta2 = self._spin(0.05, 10.0, 0.3, 0.05, "β² of the F-measure family (0.3)")
+        info = parameters()
+        self.beta2 = self._spin(0.05, 10.0, DEFAULT_PARAMS.beta2, 0.05, info["beta2"].description)
         form.addRow("F-measure β²", self.beta2)
-        self.alpha = self._spin(0.0, 1.0, 0.5, 0.05, "α of the S-measure: object vs region (0.5)")
+        self.alpha = self._spin(0.0, 1.0, DEFAULT_PARAMS.alpha, 0.05, info["alpha"].description)
         form.addRow("S-measure α", self.alpha)
+        # every other parameter of a registered measure, made from its registry entry
+        self.more = QtWidgets.QGroupBox("more measure parameters")
+        self.more.setObjectName("moreParameters")
+        self.more.setCheckable(True)
+        self.more.setChecked(False)  # folded: the defaults are the papers'
+        more_form = QtWidgets.QFormLayout(self.more)
+        self.extra: dict[str, QtWidgets.QWidget] = {}
+        for name, p in info.items():
+            if name in ("beta2", "alpha"):
+                continue
+            widget = self._editor(p)
+            self.extra[name] = widget
+            more_form.addRow(f"{p.symbol} ({name})", widget)
+        self.more.toggled.connect(self._fold_more)
+        self._fold_more(False)
+        form.addRow(self.more)
 
         form.addRow(QtWidgets.QLabel("<b>Normalisation</b>"))
         self.gt_rule = QtWidgets.QComboBox()
@@ -112,6 +131,53 @@ class ParameterPanel(QtWidgets.QWidget):
         spin.valueChanged.connect(self._emit_settings)
         return spin
 
+    def _editor(self, p: Parameter) -> QtWidgets.QWidget:
+        """An editor of one registry parameter: a list for a choice, a spin box for a number
+        (its range and default from the registry)."""
+        widget: QtWidgets.QWidget
+        if p.choices:
+            combo = QtWidgets.QComboBox()
+            combo.addItems(list(p.choices))
+            combo.setCurrentText(str(p.default))
+            combo.currentTextChanged.connect(self._emit_settings)
+            widget = combo
+        elif p.integer:
+            spin = QtWidgets.QSpinBox()
+            spin.setRange(int(max(p.low, -1e9)), int(min(p.high, 1e9)))
+            spin.setValue(int(p.default))
+            spin.valueChanged.connect(self._emit_settings)
+            widget = spin
+        else:
+            dspin = QtWidgets.QDoubleSpinBox()
+            dspin.setDecimals(3)
+            step = 10 ** (math.floor(math.log10(abs(p.default))) - 1) if p.default else 0.1
+            low = p.low + step if p.open_low else p.low
+            dspin.setRange(max(low, -1e9), min(p.high, 1e9))
+            dspin.setSingleStep(step)
+            dspin.setValue(float(p.default))
+            dspin.valueChanged.connect(self._emit_settings)
+            widget = dspin
+        widget.setToolTip(p.description)
+        return widget
+
+    def _fold_more(self, shown: bool) -> None:
+        for widget in self.extra.values():
+            widget.setVisible(shown)
+            label = self.more.layout().labelForField(widget)  # type: ignore[union-attr]
+            if label is not None:
+                label.setVisible(shown)
+
+    def _extra_values(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        for name, widget in self.extra.items():
+            if isinstance(widget, QtWidgets.QComboBox):
+                out[name] = widget.currentText()
+            elif isinstance(widget, QtWidgets.QSpinBox):
+                out[name] = widget.value()
+            elif isinstance(widget, QtWidgets.QDoubleSpinBox):
+                out[name] = round(widget.value(), 6)
+        return out
+
     def _on_threshold(self, value: int, emit: bool = True) -> None:
         self.threshold_label.setText(f"floor(255·p) ≥ {value}  (p ≥ {value / 255:.3f})")
         if emit:
@@ -124,6 +190,7 @@ class ParameterPanel(QtWidgets.QWidget):
             alpha=round(self.alpha.value(), 4),
             gt_inclusive=self.gt_rule.currentIndex() == 1,
             stretch=self.stretch.isChecked(),
+            **self._extra_values(),  # type: ignore[arg-type]
         )
         self.settings = Settings(params, self.interpolation.currentText())
         self.settings_changed.emit(self.settings)
