@@ -32,7 +32,7 @@ from fminspect.batch.scores import ScoreBlock, ScoreMatrix
 from fminspect.io.discovery import Coverage, Dataset, Sample, natural_key
 from fminspect.io.validation import Problem
 from fminspect.metrics import DatasetAccumulator
-from fminspect.metrics.registry import CURVES, MEASURES_BY_KEY, REGISTRY
+from fminspect.metrics.registry import CURVES, MEASURES_BY_KEY, REGISTRY, SWEEP_FAMILY
 from fminspect.pipeline.config import EvalConfig, families
 from fminspect.pipeline.notes import Note
 from fminspect.pipeline.store import Record, ResultStore, family_tag, pair_key
@@ -46,6 +46,10 @@ __all__ = [
     "UnitResult",
     "merge_records",
 ]
+
+#: The ROC's two curves (hit rate = recall against FPR), given with the dataset values
+#: whenever a confusion-count measure was asked (its sweep counts make them for free).
+ROC_CURVES = ("Recall", "FPR")
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,10 +445,14 @@ class Evaluation:
                 acc.counts(),
                 len(acc),
                 _evaluated_coverage(ds.coverage[m], failed),
-                {  # the curves of the measures asked for
+                {  # the curves of the measures asked for, and the ROC's with the sweep
                     name: curve
                     for name, curve in acc.mean_curves(self.config.params).items()
-                    if name in CURVES and CURVES[name].field in plan.tags
+                    if name in CURVES
+                    and (
+                        CURVES[name].field in plan.tags
+                        or (name in ROC_CURVES and SWEEP_FAMILY in plan.tags)
+                    )
                 },
             )
             yield result, rows, problems

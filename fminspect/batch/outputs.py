@@ -12,8 +12,9 @@ import csv
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -306,35 +307,41 @@ def _axis(values: list[np.ndarray], margin: float = 0.03) -> tuple[float, float]
 
 
 def plot_figures(report: EvalReport) -> list[Figure]:
-    """PR, F-measure and E-measure curves per dataset (mean curves over images)."""
+    """The mean curves over images, per dataset: PR and ROC, F-measure, E-measure, IoU and
+    Dice against the threshold — each plot made when every method it draws has its curves
+    (ROC needs the classification measures' FPR: ``--measures default FPR``)."""
     thresholds = np.arange(256) / 255
+    beta2 = report.config.params.beta2
+
+    def against_t(name: str) -> Callable[[MethodResult], tuple[np.ndarray, np.ndarray]]:
+        return lambda r: (thresholds, r.mean_curves[name])
+
+    # (tag, title, x label, y label, curves needed, the line of a method)
+    specs: list[tuple[str, str, str, str, tuple[str, ...], Any]] = [
+        (
+            "pr",
+            "Precision–recall",
+            "Recall",
+            "Precision",
+            ("Precision", "Recall"),
+            lambda r: (r.mean_curves["Recall"], r.mean_curves["Precision"]),
+        ),
+        (
+            "roc",
+            "ROC (TPR = recall against FPR)",
+            "False positive rate",
+            "True positive rate",
+            ("FPR", "Recall"),
+            lambda r: (r.mean_curves["FPR"], r.mean_curves["Recall"]),
+        ),
+        ("fm", f"F-measure (β²={beta2:g})", "threshold", "F-measure", ("Fm",), against_t("Fm")),
+        ("em", "E-measure", "threshold", "E-measure", ("Em",), against_t("Em")),
+        ("iou", "IoU", "threshold", "IoU", ("IoU",), against_t("IoU")),
+        ("dice", "Dice", "threshold", "Dice", ("Dice",), against_t("Dice")),
+    ]
     figures = []
     for ds, rs in _by_dataset(report).items():
-        specs = [
-            (
-                "pr",
-                "Precision–recall",
-                "Recall",
-                "Precision",
-                lambda r: (r.mean_curves["Recall"], r.mean_curves["Precision"]),
-            ),
-            (
-                "fm",
-                f"F-measure (β²={report.config.params.beta2:g})",
-                "threshold",
-                "F-measure",
-                lambda r: (thresholds, r.mean_curves["Fm"]),
-            ),
-            (
-                "em",
-                "E-measure",
-                "threshold",
-                "E-measure",
-                lambda r: (thresholds, r.mean_curves["Em"]),
-            ),
-        ]
-        for tag, title, xl, yl, get in specs:
-            needs = ("Em",) if tag == "em" else ("Fm", "Precision", "Recall")
+        for tag, title, xl, yl, needs, get in specs:
             usable = [r for r in rs if all(n in r.mean_curves for n in needs)]
             if not usable:
                 continue
@@ -350,7 +357,7 @@ def plot_figures(report: EvalReport) -> list[Figure]:
                     xl,
                     yl,
                     _axis([ln.x for ln in lines]) if tag == "pr" else (0.0, 1.0),
-                    _axis([ln.y for ln in lines]),
+                    (0.0, 1.0) if tag == "roc" else _axis([ln.y for ln in lines]),
                     tuple(lines),
                 )
             )
@@ -358,12 +365,14 @@ def plot_figures(report: EvalReport) -> list[Figure]:
 
 
 def write_plots(report: EvalReport, out: Path) -> None:
-    """PR, F-measure and E-measure curves per dataset, as PNG and PDF (automatic ranges),
-    in ``out/plots``."""
+    """The curve plots of :func:`plot_figures` per dataset, as PNG and PDF (automatic
+    ranges), in ``out/plots``."""
     render(plot_figures(report), out / "plots")
 
 
-_PLOT_NAME = re.compile(r".+_(pr|fm|em)\.(png|pdf)")
+#: The tags of :func:`plot_figures`' files (``<dataset>_<tag>.png|pdf``).
+PLOT_TAGS = ("pr", "roc", "fm", "em", "iou", "dice")
+_PLOT_NAME = re.compile(rf".+_({'|'.join(PLOT_TAGS)})\.(png|pdf)")
 
 
 def _remove_old_plots(folder: Path) -> None:

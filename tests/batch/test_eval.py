@@ -3,6 +3,7 @@ and parity of dataset values with pysodmetrics' own accumulators."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import sqlite3
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 from fminspect.batch import EvalConfig, evaluate_datasets
-from fminspect.batch.outputs import write_all
+from fminspect.batch.outputs import PLOT_TAGS, write_all
 from fminspect.batch.plots import PlotError, PlotProcess
 from fminspect.batch.pool import LocalPool
 from fminspect.batch.runner import families
@@ -70,6 +71,14 @@ def test_outputs_and_values(tmp_path: Path) -> None:
     assert set(summary["DS"]["A"]) == set(CLASSIC)  # the default measures
     for k in CLASSIC:
         assert summary["DS"]["A"][k] == pytest.approx(ours[k], abs=1e-12), k
+    # the ROC's curves are written with the others: the accumulator's image-averaged FPR
+    fpr = [
+        float(row[4])
+        for row in csv.reader((out / "curves.csv").read_text().splitlines())
+        if row[1:3] == ["A", "FPR"]
+    ]
+    assert fpr == pytest.approx(acc.mean_curves()["FPR"].tolist(), abs=1e-12)
+    assert fpr[0] == pytest.approx(1.0) and len(fpr) == 256  # t = 0: every pixel foreground
     # incomplete coverage is flagged in every output
     assert "5/7 ⚠" in (out / "summary.md").read_text()
     assert "5/7 ⚠" in (out / "summary.csv").read_text()
@@ -207,7 +216,7 @@ def test_outputs_are_byte_identical_for_any_number_of_workers(
     finally:
         pool.close()
     a = _files(tmp_path / "serial")
-    assert len(a) > 10 and sum(name.endswith((".png", ".pdf")) for name in a) == 6
+    assert len(a) > 10 and sum(name.endswith((".png", ".pdf")) for name in a) == 8  # PR ROC F E
     for other in ("two", "forked"):
         b = _files(tmp_path / other)
         assert a.keys() == b.keys()
@@ -331,7 +340,7 @@ def test_cli_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     _run(root, tmp_path / "o5", config=EvalConfig(keys=("MAE", "maxFm", "maxEm")))
     a, b = _files(tmp_path / "o4"), _files(tmp_path / "o5")
     assert sorted(n for n in a if n.startswith("plots")) == [
-        f"plots/DS_{tag}.{ext}" for tag in ("em", "fm", "pr") for ext in ("pdf", "png")
+        f"plots/DS_{tag}.{ext}" for tag in ("em", "fm", "pr", "roc") for ext in ("pdf", "png")
     ]
     assert a == b
 
@@ -415,16 +424,20 @@ def test_plots_follow_the_measures_and_old_plots_do_not_linger(tmp_path: Path) -
     (out / "plots" / "notes.txt").write_text("a file of the user's")
     _run(root, out)
     names = sorted(p.name for p in (out / "plots").iterdir())
-    assert names == [f"DS_{t}.{e}" for t in ("em", "fm", "pr") for e in ("pdf", "png")] + [
-        "notes.txt"
-    ]
-    _run(root, out, config=EvalConfig(keys=("meanEm",)))  # E curve only
+    plots = ("em", "fm", "pr", "roc")  # the ROC comes with the sweep counts
+    assert names == [f"DS_{t}.{e}" for t in plots for e in ("pdf", "png")] + ["notes.txt"]
+    _run(root, out, config=EvalConfig(keys=("meanEm",)))  # E curve and the ROC's only
     assert sorted(p.name for p in (out / "plots").iterdir()) == [
         "DS_em.pdf",
         "DS_em.png",
+        "DS_roc.pdf",
+        "DS_roc.png",
         "notes.txt",
     ]
     (out / "plots" / "notes.txt").unlink()
+    _run(root, out, config=EvalConfig(keys=("maxFm", "meanEm", "maxIoU", "maxDice")))
+    every = sorted(p.name for p in (out / "plots").iterdir())
+    assert every == sorted(f"DS_{t}.{e}" for t in PLOT_TAGS for e in ("pdf", "png"))
     _run(root, out, config=EvalConfig(keys=("MAE", "Sm")))  # no curve: no plots folder
     assert not (out / "plots").exists()
 

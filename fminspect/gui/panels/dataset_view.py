@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import math
 from collections.abc import Callable, Sequence
@@ -32,6 +33,16 @@ from fminspect.gui.model_selection import ModelSelection
 from fminspect.gui.panels.curves import THRESHOLDS, legend_icon, model_pen
 from fminspect.gui.panels.metrics_table import BEST_BRUSH, bold_font
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, default_keys
+
+#: What the dataset view's third plot can show: choice → (x curve or None for the
+#: threshold, y curve, title, axis labels). The ROC's curves come with every evaluation
+#: that has a confusion-count measure (:data:`fminspect.batch.evaluation.ROC_CURVES`).
+DATASET_THIRD: dict[str, tuple[str | None, str, str, tuple[str, str]]] = {
+    "E-measure": (None, "Em", "mean E-measure", ("threshold", "E")),
+    "IoU": (None, "IoU", "mean IoU", ("threshold", "IoU")),
+    "Dice": (None, "Dice", "mean Dice", ("threshold", "Dice")),
+    "ROC": ("FPR", "Recall", "ROC (mean curves)", ("false positive rate", "hit rate (recall)")),
+}
 
 #: what Qt passes as an item's index
 _Index = QtCore.QModelIndex | QtCore.QPersistentModelIndex
@@ -227,15 +238,23 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self.copy_button.clicked.connect(self.copy_csv)
         # curves of one dataset
         self.curve_dataset = QtWidgets.QComboBox()
+        self.third = QtWidgets.QComboBox()  # what the third plot shows
+        self.third.setObjectName("datasetCurvesThird")
+        self.third.addItems(list(DATASET_THIRD))
+        self.third.setToolTip(
+            "the third plot: a mean curve against the threshold, or the ROC (hit rate = "
+            "recall against the false positive rate, both averaged over the images)"
+        )
         self.plots = {
             "pr": pg.PlotWidget(title="PR (mean curves)"),
             "fm": pg.PlotWidget(title="mean F-measure"),
-            "em": pg.PlotWidget(title="mean E-measure"),
+            "em": pg.PlotWidget(),
         }
-        labels = {"pr": ("recall", "precision"), "fm": ("threshold", "F"), "em": ("threshold", "E")}
+        labels = {"pr": ("recall", "precision"), "fm": ("threshold", "F")}
         for k, plot in self.plots.items():
-            plot.setLabel("bottom", labels[k][0])
-            plot.setLabel("left", labels[k][1])
+            if k in labels:
+                plot.setLabel("bottom", labels[k][0])
+                plot.setLabel("left", labels[k][1])
             plot.showGrid(x=True, y=True, alpha=0.25)
             plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.04)
             plot.setMinimumWidth(120)
@@ -271,6 +290,8 @@ class DatasetViewPanel(QtWidgets.QWidget):
         curves_bar = QtWidgets.QHBoxLayout()
         curves_bar.addWidget(QtWidgets.QLabel("curves of"))
         curves_bar.addWidget(self.curve_dataset)
+        curves_bar.addWidget(QtWidgets.QLabel("third plot"))
+        curves_bar.addWidget(self.third)
         curves_bar.addStretch(1)
         left.addLayout(curves_bar)
         plots = QtWidgets.QHBoxLayout()
@@ -297,6 +318,8 @@ class DatasetViewPanel(QtWidgets.QWidget):
         for combo in (self.pair_a, self.pair_b, self.pair_measure, self.pair_dataset):
             combo.currentIndexChanged.connect(self.update_pair)
         self.curve_dataset.currentIndexChanged.connect(self.draw_curves)
+        self.third.currentIndexChanged.connect(self._third_changed)
+        self._label_third()
         selection.changed.connect(self._on_selection)
         selection.highlight_changed.connect(self.draw_curves)
         self._curve_items: list[tuple[str, pg.PlotDataItem]] = []
@@ -395,6 +418,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         d = self.curve_dataset.currentText()
         shown = set(self.selection.shown)
         highlighted = self.selection.highlighted
+        x_name, y_name = DATASET_THIRD[self.third.currentText()][:2]
         for r in self.results.get(d, ()):
             if r.method not in shown or not r.mean_curves:
                 continue
@@ -404,16 +428,28 @@ class DatasetViewPanel(QtWidgets.QWidget):
                 i, width=3.0 if strong else 1.5, alpha=70 if highlighted and not strong else 255
             )
             c = r.mean_curves
+            third_x = THRESHOLDS if x_name is None else c.get(x_name)
             for k, xy in (
                 ("pr", (c.get("Recall"), c.get("Precision"))),
                 ("fm", (THRESHOLDS, c.get("Fm"))),
-                ("em", (THRESHOLDS, c.get("Em"))),
+                ("em", (third_x, c.get(y_name))),
             ):
                 if xy[0] is None or xy[1] is None:
                     continue
                 item = self.plots[k].plot(xy[0], xy[1], pen=pen, name=self.selection.name(r.method))
                 item.setToolTip(self.selection.name(r.method))
                 self._curve_items.append((k, item))
+
+    def _label_third(self) -> None:
+        _, _, title, (x_label, y_label) = DATASET_THIRD[self.third.currentText()]
+        plot = self.plots["em"]
+        plot.setTitle(title)
+        plot.setLabel("bottom", x_label)
+        plot.setLabel("left", y_label)
+
+    def _third_changed(self, *_: object) -> None:
+        self._label_third()
+        self.draw_curves()
 
     # ------------------------------------------------------------------ method pair
     def _on_rows_selected(self, *_: object) -> None:
@@ -478,7 +514,8 @@ class DatasetViewPanel(QtWidgets.QWidget):
         arrow = "higher" if MEASURES_BY_KEY[key].higher_is_better else "lower"
         self.pair_summary.setText(
             f"per image {key} ({arrow} is better), {len(rows)} images with both: "
-            f"<b>{a}</b> better on {better_a}, <b>{b}</b> better on {better_b}, tied on {ties}. "
+            f"<b>{html.escape(a)}</b> better on {better_a}, "
+            f"<b>{html.escape(b)}</b> better on {better_b}, tied on {ties}. "
             f"Largest differences first ('A ahead by' > 0: A is better there, whichever "
             f"direction {key} counts as better); click an image to open it."
         )
