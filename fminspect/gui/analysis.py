@@ -17,6 +17,7 @@ rule only re-ranks, and each thumbnail is read once.
 from __future__ import annotations
 
 import dataclasses
+import html
 import math
 from pathlib import Path
 
@@ -301,9 +302,10 @@ class AnalysisWindow(QtWidgets.QMainWindow):
     def _show_result(self, result: StudyResult, manual: list[str]) -> None:
         self.result = r = result
         kept = sum(not p.excluded for p in r.participants)
+        excluded = html.escape(", ".join(r.excluded))  # participants' names as they typed them
         self.summary.setText(
             f"<b>{len(r.groups)}</b> groups · <b>{len(r.participants)}</b> participants ({kept} counted"
-            f"{', excluded: ' + ', '.join(r.excluded) if r.excluded else ''}) · consensus (<b>{r.rule}</b>): "
+            f"{', excluded: ' + excluded if r.excluded else ''}) · consensus (<b>{r.rule}</b>): "
             f"<b>{len(r.consensual)}</b> of {len(r.groups)} groups · Kendall's W {_f(r.kendall_w)} · "
             f"free-marginal κ {_f(r.kappa)}"
         )
@@ -344,7 +346,8 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         grp = self.store.design.group(g.group)
         order = list(np.argsort(-g.bt, kind="stable"))
         note = f"<br><i>{g.separation}</i>" if g.separation else ""
-        self.group_title.setText(f"<b>{g.group}</b> — {g.sample}: {g.reason}{note}")
+        group, sample, reason = (html.escape(t) for t in (g.group, g.sample, g.reason))
+        self.group_title.setText(f"<b>{group}</b> — {sample}: {reason}{note}")
         self.group_title.setWordWrap(True)
         from fminspect.gui.voting import Picture
         from fminspect.io.loading import load_map

@@ -228,6 +228,11 @@ def take_screenshots(
         "relaxed_fmeasure": ("coffee", "GTdilate", "relaxFm"),
         "mae": ("rocket", "FG", "MAE"),
         "msiou": ("coins_two", "RW", "adpMSIoU"),
+        "auc": ("coffee", "RC", "AP"),
+        "size_invariance": ("coins_two", "GTnoise", "siMaxFm"),
+        "hce": ("coffee", "RC", "HCE"),
+        "boundary_iou": ("coffee", "GTshift", "binBIoU"),
+        "boundary_accuracy": ("coffee", "GTdilate", "mBA"),
     }
     for name, (sample, model, key) in views.items():
         if only and f"explain_{name}" not in only:

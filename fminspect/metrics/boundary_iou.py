@@ -12,7 +12,11 @@ As the authors' reference code (github bowenc0221/boundary-iou-api @ 8006aa9,
 background pixel on every side (so an object cut by the image frame has a boundary along the
 frame) and eroded ``d`` times with a 3×3 square (OpenCV), d = ``int(round(ratio · √(h² + w²)))``
 (Python's round: half to even). Binarisations: ``binBIoU`` at p > 0.5, ``adpBIoU`` at
-p ≥ min(2·mean, 1). Both bands empty (empty GT and empty map): 1, with a warning.
+p ≥ min(2·mean, 1). Both bands empty (empty GT and empty map): 1, with a warning (the
+reference's 0/0 gives NaN). Checked once against that published function (2026-11-26, run
+outside the repository: the code needs pycocotools and a checkout): identical values on 264
+random and real-size cases (up to 2000 × 3000); the tests re-derive the bands with distance
+transforms.
 
 References
 ----------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6 import QtGui
 
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, REGISTRY, emeasure_at
 from fminspect.teaching import flaw_demos, rank_demo
@@ -36,7 +37,9 @@ def test_every_measure_opens_an_explain_view(qtbot, demo_window, tmp_path) -> No
         qtbot.addWidget(win)
         assert win.view.numbers.rowCount() > 0, key
         family = REGISTRY.families[MEASURES_BY_KEY[key].field]
-        assert family.teaching in win.view.teaching.text(), key  # its registry entry's note
+        shown = QtGui.QTextDocument()  # what the label displays, not its source text
+        shown.setHtml(win.view.teaching.text())
+        assert family.teaching in shown.toPlainText(), key  # its registry entry's note, whole
         win.view.export_png(tmp_path / f"{key}.png")
         assert (tmp_path / f"{key}.png").stat().st_size > 1000
         assert win.view.numbers_csv().startswith("quantity,value")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 from pathlib import Path
 
@@ -159,6 +160,8 @@ class ExplainView(QtWidgets.QWidget):
         image: np.ndarray | None,
         threshold: int = 128,
         parent: QtWidgets.QWidget | None = None,
+        *,
+        teaching: tuple[str, str, str] | None = None,
     ) -> None:
         super().__init__(parent)
         self.result, self.model, self.sample, self.image = result, model, sample, image
@@ -170,7 +173,10 @@ class ExplainView(QtWidgets.QWidget):
         self.teaching.setObjectName("teachingNote")
         self.teaching.setWordWrap(True)
         self.teaching.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.teaching.hide()
+        if teaching is None:
+            self.teaching.hide()
+        else:  # set before the layout is made, so the label's wrapped height is right
+            self.set_teaching(*teaching)
         self.panels: dict[str, MatrixPanel] = {}
         self.grid = QtWidgets.QGridLayout()
         self.numbers = QtWidgets.QTableWidget(0, 3)
@@ -210,16 +216,18 @@ class ExplainView(QtWidgets.QWidget):
     # ------------------------------------------------------------------ helpers for subclasses
     def set_header(self, variant: str, equations: str) -> None:
         """Name what is shown (measure, model, sample, variant) and how it is computed."""
-        norm = self.result.params.norm.label
+        norm = html.escape(self.result.params.norm.label)
+        model, sample = html.escape(self.model), html.escape(self.sample)  # names from files
         self.header.setText(
-            f"<h3>{self.TITLE} — {self.model} on {self.sample}</h3>"
+            f"<h3>{self.TITLE} — {model} on {sample}</h3>"
             f"<p><b>variant:</b> {variant}; {norm}</p><p>{equations}</p>"
         )
 
     def set_teaching(self, note: str, paper: str, reference: str) -> None:
         """What the measure rewards and misses, the paper (with equation numbers) and the
         reference implementation, from its registry entry."""
-        self.teaching.setText(
+        note, paper, reference = (html.escape(text) for text in (note, paper, reference))
+        self.teaching.setText(  # escaped: a note's "β² < 1" is not a tag
             f"<p><b>what it rewards and misses:</b> {note}</p>"
             f"<p><b>paper:</b> {paper} · <b>reference:</b> {reference}</p>"
         )

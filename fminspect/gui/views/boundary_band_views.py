@@ -89,12 +89,15 @@ class BoundaryAccuracyView(ExplainView):
         right = a.binary_map == self.result.pair.mask
         codes = np.where(region, np.where(right, 1, 2), 0)
         self.panel(
-            "region", f"radius {a.radii[i]}: right green, wrong vermillion", 0, 0
+            "region", f"step {i + 1}, radius {a.radii[i]}: right green, wrong vermillion", 0, 0
         ).show_categories(codes, _REGION_COLOURS, _REGION_NAMES)
         self.panel("map", "map at p > 0.5", 0, 1).show_matrix(
             a.binary_map.astype(float), cmap="gray"
         )
         rows: list[tuple[str, object, str]] = [("mBA", a.score, "mean of the five accuracies")]
-        for r, acc, reg in zip(a.radii, a.accuracies, a.regions, strict=True):
-            rows.append((f"radius {r}", acc, f"{int(np.count_nonzero(reg))} px in the region"))
+        steps = zip(a.radii, a.accuracies, a.regions, strict=True)
+        for k, (r, acc, reg) in enumerate(steps, 1):
+            # on a small image several steps round to the same radius (the authors' int())
+            what = f"{int(np.count_nonzero(reg))} px in the region"
+            rows.append((f"step {k}: radius {r}", acc, what))
         self.set_numbers(rows + [("note", w, "") for w in a.warnings])

@@ -94,9 +94,15 @@ class ExplainWindow(QtWidgets.QMainWindow):
         super().__init__(parent)
         cls = view_for(key)
         result = with_families(result, cls.NEEDS, image)
-        self.view = cls(result, model, sample, image, start_threshold(key, result, threshold))
         family = _family_of(key)
-        self.view.set_teaching(family.teaching, family.paper, family.reference)
+        self.view = cls(
+            result,
+            model,
+            sample,
+            image,
+            start_threshold(key, result, threshold),
+            teaching=(family.teaching, family.paper, family.reference),
+        )
         if key.startswith("adp") and hasattr(self.view, "set_adaptive"):
             self.view.set_adaptive(True)  # the binarisation behind the clicked number
         self.setCentralWidget(self.view)
