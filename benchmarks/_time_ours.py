@@ -69,7 +69,8 @@ def main():
                 "Smeasure": ["smeasure"],
                 "WeightedFmeasure": ["weighted_fmeasure"],
                 "ContextMeasure": ["context"],
-                "SI (MAE + F family)": ["size_invariance"],
+                # both forms of the SI curves (pysodmetrics' per-target curves give both)
+                "SI (MAE + F family)": ["size_invariance", "size_invariance_curve"],
                 "HumanCorrectionEffortMeasure": ["hce"],
                 "MSIoU adaptive+binary": ["msiou"],
                 "MSIoU dynamic": ["msiou_curve"],

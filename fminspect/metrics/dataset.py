@@ -153,6 +153,12 @@ class DatasetAccumulator:
                 if missing:
                     raise ValueError(f"{k} needs the curves {missing}, which were not recorded")
                 out[k] = info.dataset.reduce(curves, params)
+            elif info.dataset.kind == "sums":
+                # arrays a family sums over the images itself (e.g. curves over targets)
+                name = info.dataset.curves[0]
+                if name not in self.curve_sums:
+                    raise ValueError(f"{k} needs the sums {name!r}, which were not recorded")
+                out[k] = info.dataset.reduce(self.curve_sums[name], params)
             elif info.dataset.kind == "pooled" and info.dataset.curves:
                 # counts a family summed itself (TP, FP, TN, FN): their sums over the images
                 name = info.dataset.curves[0]

@@ -113,12 +113,15 @@ class DatasetValue:
         Said in every output (``results.json``, table tooltips).
     kind : str
         ``'mean'`` (mean of the per-image values, NaN left out), ``'curves'`` (from the
-        image-averaged curves) or ``'pooled'`` (from the binary counts summed over images).
+        image-averaged curves), ``'pooled'`` (from the binary counts summed over images) or
+        ``'sums'`` (from an array the family stores per image, summed over the images).
     curves : tuple of str
-        The curves ``reduce`` reads (kind ``'curves'``).
+        The curves ``reduce`` reads (kind ``'curves'``), the counts (``'pooled'``, when a
+        family stores its own) or the summed array (``'sums'``).
     reduce : callable or None
-        ``({curve name: mean curve}, Params) -> float`` (kind ``'curves'``) or
-        ``(Pooled, Params) -> float`` (kind ``'pooled'``).
+        ``({curve name: mean curve}, Params) -> float`` (kind ``'curves'``),
+        ``(Pooled, Params) -> float`` (kind ``'pooled'``) or ``(summed array, Params) ->
+        float`` (kind ``'sums'``).
     """
 
     text: str = "mean over images"

@@ -16,6 +16,11 @@ bounding box and average over objects.
   (the curve variants as pysodmetrics' example recorder's ``si_sample_max`` /
   ``si_sample_avg``); over a dataset, the mean over images. ``siPooled…`` sums the binary
   counts of every target of every image into one confusion matrix (``sample_based=False``).
+* **Curves over targets** (``siTgtMax…``, ``siTgtMean…``; family ``size_invariance_curve``,
+  opt-in): the targets' curves averaged into one curve, then its max or mean; over a dataset
+  the curve averages every target of every image, as ``SizeInvarianceFmeasureV2``'s dynamic
+  mode with ``sample_based=False`` does (an image weighs as much as it has targets). Each
+  pair stores the summed curves (5 × 256) and its number of targets.
 * **SI-MAE**: with k targets, the background region outside every box (area A_bg) and
   r = A_bg / (N − A_bg): SI-MAE = [r · Σ_bg |p − g| / A_bg + Σ_k Σ_box_k |p − g| / A_box_k]
   / (k + r). With one target this is the plain MAE (METRICS §2.3).
@@ -192,6 +197,31 @@ class SIScores:
         """Mean over targets of each target's curve mean (``si_sample_avg``)."""
         return float(np.mean([s.curve.mean() for s in self.per_target]))
 
+    @property
+    def curve_sum(self) -> np.ndarray:
+        """Σ over targets of each target's 256-threshold curve (ascending thresholds),
+        added target by target as pysodmetrics' mean over its (targets × 256) rows does."""
+        total = np.zeros(N_THRESHOLDS, np.float64)
+        for s in self.per_target:
+            total = total + s.curve
+        return total
+
+    @property
+    def target_curve(self) -> np.ndarray:
+        """The curve averaged over the targets (``sample_based=False``'s curve of this
+        image alone)."""
+        return self.curve_sum / len(self.per_target)
+
+    @property
+    def target_max(self) -> float:
+        """Max of :attr:`target_curve` (``siTgtMax…`` of one image)."""
+        return float(self.target_curve.max())
+
+    @property
+    def target_mean(self) -> float:
+        """Mean of :attr:`target_curve` (``siTgtMean…`` of one image)."""
+        return float(self.target_curve.mean())
+
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class SizeInvarianceResult:
@@ -232,6 +262,13 @@ class SizeInvarianceResult:
     box_map: np.ndarray
     min_area: int
     warnings: tuple[str, ...] = ()
+
+    @property
+    def target_curve_sums(self) -> np.ndarray:
+        """Σ over targets of the F, precision, recall, IoU and Dice curves (256 each, in that
+        order), then the number of targets: what the target-averaged dataset curves sum."""
+        rows = [getattr(self, attr).curve_sum for _, _, attr, _ in _SI_MEASURES]
+        return np.concatenate([*rows, [float(len(self.sweeps))]])
 
     @property
     def binary_counts(self) -> np.ndarray:
@@ -431,12 +468,67 @@ def _si_keys() -> tuple[MeasureInfo, ...]:
     return tuple(out)
 
 
+def _target_curve(
+    row: int, reduce: Callable[[np.ndarray], Any]
+) -> Callable[[np.ndarray, Any], float]:
+    """The dataset value of a target-averaged curve: ``reduce`` of row ``row`` of the summed
+    :attr:`SizeInvarianceResult.target_curve_sums` divided by the summed target count."""
+
+    def value(sums: np.ndarray, params: Any) -> float:
+        n = sums[-1]
+        return float(reduce(sums[row * N_THRESHOLDS : (row + 1) * N_THRESHOLDS] / n))
+
+    return value
+
+
+def _si_curve_keys() -> tuple[MeasureInfo, ...]:
+    out = []
+    for row, (symbol, name, attr, _) in enumerate(_SI_MEASURES):
+        beta = "β²={:g} " if symbol == "Fm" else ""
+        for kind, word, reduce in (("mean", "Mean", np.mean), ("max", "Max", np.max)):
+
+            def get(s: Any, attr: str = attr, kind: str = kind) -> float:
+                scores = getattr(s.size_invariance_curve, attr)
+                return float(scores.target_max if kind == "max" else scores.target_mean)
+
+            def label(p: Any, beta: str = beta, kind: str = kind) -> str:
+                return f"{beta.format(p.beta2)}{kind} of the curve averaged over targets"
+
+            out.append(
+                MeasureInfo(
+                    f"siTgt{word}{symbol}",
+                    name,
+                    True,
+                    "size_invariance_curve",
+                    get,
+                    label,
+                    DatasetValue(
+                        f"{kind} over thresholds of the curve averaged over every target of "
+                        "every image (pysodmetrics sample_based=False, dynamic)",
+                        "sums",
+                        ("si_target_curves",),
+                        _target_curve(row, reduce),
+                    ),
+                    default=False,
+                    kind=kind,
+                )
+            )
+    return tuple(out)
+
+
+def _shared(pair: Pair, p: Any, img: Any) -> SizeInvarianceResult:
+    """The pair's size-invariant result, computed once for both families."""
+    beta2, min_area = float(p.beta2), int(p.si_min_area)
+    return pair.memo(
+        f"size_invariance:{beta2!r}:{min_area}",
+        lambda: size_invariance_from_pair(pair, beta2=beta2, min_area=min_area),
+    )
+
+
 FAMILY = Family(
     field="size_invariance",
     name="size-invariant measures",
-    compute=lambda pair, p, img: size_invariance_from_pair(
-        pair, beta2=p.beta2, min_area=int(p.si_min_area)
-    ),
+    compute=_shared,
     params=(MIN_AREA, BETA2),
     measures=_si_keys(),
     arrays=lambda s: {"si_binary": s.size_invariance.binary_counts},
@@ -446,6 +538,23 @@ FAMILY = Family(
         "Rewards finding every object, small ones as much as large ones: each object is "
         "scored in its own box and the boxes are averaged. Misses what lies between the "
         "boxes (only SI-MAE weighs the background), and boxes of touching objects overlap."
+    ),
+    view="size_invariance",
+)
+
+CURVE_FAMILY = Family(
+    field="size_invariance_curve",
+    name="size-invariant curves over targets",
+    compute=_shared,
+    params=(MIN_AREA, BETA2),
+    measures=_si_curve_keys(),
+    arrays=lambda s: {"si_target_curves": s.size_invariance_curve.target_curve_sums},
+    paper="Li et al., ICML 2024 (size-invariant SI-F_β over object boxes), over every target",
+    reference="pysodmetrics 1.6.2 SizeInvarianceFmeasureV2, dynamic, sample_based=False",
+    teaching=(
+        FAMILY.teaching + " These keys average the targets' curves before taking the max or "
+        "mean, over a dataset across every target of every image: an image counts as "
+        "many times as it has objects."
     ),
     view="size_invariance",
 )

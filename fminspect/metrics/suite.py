@@ -57,6 +57,7 @@ from fminspect.metrics.registry import (
     MeasureInfo,
     Parameter,
 )
+from fminspect.metrics.size_invariance import CURVE_FAMILY as _SI_CURVE
 from fminspect.metrics.size_invariance import FAMILY as _SIZE_INVARIANCE
 from fminspect.metrics.size_invariance import MIN_AREA as _SI_MIN_AREA
 from fminspect.metrics.smeasure import ALPHA as _ALPHA
@@ -80,6 +81,7 @@ for _family in (
     _CLASSIFICATION,
     _AUC,
     _SIZE_INVARIANCE,
+    _SI_CURVE,
     _HCE,
     _BOUNDARY_IOU,
     _BOUNDARY_ACCURACY,

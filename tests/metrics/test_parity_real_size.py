@@ -90,5 +90,9 @@ def test_every_family_equals_the_reference_at_real_sizes(pysod) -> None:  # type
                 key = f"si{kind}{symbol}"
                 assert ours[key] == pytest.approx(ref[f"si_{name}_{ref_kind}"], abs=1e-10), key
                 checked += 1
+            curve = np.asarray(ref[f"si_{name}_target_curve"])  # sample_based=False
+            assert ours[f"siTgtMax{symbol}"] == pytest.approx(curve.max(), abs=1e-10), symbol
+            assert ours[f"siTgtMean{symbol}"] == pytest.approx(curve.mean(), abs=1e-10), symbol
+            checked += 2
         assert ours["Cm"] == pytest.approx(ref["cm"], abs=1e-7)  # float32 K ∗ Y (see notes)
-        assert checked >= 9 + 40 + 15
+        assert checked >= 9 + 40 + 25

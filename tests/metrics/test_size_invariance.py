@@ -11,6 +11,7 @@ from fminspect.metrics import DatasetAccumulator, compute_suite, evaluate, mae, 
 from fminspect.metrics.size_invariance import targets
 
 SYMBOL = {"fm": "Fm", "pre": "Pre", "rec": "Rec", "iou": "IoU", "dice": "Dice"}
+ATTR = {"Fm": "fmeasure", "Pre": "precision", "Rec": "recall", "IoU": "iou", "Dice": "dice"}
 
 
 def _objects(seed: int, shape: tuple[int, int] = (120, 160)) -> tuple[np.ndarray, np.ndarray]:
@@ -77,8 +78,11 @@ def test_parity_with_pysodmetrics_per_image_and_pooled(pysod) -> None:  # type: 
             continue
         cases.append({"id": f"si-{i}", "pred": pred, "gt": gt, "normalize": True})
     assert len(cases) >= 20
+    # an empty GT: no target, the whole image counts as one (in the pooled curve too)
+    cases.append({"id": "si-empty", "pred": pred, "gt": np.zeros_like(gt), "normalize": True})
     results = pysod(cases, [{"groups": ["si"], "normalize": True} for _ in cases])["results"]
     acc = DatasetAccumulator()
+    image_curves = []
     for case, ref in zip(cases, results, strict=True):
         assert not any(k.endswith("_error") for k in ref), ref
         ours = evaluate(case["pred"], case["gt"], keys=["size_invariance"])
@@ -95,7 +99,18 @@ def test_parity_with_pysodmetrics_per_image_and_pooled(pysod) -> None:  # type: 
                     case["id"],
                     key,
                 )
-        s = compute_suite(case["pred"], case["gt"], keys=["size_invariance"])
+        # sample_based=False on one image: the curve averaged over its targets
+        s = compute_suite(case["pred"], case["gt"], keys=["size_invariance", "siTgtMaxFm"])
+        for name, symbol in SYMBOL.items():
+            curve = np.asarray(ref[f"si_{name}_target_curve"])[::-1]  # ascending thresholds
+            ours_curve = getattr(s.size_invariance_curve, ATTR[symbol]).target_curve
+            np.testing.assert_allclose(ours_curve, curve, rtol=0, atol=1e-10)
+        per_image = s.scores()
+        assert per_image["siTgtMaxFm"] == pytest.approx(max(ref["si_fm_target_curve"]), abs=1e-10)
+        image_curves.append(s.size_invariance_curve.fmeasure.target_curve)
+        s = compute_suite(
+            case["pred"], case["gt"], keys=["size_invariance", "size_invariance_curve"]
+        )
         acc.add(case["id"], s.scores(), s.curves())
     meta = {"mode": "dataset", "cases": [{"normalize": True, "si": True} for _ in cases]}
     handlers = pysod(cases, meta)["dataset"]["handlers"]
@@ -103,3 +118,10 @@ def test_parity_with_pysodmetrics_per_image_and_pooled(pysod) -> None:  # type: 
     for name, symbol in SYMBOL.items():
         want = handlers[f"si_{name}_pooled"]
         assert values[f"siPooled{symbol}"] == pytest.approx(want, abs=1e-10), symbol
+        # the dynamic curve over every target of every image (sample_based=False)
+        curve = np.asarray(handlers[f"si_{name}_target_curve"])
+        assert values[f"siTgtMax{symbol}"] == pytest.approx(curve.max(), abs=1e-10), symbol
+        assert values[f"siTgtMean{symbol}"] == pytest.approx(curve.mean(), abs=1e-10), symbol
+    # weighted by targets, not by images: not the max of the images' averaged curves
+    by_images = np.mean(image_curves, axis=0).max()
+    assert abs(values["siTgtMaxFm"] - by_images) > 1e-6

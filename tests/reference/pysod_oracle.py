@@ -117,6 +117,16 @@ def _si(pred, gt, normalize):
         }
     )
     fm.step(pred, gt, normalize=normalize)
+    # sample_based=False: the curve averaged over the targets (of this one image)
+    overall = psm.SizeInvarianceFmeasureV2(
+        metric_handlers={
+            n: HANDLERS[n](
+                with_dynamic=True, with_adaptive=False, with_binary=False, sample_based=False
+            )
+            for n in SI_HANDLERS
+        }
+    )
+    overall.step(pred, gt, normalize=normalize)
     out = {"si_mae": _f(mae.get_results()["si_mae"])}
     for name, res in fm.get_results().items():
         curves = np.asarray(res["dynamic"][0], dtype=np.float64)  # targets × 256
@@ -124,6 +134,8 @@ def _si(pred, gt, normalize):
         out[f"si_{name}_binary"] = _f(res["binary"])
         out[f"si_{name}_max"] = _f(curves.max(axis=1).mean())
         out[f"si_{name}_mean"] = _f(curves.mean(axis=1).mean())
+    for name, res in overall.get_results().items():
+        out[f"si_{name}_target_curve"] = _curve(res["dynamic"])
     return out
 
 
@@ -213,7 +225,7 @@ def _dataset(data, specs):
         si_pooled = psm.SizeInvarianceFmeasureV2(
             metric_handlers={
                 n: HANDLERS[n](
-                    with_dynamic=False, with_adaptive=False, with_binary=True, sample_based=False
+                    with_dynamic=True, with_adaptive=False, with_binary=True, sample_based=False
                 )
                 for n in SI_HANDLERS
             }
@@ -236,6 +248,7 @@ def _dataset(data, specs):
     if any(si_sets):
         for name, res in si_pooled.get_results().items():
             handlers[f"si_{name}_pooled"] = _f(res["binary"])
+            handlers[f"si_{name}_target_curve"] = _curve(res["dynamic"])
     return {
         "handlers": handlers,
         "MAE": _f(mae.get_results()["mae"]),

@@ -68,6 +68,12 @@ class SizeInvarianceView(ExplainView):
             ("background term", si.background_mae, "mean |p − g| outside every box"),
             ("siBinIoU", si.iou.binary, "mean over targets (p > 0.5)"),
             ("siMaxFm", si.fmeasure.max, "mean over targets of each target's max F"),
+            (
+                "siTgtMaxFm",
+                si.fmeasure.target_max,
+                "max of the F curve averaged over the targets (sample_based=False); over a "
+                "dataset every target of every image is averaged",
+            ),
         ]
         for i, t in enumerate(si.targets):
             rows.append(
