@@ -239,8 +239,8 @@ FAMILY = Family(
         CurveInfo("Recall", "fmeasure", derive=_rows(recall_formula), description="recall (TPR)"),
     ),
     paper=(
-        "Achanta et al., CVPR 2009 (adaptive threshold 2·mean); F_β as Margolin et al., "
-        "CVPR 2014, Eq. (4)"
+        "Achanta et al., CVPR 2009 (adaptive threshold 2·mean); recall Eq. (1), precision "
+        "Eq. (3) and F_β Eq. (4) as Margolin et al., CVPR 2014"
     ),
     reference="pysodmetrics 1.6.2 Fmeasure / FmeasureV2 + Fmeasure-, Precision-, RecallHandler",
     teaching=(
