@@ -308,8 +308,9 @@ def _axis(values: list[np.ndarray], margin: float = 0.03) -> tuple[float, float]
 
 def plot_figures(report: EvalReport) -> list[Figure]:
     """The mean curves over images, per dataset: PR and ROC, F-measure, E-measure, IoU and
-    Dice against the threshold — each plot made when every method it draws has its curves
-    (ROC needs the classification measures' FPR: ``--measures default FPR``)."""
+    Dice against the threshold — each plot made for the methods that have its curves (the
+    ROC's come with every run that asks for a confusion-count measure:
+    :data:`fminspect.batch.evaluation.ROC_CURVES`)."""
     thresholds = np.arange(256) / 255
     beta2 = report.config.params.beta2
 

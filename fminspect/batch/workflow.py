@@ -131,13 +131,14 @@ def check_methods(datasets: Sequence[Dataset], methods: Sequence[str] | None) ->
 def unused_beta2(config: EvalConfig) -> tuple[str, ...]:
     """The measures β² changes, when the configuration changes β² but asks for none of them
     (so the change has no effect); otherwise ``()``."""
-    from fminspect.metrics import Params
+    from fminspect.metrics import Params, measure_keys
     from fminspect.metrics.suite import FIELD_PARAMS, MEASURES
 
     beta2_keys = tuple(m.key for m in MEASURES if "beta2" in FIELD_PARAMS.get(m.field, ()))
     if config.params.beta2 == Params().beta2 or not config.keys:
         return ()
-    return () if set(beta2_keys) & set(config.keys) else beta2_keys
+    asked = set(measure_keys(config.keys))  # family names, 'default' and 'all' expanded
+    return () if set(beta2_keys) & asked else beta2_keys
 
 
 @contextlib.contextmanager

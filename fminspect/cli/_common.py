@@ -42,7 +42,7 @@ def add_param_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=VALUE",
         help="any other parameter of a measure, e.g. ap_interpolation=11pt, msiou_counting=exact, "
-        "hce_relax=3, biou_ratio=0.01 (repeatable; `fminspect measures --format json` and the "
+        "hce_relax=3, biou_ratio=0.01 (repeatable; `fminspect measures --parameters` and the "
         "README list them)",
     )
     g.add_argument(

@@ -109,6 +109,11 @@ def _sized(job: Callable[[], SuiteResult]) -> Callable[[], tuple[SuiteResult, in
     return run
 
 
+#: Keys whose families the inspector computes whatever measures are chosen: its curves
+#: panel, the metrics table's @t columns and the threshold overlay read them.
+PANEL_KEYS = ("maxFm", "maxEm", "maxIoU")
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything that changes the numbers: measure parameters, the resize rule and which
@@ -123,8 +128,10 @@ class Settings:
         return measure_keys(self.keys or None)
 
     def families(self) -> tuple[str, ...]:
-        """The measure families computed for them."""
-        return families_for(self.measure_keys())
+        """The measure families computed for them, and those the window's panels always draw
+        (the curves, the @t columns, the TP/FP/FN overlay: F, E and IoU/Dice, cheap from
+        the one threshold sweep)."""
+        return families_for([*self.measure_keys(), *PANEL_KEYS])
 
     def key(self) -> tuple[Any, ...]:
         """Hashable identity (part of the result-cache key)."""

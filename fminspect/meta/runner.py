@@ -383,7 +383,6 @@ def _summarise(cases: Sequence[Case], config: MetaConfig) -> list[SummaryRow]:
 
 
 def _human(ranked: Sequence[Path], config: MetaConfig, report: MetaReport) -> list[SummaryRow]:
-    from fminspect.metrics import measure_keys
     from fminspect.ranking.agreement import measures_vs_humans
     from fminspect.ranking.export import load_ranked
 
@@ -401,7 +400,7 @@ def _human(ranked: Sequence[Path], config: MetaConfig, report: MetaReport) -> li
         report.problems += [
             Problem(Path(folder), p, "warning", dataset=Path(folder).name) for p in problems
         ]
-        keys = config.keys or measure_keys(with_images=all(g.image is not None for g in groups))
+        keys = config.keys_for(with_images=all(g.image is not None for g in groups))
         rep = measures_vs_humans(groups, keys, params=config.params)
         name = f"{Path(folder).name} (human)"
         report.datasets.append(name)

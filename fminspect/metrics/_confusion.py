@@ -245,12 +245,13 @@ def sweep_rows(tp: np.ndarray, fp: np.ndarray, counts: np.ndarray) -> tuple[Swee
     """Stacked stored sweeps (rows of ``tp``, ``fp`` and ``counts``) as int64 rows, and the
     binary counts (TP, FP, TN, FN) of each image, shape (images, 4)."""
     counts = np.asarray(counts).astype(np.int64)
-    n_fg, n_bg = counts[:, 0:1], counts[:, 1:2]
+    column = {name: counts[:, i : i + 1] for i, name in enumerate(COUNT_NAMES)}
+    n_fg, n_bg = column["n_fg"], column["n_bg"]
     tp = np.asarray(tp).astype(np.int64)
     fp = np.asarray(fp).astype(np.int64)
     rows = SweepRows(tp=tp, fp=fp, tn=n_bg - fp, fn=n_fg - tp, n_fg=n_fg, n_bg=n_bg)
-    b_tp, b_fp = counts[:, 4], counts[:, 5]
-    binary = np.stack([b_tp, b_fp, counts[:, 1] - b_fp, counts[:, 0] - b_tp], axis=1)
+    b_tp, b_fp = column["binary_tp"], column["binary_fp"]
+    binary = np.concatenate([b_tp, b_fp, n_bg - b_fp, n_fg - b_tp], axis=1)
     return rows, binary
 
 

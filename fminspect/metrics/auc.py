@@ -14,8 +14,10 @@ pysodmetrics conventions (precision 0 when nothing is predicted).
 * **ROC** (hit rate TPR = Eq. (1) against false alarm FPR = Eq. (2) of Margolin et al.): the
   256 points and (0, 0), the empty map, joined by straight lines; **AUCROC** is the area
   under them (trapezoids). With ties in the map this equals the Mann–Whitney probability
-  P(q_fg > q_bg) + ½·P(q_fg = q_bg) (tested). An empty or full GT has no ROC: NaN, with a
-  warning (the dataset value is then the mean over the other images).
+  P(q_fg > q_bg) + ½·P(q_fg = q_bg) (tested). An empty or full GT has no ROC of its own:
+  NaN, with a warning. The dataset value comes from the image-averaged curves, like every
+  curve measure's: such an image is in them as its curves are (recall 0 at every threshold
+  for an empty GT, FPR 0 for a full one), as in the toolkits' dataset curves.
 * **PR** (precision Eq. (3) against recall): the 256 points and (R = 0, P = 1), the limit of
   predicting nothing, as scikit-learn's ``precision_recall_curve`` appends; **AUCPR** is the
   trapezoidal area under them, ordered by recall.
@@ -99,16 +101,31 @@ def envelope(recall: np.ndarray, precision: np.ndarray) -> np.ndarray:
     return out
 
 
+#: VOC 2007's recall levels (``ap_interpolation="11pt"``).
+ELEVEN_LEVELS = np.linspace(0, 1, 11)
+
+
+def eleven_point(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
+    """VOC 2007's interpolated precision at recall 0, 0.1, …, 1: the largest precision of the
+    binarisations themselves at recall ≥ each level, 0 where none reaches it (curves in any
+    order; the (0, 1) the PR points begin with is not a binarisation: it would make p̂(0) = 1
+    for every map)."""
+    return np.array(
+        [
+            float(precision[recall >= level].max()) if np.any(recall >= level) else 0.0
+            for level in ELEVEN_LEVELS
+        ]
+    )
+
+
 def average_precision(precision: np.ndarray, recall: np.ndarray, interpolation: str) -> float:
     """AP of 256-threshold precision and recall curves (ascending threshold) under
     ``interpolation`` (see the module notes)."""
     if interpolation not in INTERPOLATIONS:
         raise ValueError(f"interpolation must be one of {INTERPOLATIONS}, got {interpolation!r}")
-    r, p = pr_points(precision, recall)
     if interpolation == "11pt":
-        levels = np.linspace(0, 1, 11)
-        hat = [float(p[r >= level].max()) if np.any(r >= level) else 0.0 for level in levels]
-        return float(np.mean(hat))
+        return float(np.mean(eleven_point(precision, recall)))
+    r, p = pr_points(precision, recall)
     used = envelope(r, p) if interpolation == "all" else p
     return float(np.sum((r[1:] - r[:-1]) * used[1:]))
 
@@ -127,6 +144,8 @@ class AUCResult:
         The ROC points, (0, 0) first.
     pr_recall, pr_precision, pr_envelope : ndarray, shape (257,)
         The PR points, (0, 1) first, and the interpolated precision at each.
+    pr_eleven : ndarray, shape (11,)
+        VOC 2007's interpolated precision at :data:`ELEVEN_LEVELS` (:func:`eleven_point`).
     sweep : ConfusionSweep
         The counts behind every point.
     """
@@ -142,6 +161,7 @@ class AUCResult:
     pr_recall: np.ndarray
     pr_precision: np.ndarray
     pr_envelope: np.ndarray
+    pr_eleven: np.ndarray
     sweep: ConfusionSweep
     warnings: tuple[str, ...] = ()
 
@@ -174,6 +194,7 @@ def auc_from_pair(pair: Pair, *, interpolation: str = AP_INTERPOLATION.default) 
         pr_recall=readonly(rx),
         pr_precision=readonly(py),
         pr_envelope=readonly(envelope(rx, py)),
+        pr_eleven=readonly(eleven_point(precision, recall)),
         sweep=sweep,
         warnings=warnings,
     )

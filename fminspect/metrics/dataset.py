@@ -53,6 +53,8 @@ class DatasetAccumulator:
     scores: dict[str, list[float]] = field(default_factory=dict)
     curve_sums: dict[str, np.ndarray] = field(default_factory=dict)
     sweeps: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    #: the stacked sweep counts and the mean curves per parameters, until the next image
+    _derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, name: str, scores: Mapping[str, float], curves: Mapping[str, np.ndarray]) -> None:
         """Record one image: its scores and its stored arrays (curves, sweep counts)."""
@@ -69,6 +71,7 @@ class DatasetAccumulator:
             )
         if self.names and set(sweep) != set(self.sweeps):
             raise ValueError(f"image {name!r} has sweep counts and earlier images not, or back")
+        self._derived.clear()
         self.names.append(name)
         for key, value in scores.items():
             self.scores.setdefault(key, []).append(float(value))
@@ -86,14 +89,23 @@ class DatasetAccumulator:
     def _sweep(self) -> tuple[Any, np.ndarray] | None:
         if not self.sweeps:
             return None
-        return sweep_rows(*(np.stack(self.sweeps[k]) for k in SWEEP_ARRAYS))
+        if "sweep" not in self._derived:  # stacked once for the curves and the pooled counts
+            self._derived["sweep"] = sweep_rows(*(np.stack(self.sweeps[k]) for k in SWEEP_ARRAYS))
+        return self._derived["sweep"]  # type: ignore[no-any-return]
 
     def mean_curves(self, params: Any = None) -> dict[str, np.ndarray]:
         """Image-averaged curves (256 values, ascending threshold): the stored ones and every
-        registered curve derived from the sweep counts (under ``params``: β² for Fm)."""
+        registered curve derived from the sweep counts (under ``params``: β² for Fm). Made
+        once per parameters until the next image is added (callers get their own dict)."""
         from fminspect.metrics.suite import DEFAULT_PARAMS
 
         params = DEFAULT_PARAMS if params is None else params
+        key = ("curves", params)
+        if key not in self._derived:
+            self._derived[key] = self._mean_curves(params)
+        return dict(self._derived[key])
+
+    def _mean_curves(self, params: Any) -> dict[str, np.ndarray]:
         n = len(self.names)
         out = {k: v / n for k, v in self.curve_sums.items()}
         swept = self._sweep()
@@ -103,6 +115,8 @@ class DatasetAccumulator:
                 if info.derive is not None:
                     per_image = np.ascontiguousarray(info.derive(rows, params), dtype=np.float64)
                     out[name] = np.add.reduce(per_image, axis=0) / n
+        for curve in out.values():
+            curve.flags.writeable = False  # shared by every caller until the next image
         return out
 
     def pooled(self) -> Pooled | None:
@@ -114,8 +128,17 @@ class DatasetAccumulator:
         return Pooled(tp=tp, fp=fp, tn=tn, fn=fn)
 
     def counts(self) -> dict[str, int]:
-        """Number of images with a (non-NaN) value, per key."""
-        return {k: int(np.count_nonzero(~np.isnan(np.array(v)))) for k, v in self.scores.items()}
+        """Number of images each key's dataset value rests on: those with a (non-NaN) value
+        for a mean over images; every image for a value formed from curves or summed counts
+        (an image whose own value is NaN — AUCROC of an empty GT — is still in them)."""
+        out = {}
+        for k, v in self.scores.items():
+            info = MEASURES_BY_KEY.get(k)
+            if info is not None and info.dataset.kind != "mean":
+                out[k] = len(self.names)
+            else:
+                out[k] = int(np.count_nonzero(~np.isnan(np.array(v))))
+        return out
 
     def results(self, params: Any = None) -> dict[str, float]:
         """Dataset-level values under the same keys as the per-image scores.

@@ -414,6 +414,7 @@ FAMILY = Family(
             lambda p: "",
             curve_mean("Em"),
             kind="mean",
+            scores=lambda s: s.emeasure,  # its curve
         ),
         MeasureInfo(
             "maxEm",
@@ -424,6 +425,7 @@ FAMILY = Family(
             lambda p: "",
             curve_max("Em"),
             kind="max",
+            scores=lambda s: s.emeasure,  # its curve
         ),
     ),
     curves=(

@@ -206,8 +206,9 @@ class MeasureInfo:
         ``'adaptive'``, ``'mean'``, ``'max'``, ``'min'``, ``'binary'``, ``'pooled'`` or
         ``'score'`` (a measure with one value per image).
     scores : callable or None
-        ``SuiteResult -> ThresholdScores`` of a confusion-count measure (its curve, e.g.
-        where its max lies), None for the others.
+        ``SuiteResult ->`` what holds the key's 256-threshold ``curve`` (a confusion-count
+        measure's ThresholdScores, the E-measure's result): where its max lies, for a view
+        opened on it. None for measures without such a curve.
     """
 
     key: str

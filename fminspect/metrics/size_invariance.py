@@ -289,16 +289,24 @@ def _formulas(beta2: float) -> dict[str, Formula]:
     }
 
 
+def _targets_and_boxes(pair: Pair, min_area: int) -> tuple[tuple[Target, ...], np.ndarray]:
+    """The GT's targets and how many of their boxes hold each pixel."""
+    found = targets(pair.mask, int(min_area))
+    box_map = np.zeros(pair.mask.shape, np.int32)
+    for t in found:
+        box_map[t.top : t.bottom, t.left : t.right] += 1
+    return found, readonly(box_map)
+
+
 def size_invariance_from_pair(
     pair: Pair, *, beta2: float = BETA2.default, min_area: int = int(MIN_AREA.default)
 ) -> SizeInvarianceResult:
     """Size-invariant MAE and F family of a prepared pair (see :func:`size_invariance`)."""
-    found = targets(pair.mask, int(min_area))
+    found, box_map = pair.gt.memo(  # GT-only: once per GT, not per model
+        f"size_invariance_targets:{int(min_area)}", lambda: _targets_and_boxes(pair, min_area)
+    )
     err = np.abs(pair.pred - pair.mask)
     warnings: list[str] = []
-    box_map = np.zeros(pair.mask.shape, np.int32)
-    for t in found:
-        box_map[t.top : t.bottom, t.left : t.right] += 1
     if not found:  # an empty GT: the ordinary measures of the whole image
         from fminspect.metrics._confusion import confusion_sweep
 
@@ -339,7 +347,7 @@ def size_invariance_from_pair(
         background_ratio=float(ratio),
         factor=float(factor),
         sweeps=sweeps,
-        box_map=readonly(box_map),
+        box_map=box_map,
         min_area=int(min_area),
         warnings=tuple(warnings),
         **scores,

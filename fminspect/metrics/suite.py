@@ -54,6 +54,7 @@ from fminspect.metrics.registry import (
     MEASURES_BY_KEY,
     REGISTRY,
     SWEEP_FAMILY,
+    DatasetValue,
     MeasureInfo,
     Parameter,
 )
@@ -308,9 +309,17 @@ def families_for(keys: Iterable[str]) -> tuple[str, ...]:
     curves or pooled counts."""
     keys = list(keys)
     wanted = {MEASURES_BY_KEY[k].field for k in keys}
-    if any(MEASURES_BY_KEY[k].dataset.kind in ("curves", "pooled") for k in keys):
+    if any(_needs_sweep(MEASURES_BY_KEY[k].dataset) for k in keys):
         wanted.add(SWEEP_FAMILY)
     return tuple(f for f in REGISTRY.families if f in wanted)
+
+
+def _needs_sweep(value: DatasetValue) -> bool:
+    """Whether a dataset value is made from the sweep counts: curves derived from them, or
+    pooled counts the family does not store itself."""
+    if value.kind == "curves":
+        return any(CURVES[c].derive is not None for c in value.curves)
+    return value.kind == "pooled" and not value.curves
 
 
 #: Words ``--measures`` and :func:`measure_keys` take besides keys and family names.
@@ -336,7 +345,7 @@ def measure_keys(
     chosen: set[str] = set()
     unknown = []
     for word in words:
-        if word == "all":
+        if word == "all":  # the GROUPS
             chosen.update(MEASURE_KEYS)
         elif word == "default":
             chosen.update(m.key for m in MEASURES if m.default)
@@ -350,7 +359,7 @@ def measure_keys(
         fams = ", ".join(f for f in REGISTRY.families if f != SWEEP_FAMILY)
         raise ValueError(
             f"unknown measure(s) {unknown}; valid: a key ({', '.join(MEASURE_KEYS)}), a "
-            f"family ({fams}), 'default' or 'all'"
+            f"family ({fams}) or {' or '.join(map(repr, GROUPS))}"
         )
     return tuple(m.key for m in MEASURES if m.key in chosen and (with_images or not m.needs_image))
 

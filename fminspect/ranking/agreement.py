@@ -178,6 +178,7 @@ def measures_vs_humans(
     from fminspect.pipeline.sample import prepare, sample_from_arrays, score_model
 
     params = params or DEFAULT_PARAMS
+    keys = measure_keys(keys)  # family names, 'default' and 'all' become keys once
     per_key: dict[str, dict[str, tuple[float, bool, bool]]] = {k: {} for k in keys}
     skipped, notes = [], []
     for g in groups:

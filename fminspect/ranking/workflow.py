@@ -466,6 +466,6 @@ def compare_with_humans(
             "says why each group has none; a looser --rule (e.g. bt:0.75, or k_of_n with "
             "fewer participants) or more participants may give some"
         )
-    keys = measures or measure_keys(with_images=all(g.image is not None for g in groups))
+    keys = measure_keys(measures or None, with_images=all(g.image is not None for g in groups))
     report: HumanAgreementReport = measures_vs_humans(groups, keys, params=params)
     return dataclasses.replace(report, basis=tuple(basis), selected_by=selected_by)

@@ -680,3 +680,16 @@ def test_a_forkserver_that_cannot_start_falls_back_to_loky(
         assert pool.executor.submit(abs, -3).result() == 3
     finally:
         pool.close()
+
+
+def test_the_beta2_note_reads_family_names_and_groups() -> None:
+    from fminspect.batch.workflow import unused_beta2
+    from fminspect.metrics import Params
+
+    beta1 = Params.from_kwargs(beta2=1.0)
+    # asked for through a word that includes F: no note
+    for words in (("all",), ("default",), ("fmeasure",), ("maxFm",)):
+        assert unused_beta2(EvalConfig(params=beta1, keys=words)) == (), words
+    # nothing β² changes: the note names what it would change
+    noted = unused_beta2(EvalConfig(params=beta1, keys=("MAE", "smeasure")))
+    assert "maxFm" in noted and "Sm" not in noted

@@ -109,6 +109,22 @@ def test_the_third_plot_shows_e_iou_or_dice_against_the_threshold(qtbot, window,
     np.testing.assert_array_equal(window.curves.curves["A"]["em"].yData, result.emeasure.curve)
 
 
+def test_the_panels_draw_with_any_choice_of_measures(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+    # only MAE and Sm chosen: the table shows them (and the @t columns), and the curves,
+    # the @t columns and the third plot still have the F, E and IoU/Dice families they draw
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    window.set_measures(["MAE", "Sm"])
+    settle(qtbot, window)
+    table = window.table.model
+    assert table.keys == ["MAE", "Sm", "Fm@t", "Em@t", "IoU@t"]
+    result = window.controller.results["A"]
+    assert result.overlap is not None and result.emeasure is not None
+    assert table.scores["A"]["IoU@t"] == result.overlap.iou.curve[window.controller.threshold]
+    window.curves.third_choice.setCurrentText("Dice")
+    np.testing.assert_array_equal(window.curves.curves["A"]["em"].yData, result.overlap.dice.curve)
+
+
 @pytest.mark.slow
 def test_threshold_moves_overlay_curve_markers_and_table(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     window.open_path(dataset_root)

@@ -71,6 +71,11 @@ def test_interpolations_by_hand() -> None:
     precision = np.array([0.5, 1.0, 0.4, 0.0])
     assert average_precision(precision, recall, "none") == pytest.approx(0.25 * 0.4 + 0.25 + 0.25)
     assert average_precision(precision, recall, "all") == pytest.approx(0.25 + 0.25 + 0.25)
+    # no binarisation with precision 1: VOC 2007's p̂(0) is the best real one, 0.6, not the
+    # (R = 0, P = 1) the PR points begin with
+    recall = np.array([1.0, 0.5, 0.0])
+    precision = np.array([0.4, 0.6, 0.0])
+    assert average_precision(precision, recall, "11pt") == pytest.approx((6 * 0.6 + 5 * 0.4) / 11)
     with pytest.raises(ValueError, match="interpolation"):
         average_precision(precision, recall, "voc")
 
@@ -106,3 +111,22 @@ def test_dataset_values_come_from_the_averaged_curves() -> None:
         assert values["AP"] == average_precision(p, rec, interp)
     with pytest.raises(ValueError, match="ap_interpolation"):
         Params(ap_interpolation="voc")
+
+
+def test_an_image_without_roc_stays_in_the_dataset_curves_and_its_count() -> None:
+    gt = np.zeros((20, 20), np.uint8)
+    gt[5:15, 5:15] = 255
+    empty = np.zeros_like(gt)
+    acc = DatasetAccumulator()
+    per_image = []
+    for name, pred, g in (("perfect", gt.copy(), gt), ("no object", gt.copy(), empty)):
+        s = compute_suite(pred, g, keys=["AUCROC"])
+        acc.add(name, s.scores(), s.curves())
+        per_image.append(s.auc.auc_roc)
+    assert per_image[0] == 1.0 and math.isnan(per_image[1])
+    curves = acc.mean_curves()
+    fx = np.concatenate(([0.0], curves["FPR"][::-1]))
+    ty = np.concatenate(([0.0], curves["Recall"][::-1]))
+    by_hand = float(np.sum((fx[1:] - fx[:-1]) * (ty[1:] + ty[:-1]) / 2))
+    assert acc.results()["AUCROC"] == by_hand < 0.75  # the empty GT's recall 0 is averaged in
+    assert acc.counts()["AUCROC"] == 2  # so the value rests on both images, and says so

@@ -15,6 +15,7 @@ import pytest
 from scipy.stats import friedmanchisquare
 
 from fminspect.io.discovery import discover
+from fminspect.metrics import measure_keys
 from fminspect.ranking.aggregate import Rule, aggregate
 from fminspect.ranking.agreement import (
     RankedGroup,
@@ -312,6 +313,13 @@ def test_measures_vs_humans_on_obvious_rankings() -> None:
         assert row.theta_ci[0] == 0 and 0.5 < row.theta_ci[1] < 2
         assert row.error_ci[0] == 0 and row.error_ci[1] == pytest.approx(0.4593, abs=1e-4)
     assert "α=0.5" in report.labels["Sm"] and report.normalization
+    # family names and 'default' are the keys they stand for, as on every command
+    by_family = measures_vs_humans(groups, ["smeasure", "overlap"])
+    assert by_family.row("Sm").theta == report.row("Sm").theta
+    assert {r.key for r in by_family.rows} == {"Sm", *measure_keys(["overlap"])}
+    assert {r.key for r in measures_vs_humans(groups[:2], ["default"]).rows} == set(
+        measure_keys(with_images=False)
+    )
     # a map of another size is resized (noted); a broken group is skipped with its reason
     small = RankedGroup(
         "small", groups[0].gt, tuple(m[::2, ::2] for m in groups[0].maps), None, ("a", "b", "c")

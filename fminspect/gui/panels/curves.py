@@ -54,9 +54,10 @@ THIRD = ("E-measure", "IoU", "Dice")
 def _third(result: SuiteResult, which: str) -> tuple[np.ndarray, float, float, float]:
     """(curve, adaptive value, adaptive threshold, max) of the third plot's measure."""
     e, o = result.emeasure, result.overlap
-    if which == "E-measure" or o is None:
+    if which == "E-measure":
         assert e is not None
         return e.curve, e.adaptive, e.adaptive_threshold, e.max
+    assert o is not None  # the window always computes it (controller.PANEL_KEYS)
     scores = o.iou if which == "IoU" else o.dice
     return scores.curve, scores.adaptive, o.sweep.adaptive_threshold, scores.max
 

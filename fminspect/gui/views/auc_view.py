@@ -7,6 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from fminspect.gui.views.base import ExplainView
+from fminspect.metrics.auc import ELEVEN_LEVELS
 
 
 class AUCView(ExplainView):
@@ -72,12 +73,14 @@ class AUCView(ExplainView):
             pen=pg.mkPen((44, 160, 44), width=2),
             stepMode=None,
         )
-        levels = np.linspace(0, 1, 11)
-        hat = [
-            float(a.pr_precision[a.pr_recall >= r].max()) if np.any(a.pr_recall >= r) else 0.0
-            for r in levels
-        ]
-        pr.plot(levels, hat, pen=None, symbol="d", symbolSize=9, symbolBrush=(148, 103, 189))
+        pr.plot(
+            ELEVEN_LEVELS,
+            a.pr_eleven,
+            pen=None,
+            symbol="d",
+            symbolSize=9,
+            symbolBrush=(148, 103, 189),
+        )
         pr.setLabel("bottom", "recall")
         pr.setLabel("left", "precision")
         pr.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.04)

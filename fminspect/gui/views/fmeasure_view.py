@@ -5,6 +5,12 @@ from __future__ import annotations
 import pyqtgraph as pg
 
 from fminspect.gui.views.base import CONFUSION_COLOURS, CONFUSION_NAMES, ThresholdView
+from fminspect.metrics import MEASURES_BY_KEY
+
+
+def _higher(symbol: str) -> bool:
+    """Whether a larger ``symbol`` (TNR, FPR, …) is better, as its registry keys say."""
+    return MEASURES_BY_KEY[f"adp{symbol}"].higher_is_better
 
 
 class FmeasureView(ThresholdView):
@@ -136,7 +142,7 @@ class FmeasureView(ThresholdView):
             (
                 f"{name} {at}",
                 float(s.adaptive if index is None else s.curve[index]),
-                f"{what}; best over t {s.min if name in ('FPR', 'BER') else s.max:.4f}",
+                f"{what}; best over t {s.max if _higher(name) else s.min:.4f}",
             )
             for name, s, what in rates
         ]

@@ -17,6 +17,7 @@ from fminspect.gui.views.size_invariance_view import SizeInvarianceView
 from fminspect.gui.views.smeasure_view import SmeasureView
 from fminspect.gui.views.weighted_fmeasure_view import WeightedFmeasureView
 from fminspect.metrics import MEASURES_BY_KEY, REGISTRY, Family, Params, SuiteResult, update_suite
+from fminspect.metrics.registry import family_of
 
 #: The explain views by the name a measure family gives in its registry entry
 #: (:attr:`fminspect.metrics.registry.Family.view`).
@@ -41,8 +42,9 @@ _AT_FIELDS = {"Fm": "fmeasure", "Em": "emeasure", "IoU": "overlap"}
 
 
 def _family_of(key: str) -> Family:
+    """The family of a measure key or of a table's @t column."""
     base = key.split("@")[0]
-    return REGISTRY.families[_AT_FIELDS.get(base) or MEASURES_BY_KEY[base].field]
+    return REGISTRY.families[_AT_FIELDS[base]] if base in _AT_FIELDS else family_of(base)
 
 
 def view_for(key: str) -> type[ExplainView]:
@@ -57,12 +59,9 @@ def start_threshold(key: str, result: SuiteResult, current: int) -> int:
     info = MEASURES_BY_KEY.get(key)
     if info is None or info.kind not in ("max", "min") or not result.has(info.field):
         return current
-    if info.scores is not None:
-        curve = info.scores(result).curve
-    elif key == "maxEm":
-        curve = result.emeasure.curve
-    else:
+    if info.scores is None:
         return current
+    curve = info.scores(result).curve
     return int(curve.argmax() if info.kind == "max" else curve.argmin())
 
 

@@ -28,7 +28,7 @@ class SizeInvarianceView(ExplainView):
     and SI-MAE's weights."""
 
     TITLE = "size-invariant measures"
-    NEEDS = ("size_invariance",)
+    NEEDS = ("size_invariance", "mae")
 
     def build(self) -> None:
         si = self.result.size_invariance
@@ -48,7 +48,7 @@ class SizeInvarianceView(ExplainView):
             gt * 0.6 + np.minimum(si.box_map, 3) * 0.13, cmap="gray"
         )
         self.panel("map", "map p with the boxes", 0, 1).show_matrix(self.result.pair.pred)
-        err = np.abs(self.result.pair.pred - self.result.pair.mask)
+        err = self.result.mae.error_map  # the MAE's |p − g|, which SI-MAE averages
         self.panel("err", "|p − g| (SI-MAE averages it per box and outside)", 0, 2).show_matrix(
             err, cmap="inferno"
         )
