@@ -244,11 +244,14 @@ def run_meta(
     jobs, scheduler, cache, progress
         As :func:`evaluate_dataset`.
     **protocol
-        The protocol's other settings, as the command's options: ``seed``,
+        ``protocol`` (a preset of :mod:`fminspect.meta.protocols`: ``'default'``,
+        ``'context2025'``, ``'smeasure2021'``, ``'emeasure2018'``, ``'margolin2014'``,
+        ``'ours'``) and any of its settings, as the command's options: ``seed``,
         ``interpolation``, ``circle_radius``, ``gaussian_sigma``, ``noise_mean``,
-        ``noise_std``, ``good_key``, ``good_min``, ``inject_fraction``, ``inject_std``,
+        ``noise_std``, ``good_key`` (or ``'self'``), ``good_min``, ``good_top``,
+        ``switches``, ``inject_fraction``, ``inject_of``, ``inject_std``,
         ``inject_fg_threshold`` (``--inject-threshold``), ``morph_size``,
-        ``morph_iterations`` (fields of :class:`~fminspect.meta.protocol.MetaConfig`).
+        ``morph_iterations`` (see :func:`fminspect.meta.workflow.meta_config`).
 
     Returns
     -------

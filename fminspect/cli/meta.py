@@ -26,13 +26,17 @@ if TYPE_CHECKING:
 
 def add_parser(sub: Subparsers) -> None:
     from fminspect.meta import META_MEASURES
+    from fminspect.meta.protocols import PROTOCOLS
 
     m = sub.add_parser(
         "meta",
         help="meta-measures: evaluate the measures themselves, as the papers do",
         description="Run the meta-measures of the S-measure, E-measure, weighted-F and "
-        "Context-measure papers on any dataset. Writes cases.csv (every comparison), "
-        "summary.{csv,md,tex}, protocol.json and meta.{png,pdf}.",
+        "Context-measure papers on any dataset, as one paper's protocol or each as the paper "
+        "that introduced it. Writes cases.csv (every comparison), summary.{csv,md,tex}, "
+        "protocol.json (every step with its citation) and meta.{png,pdf}.",
+        epilog=protocols_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     m.add_argument(
         "root", type=Path, nargs="?", help="dataset folder (the layouts fminspect eval reads)"
@@ -42,7 +46,8 @@ def add_parser(sub: Subparsers) -> None:
         nargs="+",
         choices=META_MEASURES,
         metavar="META",
-        help=f"which meta-measures ({', '.join(META_MEASURES)}); default: the first five",
+        help=f"which meta-measures ({', '.join(META_MEASURES)}); default: the protocol's, "
+        "application and human when --application and --ranked are given",
     )
     m.add_argument(
         "--measures",
@@ -67,39 +72,91 @@ def add_parser(sub: Subparsers) -> None:
     add_cluster_options(m)
     m.add_argument("--no-plots", action="store_true")
     m.add_argument("--quiet", action="store_true")
-    p = m.add_argument_group("protocol (defaults as in the papers where they state them)")
-    p.add_argument(
-        "--circle-radius", type=float, default=0.25, help="generic circle radius × min(h, w) (0.25)"
+    p = m.add_argument_group(
+        "protocol (each option changes one knob of the --protocol preset; unset: the preset's)"
     )
     p.add_argument(
-        "--gaussian-sigma", type=float, default=0.25, help="generic Gaussian σ × min(h, w) (0.25)"
+        "--protocol",
+        choices=list(PROTOCOLS),
+        default="default",
+        help="whose meta-measure protocol (default: each meta-measure as the paper that "
+        "introduced it); the presets and their cited steps are listed below",
     )
-    p.add_argument("--noise-mean", type=float, default=0.5, help="noise map mean (0.5)")
-    p.add_argument("--noise-std", type=float, default=0.25, help="noise map σ (0.25)")
+    p.add_argument("--circle-radius", type=float, help="generic circle radius × min(h, w) (0.25)")
+    p.add_argument("--gaussian-sigma", type=float, help="generic Gaussian σ × min(h, w) (0.25)")
+    p.add_argument("--noise-mean", type=float, help="noise map mean (0.5)")
+    p.add_argument("--noise-std", type=float, help="noise map σ (0.25)")
     p.add_argument(
-        "--good-key", default="adpDice", help="GT switch: 'good map' measure (adpDice = F1)"
+        "--good-key",
+        help="GT switch: the 'good map' measure, a key or 'self' (the measure under test)",
     )
-    p.add_argument("--good-min", type=float, default=0.6, help="GT switch: good when ≥ this (0.6)")
+    p.add_argument("--good-min", type=float, help="GT switch: good when at least this")
     p.add_argument(
-        "--inject-fraction",
-        type=float,
-        default=0.01,
-        help="noise injection: share of the region's pixels (0.01)",
+        "--good-top", type=float, help="GT switch: good when among this share of the best maps"
     )
-    p.add_argument("--inject-std", type=float, default=0.2, help="noise injection: σ (0.2)")
+    p.add_argument(
+        "--switches",
+        type=int,
+        help="GT switch: other GTs per image; 1 = one derangement (each costs a scoring of "
+        "every map)",
+    )
+    p.add_argument(
+        "--inject-fraction", type=float, help="noise injection: share of the pixels (0.01)"
+    )
+    p.add_argument(
+        "--inject-of",
+        choices=["image", "region"],
+        help="noise injection: the share is of the whole image (the paper) or of the region",
+    )
+    p.add_argument("--inject-std", type=float, help="noise injection: σ (0.2)")
     p.add_argument(
         "--inject-threshold",
         type=float,
-        default=0.5,
-        help="noise injection: predicted foreground is map ≥ this (0.5)",
+        help="noise injection: predicted foreground is map > this (0: the map's support)",
     )
-    p.add_argument("--morph-size", type=int, default=3, help="annotation errors: kernel size (3)")
-    p.add_argument(
-        "--morph-iterations", type=int, default=1, help="annotation errors: iterations (1)"
-    )
+    p.add_argument("--morph-size", type=int, help="annotation errors: kernel size (3)")
+    p.add_argument("--morph-iterations", type=int, help="annotation errors: iterations (1)")
     add_param_options(m)
     add_limit_options(m)
     m.set_defaults(func=cmd_meta)
+
+
+#: MetaConfig field → command-line option (argparse's attribute name), when given
+KNOBS = {
+    "circle_radius": "circle_radius",
+    "gaussian_sigma": "gaussian_sigma",
+    "noise_mean": "noise_mean",
+    "noise_std": "noise_std",
+    "switches": "switches",
+    "inject_fraction": "inject_fraction",
+    "inject_of": "inject_of",
+    "inject_std": "inject_std",
+    "inject_fg_threshold": "inject_threshold",
+    "morph_size": "morph_size",
+    "morph_iterations": "morph_iterations",
+}
+
+
+def protocols_help() -> str:
+    """Every preset, its meta-measures and each step with the section it follows."""
+    import textwrap
+
+    from fminspect.meta.protocols import PROTOCOLS
+
+    lines = ["protocols (--protocol; every step is also written to protocol.json):"]
+    for p in PROTOCOLS.values():
+        lines.append(f"  {p.name}: {p.title}")
+        for meta, steps in p.steps.items():
+            lines.append(f"    {meta}:")
+            for st in steps:
+                where = "" if st.cite in ("—", "ours") else f" [{st.cite}]"
+                lines += textwrap.wrap(
+                    st.text + where, 96, initial_indent="      - ", subsequent_indent="        "
+                )
+        lines += [
+            textwrap.fill(n, 96, initial_indent="    ", subsequent_indent="    ") for n in p.notes
+        ]
+    return "\n".join(lines)
 
 
 def cmd_meta(args: argparse.Namespace) -> int:
@@ -118,7 +175,13 @@ def _run_meta(args: argparse.Namespace, cluster: object) -> int:
     from fminspect.meta.workflow import find_datasets, meta_config, meta_to_folder
 
     try:
+        knobs = {
+            name: getattr(args, option)
+            for name, option in KNOBS.items()
+            if getattr(args, option) is not None
+        }
         config = meta_config(
+            protocol=args.protocol,
             params=params(args),
             measures=args.measures,
             metas=args.metas,
@@ -127,17 +190,10 @@ def _run_meta(args: argparse.Namespace, cluster: object) -> int:
             seed=args.seed,
             interpolation=args.interpolation,
             max_pixels=args.max_pixels,
-            circle_radius=args.circle_radius,
-            gaussian_sigma=args.gaussian_sigma,
-            noise_mean=args.noise_mean,
-            noise_std=args.noise_std,
             good_key=args.good_key,
             good_min=args.good_min,
-            inject_fraction=args.inject_fraction,
-            inject_std=args.inject_std,
-            inject_fg_threshold=args.inject_threshold,
-            morph_size=args.morph_size,
-            morph_iterations=args.morph_iterations,
+            good_top=args.good_top,
+            **knobs,
         )
     except ValueError as exc:
         return fail(str(exc), command="meta")

@@ -20,8 +20,9 @@ from PySide6 import QtCore, QtWidgets
 
 from fminspect.gui.workers import submit
 from fminspect.io.discovery import Dataset
-from fminspect.meta import META_MEASURES, MetaConfig, MetaReport, run_meta
+from fminspect.meta import META_MEASURES, Case, MetaConfig, MetaReport, run_meta
 from fminspect.meta.outputs import columns, measures, protocol_caption, table, write_meta
+from fminspect.meta.protocols import PROTOCOLS
 from fminspect.metrics import Params
 
 
@@ -66,6 +67,14 @@ class MetaWindow(QtWidgets.QMainWindow):
         central = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(central)
         row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("protocol"))
+        self.protocol = QtWidgets.QComboBox()
+        self.protocol.setObjectName("metaProtocol")
+        for i, (name, preset) in enumerate(PROTOCOLS.items()):
+            self.protocol.addItem(name)
+            self.protocol.setItemData(i, preset.title, QtCore.Qt.ItemDataRole.ToolTipRole)
+        self.protocol.currentTextChanged.connect(self._protocol_changed)
+        row.addWidget(self.protocol)
         self.boxes: dict[str, QtWidgets.QCheckBox] = {}
         for meta in META_MEASURES:
             if meta == "human":
@@ -135,12 +144,23 @@ class MetaWindow(QtWidgets.QMainWindow):
         self.statusBar()
 
     # ------------------------------------------------------------------ running
+    def _protocol_changed(self, name: str) -> None:
+        """Only the meta-measures of the chosen paper's protocol can be ticked."""
+        has = PROTOCOLS[name].metas
+        for meta, box in self.boxes.items():
+            box.setEnabled(meta in has)
+            box.setChecked(meta in has and meta != "application")
+            box.setToolTip("" if meta in has else f"not part of the {name} protocol")
+
     def config(self) -> MetaConfig:
-        """The protocol chosen in the controls (papers' defaults otherwise)."""
-        metas = tuple(m for m, box in self.boxes.items() if box.isChecked())
-        return MetaConfig(
+        """The protocol chosen in the controls (the preset's settings)."""
+        from fminspect.meta.workflow import meta_config
+
+        metas = [m for m, box in self.boxes.items() if box.isChecked() and box.isEnabled()]
+        return meta_config(
+            protocol=self.protocol.currentText(),
             params=self.params,
-            metas=metas,
+            metas=metas or None,
             seed=self.seed.value(),
             application="grabcut" if "application" in metas else None,
         )
@@ -275,7 +295,7 @@ class MetaWindow(QtWidgets.QMainWindow):
                 c.model,
                 f"{c.reference:.6f}",
                 f"{c.test:.6f}",
-                {1: "error", 0: "ok", None: ""}[c.outcome],
+                _outcome(c),
                 c.detail,
             ]
             for j, v in enumerate(vals):
@@ -299,3 +319,12 @@ class MetaWindow(QtWidgets.QMainWindow):
         if folder:
             write_meta(self.report, folder)
             self.statusBar().showMessage(f"written to {folder}", 8000)
+
+
+def _outcome(case: Case) -> str:
+    """'error' / 'ok' for one comparison, 'k of n errors' for many."""
+    if case.outcome is None:
+        return ""
+    if case.trials != 1:
+        return f"{case.outcome} of {case.trials} errors"
+    return "error" if case.outcome else "ok"

@@ -50,24 +50,35 @@ def inject_noise(
     rng: np.random.Generator,
     *,
     fraction: float = 0.01,
+    of: str = "image",
     std: float = 0.2,
-    fg_threshold: float = 0.5,
+    fg_threshold: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The Context-measure paper's noise test: N(0, std²) added to ``fraction`` of the pixels
-    of the region predicted foreground (``pred >= fg_threshold``) where the GT is background;
-    values below 0 are truncated to 0 (and above 1 to 1, the map's range).
+    """The Context-measure paper's noise test (§4.3 (b)): noise ε ~ N(0, std²) with its
+    negative values truncated (ε⁺ = max(ε, 0): the noise only adds false foreground) added
+    to pixels drawn without replacement inside the region predicted foreground
+    (``pred > fg_threshold``; 0: the map's support) where the GT is background; the sum is
+    capped at 1, the map's range. (Signed noise would lower half of those false positives —
+    a better map, which no measure should be blamed for preferring.)
 
-    Returns the noisy map and the mask of changed pixels (empty if the region is empty).
+    How many: ``fraction`` of the whole image's pixel count (``of='image'``, the paper's
+    reading; all of the region when it is smaller) or of the region's (``of='region'``).
+
+    Returns the noisy map and the mask of the drawn pixels (empty if the region is empty).
     """
-    region = np.flatnonzero((pred >= fg_threshold) & ~gt)
-    n = round(fraction * region.size)
+    if of not in ("image", "region"):
+        raise ValueError(f"of is 'image' or 'region', not {of!r}")
+    region = np.flatnonzero((pred > fg_threshold) & ~gt)
+    base = pred.size if of == "image" else region.size
+    n = min(round(fraction * base), region.size)
     changed = np.zeros(pred.shape, bool)
     out = pred.copy()
     if n == 0:
         return out, changed
     picked = rng.choice(region, size=n, replace=False)
     flat = out.reshape(-1)
-    flat[picked] = np.clip(flat[picked] + rng.normal(0.0, std, size=n), 0.0, 1.0)
+    noise = np.maximum(rng.normal(0.0, std, size=n), 0.0)
+    flat[picked] = np.minimum(flat[picked] + noise, 1.0)
     changed.reshape(-1)[picked] = True
     return out, changed
 
@@ -81,6 +92,19 @@ def morph_gt(gt: np.ndarray, op: str, size: int = 3, iterations: int = 1) -> np.
     if op == "erode":
         return cv2.erode(mask, kernel, iterations=iterations, borderType=cv2.BORDER_REPLICATE)
     raise ValueError(f"op must be 'dilate' or 'erode', got {op!r}")
+
+
+def other_indices(n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """For each of ``n`` images, ``k`` other images drawn without replacement (all the
+    others when fewer than ``k``): the random GT switches of Margolin et al. §5.3."""
+    if n < 2:
+        raise ValueError("a ground-truth switch needs at least two images")
+    k = min(k, n - 1)
+    out = []
+    for i in range(n):
+        picked = rng.choice(n - 1, size=k, replace=False)
+        out.append(np.sort(picked + (picked >= i)))  # skip the image itself
+    return out
 
 
 def derangement(n: int, rng: np.random.Generator) -> np.ndarray:

@@ -3,7 +3,7 @@ protocol (JSON) and a plot.
 
 The summary is in the shape of the papers' tables: one row per measure (named by its exact
 variant), one column per meta-measure statistic and dataset. Lower is better in every
-column except the mean score changes, where closer to 0 is better.
+column except the signed mean score change, where closer to 0 is better.
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Pat
                 "reference",
                 "test",
                 "outcome",
+                "trials",
                 "detail",
             ]
         )
@@ -93,6 +94,7 @@ def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Pat
                     repr(c.reference),
                     repr(c.test),
                     "" if c.outcome is None else c.outcome,
+                    c.trials,
                     c.detail,
                 ]
             )
@@ -124,7 +126,7 @@ def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Pat
         "measure_definition_version": MEASURE_DEFINITION_VERSION,
         "protocol": report.config.as_dict(),
         "datasets": report.datasets,
-        "gt_switch_derangements": report.derangements,
+        "gt_switch_pseudo_gts": report.switched_with,
         "labels": report.labels,
         "problems": [
             {
@@ -149,34 +151,59 @@ def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Pat
 
 def protocol_caption(report: MetaReport) -> str:
     """One paragraph stating the exact protocol of the meta-measures that ran."""
-    from fminspect.meta.runner import _good_sign
+    from fminspect.meta.protocols import PROTOCOLS
 
     c = report.config
+
+    def chosen(meta: str) -> str:
+        sel = c.select_for(meta)
+        return "every map" if sel is None else f"maps with {sel.describe()}"
+
     ran = set(c.metas)
-    parts = [f"Normalisation {c.params.norm.label}; seed {c.seed}"]
+    preset = PROTOCOLS[c.protocol]
+    changed = c.as_dict()["differs_from_preset"]
+    parts = [
+        f"Protocol {c.protocol} ({preset.title})"
+        + (f", changed: {', '.join(changed)}" if changed else ""),
+        f"normalisation {c.params.norm.label}; seed {c.seed}",
+    ]
     if "generic" in ran:
+        shapes = {
+            "circle": f"centred circle r = {c.circle_radius:g}·min(h, w)",
+            "gaussian": f"centred Gaussian σ = {c.gaussian_sigma:g}·min(h, w)",
+        }
         parts.append(
-            f"generic maps: centred circle r = {c.circle_radius:g}·min(h, w), centred Gaussian "
-            f"σ = {c.gaussian_sigma:g}·min(h, w); error = scores better than the models' mean "
-            "on the image"
+            f"generic maps: {', '.join(shapes[g] for g in c.generic_maps)}; error = scores "
+            f"better than the mean of {chosen('generic')} on the image"
         )
     if "noise_map" in ran:
-        parts.append(f"noise map: N({c.noise_mean:g}, {c.noise_std:g}²) clipped to [0, 1]")
-    if "gt_switch" in ran:
         parts.append(
-            f"GT switch: maps with {c.good_key} {_good_sign(c)} {c.good_min:g}, GT of a deranged "
-            "image (nearest resize)"
+            f"noise map: N({c.noise_mean:g}, {c.noise_std:g}²) clipped to [0, 1], against the "
+            f"mean of {chosen('noise_map')}"
         )
+    if "gt_switch" in ran:
+        how = (
+            "one derangement of the dataset"
+            if c.switches == 1
+            else f"{c.switches} random other GTs per image"
+        )
+        parts.append(f"GT switch: {chosen('gt_switch')}, {how} (nearest resize)")
     if "noise_injection" in ran:
+        of = "the whole image's pixels" if c.inject_of == "image" else "the region's pixels"
         parts.append(
-            f"noise injection: N(0, {c.inject_std:g}²) on {100 * c.inject_fraction:g} % of the "
-            f"pixels with map ≥ {c.inject_fg_threshold:g} on GT background, clipped to [0, 1]"
+            f"noise injection: {chosen('noise_injection')}; N(0, {c.inject_std:g}²) on "
+            f"{100 * c.inject_fraction:g} % of {of}, drawn where map > "
+            f"{c.inject_fg_threshold:g} on GT background, negative noise truncated, capped at 1"
         )
     if "annotation" in ran:
+        meaning = {
+            "mean |Δ|": "mean |Δ| = mean absolute score change",
+            "mean Δ": "mean Δ = signed mean score change (closer to 0 is better)",
+            "1 − ρ": "1 − ρ = change of the models' ranking",
+        }
         parts.append(
             f"annotation: GT dilated/eroded by a {c.morph_size}×{c.morph_size} kernel "
-            f"×{c.morph_iterations}; Δ = mean score change (closer to 0 is better), 1 − ρ = change "
-            "of the models' ranking"
+            f"×{c.morph_iterations}; " + ", ".join(meaning[m] for m in c.annotation_stats)
         )
     if "application" in ran:
         parts.append(
@@ -184,11 +211,15 @@ def protocol_caption(report: MetaReport) -> str:
             "application"
         )
     if "human" in ran:
-        parts.append(
-            "human: θ = 1 − ρ against the people's order, error rate = groups ordered differently"
-        )
+        meaning = {
+            "θ": "θ = 1 − ρ against the people's order",
+            "error rate": "error rate = groups ordered differently",
+        }
+        parts.append("human: " + ", ".join(meaning[m] for m in c.human_stats))
     return (
-        "Error rates in %, lower is better. " + "; ".join(parts) + f". fminspect {report.version}."
+        "Error rates in %, lower is better. "
+        + "; ".join(parts)
+        + f". Every step is cited in protocol.json. fminspect {report.version}."
     )
 
 
@@ -253,7 +284,7 @@ def write_plot(report: MetaReport, out: Path) -> None:
         ax.set_title(f"{meta}: {stat}" + (" (%)" if "rate" in stat else ""), fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", alpha=0.3)
-        if "Δ" in stat:
+        if "mean Δ" in stat:
             ax.axvline(0, color="k", lw=0.6)
     for ax in list(axes.flat)[len(stats) :]:
         ax.axis("off")

@@ -25,8 +25,9 @@ from fminspect.batch.runner import evaluate_datasets, run_units
 from fminspect.batch.stopped import RunStopped
 from fminspect.io.discovery import Dataset, Sample
 from fminspect.io.validation import Problem
-from fminspect.meta.maps import case_seed, derangement
+from fminspect.meta.maps import case_seed, derangement, other_indices
 from fminspect.meta.protocol import MetaConfig, MetaUnit, MetaUnitResult, meta_unit
+from fminspect.meta.protocols import Selection
 from fminspect.metrics import MEASURES_BY_KEY
 from fminspect.pipeline.config import EvalConfig
 
@@ -35,9 +36,12 @@ from fminspect.pipeline.config import EvalConfig
 class Case:
     """One comparison: what was scored, against what, and whether the measure erred.
 
-    ``outcome`` is 1 (the measure erred), 0 (it did not) or None (not applicable, with the
-    reason in ``detail``); for ``annotation`` and ``application`` cases, ``value`` is the
-    statistic itself (a score change, 1 − ρ).
+    ``outcome`` is the number of errors among ``trials`` comparisons — 1 (the measure erred)
+    or 0 (it did not) for one comparison; for a GT switch with many GTs, how many of the
+    ``trials`` switched GTs the map scored better against (``test`` is then its best score
+    against any of them) — or None (not applicable, with the reason in ``detail``); for
+    ``annotation`` and ``application`` cases, ``value`` is the statistic itself (a score
+    change, 1 − ρ).
     """
 
     dataset: str
@@ -50,6 +54,7 @@ class Case:
     test: float
     outcome: int | None
     detail: str = ""
+    trials: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +78,8 @@ class MetaReport:
     cases: list[Case] = field(default_factory=list)
     summary: list[SummaryRow] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    derangements: dict[str, dict[str, str]] = field(default_factory=dict)
+    # dataset → image → the images whose GTs it was switched with
+    switched_with: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
     version: str = __version__
 
@@ -116,11 +122,12 @@ def run_meta(
     units: list[MetaUnit] = []
     originals: dict[tuple[str, str, str], dict[str, float]] = {}
     keys_by_ds: dict[str, tuple[str, ...]] = {}
+    chooser = Chooser(config, originals)
     for ds in datasets:
         with_images = ds.image is not None and any(s.image for s in ds.samples)
         keys = config.keys_for(with_images)
         keys_by_ds[ds.name] = keys
-        wanted = tuple(dict.fromkeys((*keys, config.good_key)))
+        wanted = tuple(dict.fromkeys((*keys, *config.criteria())))
         # `fminspect eval`'s cache holds a record per measure family: whatever an earlier
         # eval run computed with the same parameters is reused
         ev = evaluate_datasets(
@@ -137,15 +144,22 @@ def run_meta(
             originals[(ds.name, row["image"], row["method"])] = {
                 k: row.get(k, math.nan) for k in wanted
             }
+        chooser.prepare(ds.name, wanted)
         names = [m for m in ds.method_names if methods is None or m in methods]
         samples = ds.samples
-        wrong: dict[str, Any] = {}
+        wrong: dict[str, list[Sample]] = {}
         if "gt_switch" in config.metas and len(samples) >= 2:
-            perm = derangement(
-                len(samples), np.random.default_rng(case_seed(config.seed, ds.name, "gt_switch"))
-            )
-            wrong = {s.name: samples[int(j)] for s, j in zip(samples, perm, strict=True)}
-            report.derangements[ds.name] = {k: v.name for k, v in wrong.items()}
+            rng = np.random.default_rng(case_seed(config.seed, ds.name, "gt_switch"))
+            if config.switches == 1:  # one complete derangement (Context-measure §4.2)
+                perm = derangement(len(samples), rng)
+                wrong = {s.name: [samples[int(j)]] for s, j in zip(samples, perm, strict=True)}
+            else:  # k random other GTs per image (Margolin et al. §5.3)
+                picks = other_indices(len(samples), config.switches, rng)
+                wrong = {
+                    s.name: [samples[int(j)] for j in p]
+                    for s, p in zip(samples, picks, strict=True)
+                }
+            report.switched_with[ds.name] = {k: [w.name for w in v] for k, v in wrong.items()}
         elif "gt_switch" in config.metas:
             report.problems.append(
                 Problem(
@@ -157,14 +171,15 @@ def run_meta(
             )
         for s in samples:
             taking_part = {m: s.preds[m] for m in names if m in s.preds}
-            w = wrong.get(s.name)
             units.append(
                 MetaUnit(
                     Sample(ds.name, s.name, s.gt, s.image, taking_part),
-                    w.name if w else None,
-                    w.gt if w else None,
+                    tuple((w.name, w.gt) for w in wrong.get(s.name, [])),
                     keys,
                     config,
+                    chooser.fixed(config.switch_select, ds.name, s.name, list(taking_part)),
+                    chooser.fixed(config.inject_select, ds.name, s.name, list(taking_part)),
+                    own=chooser.own(ds.name, s.name) if config.switches > 1 else None,
                 )
             )
     results: dict[tuple[str, str], MetaUnitResult] = {}
@@ -186,16 +201,18 @@ def run_meta(
             if res is None:
                 continue
             report.problems += res.problems
-            report.cases += _outcomes(config, ds.name, name, res, originals, keys_by_ds[ds.name])
+            report.cases += _outcomes(config, ds.name, name, res, chooser, keys_by_ds[ds.name])
     report.summary = _summarise(report.cases, config)
-    if "gt_switch" in config.metas:
+    for meta in ("gt_switch", "noise_injection"):
+        sel = config.select_for(meta)
+        if meta not in config.metas or sel is None:
+            continue
         for ds in datasets:
-            if not any(c.meta == "gt_switch" and c.dataset == ds.name for c in report.cases):
+            if not any(c.meta == meta and c.dataset == ds.name for c in report.cases):
                 report.problems.append(
                     Problem(
                         Path(str(ds.gt.path)),
-                        f"GT switch: no map is good enough "
-                        f"({config.good_key} {_good_sign(config)} {config.good_min:g})",
+                        f"{meta}: no map is good enough ({sel.describe()})",
                         "warning",
                         dataset=ds.name,
                     )
@@ -212,15 +229,67 @@ def run_meta(
     return report
 
 
-def _good_sign(config: MetaConfig) -> str:
-    return "≥" if MEASURES_BY_KEY[config.good_key].higher_is_better else "≤"
+class Chooser:
+    """Which maps a selection keeps, from the models' own scores (``originals``).
 
+    A 'min' rule compares each map's value with the threshold; a 'top' rule with the cut
+    that keeps the best share of all the dataset's maps, computed per dataset and measure.
+    """
 
-def is_good(config: MetaConfig, value: float) -> bool:
-    """Whether a map with ``value`` of ``config.good_key`` enters the GT switch."""
-    if MEASURES_BY_KEY[config.good_key].higher_is_better:
-        return value >= config.good_min
-    return value <= config.good_min
+    def __init__(self, config: MetaConfig, originals: dict[tuple[str, str, str], dict[str, float]]):
+        self.config = config
+        self.originals = originals
+        self.cuts: dict[tuple[str, str, float], float] = {}
+        self.by_image: dict[tuple[str, str], dict[str, dict[str, float]]] = defaultdict(dict)
+
+    def own(self, dataset: str, image: str) -> dict[str, dict[str, float]]:
+        """Model → measure → score of every map of one image."""
+        return self.by_image.get((dataset, image), {})
+
+    def prepare(self, dataset: str, keys: Sequence[str]) -> None:
+        """Index ``dataset``'s scores by image and compute its 'top' cuts for every
+        selection that runs."""
+        for (d, i, m), v in self.originals.items():
+            if d == dataset:
+                self.by_image[(d, i)][m] = v
+        for sel in self.config.selections():
+            if sel.rule != "top":
+                continue
+            for key in [sel.by] if sel.by else keys:
+                values = np.array(
+                    [
+                        v[key]
+                        for (d, _, _), v in self.originals.items()
+                        if d == dataset and math.isfinite(v.get(key, math.nan))
+                    ]
+                )
+                if values.size == 0:
+                    continue
+                best_first = np.sort(values)[:: -1 if MEASURES_BY_KEY[key].higher_is_better else 1]
+                keep = max(1, math.ceil(sel.value * values.size - 1e-9))
+                self.cuts[(dataset, key, sel.value)] = float(best_first[keep - 1])
+
+    def good(self, sel: Selection | None, dataset: str, image: str, model: str, key: str) -> bool:
+        """Whether the map of ``model`` on ``image`` enters, for measure ``key``."""
+        if sel is None:
+            return True
+        by = sel.by or key
+        value = self.own(dataset, image).get(model, {}).get(by, math.nan)
+        if not math.isfinite(value):
+            return False
+        cut = sel.value if sel.rule == "min" else self.cuts.get((dataset, by, sel.value))
+        if cut is None:
+            return False
+        return value >= cut if MEASURES_BY_KEY[by].higher_is_better else value <= cut
+
+    def fixed(
+        self, sel: Selection | None, dataset: str, image: str, models: Sequence[str]
+    ) -> frozenset[str] | None:
+        """The models kept when a fixed measure selects (None: each measure selects its own,
+        so every map is scored and the choice is made per measure)."""
+        if sel is None or sel.by is None:
+            return None
+        return frozenset(m for m in models if self.good(sel, dataset, image, m, sel.by))
 
 
 def _outcomes(
@@ -228,34 +297,68 @@ def _outcomes(
     dataset: str,
     image: str,
     res: MetaUnitResult,
-    originals: dict[tuple[str, str, str], dict[str, float]],
+    chooser: Chooser,
     keys: tuple[str, ...],
 ) -> list[Case]:
-    own = {m: s for (d, i, m), s in originals.items() if d == dataset and i == image}
+    own = chooser.own(dataset, image)
     cases: list[Case] = []
     by: dict[tuple[str, str], dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     for meta, case, model, key, value, detail in res.rows:
         by[(meta, case)][model][key] = value
+        if meta not in ("generic", "noise_map", "gt_switch", "noise_injection"):
+            continue
+        sel = config.select_for(meta)
         if meta in ("generic", "noise_map"):
-            # the synthetic map against the mean of the real models on this image
-            vals = [s[key] for s in own.values() if not math.isnan(s.get(key, math.nan))]
+            # the synthetic map against the mean of the (good) models on this image
+            vals = [
+                s[key]
+                for m, s in own.items()
+                if not math.isnan(s.get(key, math.nan))
+                and chooser.good(sel, dataset, image, m, key)
+            ]
             ref = float(np.mean(vals)) if vals else math.nan
-            detail = f"mean of {len(vals)} models" if vals else "no model score"
-        elif meta in ("gt_switch", "noise_injection"):
+            what = "models" if sel is None else f"good models ({sel.describe()})"
+            detail = f"mean of {len(vals)} {what}" if vals else f"no {what}"
+        else:
             # the same map, perturbed or against another GT, against itself
+            if not chooser.good(sel, dataset, image, model, key):
+                continue  # only good maps take part (NaN never does)
             ref = own.get(model, {}).get(key, math.nan)
             if meta == "gt_switch":
-                good = own.get(model, {}).get(config.good_key, math.nan)
-                if not is_good(config, good):
-                    continue  # only good maps enter the GT switch (NaN never does)
-                detail = f"GT of {case}; {config.good_key} = {good:.3f}"
-        else:
-            continue
+                detail = f"GT of {case}"
+            if sel is not None:
+                crit = sel.by or key
+                detail += f"; {crit} = {own.get(model, {}).get(crit, math.nan):.3f}"
         undefined = math.isnan(ref) or math.isnan(value)
         outcome = None if undefined else int(_better(key, value, ref))
         if undefined and not detail:
             detail = "undefined"
         cases.append(Case(dataset, image, meta, case, model, key, ref, value, outcome, detail))
+    # GT switch with many GTs: the errors the unit counted, for the maps that take part
+    sel = config.switch_select
+    for model, key, errors, n, best in res.switch_counts:
+        if not chooser.good(sel, dataset, image, model, key):
+            continue
+        ref = own.get(model, {}).get(key, math.nan)
+        detail = f"{errors} of {n} other GTs score better"
+        if sel is not None:
+            crit = sel.by or key
+            detail += f"; {crit} = {own.get(model, {}).get(crit, math.nan):.3f}"
+        cases.append(
+            Case(
+                dataset,
+                image,
+                "gt_switch",
+                f"{n} other GTs",
+                model,
+                key,
+                ref,
+                best,
+                errors,
+                detail,
+                n,
+            )
+        )
     # annotation errors: score change per model, ranking change per image
     for op in ("dilate", "erode"):
         per_model = by.get(("annotation", op))
@@ -359,24 +462,36 @@ def _outcomes(
 
 def _summarise(cases: Sequence[Case], config: MetaConfig) -> list[SummaryRow]:
     groups: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
+    rates: dict[tuple[str, str, str, str], list[tuple[int, int]]] = defaultdict(list)
+    stats = set(config.annotation_stats)
     for c in cases:
         if c.meta in ("generic", "noise_map", "gt_switch", "noise_injection"):
-            if c.outcome is None:
+            if c.outcome is None or c.trials == 0:
                 continue
             stat = f"error rate ({c.case})" if c.meta == "generic" else "error rate"
-            groups[(c.dataset, c.meta, stat, c.measure)].append(float(c.outcome))
+            rates[(c.dataset, c.meta, stat, c.measure)].append((c.outcome, c.trials))
         elif c.meta == "annotation" and c.case.startswith("Δ"):
-            if not math.isnan(c.test - c.reference):
-                groups[(c.dataset, c.meta, f"mean {c.case}", c.measure)].append(
-                    c.test - c.reference
-                )
-        elif (
-            c.meta in ("annotation", "application")
-            and c.case != "quality"
-            and not math.isnan(c.test)
-        ):
+            change = c.test - c.reference
+            if math.isnan(change):
+                continue
+            op = c.case[len("Δ ") :]  # '(dilate)'
+            if "mean Δ" in stats:
+                groups[(c.dataset, c.meta, f"mean Δ {op}", c.measure)].append(change)
+            if "mean |Δ|" in stats:
+                groups[(c.dataset, c.meta, f"mean |Δ| {op}", c.measure)].append(abs(change))
+        elif c.meta == "annotation" and not math.isnan(c.test):
+            if "1 − ρ" in stats:
+                groups[(c.dataset, c.meta, c.case, c.measure)].append(c.test)
+        elif c.meta == "application" and c.case != "quality" and not math.isnan(c.test):
             groups[(c.dataset, c.meta, c.case, c.measure)].append(c.test)
-    return [
+    # error rates pool every comparison (a map switched with 100 GTs counts 100 times)
+    pooled = [
+        SummaryRow(
+            d, meta, stat, key, sum(e for e, _ in v) / sum(n for _, n in v), sum(n for _, n in v)
+        )
+        for (d, meta, stat, key), v in rates.items()
+    ]
+    return pooled + [
         SummaryRow(d, meta, stat, key, float(np.mean(v)), len(v))
         for (d, meta, stat, key), v in groups.items()
     ]
@@ -405,9 +520,10 @@ def _human(ranked: Sequence[Path], config: MetaConfig, report: MetaReport) -> li
         name = f"{Path(folder).name} (human)"
         report.datasets.append(name)
         for r in rep.rows:
-            rows.append(SummaryRow(name, "human", "θ", r.key, r.theta, r.groups))
-            rows.append(SummaryRow(name, "human", "error rate", r.key, r.error_rate, r.groups))
-            for g, n in (("θ", r.theta), ("error rate", r.error_rate)):
+            values = {"θ": r.theta, "error rate": r.error_rate}
+            for g in config.human_stats:
+                rows.append(SummaryRow(name, "human", g, r.key, values[g], r.groups))
+            for g, n in values.items():
                 report.cases.append(
                     Case(
                         name,

@@ -27,45 +27,73 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_METAS", "find_datasets", "meta_config", "meta_to_folder"]
 
-#: The meta-measures run when none are named: the first five (the last two need an
-#: application or human rankings).
+#: The meta-measures run when none are named: those of the protocol that need neither an
+#: application nor human rankings (those two are added when given).
 DEFAULT_METAS = META_MEASURES[:5]
 
 
 def meta_config(
     *,
+    protocol: str = "default",
     params: Params | None = None,
     measures: Sequence[str] | None = None,
     metas: Sequence[str] | None = None,
     application: str | None = None,
     ranked: bool = False,
-    **protocol: Any,
+    good_key: str | None = None,
+    good_min: float | None = None,
+    good_top: float | None = None,
+    **knobs: Any,
 ) -> MetaConfig:
-    """The protocol of a run: ``metas`` (default :data:`DEFAULT_METAS`), plus
-    ``'application'`` when an ``application`` is given and ``'human'`` when human-ranked
-    folders are (``ranked``); ``measures`` (default: all); ``protocol``: any other field of
-    :class:`~fminspect.meta.protocol.MetaConfig` (``seed``, ``interpolation``,
-    ``circle_radius``, ``good_key``, ``inject_std``…).
+    """The protocol of a run: the preset ``protocol`` (see :mod:`fminspect.meta.protocols`)
+    with any of its knobs changed. ``metas`` defaults to the preset's meta-measures that need
+    neither an application nor rankings; ``'application'`` is added when an ``application``
+    is given and ``'human'`` when human-ranked folders are (``ranked``); ``measures``
+    (default: all). The GT switch's good maps: ``good_key`` (a measure key, or 'self' for the
+    measure under test) with ``good_min`` (a threshold) or ``good_top`` (a share of the
+    dataset's maps). ``knobs``: any other field of
+    :class:`~fminspect.meta.protocol.MetaConfig` (``seed``, ``switches``, ``inject_of``…).
 
     Raises
     ------
     ValueError
-        An unknown meta-measure or measure, an application that cannot be loaded, a bad value.
+        An unknown protocol, meta-measure or measure, a meta-measure the protocol does not
+        have, an application that cannot be loaded, a bad value.
     """
     from fminspect.meta.protocol import MetaConfig
+    from fminspect.meta.protocols import PROTOCOLS, Selection
     from fminspect.metrics import Params
 
-    chosen = list(metas or DEFAULT_METAS)
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; valid: {', '.join(PROTOCOLS)}")
+    preset = PROTOCOLS[protocol]
+    if metas:
+        chosen = list(metas)
+    else:
+        chosen = [m for m in preset.metas if m not in ("application", "human")]
     if application and "application" not in chosen:
         chosen.append("application")
     if ranked and "human" not in chosen:
         chosen.append("human")
+    settings = {**preset.settings, **knobs}
+    if good_key is not None or good_min is not None or good_top is not None:
+        if good_min is not None and good_top is not None:
+            raise ValueError("give a good-map threshold or a top share, not both")
+        base = settings.get("switch_select") or Selection("adpDice", "min", 0.6)
+        by = base.by if good_key is None else None if good_key == "self" else good_key
+        if good_top is not None:
+            settings["switch_select"] = Selection(by, "top", good_top)
+        elif good_min is not None:
+            settings["switch_select"] = Selection(by, "min", good_min)
+        else:
+            settings["switch_select"] = Selection(by, base.rule, base.value)
     return MetaConfig(
         params=params or Params(),
         keys=tuple(measures) if measures else None,
         metas=tuple(chosen),
         application=application,
-        **protocol,
+        protocol=protocol,
+        **settings,
     )
 
 

@@ -41,3 +41,9 @@ def test_meta_window_runs_and_opens_a_case_in_the_inspector(
     meta._open_case(meta.cases.rowCount() - 1, 0)
     assert window.controller.wait(30000)  # the sample is read on the thread pool
     assert window.controller.sample.name == target
+    # a paper's protocol: only its meta-measures can be ticked, and the run uses its settings
+    meta.protocol.setCurrentText("context2025")
+    assert not meta.boxes["generic"].isEnabled() and meta.boxes["gt_switch"].isChecked()
+    config = meta.config()
+    assert config.protocol == "context2025" and config.switches == 1
+    assert config.metas == ("gt_switch", "noise_injection", "annotation")

@@ -14,6 +14,7 @@ from fminspect.io.discovery import discover
 from fminspect.meta import MetaConfig, run_meta
 from fminspect.meta import maps as m
 from fminspect.meta.outputs import write_meta
+from fminspect.meta.protocols import Selection
 from tests.datasets import write_png
 
 H, W = 60, 80
@@ -80,17 +81,32 @@ def test_synthetic_maps_and_perturbations() -> None:
     assert (m.morph_gt(sq, "dilate") > 0).sum() == 12 * 12 and (
         m.morph_gt(sq, "erode") > 0
     ).sum() == 8 * 8
-    # noise goes to 1 % of (map ≥ 0.5) ∩ GT background, and nowhere else
+    # noise goes to 1 % of (map > 0) ∩ GT background, and nowhere else
     pred = np.zeros((H, W))
     pred[:, :40] = 0.8  # predicted foreground: the left half
     gt = np.zeros((H, W), bool)
-    gt[:, :20] = True  # so the region is columns 20–39: 1200 pixels → 12 changed
+    gt[:, :20] = True  # so the region is columns 20–39: 1200 pixels
+    # the Context-measure paper's count: 1 % of the whole image's 4800 pixels → 48 changed
     noisy, changed = m.inject_noise(pred, gt, np.random.default_rng(1))
-    assert changed.sum() == 12 and not changed[:, :20].any() and not changed[:, 40:].any()
+    assert changed.sum() == 48 and not changed[:, :20].any() and not changed[:, 40:].any()
     assert np.array_equal(noisy[~changed], pred[~changed])
     assert noisy.min() >= 0 and noisy.max() <= 1
+    # ours: 1 % of the region's 1200 pixels → 12
+    _, of_region = m.inject_noise(pred, gt, np.random.default_rng(1), of="region")
+    assert of_region.sum() == 12 and not of_region[:, :20].any()
+    # a region smaller than 1 % of the image is perturbed whole
+    small = np.zeros((H, W))
+    small[:2, 30:40] = 0.9  # 20 pixels of predicted foreground on GT background
+    _, whole = m.inject_noise(small, gt, np.random.default_rng(1))
+    assert whole.sum() == 20 and np.array_equal(whole, small > 0)
     _, none = m.inject_noise(np.zeros((H, W)), gt, np.random.default_rng(1))
     assert not none.any()
+    # Margolin's random switches: k other images each, never the image itself
+    picks = m.other_indices(6, 3, np.random.default_rng(2))
+    assert all(len(p) == 3 == len(set(p)) and i not in p for i, p in enumerate(picks))
+    assert [len(p) for p in m.other_indices(4, 100, np.random.default_rng(2))] == [3] * 4
+    with pytest.raises(ValueError, match="at least two"):
+        m.other_indices(1, 5, np.random.default_rng(2))
 
 
 # ----------------------------------------------------------------------------- outcomes by hand
@@ -123,15 +139,38 @@ def test_gt_switch_perfect_maps_never_prefer_another_gt_and_bad_maps_are_left_ou
 ) -> None:
     gts = [square(5, 5, 20), square(30, 50, 20), square(35, 5, 18)]  # disjoint objects
     root = build(tmp_path / "ds", gts, {"perfect": gts, "empty": [np.zeros((H, W), np.uint8)] * 3})
-    r = run(root, tmp_path, metas=("gt_switch",), keys=("MAE", "Sm", "maxFm"), seed=5)
+    context = {
+        "protocol": "context2025",
+        "switches": 1,
+        "switch_select": Selection("adpDice", "min", 0.6),
+    }
+    r = run(root, tmp_path, metas=("gt_switch",), keys=("MAE", "Sm", "maxFm"), seed=5, **context)
     for key in ("MAE", "Sm", "maxFm"):
         assert r.value("ds", "gt_switch", "error rate", key) == 0.0
     switched = [c for c in r.cases if c.meta == "gt_switch"]
     assert {c.model for c in switched} == {"perfect"}  # the empty map has F1 = 0 < 0.6
     assert len(switched) == 3 * 3
-    mapping = r.derangements["ds"]
-    assert sorted(mapping) == ["im0", "im1", "im2"] and all(k != v for k, v in mapping.items())
-    assert all(f"GT of {mapping[c.image]}" in c.detail for c in switched)
+    mapping = r.switched_with["ds"]  # one derangement: one other GT each, all different
+    assert sorted(mapping) == ["im0", "im1", "im2"]
+    assert all(len(v) == 1 and v[0] != k for k, v in mapping.items())
+    assert sorted(v[0] for v in mapping.values()) == ["im0", "im1", "im2"]
+    assert all(f"GT of {mapping[c.image][0]}" in c.detail for c in switched)
+    # Margolin's: every other GT (100 asked, 2 exist); each measure picks its own good maps
+    # (score ≥ 0.5 by itself): the empty map has MAE ≤ 0.5 but S < 0.5 and max F = 0
+    r = run(root, tmp_path, metas=("gt_switch",), keys=("MAE", "Sm", "maxFm"), seed=5)
+    assert r.config.switches == 100 and all(len(v) == 2 for v in r.switched_with["ds"].values())
+    switched = [c for c in r.cases if c.meta == "gt_switch"]
+    by_key = {k: {c.model for c in switched if c.measure == k} for k in ("MAE", "Sm", "maxFm")}
+    assert by_key == {"MAE": {"perfect", "empty"}, "Sm": {"perfect"}, "maxFm": {"perfect"}}
+    # one case per map and measure, counting its errors over its 2 switched GTs
+    assert sum(c.measure == "Sm" for c in switched) == 3 and {c.trials for c in switched} == {2}
+    # that reading lets the empty map in for MAE, and it "prefers" every smaller GT: areas
+    # 400, 400, 324, so im0→im2 and im1→im2 are errors, 2 of the 12 MAE comparisons
+    empty = {c.image: c.outcome for c in switched if c.model == "empty" and c.measure == "MAE"}
+    assert empty == {"im0": 1, "im1": 1, "im2": 0}
+    assert r.value("ds", "gt_switch", "error rate", "MAE") == pytest.approx(2 / 12)
+    assert next(x.n for x in r.summary if x.meta == "gt_switch" and x.measure == "MAE") == 12
+    assert r.value("ds", "gt_switch", "error rate", "Sm") == 0.0
 
 
 def test_annotation_errors_score_change_by_hand(tmp_path: Path) -> None:
@@ -162,7 +201,7 @@ def test_noise_injection_outcome_matches_a_hand_computation(tmp_path: Path) -> N
         p[:, 60:] = 150  # foreground predicted where the GT is background
         soft.append(p.astype(np.uint8))
     root = build(tmp_path / "ds", gts, {"soft": soft, "exact": gts})
-    cfg = {"metas": ("noise_injection",), "keys": ("MAE",), "seed": 11}
+    cfg = {"metas": ("noise_injection",), "keys": ("MAE",), "seed": 11, "inject_select": None}
     r = run(root, tmp_path, **cfg)
     cases = {(c.image, c.model): c for c in r.cases if c.meta == "noise_injection"}
     for i, g in enumerate(gts):
@@ -176,11 +215,14 @@ def test_noise_injection_outcome_matches_a_hand_computation(tmp_path: Path) -> N
         by_hand = np.abs(noisy - (g > 128)).mean()
         assert c.test == pytest.approx(by_hand, abs=1e-12)
         assert (
-            c.outcome == int(by_hand < c.reference)
-            and c.detail == f"{changed.sum()} pixels changed"
+            c.outcome == int(by_hand < c.reference) and c.detail == f"{changed.sum()} pixels drawn"
         )
         exact = cases[(f"im{i}", "exact")]  # no false positive: nothing to perturb
-        assert exact.outcome is None and exact.detail == "0 pixels changed"
+        assert exact.outcome is None and exact.detail == "0 pixels drawn"
+    # the paper's selection (F1 ≥ 0.6): the soft map's adaptive threshold keeps its false
+    # positives too (Dice 2·|GT| / (|GT| + 1200 + |GT|) < 0.6), so only the exact map is noised
+    r = run(root, tmp_path, **{**cfg, "inject_select": Selection("adpDice", "min", 0.6)})
+    assert {c.model for c in r.cases if c.meta == "noise_injection"} == {"exact"}
 
 
 @pytest.mark.slow
@@ -283,9 +325,31 @@ def test_cli_writes_every_output_and_records_the_protocol(tmp_path: Path, capsys
         assert (out / name).exists(), name
     protocol = json.loads((out / "protocol.json").read_text())
     assert protocol["protocol"]["seed"] == 9 and protocol["protocol"]["inject_std"] == 0.2
-    assert set(protocol["gt_switch_derangements"]["ds"]) == {"im0", "im1", "im2"}
+    # the default protocol: Margolin's switches, every other GT here; each step cited
+    assert protocol["protocol"]["protocol"] == "default"
+    assert protocol["protocol"]["switches"] == 100
+    assert {k: len(v) for k, v in protocol["gt_switch_pseudo_gts"]["ds"].items()} == {
+        "im0": 2,
+        "im1": 2,
+        "im2": 2,
+    }
+    steps = protocol["protocol"]["preset"]["steps"]
+    assert set(steps) == {"generic", "noise_map", "gt_switch", "noise_injection", "annotation"}
+    assert "§4.3" in steps["noise_injection"][1]["cite"] and "§5.3" in steps["gt_switch"][0]["cite"]
+    assert protocol["protocol"]["differs_from_preset"] == []
     md = (out / "summary.md").read_text()
-    assert "Sm α=0.5" in md and "seed 9" in md
+    assert "Sm α=0.5" in md and "seed 9" in md and "Protocol default" in md
+    assert "mean |Δ| (dilate)" in md and "mean Δ (dilate)" not in md
+    # a preset, with one knob changed: recorded as changed
+    out2 = tmp_path / "out2"
+    args = ["meta", str(root), "--out", str(out2), "--measures", "MAE", "--quiet"]
+    assert main([*args, "--protocol", "context2025", "--switches", "2", "--no-plots"]) == 0
+    protocol = json.loads((out2 / "protocol.json").read_text())["protocol"]
+    assert protocol["metas"] == ["gt_switch", "noise_injection", "annotation"]
+    assert protocol["switches"] == 2 and protocol["differs_from_preset"] == ["switches"]
+    assert protocol["inject_of"] == "image" and protocol["annotation_stats"] == ["mean |Δ|"]
+    assert main([*args, "--protocol", "context2025", "--metas", "generic"]) == 2
+    assert "context2025 protocol has no generic" in capsys.readouterr().err
     assert main(["meta", str(root), "--metas", "application"]) == 2
     assert "needs an application" in capsys.readouterr().err
 
@@ -336,7 +400,9 @@ def test_gt_switch_good_maps_follow_the_measure_direction(tmp_path: Path) -> Non
     gts = [square(5, 5, 20), square(30, 50, 20), square(35, 5, 18)]
     root = build(tmp_path / "ds", gts, {"perfect": gts, "empty": [np.zeros((H, W), np.uint8)] * 3})
     # MAE is lower-is-better: "good" means MAE ≤ 0.05, which only the perfect map meets
-    r = run(root, tmp_path, metas=("gt_switch",), keys=("MAE",), good_key="MAE", good_min=0.05)
+    mae = Selection("MAE", "min", 0.05)
+    r = run(root, tmp_path, metas=("gt_switch",), keys=("MAE",), switch_select=mae)
     assert {c.model for c in r.cases if c.meta == "gt_switch"} == {"perfect"}
-    none = run(root, tmp_path, metas=("gt_switch",), keys=("MAE",), good_min=1.5)
+    f1 = Selection("adpDice", "min", 1.5)
+    none = run(root, tmp_path, metas=("gt_switch",), keys=("MAE",), switch_select=f1)
     assert not none.cases and any("no map is good enough" in p.message for p in none.problems)
