@@ -137,13 +137,7 @@ class MetaConfig:
 
     def selections(self) -> list[Selection]:
         """The good-map selections of the meta-measures that run."""
-        by_meta = {
-            "generic": self.generic_select,
-            "noise_map": self.noise_map_select,
-            "gt_switch": self.switch_select,
-            "noise_injection": self.inject_select,
-        }
-        return [s for m, s in by_meta.items() if m in self.metas and s is not None]
+        return [s for m in self.metas if (s := self.select_for(m)) is not None]
 
     def select_for(self, meta: str) -> Selection | None:
         """The good-map selection of one meta-measure (None: every map)."""

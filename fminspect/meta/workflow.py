@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fminspect.batch.workflow import NoDatasetError, check_methods
-from fminspect.meta import META_MEASURES
 
 if TYPE_CHECKING:
     from fminspect.io.discovery import Dataset
@@ -25,11 +24,7 @@ if TYPE_CHECKING:
     from fminspect.meta.runner import MetaReport
     from fminspect.metrics import Params
 
-__all__ = ["DEFAULT_METAS", "find_datasets", "meta_config", "meta_to_folder"]
-
-#: The meta-measures run when none are named: those of the protocol that need neither an
-#: application nor human rankings (those two are added when given).
-DEFAULT_METAS = META_MEASURES[:5]
+__all__ = ["find_datasets", "meta_config", "meta_to_folder"]
 
 
 def meta_config(
