@@ -157,7 +157,9 @@ def protocol_caption(report: MetaReport) -> str:
 
     def chosen(meta: str) -> str:
         sel = c.select_for(meta)
-        return "every map" if sel is None else f"maps with {sel.describe()}"
+        if sel is None:
+            return "every model's map"
+        return sel.describe() if sel.rule == "top" else f"maps with {sel.describe()}"
 
     ran = set(c.metas)
     preset = PROTOCOLS[c.protocol]
