@@ -31,6 +31,17 @@ search (float64 arithmetic) and the original code faiss' ``IndexFlatL2`` (float3
 agree except on exact or near-exact ties (distinct band patches at the same distance), where
 the choice is arbitrary — the source of the remaining ~1e-6 differences in C^ω_β.
 
+Paper vs code. §3.3 expands the object "outward by k pixels through morphological
+dilation" (k = 20, §4.1), "densely" extracts overlapping 7×7 patches (§4.1: "an overlap of
+3") and searches them with an *approximate* nearest-neighbour algorithm. The authors' code
+(and pysodmetrics) dilate by a 20×20 square — a band 9 to 10 px wide on the sides and up to
+14 px on the diagonals — step the patches by 3 px (a 4-px overlap) and search exactly
+(faiss ``IndexFlatL2``). The defaults follow the code; ``ccm_band='disk'`` takes every
+pixel within 20 px of the object (exact Euclidean distance) and ``ccm_stride`` sets the
+step (4 is "an overlap of 3" read literally). The search stays exact: the paper names no
+ANN method or setting, so no approximate search could be its form; exact search is what
+an approximate one approximates.
+
 References
 ----------
 .. [1] C.-Y. Wang, G.-P. Ji, S. Shao, M.-M. Cheng, D.-P. Fan, "Context-measure:
@@ -75,6 +86,27 @@ LAMBDA = Parameter(
     high=1000.0,
 )
 BAND = 20
+#: The context band's shape (module notes, "Paper vs code").
+BAND_SHAPE = Parameter(
+    "ccm_band",
+    "square",
+    "band",
+    "camouflage degree's context band: square (dilation by a 20×20 square, reaching 9 px "
+    "up/left and 10 px down/right: the authors' code and pysodmetrics; default) or disk "
+    "(every pixel within 20 px of the object: §3.3, k = 20)",
+    choices=("square", "disk"),
+)
+#: The step between the 7×7 patches (module notes, "Paper vs code").
+PATCH_STRIDE = Parameter(
+    "ccm_stride",
+    STRIDE,
+    "stride",
+    "step in px between the camouflage degree's 7×7 patches (3, the authors' code and "
+    "pysodmetrics: a 4-px overlap; §4.1's 'overlap of 3' read literally is a stride of 4)",
+    low=1,
+    high=PATCH,
+    integer=True,
+)
 _CHUNK = 1024  # query patches per distance block
 _DELTA_E_CHUNK = 1 << 20  # object pixels per CIEDE2000 block (bounds its temporaries)
 
@@ -103,6 +135,9 @@ class CamouflageDegreeResult:
         Object pixels no whole object patch covers (they stay black when repainted).
     gamma, lambda_spatial : float
         γ and λ.
+    band_shape, stride :
+        The context band's shape (:data:`BAND_SHAPE`) and the patches' step
+        (:data:`PATCH_STRIDE`).
     warnings : tuple of str
     """
 
@@ -120,6 +155,8 @@ class CamouflageDegreeResult:
     lambda_spatial: float
     image: np.ndarray
     object_mask: np.ndarray
+    band_shape: str = BAND_SHAPE.default
+    stride: int = STRIDE
     warnings: tuple[str, ...] = ()
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -154,28 +191,37 @@ def _similarity(delta_e: np.ndarray) -> np.ndarray:
     return 1 - np.clip(delta_e / 100, 0, 1)
 
 
-def context_band(mask: np.ndarray, size: int = BAND) -> np.ndarray:
-    """Dilation of ``mask`` by a size×size square (OpenCV anchoring) minus ``mask``."""
+def context_band(mask: np.ndarray, size: int = BAND, shape: str = "square") -> np.ndarray:
+    """The context band around ``mask``: its dilation by a size×size square (OpenCV
+    anchoring; ``shape='square'``) or every pixel within Euclidean distance ``size`` of it
+    (``'disk'``), minus ``mask``."""
     fg = mask.view(np.uint8) if mask.dtype == bool else mask.astype(np.uint8)
+    if shape == "disk":
+        if not fg.any():
+            return readonly(np.zeros(fg.shape, bool))
+        # exact Euclidean distance to the nearest object pixel (0 on the object)
+        outside = (fg == 0).view(np.uint8)
+        distance = cv2.distanceTransform(outside, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+        return readonly((distance > 0) & (distance <= size))
     dilated = cv2.dilate(fg, np.ones((size, size), np.uint8), iterations=1)
     return readonly((dilated - fg).astype(bool))
 
 
-def _grid_patches(mask: np.ndarray) -> np.ndarray:
+def _grid_patches(mask: np.ndarray, stride: int = STRIDE) -> np.ndarray:
     """Top-left (row, col) of the grid windows lying entirely inside ``mask``, row-major."""
     h, w = mask.shape
-    pad_h = (STRIDE - (h - PATCH) % STRIDE) % STRIDE
-    pad_w = (STRIDE - (w - PATCH) % STRIDE) % STRIDE
+    pad_h = (stride - (h - PATCH) % stride) % stride
+    pad_w = (stride - (w - PATCH) % stride) % stride
     if h + pad_h < PATCH or w + pad_w < PATCH:
         return np.zeros((0, 2), np.intp)
     # window sums from an integral image; windows reaching into the (zero) padding at the
     # bottom/right are never whole, so only windows inside the image are counted
     integral = cv2.integral(mask.view(np.uint8) if mask.dtype == bool else mask)
-    n_r = (h - PATCH) // STRIDE + 1
-    n_c = (w - PATCH) // STRIDE + 1
-    top, left = slice(0, STRIDE * n_r, STRIDE), slice(0, STRIDE * n_c, STRIDE)
-    bottom = slice(PATCH, PATCH + STRIDE * n_r, STRIDE)
-    right = slice(PATCH, PATCH + STRIDE * n_c, STRIDE)
+    n_r = (h - PATCH) // stride + 1
+    n_c = (w - PATCH) // stride + 1
+    top, left = slice(0, stride * n_r, stride), slice(0, stride * n_c, stride)
+    bottom = slice(PATCH, PATCH + stride * n_r, stride)
+    right = slice(PATCH, PATCH + stride * n_c, stride)
     sums = (
         integral[bottom, right]
         - integral[top, right]
@@ -183,7 +229,7 @@ def _grid_patches(mask: np.ndarray) -> np.ndarray:
         + integral[top, left]
     )
     valid = np.argwhere(sums == PATCH * PATCH)
-    return valid * STRIDE
+    return valid * stride
 
 
 def _patch_values(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
@@ -337,12 +383,18 @@ def _check_image(img: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
 
 
 def _compute(
-    rgb: np.ndarray, mask: np.ndarray, gamma: float, lam: float, eps: float
+    rgb: np.ndarray,
+    mask: np.ndarray,
+    gamma: float,
+    lam: float,
+    eps: float,
+    band_shape: str = BAND_SHAPE.default,
+    stride: int = STRIDE,
 ) -> CamouflageDegreeResult:
     h, w = mask.shape
-    band = context_band(mask)
+    band = context_band(mask, BAND, band_shape)
     lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB)
-    fg_xy, bg_xy = _grid_patches(mask), _grid_patches(band)
+    fg_xy, bg_xy = _grid_patches(mask, stride), _grid_patches(band, stride)
     zeros = np.zeros((h, w))
     empty: dict[str, Any] = {
         "cd_map": readonly(zeros),
@@ -355,6 +407,8 @@ def _compute(
         "uncovered": int(mask.sum()),
         "gamma": gamma,
         "lambda_spatial": lam,
+        "band_shape": band_shape,
+        "stride": stride,
         "image": rgb,
         "object_mask": mask,
     }
@@ -397,6 +451,8 @@ def _compute(
         uncovered=int(np.count_nonzero(counts.flat[obj] == 0)),
         gamma=float(gamma),
         lambda_spatial=float(lam),
+        band_shape=band_shape,
+        stride=int(stride),
         image=rgb,
         object_mask=mask,
     )
@@ -409,6 +465,8 @@ def camouflage_degree(
     gamma: float = GAMMA.default,
     lambda_spatial: float = LAMBDA.default,
     convention: str = "pysodmetrics",
+    band_shape: str = BAND_SHAPE.default,
+    stride: int = STRIDE,
 ) -> CamouflageDegreeResult:
     """Camouflage degree of the GT object in ``img`` (memoised on a GroundTruth).
 
@@ -420,11 +478,16 @@ def camouflage_degree(
         The GT (binarised ``> 128`` unless already prepared).
     gamma, lambda_spatial : float
         γ (8) and λ (20).
+    band_shape, stride :
+        ``'square'`` (the code's) or ``'disk'`` (the paper's) context band; the patches'
+        step (3, the code's).
     convention : {'pysodmetrics', 'original'}
         ``'original'`` takes a BGR image and averages the repainting with eps = 1e-8.
     """
     if convention not in ("pysodmetrics", "original"):
         raise ValueError(f"convention must be 'pysodmetrics' or 'original', got {convention!r}")
+    BAND_SHAPE.check(band_shape)
+    PATCH_STRIDE.check(stride)
     if not isinstance(gt, GroundTruth):
         from fminspect.metrics._inputs import ORIGINAL_CONTEXT_NORMALIZATION
 
@@ -433,5 +496,8 @@ def camouflage_degree(
     img = _check_image(img, gt.shape)
     rgb = readonly(img[..., ::-1].copy()) if convention == "original" else readonly(img.copy())
     eps = 1e-8 if convention == "original" else EPS
-    key = f"cd.{_digest(rgb)}.{gamma!r}.{lambda_spatial!r}.{eps!r}"
-    return gt.memo(key, lambda: _compute(rgb, gt.mask, gamma, lambda_spatial, eps))
+    key = f"cd.{_digest(rgb)}.{gamma!r}.{lambda_spatial!r}.{eps!r}.{band_shape}.{int(stride)}"
+    return gt.memo(
+        key,
+        lambda: _compute(rgb, gt.mask, gamma, lambda_spatial, eps, band_shape, int(stride)),
+    )

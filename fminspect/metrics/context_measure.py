@@ -85,8 +85,11 @@ from fminspect.metrics._inputs import (
 )
 from fminspect.metrics._numerics import EPS, lazy_field, readonly
 from fminspect.metrics.camouflage_degree import (
+    BAND_SHAPE,
     GAMMA,
     LAMBDA,
+    PATCH_STRIDE,
+    STRIDE,
     CamouflageDegreeResult,
     camouflage_degree,
 )
@@ -117,7 +120,8 @@ CAMO_BETA2 = Parameter(
     "ccm_beta2",
     1.2,
     "β²",
-    "β² of C^ω_β, Eq. (10) (1.2, used as β² by the authors' code and pysodmetrics)",
+    "β² of C^ω_β, Eq. (10) (1.2, used as β² by the authors' code and pysodmetrics; §4.1 "
+    "of the paper sets β = 1.2, i.e. β² = 1.44)",
     low=0.0,
     high=100.0,
     open_low=True,
@@ -519,12 +523,20 @@ def camouflage_context_measure_from_pair(
     gamma: float = GAMMA.default,
     lambda_spatial: float = LAMBDA.default,
     convention: Convention = "pysodmetrics",
+    band_shape: str = BAND_SHAPE.default,
+    stride: int = STRIDE,
 ) -> CamouflageContextMeasureResult:
     """C^ω_β of a prepared pair and its image (see :func:`camouflage_context_measure`)."""
     eps = _EPS_BY_CONVENTION[convention]
     kernel, forward, completeness, warnings = _parts(pair, alpha, eps)
     degree = camouflage_degree(
-        img, pair.gt, gamma=gamma, lambda_spatial=lambda_spatial, convention=convention
+        img,
+        pair.gt,
+        gamma=gamma,
+        lambda_spatial=lambda_spatial,
+        convention=convention,
+        band_shape=band_shape,
+        stride=stride,
     )
     if pair.gt.is_empty:
         reverse = weighted = 1.0
@@ -621,6 +633,15 @@ def camouflage_context_measure(
     )
 
 
+def _camouflage_variant(p: Any) -> str:
+    text = f"β²={p.ccm_beta2:g} α={p.cm_alpha:g} γ={p.ccm_gamma:g} λ={p.ccm_lambda:g}"
+    if p.ccm_band != BAND_SHAPE.default:
+        text += f" band={p.ccm_band}"
+    if p.ccm_stride != STRIDE:
+        text += f" stride={p.ccm_stride}"
+    return text
+
+
 _TEACHING = (
     "Rewards a map whose foreground is supported by the object's neighbourhood (forward "
     "inference) and that covers the object's context (reverse deduction), through a kernel "
@@ -667,9 +688,11 @@ CAMOUFLAGE_FAMILY = Family(
             alpha=p.cm_alpha,
             gamma=p.ccm_gamma,
             lambda_spatial=p.ccm_lambda,
+            band_shape=p.ccm_band,
+            stride=p.ccm_stride,
         )
     ),
-    params=(ALPHA, CAMO_BETA2, GAMMA, LAMBDA),
+    params=(ALPHA, CAMO_BETA2, GAMMA, LAMBDA, BAND_SHAPE, PATCH_STRIDE),
     measures=(
         MeasureInfo(
             "CCm",
@@ -677,7 +700,7 @@ CAMOUFLAGE_FAMILY = Family(
             True,
             "camouflage_context",
             lambda s: s.camouflage_context.score,
-            lambda p: f"β²={p.ccm_beta2:g} α={p.cm_alpha:g} γ={p.ccm_gamma:g} λ={p.ccm_lambda:g}",
+            _camouflage_variant,
             needs_image=True,
         ),
     ),

@@ -4,7 +4,7 @@
 
 **Region-aware part** S_r: the GT foreground centroid splits both maps into four quadrants
 (LT, RT, LB, RB); each quadrant k gets an SSIM-like score and a weight equal to its share of
-the image area, and S_r = Σ w_k·ssim_k. The SSIM of a quadrant with N_k pixels is
+the image area, and S_r = Σ w_k·ssim_k (Eq. 8). The SSIM of a quadrant with N_k pixels is
 
 .. math:: \\mathrm{ssim} = \\frac{4\\bar x\\bar y\\sigma_{xy}}
           {(\\bar x^2+\\bar y^2)(\\sigma_x^2+\\sigma_y^2)}
@@ -27,6 +27,13 @@ Parity with pysodmetrics 1.6.2 ``Smeasure`` (to 1e-10): centroid = round-half-ev
 0-based mean row/column **plus 1** (MATLAB's inclusive ``1:X`` end index; MATLAB itself
 rounds half away from zero on the 1-based mean, which differs when the 0-based mean is
 k + 0.5 with k even — METRICS §4); SSIM denominators N − 1 + eps (pysodmetrics ≥ 1.6.1).
+
+**Paper vs code — the quadrant weights.** The IJCV paper (§4.1, Eq. 8) gives each block "a
+different weight (w_k) … proportional to the GT foreground region that this block covers";
+the authors' MATLAB (``StructureMeasure.m``) and pysodmetrics weigh each quadrant by its
+share of the *image area*. fminspect follows the code by default (every published number
+uses it) and takes the paper's wording with ``s_weights='foreground'`` (w_k = the quadrant's
+share of the GT foreground pixels; a quadrant without foreground then counts for nothing).
 
 **Deliberate difference:** when the GT foreground lies only in the last row or column, the
 centroid index equals the image height or width and one or two quadrants are empty. Their
@@ -68,6 +75,17 @@ ALPHA = Parameter(
     "α of the S-measure, S = α·S_o + (1 − α)·S_r (Eq. (15); 0.5)",
     low=0.0,
     high=1.0,
+)
+
+#: How the quadrants of the region part are weighted in S_r = Σ w_k·ssim(k), Eq. (8).
+REGION_WEIGHTS = Parameter(
+    "s_weights",
+    "area",
+    "w_k",
+    "S-measure quadrant weights w_k of Eq. (8): area (each quadrant's share of the image: "
+    "pysodmetrics and the authors' MATLAB; default) or foreground (its share of the GT "
+    "foreground, as §4.1 of the paper words it)",
+    choices=("area", "foreground"),
 )
 
 QUADRANTS = ("LT", "RT", "LB", "RB")
@@ -134,6 +152,8 @@ class SmeasureResult:
         LT, RT, LB, RB (empty for a degenerate GT).
     degenerate : str or None
         ``'empty GT'`` or ``'full GT'``.
+    weights : str
+        How the quadrants were weighted (``'area'`` or ``'foreground'``, :data:`REGION_WEIGHTS`).
     warnings : tuple of str
         Deliberate differences from the reference that applied to this input.
     """
@@ -153,6 +173,7 @@ class SmeasureResult:
     centroid: tuple[int, int]
     quadrants: tuple[QuadrantSSIM, ...]
     degenerate: str | None
+    weights: str = REGION_WEIGHTS.default
     warnings: tuple[str, ...] = ()
 
 
@@ -186,15 +207,27 @@ class _GtQuadrant:
     centred_gt: np.ndarray | None  # g − ȳ, flattened (None when the GT is constant there)
 
 
-def _gt_quadrants(gt: GroundTruth) -> tuple[_GtQuadrant, ...]:
+def _gt_quadrants(gt: GroundTruth, weights: str = "area") -> tuple[_GtQuadrant, ...]:
     def compute() -> tuple[_GtQuadrant, ...]:
         h, w = gt.shape
-        area = h * w
         cy, cx = _centroid(gt)
-        w_lt = cx * cy / area
-        w_rt = cy * (w - cx) / area
-        w_lb = (h - cy) * cx / area
-        w_rb = 1 - w_lt - w_rt - w_lb
+        if weights == "foreground":
+            # §4.1: "a different weight (w_k) to each block proportional to the GT
+            # foreground region that this block covers"
+            m = gt.mask
+            counts = (
+                np.count_nonzero(m[:cy, :cx]),
+                np.count_nonzero(m[:cy, cx:]),
+                np.count_nonzero(m[cy:, :cx]),
+                np.count_nonzero(m[cy:, cx:]),
+            )
+            w_lt, w_rt, w_lb, w_rb = (float(c / gt.n_fg) for c in counts)
+        else:  # the block's share of the image: pysodmetrics and StructureMeasure.m
+            area = h * w
+            w_lt = float(cx * cy / area)
+            w_rt = float(cy * (w - cx) / area)
+            w_lb = float((h - cy) * cx / area)
+            w_rb = 1 - w_lt - w_rt - w_lb
         spec = (
             ("LT", (0, cy), (0, cx), w_lt),
             ("RT", (0, cy), (cx, w), w_rt),
@@ -219,7 +252,7 @@ def _gt_quadrants(gt: GroundTruth) -> tuple[_GtQuadrant, ...]:
             )
         return tuple(out)
 
-    return gt.memo("smeasure.quadrants", compute)
+    return gt.memo(f"smeasure.quadrants.{weights}", compute)
 
 
 def _quadrant(pred: np.ndarray, q: _GtQuadrant) -> QuadrantSSIM:
@@ -292,9 +325,9 @@ def _centroid(gt: GroundTruth) -> tuple[int, int]:
 
 
 def _region(
-    pred: np.ndarray, gt: GroundTruth
+    pred: np.ndarray, gt: GroundTruth, weights: str
 ) -> tuple[float, tuple[QuadrantSSIM, ...], tuple[int, int]]:
-    quads = tuple(_quadrant(pred, q) for q in _gt_quadrants(gt))
+    quads = tuple(_quadrant(pred, q) for q in _gt_quadrants(gt, weights))
     score = 0.0
     for q in quads:
         if q.n:
@@ -316,10 +349,13 @@ def value_histograms(pair: Pair, bins: int = 32) -> tuple[np.ndarray, np.ndarray
     return edges, fg, bg
 
 
-def smeasure_from_pair(pair: Pair, *, alpha: float = ALPHA.default) -> SmeasureResult:
+def smeasure_from_pair(
+    pair: Pair, *, alpha: float = ALPHA.default, weights: str = REGION_WEIGHTS.default
+) -> SmeasureResult:
     """S-measure of a prepared pair (see :func:`smeasure`)."""
     if not 0 <= alpha <= 1:
         raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
+    REGION_WEIGHTS.check(weights)
     pred, gt = pair.pred, pair.gt
     y = gt.n_fg / gt.size
     nan = float("nan")
@@ -336,11 +372,12 @@ def smeasure_from_pair(pair: Pair, *, alpha: float = ALPHA.default) -> SmeasureR
             centroid=(-1, -1),
             quadrants=(),
             degenerate="empty GT" if gt.is_empty else "full GT",
+            weights=weights,
         )
     fg = _object_stats(pred[gt.mask])
     bg = _object_stats(1 - pred[~gt.mask])
     object_score = fg.score * y + bg.score * (1 - y)
-    region_score, quads, centroid = _region(pred, gt)
+    region_score, quads, centroid = _region(pred, gt, weights)
     score = max(0.0, object_score * alpha + region_score * (1 - alpha))
     warnings: tuple[str, ...] = ()
     empty = [q.name for q in quads if q.n == 0]
@@ -361,6 +398,7 @@ def smeasure_from_pair(pair: Pair, *, alpha: float = ALPHA.default) -> SmeasureR
         centroid=centroid,
         quadrants=quads,
         degenerate=None,
+        weights=weights,
         warnings=warnings,
     )
 
@@ -370,9 +408,10 @@ def smeasure(
     gt: np.ndarray | GroundTruth | None = None,
     *,
     alpha: float = ALPHA.default,
+    weights: str = REGION_WEIGHTS.default,
     norm: Normalization = DEFAULT_NORMALIZATION,
 ) -> SmeasureResult:
-    """S-measure of a prediction against a GT.
+    """S-measure of a prediction against a GT (``weights``: :data:`REGION_WEIGHTS`).
 
     Examples
     --------
@@ -381,14 +420,14 @@ def smeasure(
     >>> round(smeasure(gt.copy(), gt).score, 6)
     1.0
     """
-    return smeasure_from_pair(prepare(pred, gt, norm), alpha=alpha)
+    return smeasure_from_pair(prepare(pred, gt, norm), alpha=alpha, weights=weights)
 
 
 FAMILY = Family(
     field="smeasure",
     name="S-measure",
-    compute=lambda pair, p, img: smeasure_from_pair(pair, alpha=p.alpha),
-    params=(ALPHA,),
+    compute=lambda pair, p, img: smeasure_from_pair(pair, alpha=p.alpha, weights=p.s_weights),
+    params=(ALPHA, REGION_WEIGHTS),
     measures=(
         MeasureInfo(
             "Sm",
@@ -396,7 +435,7 @@ FAMILY = Family(
             True,
             "smeasure",
             lambda s: s.smeasure.score,
-            lambda p: f"α={p.alpha:g}",
+            lambda p: f"α={p.alpha:g}" + (" w=fg" if p.s_weights == "foreground" else ""),
         ),
     ),
     paper=(

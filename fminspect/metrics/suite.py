@@ -28,8 +28,10 @@ from fminspect.metrics.boundary_fmeasure import FAMILY as _RELAXED
 from fminspect.metrics.boundary_fmeasure import RHO as _RELAX_RHO
 from fminspect.metrics.boundary_iou import FAMILY as _BOUNDARY_IOU
 from fminspect.metrics.boundary_iou import RATIO as _BIOU_RATIO
+from fminspect.metrics.camouflage_degree import BAND_SHAPE as _CCM_BAND
 from fminspect.metrics.camouflage_degree import GAMMA as _GAMMA
 from fminspect.metrics.camouflage_degree import LAMBDA as _LAMBDA
+from fminspect.metrics.camouflage_degree import PATCH_STRIDE as _CCM_STRIDE
 from fminspect.metrics.classification import FAMILY as _CLASSIFICATION
 from fminspect.metrics.context_measure import ALPHA as _CM_ALPHA
 from fminspect.metrics.context_measure import BETA2 as _CM_BETA2
@@ -63,8 +65,10 @@ from fminspect.metrics.size_invariance import FAMILY as _SIZE_INVARIANCE
 from fminspect.metrics.size_invariance import MIN_AREA as _SI_MIN_AREA
 from fminspect.metrics.smeasure import ALPHA as _ALPHA
 from fminspect.metrics.smeasure import FAMILY as _SMEASURE
+from fminspect.metrics.smeasure import REGION_WEIGHTS as _S_WEIGHTS
 from fminspect.metrics.weighted_fmeasure import BETA2 as _WFM_BETA2
 from fminspect.metrics.weighted_fmeasure import FAMILY as _WFMEASURE
+from fminspect.metrics.weighted_fmeasure import KERNEL as _WFM_KERNEL
 
 # One registry entry per measure module, in the order tables list the measures.
 for _family in (
@@ -128,7 +132,9 @@ class Params:
     stretch: bool = True
     beta2: float = _FM_BETA2.default
     wfm_beta2: float = _WFM_BETA2.default
+    wfm_kernel: str = _WFM_KERNEL.default
     alpha: float = _ALPHA.default
+    s_weights: str = _S_WEIGHTS.default
     relax_rho: int = int(_RELAX_RHO.default)
     relax_beta2: float = _RELAX_BETA2.default
     cm_alpha: float = _CM_ALPHA.default
@@ -136,6 +142,8 @@ class Params:
     ccm_beta2: float = _CCM_BETA2.default
     ccm_gamma: float = _GAMMA.default
     ccm_lambda: float = _LAMBDA.default
+    ccm_band: str = _CCM_BAND.default
+    ccm_stride: int = int(_CCM_STRIDE.default)
     ap_interpolation: str = _AP_INTERPOLATION.default
     msiou_counting: str = _MSIOU_COUNTING.default
     si_min_area: int = int(_SI_MIN_AREA.default)

@@ -38,6 +38,13 @@ than the reference's masked sums, so results may differ from pysodmetrics in the
 The full-size maps (E, Et, EA, MIN_E_EA, Δ, B, Ew and the weighted TP/FP/FN maps) are built
 on first access for the explain view, with SciPy's feature transform.
 
+Paper vs code — the smoothing. §4.2 sets σ² = 5 for the dependency kernel A (Eq. 11), a
+Gaussian over every pair of foreground pixels, and names no window; the authors' ``WFb.m``
+(and pysodmetrics) smooth with ``fspecial('gaussian', 7, 5)``, a normalised 7×7 window with
+σ = 5 — nearly a box filter. The default follows the code (every published F^w_β does);
+``wfm_kernel='paper'`` uses σ = √5 on the same normalised 7×7 window. Neither form applies
+Eq. 11's unnormalised 1/√(2πσ²) factor, which the code drops too.
+
 References
 ----------
 .. [1] R. Margolin, L. Zelnik-Manor, A. Tal, "How to Evaluate Foreground Maps?", CVPR 2014,
@@ -77,21 +84,34 @@ BETA2 = Parameter(
 
 KERNEL_SIZE = 7
 KERNEL_SIGMA = 5.0
+#: σ of the dependency kernel A, Eq. (11), under each form of :data:`KERNEL`.
+KERNEL_SIGMAS = {"code": KERNEL_SIGMA, "paper": float(np.sqrt(5.0))}
+#: Which Gaussian smooths the error (module notes, "Paper vs code").
+KERNEL = Parameter(
+    "wfm_kernel",
+    "code",
+    "A",
+    "weighted F's dependency kernel A, Eq. (11): code (7×7, σ = 5: the authors' WFb.m "
+    "fspecial('gaussian', 7, 5) and pysodmetrics; default) or paper (σ² = 5 as §4.2 sets it, "
+    "σ ≈ 2.24, on the same 7×7 window)",
+    choices=tuple(KERNEL_SIGMAS),
+)
 _RADIUS = KERNEL_SIZE // 2
 # B = 2 - exp(ln(1 - 0.5) / 5 * Δ)
 _IMPORTANCE_RATE = np.log(0.5) / 5
 
 
-def _gauss_1d() -> npt.NDArray[np.float64]:
-    # fspecial('gaussian', 7, 5) is the outer product of this normalised 1-D kernel
+def _gauss_1d(sigma: float) -> npt.NDArray[np.float64]:
+    # fspecial('gaussian', 7, sigma) is the outer product of this normalised 1-D kernel (no
+    # value of a 7-wide kernel with σ ≥ 1 is below MATLAB's eps·max cut)
     m = (KERNEL_SIZE - 1) / 2
     x = np.arange(-m, m + 1)
-    g = np.exp(-(x * x) / (2 * KERNEL_SIGMA * KERNEL_SIGMA))
+    g = np.exp(-(x * x) / (2 * sigma * sigma))
     kernel: npt.NDArray[np.float64] = g / g.sum()
     return kernel
 
 
-_GAUSS_1D = _gauss_1d()
+_GAUSS_1D = {form: _gauss_1d(sigma) for form, sigma in KERNEL_SIGMAS.items()}
 
 
 #: Largest distance to which ``rint(d32²)`` recovers Δ² exactly from OpenCV's transform.
@@ -282,6 +302,9 @@ class WeightedFmeasureResult:
         TP^w and FP^w.
     beta2 : float
         β².
+    kernel : str
+        The dependency kernel's form (:data:`KERNEL`: ``'code'``, σ = 5, or ``'paper'``,
+        σ² = 5), on a 7×7 window.
     """
 
     NAME: ClassVar[str] = "weighted F-measure"
@@ -295,6 +318,7 @@ class WeightedFmeasureResult:
     tp: float
     fp: float
     beta2: float
+    kernel: str = KERNEL.default
     warnings: tuple[str, ...] = ()
     _pair: Pair = field(repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -329,8 +353,9 @@ class WeightedFmeasureResult:
 
     @lazy_field
     def smoothed_error_map(self) -> np.ndarray:
-        """EA: Et filtered with the 7×7, σ = 5 Gaussian, zero padding."""
-        kernel = matlab_gauss2d(KERNEL_SIZE, KERNEL_SIGMA)
+        """EA: Et filtered with the 7×7 Gaussian (σ = 5, or √5 for the paper's form), zero
+        padding."""
+        kernel = matlab_gauss2d(KERNEL_SIZE, KERNEL_SIGMAS[self.kernel])
         # MATLAB: EA = imfilter(Et, K)  (correlation, zero padding)
         from scipy import ndimage
 
@@ -372,7 +397,7 @@ class WeightedFmeasureResult:
         return np.where(self._pair.mask, 0.0, self.weighted_error_map)
 
 
-def _fg_min_error_sum(pair: Pair, part: _GtPart) -> float:
+def _fg_min_error_sum(pair: Pair, part: _GtPart, kernel: str) -> float:
     """Σ MIN_E_EA over the foreground, from a crop around the object."""
     local = part.object_crop
     # E = |p - g| is 1 - p on the object; only the object and the 3-px band reach an object
@@ -382,7 +407,8 @@ def _fg_min_error_sum(pair: Pair, part: _GtPart) -> float:
     flat = et.ravel()
     flat[part.band_index] = flat[part.band_source]  # Et(~GT) = Et(IDXT(~GT)): sources are fg
     # EA = imfilter(Et, K): fspecial('gaussian', 7, 5) is separable; zero padding
-    ea = cv2.sepFilter2D(et, cv2.CV_64F, _GAUSS_1D, _GAUSS_1D, borderType=cv2.BORDER_CONSTANT)
+    g = _GAUSS_1D[kernel]
+    ea = cv2.sepFilter2D(et, cv2.CV_64F, g, g, borderType=cv2.BORDER_CONSTANT)
     # MIN_E_EA(GT & EA < E) = EA(GT & EA < E); summed over the object (weights 1 there),
     # where E = Et; the band's values are weighted 0
     np.minimum(ea, et, out=ea)
@@ -390,11 +416,12 @@ def _fg_min_error_sum(pair: Pair, part: _GtPart) -> float:
 
 
 def weighted_fmeasure_from_pair(
-    pair: Pair, *, beta2: float = BETA2.default
+    pair: Pair, *, beta2: float = BETA2.default, kernel: str = KERNEL.default
 ) -> WeightedFmeasureResult:
     """Weighted F-measure of a prepared pair (see :func:`weighted_fmeasure`)."""
     if beta2 <= 0:
         raise ValueError(f"beta2 must be positive, got {beta2!r}")
+    KERNEL.check(kernel)
     gt = pair.gt
     if gt.is_empty:
         return WeightedFmeasureResult(
@@ -404,11 +431,12 @@ def weighted_fmeasure_from_pair(
             tp=0.0,
             fp=0.0,
             beta2=beta2,
+            kernel=kernel,
             warnings=("empty GT: F^w is defined as 0 (pysodmetrics; MATLAB gives NaN)",),
             _pair=pair,
         )
     part = gt.memo("weighted_fmeasure", lambda: _gt_part(gt))
-    ew_fg_sum = _fg_min_error_sum(pair, part)  # Ew = MIN_E_EA: B = 1 on the foreground
+    ew_fg_sum = _fg_min_error_sum(pair, part, kernel)  # Ew = MIN_E_EA: B = 1 on the foreground
     # TPw = sum(dGT(:)) - sum(sum(Ew(GT)));  FPw = sum(sum(Ew(~GT)));
     # on the background MIN_E_EA = E = p (p ≥ 0), so FPw = Σ p·B with B = 0 on the object
     tp_w = gt.n_fg - ew_fg_sum
@@ -425,6 +453,7 @@ def weighted_fmeasure_from_pair(
         tp=float(tp_w),
         fp=float(fp_w),
         beta2=float(beta2),
+        kernel=kernel,
         _pair=pair,
     )
 
@@ -434,9 +463,10 @@ def weighted_fmeasure(
     gt: np.ndarray | GroundTruth | None = None,
     *,
     beta2: float = BETA2.default,
+    kernel: str = KERNEL.default,
     norm: Normalization = DEFAULT_NORMALIZATION,
 ) -> WeightedFmeasureResult:
-    """Weighted F-measure of a prediction against a GT.
+    """Weighted F-measure of a prediction against a GT (``kernel``: :data:`KERNEL`).
 
     Examples
     --------
@@ -445,14 +475,16 @@ def weighted_fmeasure(
     >>> round(weighted_fmeasure(gt.copy(), gt).score, 6)
     1.0
     """
-    return weighted_fmeasure_from_pair(prepare(pred, gt, norm), beta2=beta2)
+    return weighted_fmeasure_from_pair(prepare(pred, gt, norm), beta2=beta2, kernel=kernel)
 
 
 FAMILY = Family(
     field="weighted_fmeasure",
     name="weighted F-measure",
-    compute=lambda pair, p, img: weighted_fmeasure_from_pair(pair, beta2=p.wfm_beta2),
-    params=(BETA2,),
+    compute=lambda pair, p, img: weighted_fmeasure_from_pair(
+        pair, beta2=p.wfm_beta2, kernel=p.wfm_kernel
+    ),
+    params=(BETA2, KERNEL),
     measures=(
         MeasureInfo(
             "wFm",
@@ -460,7 +492,7 @@ FAMILY = Family(
             True,
             "weighted_fmeasure",
             lambda s: s.weighted_fmeasure.score,
-            lambda p: f"β²={p.wfm_beta2:g}",
+            lambda p: f"β²={p.wfm_beta2:g}" + (" σ²=5" if p.wfm_kernel == "paper" else ""),
         ),
     ),
     paper=(
