@@ -32,16 +32,23 @@ def add_param_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--beta2",
         type=float,
-        help="β² of the F-measure family, adp/mean/maxFm (0.3); wFm (β² = 1) and relaxFm "
-        "(β² = 0.3) keep their papers' values",
+        help="β² of the F-measure family, adp/mean/maxFm (0.3; F_β is Margolin et al.'s "
+        "Eq. (4)); wFm (β² = 1, their Eq. (14)) and relaxFm (β² = 0.3) keep their papers' "
+        "values",
     )
-    g.add_argument("--alpha", type=float, help="α of the S-measure (0.5)")
+    g.add_argument(
+        "--alpha",
+        type=float,
+        help="α of the S-measure, S = α·S_o + (1 − α)·S_r (0.5; Eq. (15) of Cheng & Fan)",
+    )
     g.add_argument(
         "--param",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="any other parameter of a measure, e.g. ap_interpolation=11pt, msiou_counting=exact, "
+        help="any other parameter of a measure, e.g. s_weights=foreground (the S-measure "
+        "paper's Eq. (8) weights), wfm_kernel=paper (σ² = 5 of Eq. (11)), "
+        "ap_interpolation=11pt, msiou_counting=exact, "
         "hce_relax=3, biou_ratio=0.01 (repeatable; `fminspect measures --parameters` and the "
         "README list them)",
     )

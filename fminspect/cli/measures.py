@@ -18,7 +18,13 @@ def add_parser(sub: Subparsers) -> None:
         help="list every measure key: variant, dataset value, paper, reference",
         description="List every measure key fminspect computes (the measure registry). "
         "`--measures` of eval, meta and rank takes these keys, a family's name (every key "
-        "of it), 'default' or 'all'.",
+        "of it), 'default' or 'all'. `--equations` lists which equation of which paper each "
+        "measure implements (the numbers the explain views cite).",
+    )
+    m.add_argument(
+        "--equations",
+        action="store_true",
+        help="list each measure family's equations: paper, equation number, what it defines",
     )
     m.add_argument(
         "--parameters",
@@ -110,7 +116,35 @@ def parameters_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+def equation_rows() -> list[dict[str, object]]:
+    """One row per cited equation: family, paper, number, what it defines."""
+    from fminspect.metrics.equations import EQUATIONS, PAPERS
+
+    return [
+        {
+            "family": family,
+            "paper": PAPERS[eq.paper].citation,
+            "equation": eq.tag,
+            "defines": eq.quantity,
+        }
+        for family, equations in EQUATIONS.items()
+        for eq in equations
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.equations:
+        table = equation_rows()
+        if args.format == "json":
+            print(json.dumps(table, indent=1, ensure_ascii=False))
+        elif args.format == "markdown":
+            print("| family | paper | equation | defines |\n|---|---|---|---|")
+            for r in table:
+                print(f"| `{r['family']}` | {r['paper']} | {r['equation']} | {r['defines']} |")
+        else:
+            for r in table:
+                print(f"{r['family']:<19} {r['equation']:<19} {r['defines']:<22} {r['paper']}")
+        return 0
     if args.parameters:
         if args.format == "json":
             print(json.dumps(parameter_rows(), indent=1, ensure_ascii=False))

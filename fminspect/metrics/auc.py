@@ -59,6 +59,7 @@ from fminspect.metrics._inputs import (
 )
 from fminspect.metrics._numerics import readonly
 from fminspect.metrics.classification import fpr_formula
+from fminspect.metrics.equations import cite
 from fminspect.metrics.fmeasure import precision_formula, recall_formula
 from fminspect.metrics.registry import DatasetValue, Family, MeasureInfo, Parameter
 
@@ -289,9 +290,8 @@ FAMILY = Family(
         ),
     ),
     paper=(
-        "Margolin et al., CVPR 2014, §2–3 (AUC and AP; the interpolation flaw, Figs. 2–3); "
-        "hit rate and false alarm Eqs. (1)–(2), precision Eq. (3); AP: Everingham et al., "
-        "IJCV 2010"
+        cite("auc") + "; §2–3 of the same (AUC and AP; the interpolation flaw, Figs. 2–3); "
+        "AP: Everingham et al., IJCV 2010"
     ),
     reference=(
         "scikit-learn roc_auc_score / average_precision_score on floor(255·p) (interp=none); "

@@ -3,7 +3,8 @@
 All come from the shared 256-threshold sweep (adaptive, curve and binary variants), each
 under the keys ``adp…``, ``mean…``, ``max…`` (``min…`` for FPR and BER, where lower is
 better), ``bin…`` and ``pooled…`` (:func:`~fminspect.metrics._confusion.confusion_measures`):
-TNR (specificity), FPR (the false-alarm rate of Margolin et al., CVPR 2014, Eq. (2)), BER,
+TNR (specificity), FPR (the false-alarm rate of Margolin et al., CVPR 2014, Eq. (2); the hit
+rate TPR is their Eq. (1)), BER,
 OA (overall accuracy), Kappa (pysodmetrics' KappaHandler) and CKappa (Cohen's).
 
 * specificity (TNR) = TN / (TN + FP); FPR = FP / (TN + FP);
@@ -54,6 +55,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import safe_divide
+from fminspect.metrics.equations import cite
 from fminspect.metrics.registry import CurveInfo, Family
 
 
@@ -188,10 +190,7 @@ FAMILY = Family(
         CurveInfo(symbol, "classification", derive=_curve(formula), description=name)
         for symbol, name, _, formula, _ in _RATES
     ),
-    paper=(
-        "hit-rate and false alarm: Margolin et al., CVPR 2014, Eqs. (1)–(2); Cohen, "
-        "Educational and Psychological Measurement 1960 (κ)"
-    ),
+    paper=cite("classification") + "; Cohen, Educational and Psychological Measurement 1960 (κ)",
     reference=(
         "pysodmetrics 1.6.2 FmeasureV2 + SpecificityHandler, FPRHandler, BERHandler, "
         "OverallAccuracyHandler, KappaHandler (CKappa: sklearn's cohen_kappa_score)"

@@ -2,10 +2,10 @@
 
 With X the prediction in [0, 1] and Y the binary GT:
 
-* **Kernel** K (GT shape prior): the sample covariance Σ of the GT-foreground pixel
-  coordinates, normalised so its trace is α² (α = 6): Σ' = α²·Σ / tr Σ; half-sizes
-  d = round(3·σ') per axis (Python round, half to even); K(z) = exp(−½ zᵀΣ'⁻¹z), normalised
-  to sum 1; filtering with reflect-101 borders (OpenCV ``filter2D``).
+* **Kernel** K (GT shape prior, the paper's P_Y of Eq. 1): the sample covariance Σ of the
+  GT-foreground pixel coordinates, normalised so its trace is α² (α = 6): Σ' = α²·Σ / tr Σ;
+  half-sizes d = round(3·σ') per axis (Python round, half to even); K(z) = exp(−½ zᵀΣ'⁻¹z),
+  normalised to sum 1; filtering with reflect-101 borders (OpenCV ``filter2D``).
 * **Forward inference** F(Y|X) ≈ [X > 0] ⊙ (K ∗ Y); F_m = Σ F·X / Σ X — how much of what
   the prediction marks is supported by GT context.
 * **Reverse deduction** R(X|Y) ≈ e/(e−1) · Y ⊙ (1 − exp(−K ∗ X)); R_m = Σ R·Y / Σ Y — how
@@ -13,7 +13,8 @@ With X the prediction in [0, 1] and Y the binary GT:
 * C_β = (1 + β²)·F_m·R_m / (β²·F_m + R_m), β² = 1 (Eqs. 2–7 of the paper).
 * **Camouflage form**: the camouflage degree D (see :mod:`camouflage_degree`, Sec. 3.3, Eq. 8)
   weights GT pixels by 1 + D: R_w = Σ R·(Y + D) / (Σ Y + Σ D) (Eq. 9), and
-  C^ω_β = (1 + β²)·F_m·R_w / (β²·F_m + R_w) with β² = 1.2 (Eq. 10).
+  C^ω_β = (1 + β²)·F_m·R_w / (β²·F_m + R_w) with β² = 1.2 (Eq. 10; the code's 1.2 is β²,
+  §4.1 of the paper sets β = 1.2, i.e. β² = 1.44: ``ccm_beta2=1.44``).
 
 The kernel's spatial extent is fixed (trace α² = 36 px², whatever the object's size), so a
 perfect prediction of a small object scores well below 1 (C_β ≈ 0.72 for a disc of radius
@@ -93,6 +94,7 @@ from fminspect.metrics.camouflage_degree import (
     CamouflageDegreeResult,
     camouflage_degree,
 )
+from fminspect.metrics.equations import cite
 from fminspect.metrics.registry import Family, MeasureInfo, Parameter
 
 #: α, the spatial scale of the kernel K (6: tr Σ' = α² px²; the authors' code).
@@ -666,10 +668,7 @@ FAMILY = Family(
             lambda p: f"β²={p.cm_beta2:g} α={p.cm_alpha:g}",
         ),
     ),
-    paper=(
-        "Wang et al., arXiv:2512.07076, 2025: kernel Eq. (1), C_β Eq. (2), forward inference "
-        "Eq. (3), reverse deduction Eqs. (4)–(7)"
-    ),
+    paper=cite("context"),
     reference="pysodmetrics 1.6.2 ContextMeasure; github pursuitxi/Context-measure @ 8348b4a",
     teaching=_TEACHING,
     view="context",
@@ -705,10 +704,7 @@ CAMOUFLAGE_FAMILY = Family(
         ),
     ),
     needs_image=True,
-    paper=(
-        "Wang et al., arXiv:2512.07076, 2025: camouflage degree D Eq. (8), weighted reverse "
-        "R_w Eq. (9), C^ω_β Eq. (10)"
-    ),
+    paper=cite("camouflage_context"),
     reference=(
         "pysodmetrics 1.6.2 CamouflageContextMeasure; github pursuitxi/Context-measure @ 8348b4a"
     ),

@@ -3,11 +3,11 @@
 For a binary foreground map F and the GT G on N pixels:
 
 * bias matrices :math:`\\varphi_F = F - \\mu_F`, :math:`\\varphi_G = G - \\mu_G`
-  (each pixel minus the image mean);
+  (each pixel minus the image mean; Eq. 4);
 * alignment matrix :math:`\\xi = 2\\varphi_G\\circ\\varphi_F /
-  (\\varphi_G\\circ\\varphi_G + \\varphi_F\\circ\\varphi_F)`;
-* enhanced alignment matrix :math:`\\phi = f(\\xi) = (1+\\xi)^2/4`;
-* :math:`E = \\sum\\phi / (N - 1)`.
+  (\\varphi_G\\circ\\varphi_G + \\varphi_F\\circ\\varphi_F)` (Eq. 5);
+* enhanced alignment matrix :math:`\\phi = f(\\xi) = (1+\\xi)^2/4` (Eq. 6);
+* :math:`E = \\sum\\phi / (N - 1)` (Eq. 7 divides by N; see below).
 
 Because F and G are binary, every pixel falls in one of four regions (TP, FP, FN, TN) with
 one (φ_F, φ_G) pair each, so the score is a weighted sum of four values; the full-size maps
@@ -52,6 +52,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import EPS, lazy_field, readonly
+from fminspect.metrics.equations import cite
 from fminspect.metrics.registry import CurveInfo, Family, MeasureInfo, curve_max, curve_mean
 
 #: Region order used everywhere in this module: (pred fg, GT fg), (pred fg, GT bg),
@@ -431,10 +432,7 @@ FAMILY = Family(
     curves=(
         CurveInfo("Em", "emeasure", derive=lambda r, p: emeasure_rows(r), description="E-measure"),
     ),
-    paper=(
-        "Fan et al., IJCAI 2018: bias matrices Eq. (4), alignment ξ Eq. (5), enhanced "
-        "alignment Eq. (6), E Eq. (7)"
-    ),
+    paper=cite("emeasure"),
     reference="pysodmetrics 1.6.2 Emeasure; MATLAB Enhancedmeasure.m (CODToolbox d3a5cec)",
     teaching=(
         "Rewards a binarised map that agrees with the GT both pixel by pixel and in its "

@@ -1,6 +1,7 @@
 """Precision, recall and the F-measure over every binarisation of a map.
 
-F-measure (Achanta et al. 2009; Eq. (4) of Margolin et al. 2014 for the general form):
+F-measure (Achanta et al. 2009; Eq. (4) of Margolin et al. 2014 for the general form, with
+recall Eq. (1) and precision Eq. (3) there):
 
 .. math:: F_\\beta = \\frac{(1+\\beta^2)\\,P\\,R}{\\beta^2 P + R}
 
@@ -49,6 +50,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import safe_divide
+from fminspect.metrics.equations import cite
 from fminspect.metrics.registry import CurveInfo, Family, Parameter
 
 #: β² of the F-measure (0.3: Achanta et al. 2009, the SOD convention; pysodmetrics calls
@@ -238,10 +240,7 @@ FAMILY = Family(
         ),
         CurveInfo("Recall", "fmeasure", derive=_rows(recall_formula), description="recall (TPR)"),
     ),
-    paper=(
-        "Achanta et al., CVPR 2009 (adaptive threshold 2·mean); recall Eq. (1), precision "
-        "Eq. (3) and F_β Eq. (4) as Margolin et al., CVPR 2014"
-    ),
+    paper="Achanta et al., CVPR 2009 (adaptive threshold 2·mean); " + cite("fmeasure"),
     reference="pysodmetrics 1.6.2 Fmeasure / FmeasureV2 + Fmeasure-, Precision-, RecallHandler",
     teaching=(
         "Rewards maps whose binarisations cover the object (recall) without spilling "

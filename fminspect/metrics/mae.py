@@ -2,9 +2,10 @@
 
 .. math:: \\mathrm{MAE} = \\frac{1}{N}\\sum_x |p(x) - g(x)|
 
-(Perazzi et al. 2012). Lower is better. Identical to pysodmetrics 1.6.2 ``MAE`` and to the
-MATLAB toolbox's ``main.m`` (both stretch the prediction first; ``CalMAE.m`` and the BASNet
-tool do not, so their numbers differ whenever the stretch changes the map).
+(Perazzi et al. 2012; the Context-measure paper's appendix Eq. (1)). Lower is better.
+Identical to pysodmetrics 1.6.2 ``MAE`` and to the MATLAB toolbox's ``main.m`` (both
+stretch the prediction first; ``CalMAE.m`` and the BASNet tool do not, so their numbers
+differ whenever the stretch changes the map).
 
 References
 ----------
@@ -27,6 +28,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import readonly
+from fminspect.metrics.equations import cite
 from fminspect.metrics.registry import Family, MeasureInfo
 
 
@@ -100,7 +102,7 @@ FAMILY = Family(
     name="MAE",
     compute=lambda pair, p, img: mae_from_pair(pair),
     measures=(MeasureInfo("MAE", "MAE", False, "mae", lambda s: s.mae.score, lambda p: ""),),
-    paper="Perazzi et al., CVPR 2012 (as the Context-measure paper's Eq. (1) of its appendix)",
+    paper="Perazzi et al., CVPR 2012; " + cite("mae"),
     reference="pysodmetrics 1.6.2 MAE; MATLAB main.m (CODToolbox d3a5cec)",
     teaching=(
         "Rewards a map close to the GT pixel by pixel, continuous values included, with no "

@@ -3,9 +3,11 @@
 .. math:: \\mathrm{IoU} = \\frac{TP}{TP+FP+FN}, \\qquad
           \\mathrm{Dice} = \\frac{2\\,TP}{2\\,TP+FP+FN}
 
-Both are 0 when the denominator is 0 (empty GT and empty binarised map), as pysodmetrics
-1.6.2 ``IOUHandler`` / ``DICEHandler``. Variants per image: adaptive (``>= min(2·mean, 1)``),
-the 256-value curve with its mean and max, and binary (``> 0.5``). Dice equals F_β with β² = 1.
+IoU is Margolin et al.'s PASCAL measure (CVPR 2014, Eq. (5)) and the E-measure paper's
+Jaccard index (IJCAI 2018, Eq. (2)). Both are 0 when the denominator is 0 (empty GT and
+empty binarised map), as pysodmetrics 1.6.2 ``IOUHandler`` / ``DICEHandler``. Variants per
+image: adaptive (``>= min(2·mean, 1)``), the 256-value curve with its mean and max, and
+binary (``> 0.5``). Dice equals F_β with β² = 1.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import safe_divide
+from fminspect.metrics.equations import cite
 from fminspect.metrics.registry import CurveInfo, Family
 
 
@@ -133,7 +136,7 @@ FAMILY = Family(
             description="Dice",
         ),
     ),
-    paper="IoU is the PASCAL measure, Margolin et al., CVPR 2014, Eq. (5); Dice = F_β with β² = 1",
+    paper=cite("overlap") + "; Dice = F_β with β² = 1",
     reference="pysodmetrics 1.6.2 FmeasureV2 + IOUHandler / DICEHandler",
     teaching=(
         "Rewards overlap of the binarised map with the object, symmetric in misses and false "

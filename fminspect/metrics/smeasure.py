@@ -2,6 +2,9 @@
 
 .. math:: S = \\alpha\\,S_o + (1-\\alpha)\\,S_r, \\qquad \\alpha = 0.5
 
+(equation numbers of the IJCV paper: SSIM Eq. 7, S_r Eq. 8, S_FG Eq. 12, S_BG Eq. 13, S_o
+Eq. 14, S Eq. 15)
+
 **Region-aware part** S_r: the GT foreground centroid splits both maps into four quadrants
 (LT, RT, LB, RB); each quadrant k gets an SSIM-like score and a weight equal to its share of
 the image area, and S_r = Σ w_k·ssim_k (Eq. 8). The SSIM of a quadrant with N_k pixels is
@@ -18,7 +21,8 @@ and 0 if only the numerator is.
 **Object-aware part** S_o: O(x) = 2·x̄ / (x̄² + 1 + σ_x + eps) (σ_x the sample standard
 deviation, 0 for a single pixel) is computed on the prediction inside the GT foreground
 (O_FG) and on 1 − prediction inside the background (O_BG);
-S_o = μ·O_FG + (1 − μ)·O_BG with μ the GT foreground fraction.
+S_o = μ·O_FG + (1 − μ)·O_BG with μ the GT foreground fraction (O is the paper's S_FG,
+Eq. 12, and S_BG, Eq. 13, with λ = ½; S_o is Eq. 14).
 
 Special cases: empty GT → S = 1 − mean(pred); full GT → S = mean(pred). The final score is
 clipped below at 0.
@@ -65,6 +69,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import EPS
+from fminspect.metrics.equations import cite
 from fminspect.metrics.registry import Family, MeasureInfo, Parameter
 
 #: α of the S-measure, Eq. (15) (0.5, Cheng & Fan, IJCV 2021).
@@ -438,10 +443,7 @@ FAMILY = Family(
             lambda p: f"α={p.alpha:g}" + (" w=fg" if p.s_weights == "foreground" else ""),
         ),
     ),
-    paper=(
-        "Cheng & Fan, IJCV 2021 (Fan et al., ICCV 2017): SSIM Eq. (7), S_r Eq. (8), S_FG Eq. "
-        "(12), S_BG Eq. (13), S_o Eq. (14), S Eq. (15)"
-    ),
+    paper=cite("smeasure"),
     reference="pysodmetrics 1.6.2 Smeasure; MATLAB StructureMeasure.m (CODToolbox d3a5cec)",
     teaching=(
         "Rewards structure: a map whose four centroid quadrants look like the GT's (SSIM) and "

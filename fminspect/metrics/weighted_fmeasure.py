@@ -1,16 +1,19 @@
 """Weighted F-measure F^w_β of Margolin, Zelnik-Manor and Tal, CVPR 2014.
 
-The absolute error E = |p − g| is corrected for two flaws of the plain F-measure:
+The absolute error E = |p − g| (Eq. 7) is corrected for two flaws of the plain F-measure
+(weighted error E^w = min(E, EA)·B, Eq. 9):
 
 * **dependency**: on the background, the error is copied from the nearest foreground pixel
   (Et), smoothed with a 7×7 Gaussian (σ = 5, zero padding: MATLAB ``imfilter``) to give EA,
-  and on the foreground the smaller of E and EA is kept (MIN_E_EA);
+  and on the foreground the smaller of E and EA is kept (MIN_E_EA) — the dependency A of
+  Eq. 11;
 * **importance**: background errors are weighted by B = 2 − exp(ln(0.5)/5 · Δ), Δ the
   distance to the nearest foreground pixel (1 near the object, → 2 far away); B = 1 on the
-  foreground.
+  foreground (Eq. 12).
 
-With Ew = MIN_E_EA · B: TP^w = |G| − Σ_fg Ew, FP^w = Σ_bg Ew, R^w = 1 − mean_fg(Ew),
-P^w = TP^w / (TP^w + FP^w + eps) and F^w = (1 + β²)·R^w·P^w / (R^w + β²·P^w + eps), β² = 1.
+With Ew = MIN_E_EA · B: TP^w = |G| − Σ_fg Ew, FP^w = Σ_bg Ew (Eq. 10), R^w = 1 − mean_fg(Ew),
+P^w = TP^w / (TP^w + FP^w + eps) (Eq. 13) and F^w = (1 + β²)·R^w·P^w / (R^w + β²·P^w + eps),
+β² = 1 (Eq. 14).
 
 Parity: pysodmetrics 1.6.2 ``WeightedFmeasure`` (its ``beta`` is β²) and the authors'
 ``WFb.m``. Empty GT → 0 (pysodmetrics; MATLAB returns NaN). Zero padding makes a wrong map
@@ -68,6 +71,7 @@ from fminspect.metrics._inputs import (
     prepare,
 )
 from fminspect.metrics._numerics import EPS, lazy_field, matlab_gauss2d
+from fminspect.metrics.equations import cite
 from fminspect.metrics.registry import Family, MeasureInfo, Parameter
 
 #: β² of the weighted F-measure, Eq. (14) (1: Margolin et al.; pysodmetrics'
@@ -495,11 +499,7 @@ FAMILY = Family(
             lambda p: f"β²={p.wfm_beta2:g}" + (" σ²=5" if p.wfm_kernel == "paper" else ""),
         ),
     ),
-    paper=(
-        "Margolin et al., CVPR 2014: error E Eq. (7), weighted error Eq. (9), weighted TP/FP/FN "
-        "Eq. (10), dependency kernel A Eq. (11), importance B Eq. (12), P^w and R^w Eq. (13), "
-        "F^w_β Eq. (14)"
-    ),
+    paper=cite("weighted_fmeasure"),
     reference="pysodmetrics 1.6.2 WeightedFmeasure; the authors' WFb.m",
     teaching=(
         "Rewards a continuous map whose errors are few, near the object and spatially "

@@ -7,6 +7,7 @@ import pytest
 from PySide6 import QtGui
 
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, REGISTRY, emeasure_at
+from fminspect.metrics.equations import cite
 from fminspect.teaching import flaw_demos, rank_demo
 from tests.gui.conftest import settle
 
@@ -40,6 +41,11 @@ def test_every_measure_opens_an_explain_view(qtbot, demo_window, tmp_path) -> No
         shown = QtGui.QTextDocument()  # what the label displays, not its source text
         shown.setHtml(win.view.teaching.text())
         assert family.teaching in shown.toPlainText(), key  # its registry entry's note, whole
+        # the header cites the equations of the one table (fminspect.metrics.equations)
+        header = QtGui.QTextDocument()
+        header.setHtml(win.view.header.text())
+        for cited in win.view.cited_families():
+            assert cite(cited) in header.toPlainText(), (key, cited)
         win.view.export_png(tmp_path / f"{key}.png")
         assert (tmp_path / f"{key}.png").stat().st_size > 1000
         assert win.view.numbers_csv().startswith("quantity,value")

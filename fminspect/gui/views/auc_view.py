@@ -8,6 +8,7 @@ import pyqtgraph as pg
 
 from fminspect.gui.views.base import ExplainView
 from fminspect.metrics.auc import ELEVEN_LEVELS
+from fminspect.metrics.equations import tag
 
 
 class AUCView(ExplainView):
@@ -22,9 +23,9 @@ class AUCView(ExplainView):
         assert a is not None
         self.set_header(
             f"256 binarisations floor(255·p) ≥ t; AP interpolation: {a.interpolation}",
-            "ROC: hit rate TPR = TP/(TP + FN) against false alarm FPR = FP/(FP + TN) "
-            "(Margolin et al., CVPR 2014, Eqs. (1)–(2)), from (0, 0); AUCROC = trapezoidal area. "
-            "PR: precision (Eq. (3)) against recall, from (R = 0, P = 1); AUCPR = trapezoidal "
+            f"ROC: hit rate TPR = TP/(TP + FN) ({tag('auc', 'hit rate')}) against false alarm "
+            f"FPR = FP/(FP + TN) ({tag('auc', 'false alarm')}), from (0, 0); AUCROC = "
+            f"trapezoidal area. PR: precision ({tag('auc', 'precision')}) against recall, from (R = 0, P = 1); AUCPR = trapezoidal "
             "area; AP = Σ ΔR · P<sub>int</sub> with P<sub>int</sub>(r) = max precision at recall ≥ r (all), "
             "or the mean of P<sub>int</sub> at r = 0, 0.1, …, 1 (11pt), or Σ ΔR · P (none). Both areas score the lines "
             "between the points, not where the points lie: Margolin's interpolation flaw.",

@@ -17,6 +17,7 @@ from fminspect.gui.export import save_image
 from fminspect.gui.panels.map_grid import DIVERGING, colormap
 from fminspect.io.atomic import write_text
 from fminspect.metrics import SuiteResult
+from fminspect.metrics.equations import cite
 
 
 def _ignore_height_hint(widget: QtWidgets.QWidget) -> None:
@@ -151,6 +152,8 @@ class ExplainView(QtWidgets.QWidget):
     TITLE = "measure"
     #: the measure families the view draws from (see :func:`with_families`)
     NEEDS: tuple[str, ...] = ()
+    #: the families whose equations the header cites (default: :attr:`NEEDS`)
+    CITES: tuple[str, ...] | None = None
 
     def __init__(
         self,
@@ -215,13 +218,21 @@ class ExplainView(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ helpers for subclasses
     def set_header(self, variant: str, equations: str) -> None:
-        """Name what is shown (measure, model, sample, variant) and how it is computed."""
+        """Name what is shown (measure, model, sample, variant) and how it is computed, with
+        the equation numbers of :data:`fminspect.metrics.equations.EQUATIONS`."""
         norm = html.escape(self.result.params.norm.label)
         model, sample = html.escape(self.model), html.escape(self.sample)  # names from files
+        cited = "; ".join(c for c in map(cite, self.cited_families()) if c)
+        source = f"<p><b>equations:</b> {html.escape(cited)}</p>" if cited else ""
         self.header.setText(
             f"<h3>{self.TITLE} — {model} on {sample}</h3>"
-            f"<p><b>variant:</b> {variant}; {norm}</p><p>{equations}</p>"
+            f"<p><b>variant:</b> {variant}; {norm}</p><p>{equations}</p>{source}"
         )
+
+    @classmethod
+    def cited_families(cls) -> tuple[str, ...]:
+        """The families whose equations the header lists."""
+        return cls.NEEDS if cls.CITES is None else cls.CITES
 
     def set_teaching(self, note: str, paper: str, reference: str) -> None:
         """What the measure rewards and misses, the paper (with equation numbers) and the

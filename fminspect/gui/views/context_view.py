@@ -7,6 +7,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from fminspect.gui.views.base import ExplainView
+from fminspect.metrics.equations import tag
 
 
 class ContextView(ExplainView):
@@ -28,17 +29,32 @@ class ContextView(ExplainView):
             if cc is not None
             else f"C<sub>β</sub>: β² = {c.beta2:g}, α = {c.alpha:g}"
         )
+        band = (
+            "every pixel within 20 px of the object (§3.3, ccm_band=disk)"
+            if cc is not None and cc.degree.band_shape == "disk"
+            else "a 20×20 square dilation of the object (the authors' code)"
+        )
+        stride = cc.degree.stride if cc is not None else 3
+        camouflage = (
+            f"Camouflage degree D (§3.3, {tag('camouflage_context', 'camouflage degree D')}): "
+            f"the object is repainted from its context band — {band} — with 7×7 patches every "
+            f"{stride} px, the exact nearest neighbour in Lab + λ·position; "
+            "S = 1 − ΔE<sub>2000</sub>/100, D = (e<sup>γS</sup> − 1)/(e<sup>γ</sup> − 1); "
+            "R<sub>w</sub> = ΣR·(Y + D)/(ΣY + ΣD) "
+            f"({tag('camouflage_context', 'weighted reverse R_w')}), "
+            "C<sup>ω</sup><sub>β</sub> = (1 + β²)F<sub>m</sub>R<sub>w</sub>/(β²F<sub>m</sub> + "
+            f"R<sub>w</sub>) ({tag('camouflage_context', 'C^ω_β')}); the code's 1.2 is β², where "
+            "§4.1 of the paper sets β = 1.2 (β² = 1.44: --param ccm_beta2=1.44)."
+        )
         self.set_header(
             variant,
-            "Kernel K: the GT-foreground covariance scaled to trace α², 3σ extent, sum 1. "
-            "Forward inference F(Y|X) ≈ [X > 0]⊙(K∗Y), F<sub>m</sub> = ΣF·X/ΣX; reverse "
-            "deduction R(X|Y) ≈ e/(e − 1)·Y⊙(1 − exp(−K∗X)), R<sub>m</sub> = ΣR·Y/ΣY; "
+            "Kernel K: the GT-foreground covariance scaled to trace α², 3σ extent, sum 1 "
+            f"({tag('context', 'kernel P_Y')}). Forward inference F(Y|X) ≈ [X > 0]⊙(K∗Y), "
+            f"F<sub>m</sub> = ΣF·X/ΣX ({tag('context', 'forward inference F')}); reverse "
+            "deduction R(X|Y) ≈ e/(e − 1)·Y⊙(1 − exp(−K∗X)), R<sub>m</sub> = ΣR·Y/ΣY "
+            f"({tag('context', 'reverse deduction R')}–{tag('context', 'R(X|Y)')[4:]}); "
             "C<sub>β</sub> = (1 + β²)F<sub>m</sub>R<sub>m</sub>/(β²F<sub>m</sub> + R<sub>m</sub>) "
-            "(Eqs. 2–7). Camouflage degree D (Sec. 3.3, Eq. 8): the object is repainted from "
-            "its surrounding band (7×7 patches, exact nearest neighbour in Lab + λ·position), "
-            "S = 1 − ΔE<sub>2000</sub>/100, D = (e<sup>γS</sup> − 1)/(e<sup>γ</sup> − 1); "
-            "R<sub>w</sub> = ΣR·(Y + D)/(ΣY + ΣD) (Eq. 9), C<sup>ω</sup><sub>β</sub> with β² = 1.2 "
-            "(Eq. 10). Wang, Ji, Shao, Cheng and Fan, arXiv:2512.07076.",
+            f"({tag('context', 'C_β')}). " + (camouflage if camo else ""),
         )
         pair = self.result.pair
         k = c.kernel
@@ -106,7 +122,7 @@ class ContextView(ExplainView):
                 (
                     "object / band patches",
                     f"{len(d.object_patches)} / {len(d.band_patches)}",
-                    "7×7, stride 3",
+                    f"7×7, stride {d.stride}; band: {d.band_shape}",
                 ),
                 (
                     "uncovered object pixels",
@@ -124,4 +140,5 @@ class CamouflageContextView(ContextView):
 
     TITLE = "camouflage Context-measure"
     NEEDS = ("camouflage_context",)
+    CITES = ("context", "camouflage_context")
     CAMOUFLAGE = True

@@ -9,6 +9,7 @@ from fminspect.gui.colours import confusion_colour
 from fminspect.gui.views.base import SmallTable, ThresholdView
 from fminspect.metrics import EmeasureAt, emeasure_at
 from fminspect.metrics.emeasure import REGIONS, enhancement
+from fminspect.metrics.equations import tag
 
 REGION_COLOURS = {
     "TP": confusion_colour("TP"),
@@ -40,12 +41,13 @@ class EmeasureView(ThresholdView):
         assert e is not None  # the inspector computes every measure
         self.set_header(
             f"curve point floor(255·p) ≥ t; adpEm uses p ≥ {e.adaptive_threshold:.4f}",
-            "Bias matrices φ<sub>I</sub> = I − μ<sub>I</sub>·A for the binarised map and the GT; "
-            "alignment ξ = 2 φ<sub>GT</sub>∘φ<sub>FM</sub> / (φ<sub>GT</sub>∘φ<sub>GT</sub> + "
-            "φ<sub>FM</sub>∘φ<sub>FM</sub>); enhanced alignment φ = f(ξ) = (1 + ξ)²/4; "
-            "E = Σφ / (N − 1 + eps) — the reference's denominator (the paper divides by N). "
-            "Every pixel is in one of four regions, so each matrix takes four values. "
-            "Fan et al., IJCAI 2018.",
+            "Bias matrices φ<sub>I</sub> = I − μ<sub>I</sub>·A for the binarised map and the GT "
+            f"({tag('emeasure', 'bias φ')}); alignment ξ = 2 φ<sub>GT</sub>∘φ<sub>FM</sub> / "
+            "(φ<sub>GT</sub>∘φ<sub>GT</sub> + φ<sub>FM</sub>∘φ<sub>FM</sub>) "
+            f"({tag('emeasure', 'alignment ξ')}); enhanced alignment φ = f(ξ) = (1 + ξ)²/4 "
+            f"({tag('emeasure', 'enhanced alignment ϕ')}); E = Σφ / (N − 1 + eps) — the "
+            f"reference's denominator; the paper's {tag('emeasure', 'E')} divides by N = w × h. "
+            "Every pixel is in one of four regions, so each matrix takes four values.",
         )
         self.add_threshold_controls(e.adaptive_threshold, "adpEm")
         self.mapping = pg.PlotWidget()

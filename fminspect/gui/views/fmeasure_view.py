@@ -6,6 +6,7 @@ import pyqtgraph as pg
 
 from fminspect.gui.views.base import CONFUSION_COLOURS, CONFUSION_NAMES, ThresholdView
 from fminspect.metrics import MEASURES_BY_KEY
+from fminspect.metrics.equations import tag
 
 
 def _higher(symbol: str) -> bool:
@@ -24,8 +25,10 @@ class FmeasureView(ThresholdView):
         assert f is not None  # the inspector computes every measure
         self.set_header(
             f"β² = {f.beta2:g}; curve points floor(255·p) ≥ t; adaptive p ≥ {f.adaptive_threshold:.4f}",
-            "P = TP/(TP + FP), R = TP/(TP + FN), F<sub>β</sub> = (1 + β²)PR/(β²P + R); "
-            "IoU = TP/(TP + FP + FN); Dice = 2TP/(2TP + FP + FN). maxF / meanF = max / mean over "
+            f"P = TP/(TP + FP) ({tag('fmeasure', 'precision')}), R = TP/(TP + FN) "
+            f"({tag('fmeasure', 'recall')}), F<sub>β</sub> = (1 + β²)PR/(β²P + R) "
+            f"({tag('fmeasure', 'F_β')}); IoU = TP/(TP + FP + FN) "
+            f"({tag('overlap', 'IoU (PASCAL)')}); Dice = 2TP/(2TP + FP + FN). maxF / meanF = max / mean over "
             "the 256 thresholds; adpF at 2·mean(p). Zero denominators give 0.",
         )
         self.add_threshold_controls(f.adaptive_threshold, "adpF, adpIoU and adpDice")

@@ -7,6 +7,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from fminspect.gui.views.base import CONFUSION_COLOURS, ExplainView
+from fminspect.metrics.equations import tag
 
 
 class MAEView(ExplainView):
@@ -20,7 +21,8 @@ class MAEView(ExplainView):
         assert m is not None  # the inspector computes every measure
         self.set_header(
             "mean absolute error",
-            "MAE = mean |p − g| over all pixels (lower is better). Perazzi et al., CVPR 2012.",
+            "MAE = mean |p − g| over all pixels (lower is better; Perazzi et al., CVPR 2012; "
+            f"the Context-measure paper's {tag('mae', 'MAE')}).",
         )
         self.panel("map", "map p", 0, 0).show_matrix(self.result.pair.pred)
         self.panel("gt", "GT g", 0, 1).show_matrix(self.result.pair.mask.astype(float), cmap="gray")

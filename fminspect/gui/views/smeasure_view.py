@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 
 from fminspect.gui.views.base import ExplainView, SmallTable
+from fminspect.metrics.equations import tag
 from fminspect.metrics.smeasure import value_histograms
 
 #: Rows of the quadrant table (one column per quadrant, then "all").
@@ -12,8 +13,9 @@ QUADRANT_TERMS = (
     ("pixels", "pixels in the quadrant"),
     (
         "weight",
-        "the quadrant's share of the image area (the last one is 1 minus the other three, "
-        "as both references compute it, so equal areas may differ in the last digit)",
+        "w_k of Eq. (8): the quadrant's share of the image area (the last one is 1 minus the "
+        "other three, as both references compute it, so equal areas may differ in the last "
+        "digit), or of the GT foreground with s_weights=foreground",
     ),
     ("luminance", "2x̄ȳ/(x̄² + ȳ²)"),
     ("contrast", "2σxσy/(σx² + σy²)"),
@@ -32,15 +34,23 @@ class SmeasureView(ExplainView):
     def build(self) -> None:
         s = self.result.smeasure
         assert s is not None  # the inspector computes every measure
+        weights = (
+            "its share of the GT foreground (the paper's §4.1 wording, s_weights=foreground)"
+            if s.weights == "foreground"
+            else "its share of the image (the authors' code; §4.1 says: of the GT foreground)"
+        )
         self.set_header(
-            f"α = {s.alpha:g}",
-            "S = α·S<sub>o</sub> + (1 − α)·S<sub>r</sub>. <b>Region part</b>: the GT centroid "
-            "splits both maps into four quadrants, each weighted by its share of the image and "
-            "scored by ssim = luminance · contrast · structure = (2x̄ȳ/(x̄²+ȳ²)) · "
-            "(2σ<sub>x</sub>σ<sub>y</sub>/(σ<sub>x</sub>²+σ<sub>y</sub>²)) · "
-            "(σ<sub>xy</sub>/(σ<sub>x</sub>σ<sub>y</sub>)). <b>Object part</b>: O(x) = 2x̄/(x̄² + 1 + σ<sub>x</sub>) "
-            "on the map inside the GT (O<sub>FG</sub>) and on 1 − map outside it (O<sub>BG</sub>), "
-            "S<sub>o</sub> = μ·O<sub>FG</sub> + (1 − μ)·O<sub>BG</sub>. Fan et al., ICCV 2017.",
+            f"α = {s.alpha:g}, quadrant weights: {s.weights}",
+            f"S = α·S<sub>o</sub> + (1 − α)·S<sub>r</sub> ({tag('smeasure', 'S')}). "
+            "<b>Region part</b>: the GT centroid splits both maps into four quadrants, each "
+            f"weighted by {weights} and scored by ssim = luminance · contrast · structure = "
+            "(2x̄ȳ/(x̄²+ȳ²)) · (2σ<sub>x</sub>σ<sub>y</sub>/(σ<sub>x</sub>²+σ<sub>y</sub>²)) · "
+            f"(σ<sub>xy</sub>/(σ<sub>x</sub>σ<sub>y</sub>)) ({tag('smeasure', 'ssim')}); "
+            f"S<sub>r</sub> = Σ w<sub>k</sub>·ssim(k) ({tag('smeasure', 'S_r')}). "
+            "<b>Object part</b>: O(x) = 2x̄/(x̄² + 1 + σ<sub>x</sub>) on the map inside the GT "
+            f"(O<sub>FG</sub>, {tag('smeasure', 'S_FG')} with λ = ½) and on 1 − map outside it "
+            f"(O<sub>BG</sub>, {tag('smeasure', 'S_BG')}), S<sub>o</sub> = μ·O<sub>FG</sub> + "
+            f"(1 − μ)·O<sub>BG</sub> ({tag('smeasure', 'S_o')}).",
         )
         pair = self.result.pair
         if self.image is not None:

@@ -4,6 +4,7 @@ beside the plain F-measure's maps."""
 from __future__ import annotations
 
 from fminspect.gui.views.base import CONFUSION_COLOURS, CONFUSION_NAMES, ExplainView
+from fminspect.metrics.equations import tag
 
 
 class WeightedFmeasureView(ExplainView):
@@ -15,17 +16,25 @@ class WeightedFmeasureView(ExplainView):
     def build(self) -> None:
         w, f = self.result.weighted_fmeasure, self.result.fmeasure
         assert w is not None and f is not None  # the inspector computes every measure
+        kernel = (
+            "a 7×7 Gaussian with σ² = 5 (the paper's σ, wfm_kernel=paper)"
+            if w.kernel == "paper"
+            else "a 7×7, σ = 5 Gaussian (the authors' code; the paper sets σ² = 5)"
+        )
         self.set_header(
-            f"F<sup>w</sup> with β² = {w.beta2:g}",
-            "E = |p − g|; background pixels take the error of their nearest foreground pixel "
-            "(Et, <i>dependency</i>); EA = Et filtered with a 7×7, σ = 5 Gaussian (zero padding); "
-            "on the foreground the smaller of E and EA is kept (MIN_E_EA); background errors are "
+            f"F<sup>w</sup> with β² = {w.beta2:g}, kernel: {w.kernel}",
+            f"E = |p − g| ({tag('weighted_fmeasure', 'error E')}); background pixels take the "
+            "error of their nearest foreground pixel (Et, <i>dependency</i>); EA = Et filtered "
+            f"with {kernel}, zero padding ({tag('weighted_fmeasure', 'dependency A')}); on the "
+            "foreground the smaller of E and EA is kept (MIN_E_EA); background errors are "
             "weighted by B = 2 − exp(ln 0.5 / 5 · Δ), Δ the distance to the object "
-            "(<i>importance</i>); Ew = MIN_E_EA·B; TP<sup>w</sup> = |G| − Σ<sub>fg</sub>Ew, "
-            "FP<sup>w</sup> = Σ<sub>bg</sub>Ew, R<sup>w</sup> = 1 − mean<sub>fg</sub>Ew, "
-            "P<sup>w</sup> = TP<sup>w</sup>/(TP<sup>w</sup> + FP<sup>w</sup>), "
-            "F<sup>w</sup> = (1 + β²)P<sup>w</sup>R<sup>w</sup>/(β²P<sup>w</sup> + R<sup>w</sup>). "
-            "Margolin, Zelnik-Manor and Tal, CVPR 2014.",
+            f"(<i>importance</i>, {tag('weighted_fmeasure', 'importance B')}); Ew = MIN_E_EA·B "
+            f"({tag('weighted_fmeasure', 'weighted error E^w')}); TP<sup>w</sup> = |G| − "
+            "Σ<sub>fg</sub>Ew, FP<sup>w</sup> = Σ<sub>bg</sub>Ew "
+            f"({tag('weighted_fmeasure', 'TP^w, FP^w, FN^w')}), R<sup>w</sup> = 1 − "
+            "mean<sub>fg</sub>Ew, P<sup>w</sup> = TP<sup>w</sup>/(TP<sup>w</sup> + FP<sup>w</sup>) "
+            f"({tag('weighted_fmeasure', 'P^w, R^w')}), F<sup>w</sup> = (1 + β²)P<sup>w</sup>"
+            f"R<sup>w</sup>/(β²P<sup>w</sup> + R<sup>w</sup>) ({tag('weighted_fmeasure', 'F^w_β')}).",
         )
         p = self.panel
         p("e", "E = |p − g|", 0, 0).show_matrix(w.error_map)
