@@ -1,11 +1,14 @@
-"""Teaching material: perturbations of a map and synthetic demonstrations of the flaws the
-seed papers describe (no Qt; the playground window draws these).
+"""Teaching material: perturbations of a map and the papers' figures that demonstrate the
+flaws their measures fix (no Qt; the playground window draws these).
 
-Each :class:`FlawDemo` is a GT with two predictions, A and B, that a person would rank one
-way (``preferred``); the demo records which paper argued it and which measure that paper
-proposes, and :func:`rank_demo` shows which measures agree with the person. The pairs are
-our own synthetic constructions *in the spirit of* the papers' figures (we did not copy the
-figures), each built so that the plain pixel-wise measures cannot tell A from B.
+Each :class:`FlawDemo` is one figure of a paper — Margolin et al. (CVPR 2014) Figs. 2, 4
+and 6, the S-measure paper's Fig. 4, the E-measure paper's Figs. 1 and 3, the
+Context-measure paper's Fig. 2 (a1/a2 and b1/b2) — rebuilt from the figure's description,
+with what the paper reports for each measure it discusses (``claims``), checked by
+tests/gui/test_explain_and_playground.py; :func:`rank_demo` shows every measure's verdict.
+The papers' images are not used: each pair is drawn anew with the property the figure
+states (equal confusion counts, equal counts per quadrant, mirror images, the same
+intersection) made exact. One pair, a uniform vs a speckled object, is ours and says so.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from fminspect.metrics import (
     MEASURES_BY_KEY,
     Params,
     compute_suite,
+    measure_keys,
     prepare_gt,
 )
 
@@ -132,24 +136,46 @@ def sweep(
 
 # --------------------------------------------------------------------------- flaw demos
 
+#: A paper's verdict on a pair: it prefers A or B, scores them the same ('tie') or almost
+#: the same ('≈': within :data:`NEARLY`).
+VERDICTS = ("A", "B", "tie", "≈")
+NEARLY = 0.01
+
 
 @dataclass(frozen=True, slots=True)
 class FlawDemo:
-    """Two predictions of one GT that a person ranks one way."""
+    """A figure of a paper: one GT, two maps A and B, and what the paper reports.
+
+    ``claims`` are the paper's own statements about this figure, one per measure it
+    discusses (key, verdict in :data:`VERDICTS`); ``preferred`` is the map the paper (a
+    person) prefers and ``proposed`` the measure that paper proposes. The pairs are rebuilt
+    from each figure's description — the papers' own images are not used — with the
+    property the paper states (equal TP/FP/FN/TN counts, equal counts per S-measure
+    quadrant, mirror-image masks…) made exact.
+    """
 
     key: str
     title: str
     paper: str
+    figure: str
     description: str
     gt: np.ndarray
     a: np.ndarray
     b: np.ndarray
     label_a: str
     label_b: str
-    proposed: str  # the measure key the paper proposes
-    blind: tuple[str, ...] = ()  # measures the pair is built to fool (they tie or prefer B)
+    proposed: str
+    claims: tuple[tuple[str, str], ...]
     image: np.ndarray | None = None
     preferred: str = "A"
+
+
+def claim_holds(verdict: tuple[float, float, str], claim: str) -> bool:
+    """Whether a measure's (A, B, verdict) from :func:`rank_demo` is the paper's ``claim``."""
+    a, b, prefers = verdict
+    if claim == "≈":
+        return abs(a - b) <= NEARLY
+    return prefers == claim
 
 
 def _blob(h: int = 120, w: int = 160) -> np.ndarray:
@@ -158,61 +184,73 @@ def _blob(h: int = 120, w: int = 160) -> np.ndarray:
     return gt
 
 
-def _interpolation() -> FlawDemo:
+_MARGOLIN = "Margolin, Zelnik-Manor & Tal, CVPR 2014"
+
+
+def _margolin_fig2() -> FlawDemo:
     gt = _blob()
     fg = gt > 0
-    # float maps are used as they are (no min–max stretch, which would make both binary)
-    a = np.where(fg, 0.9, 0.1)  # confident
-    b = np.where(fg, 0.52, 0.48)  # barely separated
+    # (b): every object pixel above every background pixel, in five levels, so each of its
+    # binary maps lies on the perfect ROC/PR path: (b1–b5) of the figure
+    b = np.zeros(gt.shape, np.uint8)
+    rows = np.indices(gt.shape)[1]
+    b[fg & (rows % 2 == 0)] = 255
+    b[fg & (rows % 2 == 1)] = 204
+    b[~fg & (rows % 3 == 0)] = 153
+    b[~fg & (rows % 3 == 1)] = 102
     return FlawDemo(
-        "interpolation",
+        "margolin_fig2",
         "Interpolation flaw",
-        "Margolin, Zelnik-Manor & Tal, CVPR 2014",
-        "Both maps separate object and background perfectly at some threshold, so every "
-        "threshold-based score (max F, max IoU, max E) is perfect for both. A is confident "
-        "(0.9 inside, 0.1 outside); B hovers around 0.5. Only measures that use the values "
-        "themselves see that A is better.",
+        _MARGOLIN,
+        "Fig. 2",
+        "(a) is the GT itself; every object pixel of (b) is above every background pixel, at "
+        "five levels, so each of its five binary maps lies on the perfect curve and its "
+        "interpolated ROC and PR curves are those of (a). AUC and AP rank both as perfect; "
+        "(a) is clearly better, and F^w_β, which uses the values themselves, says so.",
         gt,
-        a,
+        gt.copy(),
         b,
-        "confident",
-        "undecided",
+        "(a) = the GT",
+        "(b) five levels",
         "wFm",
-        ("maxFm", "maxIoU", "maxEm"),
+        (("AUCROC", "tie"), ("AUCPR", "tie"), ("AP", "tie"), ("wFm", "A")),
     )
 
 
-def _dependency() -> FlawDemo:
+def _margolin_fig4() -> FlawDemo:
     gt = _blob()
     fg = np.argwhere(gt > 0)
     rng = np.random.default_rng(3)
     n = len(fg) // 8
-    scattered = gt.copy()
-    pick = fg[rng.choice(len(fg), n, replace=False)]
-    scattered[pick[:, 0], pick[:, 1]] = 0
     chunk = gt.copy()
     order = np.argsort(fg[:, 1], kind="stable")  # the leftmost n foreground pixels
     gone = fg[order[:n]]
     chunk[gone[:, 0], gone[:, 1]] = 0
+    scattered = gt.copy()
+    pick = fg[rng.choice(len(fg), n, replace=False)]
+    scattered[pick[:, 0], pick[:, 1]] = 0
     return FlawDemo(
-        "dependency",
+        "margolin_fig4",
         "Dependency flaw",
-        "Margolin, Zelnik-Manor & Tal, CVPR 2014",
-        "Both maps miss the same number of object pixels. A misses isolated pixels scattered "
-        "over the object, which still reads as one whole object; B misses a solid slice of "
-        "it. Pixel-wise measures count the same errors; a person (and F^w, which lets "
-        "neighbours compensate) prefers A.",
+        _MARGOLIN,
+        "Fig. 4",
+        "Both maps have the same TP, TN, FP and FN. In (a) the false negatives are "
+        "concentrated: a whole piece of the object is not detected; in (b) they are sparsely "
+        "scattered among the true positives, so the entire object is sampled. Every measure "
+        "that counts pixels independently scores them the same; (b) is better, and F^w_β, "
+        "which lets neighbours compensate, says so.",
         gt,
-        scattered,
         chunk,
-        "scattered misses",
-        "a missing slice",
+        scattered,
+        "(a) a missing piece",
+        "(b) scattered misses",
         "wFm",
-        ("MAE", "maxFm", "maxIoU", "maxEm"),
+        (("maxFm", "tie"), ("adpFm", "tie"), ("maxIoU", "tie"), ("AUCROC", "tie"), ("wFm", "B")),
+        preferred="B",
     )
 
 
-def _importance() -> FlawDemo:
+def _margolin_fig6() -> FlawDemo:
     gt = _blob()
     near = erode_dilate(gt, 4)
     extra = int((near > 0).sum() - (gt > 0).sum())
@@ -223,20 +261,67 @@ def _importance() -> FlawDemo:
     if surplus > 0:
         far[2 + side - 1, 2 : 2 + surplus] = 0
     return FlawDemo(
-        "importance",
+        "margolin_fig6",
         "Equal-importance flaw",
-        "Margolin, Zelnik-Manor & Tal, CVPR 2014",
-        "Both maps add the same number of false-positive pixels. In A they hug the object "
-        "(a slightly too large outline); in B they form a false blob in a far corner. "
-        "Pixel-wise measures weigh every error alike; a person (and F^w, which weights "
-        "background errors by their distance to the object) prefers A.",
+        _MARGOLIN,
+        "Fig. 6",
+        "Both maps have the same TP, TN, FP and FN. The false positives of (a) form a false "
+        "blob far from the object; those of (b) hug its boundary (a slightly too large "
+        "outline). Current measures deem both errors equally harmful; those of (b) are less "
+        "damaging, and F^w_β, which weights background errors by their distance to the "
+        "object, says so.",
         gt,
-        near,
         far,
-        "errors near the object",
-        "errors far away",
+        near,
+        "(a) errors far away",
+        "(b) errors at the boundary",
         "wFm",
-        ("MAE", "maxFm", "maxIoU", "maxEm"),
+        (("maxFm", "tie"), ("adpFm", "tie"), ("maxIoU", "tie"), ("AUCROC", "tie"), ("wFm", "B")),
+        preferred="B",
+    )
+
+
+def _smeasure_fig4() -> FlawDemo:
+    h, w = 120, 120
+    gt = np.zeros((h, w), np.uint8)
+    cv2.putText(gt, "2", (28, 100), cv2.FONT_HERSHEY_SIMPLEX, 3.6, 255, 14, cv2.LINE_8)
+    gt = np.where(gt > 127, 255, 0).astype(np.uint8)  # binary, whatever OpenCV anti-aliases
+    fg = gt > 0
+    bottom = np.nonzero(fg)[0].max()
+    bar = np.nonzero(fg[bottom - 4])[0]  # the base stroke of the "2", one row above its foot
+    side = 18
+    # FM1: a black square inside the digit, cutting its base stroke in two
+    centre = int(bar.min() + bar.max()) // 2
+    inside = gt.copy()
+    inside[bottom - side + 1 : bottom + 1, centre - side // 2 : centre + side // 2] = 0
+    n = int(fg.sum() - (inside > 0).sum())
+    # FM2: the same number of object pixels removed by a black square at the boundary: the
+    # square sits at the base stroke's right end, which only grows shorter
+    touching = gt.copy()
+    right = np.argwhere(fg & (np.indices(fg.shape)[0] > bottom - side))
+    order = np.lexsort((right[:, 0], -right[:, 1]))  # rightmost columns first
+    gone = right[order[:n]]
+    touching[gone[:, 0], gone[:, 1]] = 0
+    return FlawDemo(
+        "smeasure_fig4",
+        "A black square inside the digit vs at its boundary",
+        "Cheng & Fan, IJCV 2021 (S-measure)",
+        "Fig. 4",
+        "Both maps remove the same number of pixels from a perfect digit, so they have the "
+        "same TP, TN, FP and FN. In FM1 (A) the black square falls inside the digit and cuts "
+        "its base stroke in two; in FM2 (B) it touches the boundary, and the stroke is only "
+        "shorter. FM2 is favoured; MAE treats pixels independently and cannot prefer it (the "
+        "paper says MAE favours FM1 — with equal counts it scores both the same). The paper "
+        "does not score this figure with its S-measure: here S_α, whose structure term "
+        "compares four quadrants, scores FM1 higher — it does not see a stroke cut in two.",
+        gt,
+        inside,
+        touching,
+        "FM1: square inside",
+        "FM2: square at the boundary",
+        "Sm",
+        (("MAE", "tie"), ("maxFm", "tie"), ("maxIoU", "tie"), ("adpEm", "tie")),
+        preferred="B",
     )
 
 
@@ -255,125 +340,206 @@ def _uniform() -> FlawDemo:
     return FlawDemo(
         "structure",
         "Structure: uniform vs speckled object",
-        "Fan et al., ICCV 2017 (S-measure)",
-        "Inside the object both maps average 0.7 and the background is 0, so MAE is the same "
-        "and the maximum of every threshold-based curve too; A is uniform, B speckled. "
-        "The S-measure's object part rewards a uniform foreground (its authors' premise that "
-        "good maps have approximately uniform object regions), as a viewer does.",
+        "Cheng & Fan, IJCV 2021 (S-measure)",
+        "ours, after §4.2",
+        "Not a figure of the paper: a pair built on its §4.2 premise that good maps have "
+        "approximately uniform object regions. Inside the object both maps average 0.7 and "
+        "the background is 0, so MAE is the same and the maximum of every threshold-based "
+        "curve too; A is uniform, B speckled. The S-measure's object part rewards the "
+        "uniform foreground, as a viewer does.",
         gt,
         a,
         b,
         "uniform object",
         "speckled object",
         "Sm",
-        ("MAE", "maxFm", "maxIoU"),
+        (("MAE", "tie"), ("maxFm", "tie"), ("maxIoU", "tie"), ("Sm", "A")),
     )
 
 
-def _square() -> FlawDemo:
-    h, w = 120, 120
-    gt = np.zeros((h, w), np.uint8)
-    cv2.putText(gt, "2", (28, 100), cv2.FONT_HERSHEY_SIMPLEX, 3.6, 255, 14)
-    rows, cols = np.nonzero(gt)
-    touching, detached = gt.copy(), gt.copy()
-    mid = int(np.median(rows))
-    touching[mid - 7 : mid + 7, cols.max() + 1 : cols.max() + 15] = 255
-    detached[2:16, 2:16] = 255
-    return FlawDemo(
-        "square",
-        "A false square touching the digit vs apart from it",
-        "after the idea of Fan et al., ICCV 2017 (S-measure)",
-        "Both maps add the same 14×14 false square to a perfect digit. In A it touches the "
-        "digit (one object, slightly bulged); in B it floats apart (a second, false object). "
-        "MAE, F, IoU and E cannot tell them apart; a viewer who sees objects prefers A, and so "
-        "does the structure-aware S-measure.",
-        gt,
-        touching,
-        detached,
-        "square touching",
-        "square apart",
-        "Sm",
-        ("MAE", "maxFm", "maxIoU", "maxEm"),
-    )
-
-
-def _noise() -> FlawDemo:
+def _emeasure_fig1() -> FlawDemo:
     gt = np.zeros((120, 160), np.uint8)
     cv2.ellipse(gt, (80, 60), (70, 50), 0, 0, 360, 255, -1)  # a large object (~57 %)
     rng = np.random.default_rng(11)
     sota = np.zeros_like(gt)
     cv2.ellipse(sota, (62, 52), (40, 30), 0, 0, 360, 255, -1)  # finds part of it, cleanly
-    noise = (rng.random(gt.shape) < 0.85).astype(np.uint8) * 255  # random map
+    noise = (rng.normal(0, 1, gt.shape) > -1.04).astype(np.uint8) * 255  # binary noise, 85 %
     return FlawDemo(
-        "noise",
-        "A real detection vs a random noise map",
+        "emeasure_fig1",
+        "A segmentation vs a random noise map",
         "Fan et al., IJCAI 2018 (E-measure)",
-        "A detects a clean, well-placed part of a large object; B is random noise that switches "
-        "on 85 % of the pixels. Because the object covers most of the image, IoU, Dice and F1 "
-        "score the noise higher; a person — and the E-measure, which combines the image mean "
-        "with the local match — prefers the real detection.",
+        "Fig. 1",
+        "(c) is a binary map of a real model that finds a clean part of a large object; (d) "
+        "is random Gaussian noise, binarised (85 % of the pixels on). IoU, F1 and F^w_β "
+        "prefer the noise; only the E-measure, which combines the image-level mean with "
+        "the local match, ranks (c) higher.",
         gt,
         sota,
         noise,
-        "partial detection",
-        "random noise",
+        "(c) the model's map",
+        "(d) Gaussian noise",
         "adpEm",
-        ("adpIoU", "meanIoU", "adpDice", "wFm"),
+        (("adpIoU", "B"), ("adpDice", "B"), ("wFm", "B"), ("adpEm", "A")),
     )
 
 
-def _context() -> FlawDemo:
+def _emeasure_fig3() -> FlawDemo:
+    h, w = 140, 140
+    gt = np.zeros((h, w), np.uint8)
+    cv2.circle(gt, (70, 70), 45, 255, -1)
+    smooth = np.zeros_like(gt)
+    cv2.circle(smooth, (79, 76), 42, 255, -1)  # a slightly smaller circle, off-centre
+    angle = np.linspace(0, 2 * np.pi, 721)
+    spikes = 6 * np.sign(np.sin(18 * angle)) * (np.abs(np.sin(18 * angle)) > 0.5)
+    wiggles = 2.5 * np.sin(5 * angle)
+
+    def spiky_shape(base: float) -> np.ndarray:
+        r = base + spikes + wiggles
+        points = np.stack([70 + r * np.cos(angle), 70 + r * np.sin(angle)], axis=1)
+        shape = np.zeros_like(gt)
+        cv2.fillPoly(shape, [np.round(points).astype(np.int32)], 255)
+        return shape
+
+    def overlap(m: np.ndarray) -> float:  # intersection over union, by counting
+        return float(((m > 0) & (gt > 0)).sum() / ((m > 0) | (gt > 0)).sum())
+
+    # the figure's premise made exact: (b)'s base radius is the one whose intersection
+    # with the GT is closest to (a)'s
+    target = overlap(smooth)
+    spiky = min(
+        (spiky_shape(base) for base in np.arange(36.0, 50.0, 0.25)),
+        key=lambda m: abs(overlap(m) - target),
+    )
+    return FlawDemo(
+        "emeasure_fig3",
+        "Region-based measures and shape",
+        "Fan et al., IJCAI 2018 (E-measure)",
+        "Fig. 3",
+        "The GT is a circle; (a) is a smooth circle a little off, (b) a shape with spikes and "
+        "wiggles. Their intersections with the GT are almost equal, so IoU and F1 score them "
+        "almost the same although (b)'s shape differs. (On binary maps the E-measure too is "
+        "a function of the TP, FP, FN and TN counts: the paper makes no claim for it here.)",
+        gt,
+        smooth,
+        spiky,
+        "(a) smooth",
+        "(b) spikes and wiggles",
+        "adpEm",
+        (("adpIoU", "≈"), ("adpDice", "≈")),
+    )
+
+
+def _camo_image(h: int, w: int) -> np.ndarray:
     from skimage import data
 
-    h, w = 90, 120
-    gt = np.zeros((h, w), np.uint8)
-    gt[25:65, 30:90] = 255
     grass = data.grass()[:h, :w]
-    img = np.stack([grass, grass // 2 + 60, grass // 3 + 30], axis=2).astype(np.uint8)
-    img[25:65, 60:90] = (230, 40, 200)  # right half conspicuous; left half = the grass itself
+    return np.stack([grass, grass // 2 + 60, grass // 3 + 30], axis=2).astype(np.uint8)
+
+
+_CONTEXT = "Wang et al., arXiv:2512.07076 (Context-measure)"
+
+
+def _context_fig2a() -> FlawDemo:
+    # width 122 and object columns 31..90 make the S-measure's centroid split (column 61)
+    # the mirror axis, so mirror-image masks have mirror-image quadrants
+    h, w = 90, 122
+    gt = np.zeros((h, w), np.uint8)
+    gt[25:65, 31:91] = 255
+    img = _camo_image(h, w)
+    img[25:65, 61:91] = (230, 40, 200)  # right half conspicuous; left half = the grass itself
     a = gt.copy()
-    a[25:65, 75:90] = 0  # misses part of the conspicuous half
-    b = gt.copy()
-    b[25:65, 30:45] = 0  # misses the same amount of the camouflaged half
+    a[25:65, 76:91] = 0  # covers the camouflaged half, misses part of the conspicuous one
+    b = a[:, ::-1].copy()  # the mirror image: misses the same strip of the camouflaged half
     return FlawDemo(
-        "context",
-        "Context flaw: which half was missed?",
-        "Wang et al., arXiv:2512.07076 (Context-measure)",
-        "The object's left half is camouflaged in the grass, its right half is conspicuous. "
-        "A and B miss mirror-image strips of equal size — A on the conspicuous side, B on the "
-        "camouflaged side — so pixel-wise measures tie. Finding the camouflaged part is the "
-        "hard part of the task: a person prefers A, and C^ω_β, which weights GT pixels by "
-        "their camouflage degree, agrees.",
+        "context_fig2a",
+        "Context flaw: which half was found?",
+        _CONTEXT,
+        "Fig. 2 (a1, a2)",
+        "Two mirror-image masks with equal numbers of pixels. The object's left half is "
+        "camouflaged in the grass, its right half conspicuous; (a1) covers the camouflaged "
+        "region and misses a strip of the conspicuous one, (a2) the reverse. E_φ and S_α "
+        "give both the same score; C^ω_β, which weights GT pixels by their camouflage "
+        "degree, scores the more camouflaged case (a1) higher.",
         gt,
         a,
         b,
-        "misses the easy side",
-        "misses the camouflaged side",
+        "(a1) finds the camouflaged half",
+        "(a2) finds the conspicuous half",
         "CCm",
-        ("MAE", "maxFm", "maxIoU", "maxEm", "Cm"),
+        (("adpEm", "tie"), ("maxEm", "tie"), ("Sm", "tie"), ("CCm", "A")),
         image=img,
     )
 
 
+def _context_fig2b() -> FlawDemo:
+    from fminspect.metrics import smeasure
+
+    h, w = 120, 160
+    gt = _blob(h, w)
+    fg = gt > 0
+    ring = (erode_dilate(gt, 5) > 0) & ~fg  # (b1): a slightly larger, coherent outline
+    b1 = gt.copy()
+    b1[ring] = 255
+    # (b2): the same number of false positives in every S-measure quadrant, scattered at
+    # random over that quadrant's background
+    cy, cx = smeasure(gt, gt).centroid
+    rng = np.random.default_rng(7)
+    b2 = gt.copy()
+    for rows, cols in (
+        (slice(0, cy), slice(0, cx)),
+        (slice(0, cy), slice(cx, w)),
+        (slice(cy, h), slice(0, cx)),
+        (slice(cy, h), slice(cx, w)),
+    ):
+        n = int(ring[rows, cols].sum())
+        free = np.argwhere(~fg[rows, cols])
+        pick = free[rng.choice(len(free), n, replace=False)]
+        b2[rows, cols][pick[:, 0], pick[:, 1]] = 255
+    return FlawDemo(
+        "context_fig2b",
+        "Correlation flaw: the same counts per quadrant, another layout",
+        _CONTEXT,
+        "Fig. 2 (b1, b2)",
+        "Both masks find the whole object and add the same number of false positives in "
+        "each of the four quadrants the S-measure splits the image into. In (b1) they form "
+        "a coherent outline around the object; in (b2) they are scattered over each "
+        "quadrant. E_φ and S_α, which treat the pixels within a quadrant as independent, "
+        "score both the same; C^ω_β, which correlates every pixel with its neighbourhood, "
+        "scores (b1), the better structure, higher.",
+        gt,
+        b1,
+        b2,
+        "(b1) coherent",
+        "(b2) scattered",
+        "CCm",
+        (("adpEm", "tie"), ("maxEm", "tie"), ("Sm", "tie"), ("CCm", "A")),
+        image=_camo_image(h, w),
+    )
+
+
 def flaw_demos() -> list[FlawDemo]:
-    """Every built-in demonstration."""
+    """Every built-in demonstration: the papers' figures, then our own pair."""
     return [
-        _interpolation(),
-        _dependency(),
-        _importance(),
+        _margolin_fig2(),
+        _margolin_fig4(),
+        _margolin_fig6(),
+        _smeasure_fig4(),
+        _emeasure_fig1(),
+        _emeasure_fig3(),
+        _context_fig2a(),
+        _context_fig2b(),
         _uniform(),
-        _square(),
-        _noise(),
-        _context(),
     ]
 
 
 def rank_demo(
     demo: FlawDemo, params: Params = DEFAULT_PARAMS
 ) -> dict[str, tuple[float, float, str]]:
-    """For every measure: (score of A, score of B, which one it prefers: 'A', 'B' or 'tie')."""
-    a = compute_suite(demo.a, demo.gt, params, img=demo.image).scores()
-    b = compute_suite(demo.b, demo.gt, params, img=demo.image).scores()
+    """For every default measure and every measure the paper discusses: (score of A, score
+    of B, which one it prefers: 'A', 'B' or 'tie')."""
+    keys = list(dict.fromkeys([*measure_keys(), *(k for k, _ in demo.claims), demo.proposed]))
+    a = compute_suite(demo.a, demo.gt, params, img=demo.image, keys=keys).scores()
+    b = compute_suite(demo.b, demo.gt, params, img=demo.image, keys=keys).scores()
     out = {}
     for key in a:
         va, vb = a[key], b[key]

@@ -329,8 +329,12 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
         self.demo_text.setWordWrap(True)
         self.demo_panels = [MatrixPanel("GT"), MatrixPanel("A"), MatrixPanel("B")]
         self.demo_image = MatrixPanel("image")
-        self.demo_table = QtWidgets.QTableWidget(0, 4)
-        self.demo_table.setHorizontalHeaderLabels(["measure", "A", "B", "prefers"])
+        self.demo_table = QtWidgets.QTableWidget(0, 5)
+        self.demo_table.setHorizontalHeaderLabels(["measure", "A", "B", "prefers", "the paper"])
+        self.demo_table.setToolTip(
+            "'the paper': what the paper reports for this figure (A, B, tie, or ≈: almost "
+            "the same); green: the measure agrees with the person, red: it does not"
+        )
         self.demo_table.verticalHeader().hide()
         self.demo_table.horizontalHeader().setStretchLastSection(True)
         open_button = QtWidgets.QPushButton("Edit A in the playground")
@@ -358,7 +362,7 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
         demo: FlawDemo = self.demos[index]
         self.demo = demo
         self.demo_text.setText(
-            f"<b>{demo.title}</b> — {demo.paper}<br>{demo.description}<br>"
+            f"<b>{demo.title}</b> — {demo.paper}, {demo.figure}<br>{demo.description}<br>"
             f"<i>A person prefers {demo.preferred}; the paper proposes "
             f"{MEASURES_BY_KEY[demo.proposed].label(self.params)}.</i>"
         )
@@ -375,12 +379,14 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
             panel.show_matrix(values)
         self.demo_verdicts = rank_demo(demo, self.params)
         keys = [m.key for m in MEASURES if m.key in self.demo_verdicts]
+        claims = dict(demo.claims)
         self.demo_table.setRowCount(len(keys))
         for r, key in enumerate(keys):
             a, b, verdict = self.demo_verdicts[key]
             colour = TIE if verdict == "tie" else AGREE if verdict == demo.preferred else DISAGREE
             label = key + ("  ← proposed" if key == demo.proposed else "")
-            for c, text in enumerate((label, f"{a:.4f}", f"{b:.4f}", verdict)):
+            claim = claims.get(key, "")
+            for c, text in enumerate((label, f"{a:.4f}", f"{b:.4f}", verdict, claim)):
                 item = QtWidgets.QTableWidgetItem(text)
                 item.setBackground(colour)
                 self.demo_table.setItem(r, c, item)

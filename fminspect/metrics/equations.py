@@ -152,10 +152,11 @@ def tag(family: str, quantity: str) -> str:
     return equation(family, quantity).tag
 
 
-def cite(family: str) -> str:
-    """Every equation of ``family`` by paper: ``'Cheng & Fan, IJCV 2021 (…): ssim Eq. (7),
-    S_r Eq. (8), …'`` (empty when the family cites none)."""
+def cite(*families: str) -> str:
+    """Every equation of the ``families`` by paper: ``'Cheng & Fan, IJCV 2021 (…): ssim
+    Eq. (7), S_r Eq. (8), …'`` (empty when they cite none)."""
     parts: dict[str, list[str]] = {}
-    for eq in EQUATIONS.get(family, ()):
-        parts.setdefault(eq.paper, []).append(f"{eq.quantity} {eq.tag}")
+    for family in families:
+        for eq in EQUATIONS.get(family, ()):
+            parts.setdefault(eq.paper, []).append(f"{eq.quantity} {eq.tag}")
     return "; ".join(f"{PAPERS[p].citation}: {', '.join(items)}" for p, items in parts.items())

@@ -222,7 +222,7 @@ class ExplainView(QtWidgets.QWidget):
         the equation numbers of :data:`fminspect.metrics.equations.EQUATIONS`."""
         norm = html.escape(self.result.params.norm.label)
         model, sample = html.escape(self.model), html.escape(self.sample)  # names from files
-        cited = "; ".join(c for c in map(cite, self.cited_families()) if c)
+        cited = cite(*self.cited_families())
         source = f"<p><b>equations:</b> {html.escape(cited)}</p>" if cited else ""
         self.header.setText(
             f"<h3>{self.TITLE} — {model} on {sample}</h3>"
