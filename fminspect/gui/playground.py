@@ -378,8 +378,13 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
             values = arr if arr.dtype == np.float64 else arr / 255.0
             panel.show_matrix(values)
         self.demo_verdicts = rank_demo(demo, self.params)
-        keys = [m.key for m in MEASURES if m.key in self.demo_verdicts]
         claims = dict(demo.claims)
+        # the measures the paper discusses first, then its proposal, then every other
+        keys = list(
+            dict.fromkeys(
+                [*claims, demo.proposed, *(m.key for m in MEASURES if m.key in self.demo_verdicts)]
+            )
+        )
         self.demo_table.setRowCount(len(keys))
         for r, key in enumerate(keys):
             a, b, verdict = self.demo_verdicts[key]

@@ -237,10 +237,14 @@ class ExplainView(QtWidgets.QWidget):
     def set_teaching(self, note: str, paper: str, reference: str) -> None:
         """What the measure rewards and misses, the paper (with equation numbers) and the
         reference implementation, from its registry entry."""
+        # the header lists the equations already: the paper is named again only when its
+        # registry entry says more than them
+        repeated = bool(self.NEEDS) and paper == cite(self.NEEDS[0])
         note, paper, reference = (html.escape(text) for text in (note, paper, reference))
+        source = "" if repeated else f"<b>paper:</b> {paper} · "
         self.teaching.setText(  # escaped: a note's "β² < 1" is not a tag
             f"<p><b>what it rewards and misses:</b> {note}</p>"
-            f"<p><b>paper:</b> {paper} · <b>reference:</b> {reference}</p>"
+            f"<p>{source}<b>reference:</b> {reference}</p>"
         )
         self.teaching.show()
 
