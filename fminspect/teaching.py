@@ -147,11 +147,15 @@ class FlawDemo:
     """A figure of a paper: one GT, two maps A and B, and what the paper reports.
 
     ``claims`` are the paper's own statements about this figure, one per measure it
-    discusses (key, verdict in :data:`VERDICTS`); ``preferred`` is the map the paper (a
-    person) prefers and ``proposed`` the measure that paper proposes. The pairs are rebuilt
-    from each figure's description — the papers' own images are not used — with the
-    property the paper states (equal TP/FP/FN/TN counts, equal counts per S-measure
-    quadrant, mirror-image masks…) made exact.
+    discusses (key, verdict in :data:`VERDICTS`), and nothing else; ``unmet`` names those
+    of them the rebuilt pair cannot satisfy, with the reason (the paper's statement
+    contradicts its own premise, or rests on its images). ``checks`` are *our* statements
+    about the rebuilt pair — what follows from the figure's stated property (ties of
+    measures that only count pixels) and what the proposed measure does — kept apart from
+    the paper's. ``preferred`` is the map the paper (a person) prefers and ``proposed`` the
+    measure that paper proposes. The pairs are rebuilt from each figure's description — the
+    papers' own images are not used — with the property the paper states (equal TP/FP/FN/TN
+    counts, equal counts per S-measure quadrant, mirror-image masks…) made exact.
     """
 
     key: str
@@ -166,6 +170,8 @@ class FlawDemo:
     label_b: str
     proposed: str
     claims: tuple[tuple[str, str], ...]
+    checks: tuple[tuple[str, str], ...] = ()
+    unmet: tuple[tuple[str, str], ...] = ()
     image: np.ndarray | None = None
     preferred: str = "A"
 
@@ -185,35 +191,49 @@ def _blob(h: int = 120, w: int = 160) -> np.ndarray:
 
 
 _MARGOLIN = "Margolin, Zelnik-Manor & Tal, CVPR 2014"
+#: Figs. 4 and 6: "the exact same score by all current evaluation measures" — AUC, AP,
+#: F_β and PASCAL (IoU) in the paper's §2–3, here in every form a binary map has
+_CURRENT_MEASURES_TIE = (
+    ("AUCROC", "tie"),
+    ("AUCPR", "tie"),
+    ("AP", "tie"),
+    ("adpFm", "tie"),
+    ("maxFm", "tie"),
+    ("adpIoU", "tie"),
+    ("maxIoU", "tie"),
+)
 
 
 def _margolin_fig2() -> FlawDemo:
     gt = _blob()
     fg = gt > 0
-    # (b): every object pixel above every background pixel, in five levels, so each of its
-    # binary maps lies on the perfect ROC/PR path: (b1–b5) of the figure
+    # (b): four values, every object pixel above every background pixel, so each of its five
+    # binary maps (b1–b5 of the figure: nothing, half the object, the object, the object
+    # and half the background, everything) lies on the perfect ROC/PR path; (a), the GT,
+    # has three (a1–a3)
     b = np.zeros(gt.shape, np.uint8)
-    rows = np.indices(gt.shape)[1]
-    b[fg & (rows % 2 == 0)] = 255
-    b[fg & (rows % 2 == 1)] = 204
-    b[~fg & (rows % 3 == 0)] = 153
-    b[~fg & (rows % 3 == 1)] = 102
+    cols = np.indices(gt.shape)[1]
+    b[fg & (cols % 2 == 0)] = 255
+    b[fg & (cols % 2 == 1)] = 204
+    b[~fg & (cols % 2 == 0)] = 102
     return FlawDemo(
         "margolin_fig2",
         "Interpolation flaw",
         _MARGOLIN,
         "Fig. 2",
-        "(a) is the GT itself; every object pixel of (b) is above every background pixel, at "
-        "five levels, so each of its five binary maps lies on the perfect curve and its "
-        "interpolated ROC and PR curves are those of (a). AUC and AP rank both as perfect; "
-        "(a) is clearly better, and F^w_β, which uses the values themselves, says so.",
+        "(a) is the GT itself (three binary maps); (b) takes four values, every object pixel "
+        "above every background pixel, so each of its five binary maps lies on the perfect "
+        "curve and its interpolated ROC and PR curves are those of (a). AUC and AP cannot "
+        "tell them apart and rank both as perfect, although (a) is better. (Not in the "
+        "figure: F^w_β, which uses the values themselves, prefers (a).)",
         gt,
         gt.copy(),
         b,
         "(a) = the GT",
         "(b) five levels",
         "wFm",
-        (("AUCROC", "tie"), ("AUCPR", "tie"), ("AP", "tie"), ("wFm", "A")),
+        (("AUCROC", "tie"), ("AP", "tie")),
+        checks=(("AUCPR", "tie"), ("wFm", "A")),
     )
 
 
@@ -237,15 +257,17 @@ def _margolin_fig4() -> FlawDemo:
         "Both maps have the same TP, TN, FP and FN. In (a) the false negatives are "
         "concentrated: a whole piece of the object is not detected; in (b) they are sparsely "
         "scattered among the true positives, so the entire object is sampled. Every measure "
-        "that counts pixels independently scores them the same; (b) is better, and F^w_β, "
-        "which lets neighbours compensate, says so.",
+        "that counts pixels independently scores them the same, although (b) is better for "
+        "most applications. (Not in the figure: F^w_β, which lets neighbours compensate, "
+        "prefers (b).)",
         gt,
         chunk,
         scattered,
         "(a) a missing piece",
         "(b) scattered misses",
         "wFm",
-        (("maxFm", "tie"), ("adpFm", "tie"), ("maxIoU", "tie"), ("AUCROC", "tie"), ("wFm", "B")),
+        _CURRENT_MEASURES_TIE,
+        checks=(("wFm", "B"),),
         preferred="B",
     )
 
@@ -256,10 +278,11 @@ def _margolin_fig6() -> FlawDemo:
     extra = int((near > 0).sum() - (gt > 0).sum())
     far = gt.copy()
     side = int(np.ceil(np.sqrt(extra)))
-    far[2 : 2 + side, 2 : 2 + side] = 255
-    surplus = int((far > 0).sum() - (gt > 0).sum()) - extra
-    if surplus > 0:
-        far[2 + side - 1, 2 : 2 + surplus] = 0
+    # a blob in the far corner, exactly as many pixels as the outline: the first `extra`
+    # pixels of a side × side square, row by row
+    block = np.zeros(side * side, np.uint8)
+    block[:extra] = 255
+    far[2 : 2 + side, 2 : 2 + side] = block.reshape(side, side)
     return FlawDemo(
         "margolin_fig6",
         "Equal-importance flaw",
@@ -268,15 +291,16 @@ def _margolin_fig6() -> FlawDemo:
         "Both maps have the same TP, TN, FP and FN. The false positives of (a) form a false "
         "blob far from the object; those of (b) hug its boundary (a slightly too large "
         "outline). Current measures deem both errors equally harmful; those of (b) are less "
-        "damaging, and F^w_β, which weights background errors by their distance to the "
-        "object, says so.",
+        "damaging for many applications. (Not in the figure: F^w_β, which weights background "
+        "errors by their distance to the object, prefers (b).)",
         gt,
         far,
         near,
         "(a) errors far away",
         "(b) errors at the boundary",
         "wFm",
-        (("maxFm", "tie"), ("adpFm", "tie"), ("maxIoU", "tie"), ("AUCROC", "tie"), ("wFm", "B")),
+        _CURRENT_MEASURES_TIE,
+        checks=(("wFm", "B"),),
         preferred="B",
     )
 
@@ -295,8 +319,9 @@ def _smeasure_fig4() -> FlawDemo:
     inside = gt.copy()
     inside[bottom - side + 1 : bottom + 1, centre - side // 2 : centre + side // 2] = 0
     n = int(fg.sum() - (inside > 0).sum())
-    # FM2: the same number of object pixels removed by a black square at the boundary: the
-    # square sits at the base stroke's right end, which only grows shorter
+    # FM2: the same number of object pixels removed at the boundary: the rightmost n pixels
+    # of the digit's lower part, so the base stroke only grows shorter (a block of the
+    # stroke's height, one partial column)
     touching = gt.copy()
     right = np.argwhere(fg & (np.indices(fg.shape)[0] > bottom - side))
     order = np.lexsort((right[:, 0], -right[:, 1]))  # rightmost columns first
@@ -308,11 +333,11 @@ def _smeasure_fig4() -> FlawDemo:
         "Cheng & Fan, IJCV 2021 (S-measure)",
         "Fig. 4",
         "Both maps remove the same number of pixels from a perfect digit, so they have the "
-        "same TP, TN, FP and FN. In FM1 (A) the black square falls inside the digit and cuts "
-        "its base stroke in two; in FM2 (B) it touches the boundary, and the stroke is only "
-        "shorter. FM2 is favoured; MAE treats pixels independently and cannot prefer it (the "
-        "paper says MAE favours FM1 — with equal counts it scores both the same). The paper "
-        "does not score this figure with its S-measure: here S_α, whose structure term "
+        "same TP, TN, FP and FN. In FM1 (A) a black square falls inside the digit and cuts "
+        "its base stroke in two; in FM2 (B) the pixels are taken at the boundary, from the "
+        "end of the stroke, which only grows shorter. FM2 is favoured. The paper says MAE "
+        "favours FM1; with equal counts MAE scores both the same (as F and IoU do). The "
+        "paper does not score this figure with its S-measure: here S_α, whose structure term "
         "compares four quadrants, scores FM1 higher — it does not see a stroke cut in two.",
         gt,
         inside,
@@ -320,7 +345,15 @@ def _smeasure_fig4() -> FlawDemo:
         "FM1: square inside",
         "FM2: square at the boundary",
         "Sm",
-        (("MAE", "tie"), ("maxFm", "tie"), ("maxIoU", "tie"), ("adpEm", "tie")),
+        (("MAE", "A"),),
+        checks=(("MAE", "tie"), ("maxFm", "tie"), ("maxIoU", "tie"), ("Sm", "A")),
+        unmet=(
+            (
+                "MAE",
+                "the maps have the same TP, TN, FP and FN (the figure's own premise), so MAE "
+                "scores them the same",
+            ),
+        ),
         preferred="B",
     )
 
@@ -353,7 +386,8 @@ def _uniform() -> FlawDemo:
         "uniform object",
         "speckled object",
         "Sm",
-        (("MAE", "tie"), ("maxFm", "tie"), ("maxIoU", "tie"), ("Sm", "A")),
+        (),
+        checks=(("MAE", "tie"), ("maxFm", "tie"), ("maxIoU", "tie"), ("Sm", "A")),
     )
 
 
@@ -380,6 +414,7 @@ def _emeasure_fig1() -> FlawDemo:
         "(d) Gaussian noise",
         "adpEm",
         (("adpIoU", "B"), ("adpDice", "B"), ("wFm", "B"), ("adpEm", "A")),
+        checks=(("binIoU", "B"), ("binDice", "B")),
     )
 
 
@@ -403,8 +438,8 @@ def _emeasure_fig3() -> FlawDemo:
     def overlap(m: np.ndarray) -> float:  # intersection over union, by counting
         return float(((m > 0) & (gt > 0)).sum() / ((m > 0) | (gt > 0)).sum())
 
-    # the figure's premise made exact: (b)'s base radius is the one whose intersection
-    # with the GT is closest to (a)'s
+    # the figure's premise made exact: (b)'s base radius is the one whose IoU with the GT
+    # is closest to (a)'s
     target = overlap(smooth)
     spiky = min(
         (spiky_shape(base) for base in np.arange(36.0, 50.0, 0.25)),
@@ -426,6 +461,7 @@ def _emeasure_fig3() -> FlawDemo:
         "(b) spikes and wiggles",
         "adpEm",
         (("adpIoU", "≈"), ("adpDice", "≈")),
+        checks=(("binIoU", "≈"),),
     )
 
 
@@ -459,14 +495,17 @@ def _context_fig2a() -> FlawDemo:
         "camouflaged in the grass, its right half conspicuous; (a1) covers the camouflaged "
         "region and misses a strip of the conspicuous one, (a2) the reverse. E_φ and S_α "
         "give both the same score; C^ω_β, which weights GT pixels by their camouflage "
-        "degree, scores the more camouflaged case (a1) higher.",
+        "degree, scores the more camouflaged case (a1) higher. (The paper's own masks score "
+        "E_φ = 0.75 and S_α = 0.70; this rebuilt pair has other values, with the ties "
+        "exact.)",
         gt,
         a,
         b,
         "(a1) finds the camouflaged half",
         "(a2) finds the conspicuous half",
         "CCm",
-        (("adpEm", "tie"), ("maxEm", "tie"), ("Sm", "tie"), ("CCm", "A")),
+        (("adpEm", "tie"), ("Sm", "tie"), ("CCm", "A")),
+        checks=(("maxEm", "tie"), ("MAE", "tie"), ("Cm", "tie")),
         image=img,
     )
 
@@ -500,19 +539,20 @@ def _context_fig2b() -> FlawDemo:
         "Correlation flaw: the same counts per quadrant, another layout",
         _CONTEXT,
         "Fig. 2 (b1, b2)",
-        "Both masks find the whole object and add the same number of false positives in "
-        "each of the four quadrants the S-measure splits the image into. In (b1) they form "
-        "a coherent outline around the object; in (b2) they are scattered over each "
-        "quadrant. E_φ and S_α, which treat the pixels within a quadrant as independent, "
-        "score both the same; C^ω_β, which correlates every pixel with its neighbourhood, "
-        "scores (b1), the better structure, higher.",
+        "The paper shows two masks with an equal number of foreground pixels in each of the "
+        "quadrants the S-measure splits the image into, and distinct layouts: E_φ and S_α "
+        "score them the same (0.41 and 0.45 for its masks), C^ω_β scores (b1), the better "
+        "structure, higher. Rebuilt here (our layouts): both masks find the whole object "
+        "and add the same number of false positives in each quadrant — in (b1) as a "
+        "coherent outline around the object, in (b2) scattered over the quadrant.",
         gt,
         b1,
         b2,
         "(b1) coherent",
         "(b2) scattered",
         "CCm",
-        (("adpEm", "tie"), ("maxEm", "tie"), ("Sm", "tie"), ("CCm", "A")),
+        (("adpEm", "tie"), ("Sm", "tie"), ("CCm", "A")),
+        checks=(("maxEm", "tie"), ("MAE", "tie")),
         image=_camo_image(h, w),
     )
 
@@ -537,7 +577,8 @@ def rank_demo(
 ) -> dict[str, tuple[float, float, str]]:
     """For every default measure and every measure the paper discusses: (score of A, score
     of B, which one it prefers: 'A', 'B' or 'tie')."""
-    keys = list(dict.fromkeys([*measure_keys(), *(k for k, _ in demo.claims), demo.proposed]))
+    said = [k for k, _ in (*demo.claims, *demo.checks)]
+    keys = list(dict.fromkeys([*measure_keys(), *said, demo.proposed]))
     a = compute_suite(demo.a, demo.gt, params, img=demo.image, keys=keys).scores()
     b = compute_suite(demo.b, demo.gt, params, img=demo.image, keys=keys).scores()
     out = {}

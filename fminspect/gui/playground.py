@@ -378,7 +378,7 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
             values = arr if arr.dtype == np.float64 else arr / 255.0
             panel.show_matrix(values)
         self.demo_verdicts = rank_demo(demo, self.params)
-        claims = dict(demo.claims)
+        claims, unmet = dict(demo.claims), dict(demo.unmet)
         # the measures the paper discusses first, then its proposal, then every other
         keys = list(
             dict.fromkeys(
@@ -394,6 +394,8 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
             for c, text in enumerate((label, f"{a:.4f}", f"{b:.4f}", verdict, claim)):
                 item = QtWidgets.QTableWidgetItem(text)
                 item.setBackground(colour)
+                if c == 4 and key in unmet:  # the paper says so; the rebuilt pair cannot
+                    item.setToolTip(f"not reproducible: {unmet[key]}")
                 self.demo_table.setItem(r, c, item)
         self.demo_table.resizeColumnsToContents()
 

@@ -609,6 +609,8 @@ def camouflage_context_measure(
     gamma: float = GAMMA.default,
     lambda_spatial: float = LAMBDA.default,
     convention: Convention = "pysodmetrics",
+    band_shape: str = BAND_SHAPE.default,
+    stride: int = STRIDE,
 ) -> CamouflageContextMeasureResult:
     """Camouflage Context-measure C^ω_β of a prediction, given the image.
 
@@ -620,6 +622,9 @@ def camouflage_context_measure(
         β² (1.2).
     gamma, lambda_spatial : float
         Camouflage-degree parameters (8 and 20).
+    band_shape, stride :
+        The context band (``'square'``, the code's, or ``'disk'``, the paper's) and the
+        patches' step (3); see :mod:`~fminspect.metrics.camouflage_degree`.
 
     Pass a :class:`~fminspect.metrics.GroundTruth` to compute the camouflage degree once
     for several predictions of the same image.
@@ -632,6 +637,8 @@ def camouflage_context_measure(
         gamma=gamma,
         lambda_spatial=lambda_spatial,
         convention=convention,
+        band_shape=band_shape,
+        stride=stride,
     )
 
 

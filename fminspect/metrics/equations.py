@@ -78,6 +78,7 @@ _S, _E, _M, _C = "smeasure", "emeasure", "margolin", "context"
 
 #: Measure family → the equations it implements, in the order the measure is built.
 EQUATIONS: dict[str, tuple[Equation, ...]] = {
+    # the appendix writes M := Mean(Y′ − X′), without |·|: the mean *absolute* error is meant
     "mae": (Equation(_C, 1, "MAE", r"M:=Mean(Y^{\prime}-X^{\prime})", appendix=True),),
     "smeasure": (
         Equation(_S, 7, "ssim", r"ssim = \frac{2\bar{x}\bar{y} + C_1}"),
@@ -109,7 +110,7 @@ EQUATIONS: dict[str, tuple[Equation, ...]] = {
     ),
     "overlap": (
         Equation(_M, 5, "IoU (PASCAL)", r"\text{PASCAL} = \frac{TP}{TP + FN + FP}"),
-        Equation(_E, 2, "IoU = F1/(2 − F1)", r"JI = IOU = \frac{TP}{TP + FN + FP}"),
+        Equation(_E, 2, "IoU (JI)", r"JI = IOU = \frac{TP}{TP + FN + FP}"),
     ),
     "classification": (
         Equation(_M, 1, "hit rate (TPR)", r"\text{Hit-rate} = \text{Recall}"),

@@ -5,8 +5,8 @@ The absolute error E = |p − g| (Eq. 7) is corrected for two flaws of the plain
 
 * **dependency**: on the background, the error is copied from the nearest foreground pixel
   (Et), smoothed with a 7×7 Gaussian (σ = 5, zero padding: MATLAB ``imfilter``) to give EA,
-  and on the foreground the smaller of E and EA is kept (MIN_E_EA) — the dependency A of
-  Eq. 11;
+  and on the foreground the smaller of E and EA is kept (MIN_E_EA, the min of Eq. 9; the
+  smoothing stands for the Gaussian dependency A of Eq. 11);
 * **importance**: background errors are weighted by B = 2 − exp(ln(0.5)/5 · Δ), Δ the
   distance to the nearest foreground pixel (1 near the object, → 2 far away); B = 1 on the
   foreground (Eq. 12).

@@ -76,8 +76,8 @@ def test_weighted_f_paper_kernel_matches_its_full_size_maps_and_differs_from_the
         paper = weighted_fmeasure(pair, kernel="paper")
         assert (code.kernel, paper.kernel) == ("code", "paper")
         g = pair.mask
-        # the full-size path (SciPy feature transform + correlate with fspecial(7, √5)),
-        # written here from the paper's Eq. 9–14 with the code's Et and window
+        # the full-size path written out (Eq. 9–14 as the authors' code reads them: Et, the
+        # 7×7 window), with σ = √5: the fast path must agree with it
         e = np.abs(pair.pred - g)
         idx = ndimage.distance_transform_edt(~g, return_distances=False, return_indices=True)
         et = np.where(g, e, e[idx[0], idx[1]])
@@ -116,10 +116,20 @@ def test_stride_sets_the_patch_grid_and_the_forms_reach_the_score() -> None:
     gt = np.zeros((90, 120), np.uint8)
     gt[25:70, 30:85] = 255
     g = prepare_gt(gt)
+    mask = gt > 128
     for stride in (1, 3, 4, 7):
         d = camouflage_degree(img, g, stride=stride)
         assert d.stride == stride
-        assert np.all(d.object_patches % stride == 0) and np.all(d.band_patches % stride == 0)
+        # every 7×7 window on the stride grid lying wholly inside the object (the band), and
+        # no other
+        for region, found in ((mask, d.object_patches), (d.band_mask, d.band_patches)):
+            expected = {
+                (r, c)
+                for r in range(0, 90 - 6, stride)
+                for c in range(0, 120 - 6, stride)
+                if region[r : r + 7, c : c + 7].all()
+            }
+            assert {tuple(p) for p in found} == expected and expected
     d_code = camouflage_degree(img, g)
     d_paper = camouflage_degree(img, g, band_shape="disk", stride=4)
     assert d_paper.band_mask.sum() > d_code.band_mask.sum()

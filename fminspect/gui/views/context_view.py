@@ -49,8 +49,8 @@ class ContextView(ExplainView):
         self.set_header(
             variant,
             "Kernel K: the GT-foreground covariance scaled to trace α², 3σ extent, sum 1 "
-            f"({tag('context', 'kernel P_Y')}). Forward inference F(Y|X) ≈ [X > 0]⊙(K∗Y), "
-            f"F<sub>m</sub> = ΣF·X/ΣX ({tag('context', 'forward inference F')}); reverse "
+            f"({tag('context', 'kernel P_Y')}). Forward inference F(Y|X) ≈ [X > 0]⊙(K∗Y) "
+            f"({tag('context', 'forward inference F')}), F<sub>m</sub> = ΣF·X/ΣX; reverse "
             "deduction R(X|Y) ≈ e/(e − 1)·Y⊙(1 − exp(−K∗X)), R<sub>m</sub> = ΣR·Y/ΣY "
             f"({tag('context', 'reverse deduction R')}–{tag('context', 'R(X|Y)')[4:]}); "
             "C<sub>β</sub> = (1 + β²)F<sub>m</sub>R<sub>m</sub>/(β²F<sub>m</sub> + R<sub>m</sub>) "
