@@ -113,6 +113,8 @@ class EvalReport:
     seconds: float = 0.0  # time spent in the work units' phase (not written to any output)
     #: on a Dask cluster: the scheduler, each worker's versions and images, workers lost
     cluster: dict[str, Any] | None = None
+    #: bootstrap intervals and paired tests (``eval --ci``; :meth:`Evaluation.statistics`)
+    statistics: dict[str, dict[str, Any]] | None = None
 
     @property
     def evaluated(self) -> int:
@@ -389,6 +391,82 @@ class Evaluation:
             )
 
     # ------------------------------------------------------------------ collect
+    def _stored(
+        self, plan: DatasetPlan, method: str, read: Sequence[str], notes: bool
+    ) -> tuple[dict[str, Record], list[Sample]]:
+        """The store's records of ``method`` for the families ``read`` (keyed by record
+        key), and the samples that have every one of them, in natural order."""
+        wanted = {}
+        for s in plan.dataset.samples:
+            fam_keys = plan.keys_of(method, s.name)
+            if fam_keys:
+                wanted.update({fam_keys[f]: s.name for f in read})
+        stored = dict(self.store.get_many(list(wanted), notes=notes))
+        whole = []
+        for s in plan.dataset.samples:
+            fam_keys = plan.keys_of(method, s.name)
+            if fam_keys and all(fam_keys[f] in stored for f in read):
+                whole.append(s)
+        return stored, whole
+
+    def statistics(
+        self, setup: Any, *, on_method: Callable[[], None] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """Bootstrap intervals, paired tests and groups of every key on every dataset
+        (:mod:`fminspect.batch.significance`), from the stored records: ``{dataset: {"setup":
+        what was done and on how many images, "keys": {key: KeyStats.as_dict()}}}``.
+
+        Every method is resampled with the same image draws (so differences are paired);
+        only methods with a result on every image of the dataset are tested and grouped.
+        Memory: one method's per-image records at a time, and B values per key and method.
+        """
+        from fminspect.batch.significance import compare, resampling_weights
+
+        params = self.config.params
+        out: dict[str, dict[str, Any]] = {}
+        for plan in self.plans:
+            names = [s.name for s in plan.dataset.samples]
+            index = {n: i for i, n in enumerate(names)}
+            weights = resampling_weights(len(names), setup.resamples, setup.seed)
+            values: dict[str, dict[str, float]] = {}
+            replicates: dict[str, dict[str, np.ndarray]] = {}
+            per_image: dict[str, dict[str, np.ndarray]] = {}
+            complete: list[str] = []
+            mean_keys = [k for k in plan.keys if MEASURES_BY_KEY[k].dataset.kind == "mean"]
+            for m in plan.methods:
+                stored, whole = self._stored(plan, m, list(plan.tags), notes=False)
+                acc = DatasetAccumulator(keep_rows=True)
+                for s in whole:
+                    fam_keys = plan.keys_of(m, s.name)
+                    assert fam_keys is not None
+                    rec = merge_records({f: stored[fam_keys[f]] for f in plan.tags}, plan.keys)
+                    acc.add(s.name, rec.scores, rec.curves)
+                del stored
+                if on_method is not None:
+                    on_method()
+                if not len(acc):
+                    continue
+                cols = np.array([index[n] for n in acc.names], np.intp)
+                values[m] = acc.results(params)
+                replicates[m] = acc.replicates(weights[:, cols], plan.keys, params)
+                per_image[m] = {}
+                for k in mean_keys:
+                    full = np.full(len(names), np.nan)
+                    full[cols] = acc.scores[k]
+                    per_image[m][k] = full
+                if len(acc) == len(names):
+                    complete.append(m)
+            stats = compare(
+                values, replicates, plan.keys, setup, per_image=per_image, comparable=complete
+            )
+            described = setup.describe(len(names))
+            described["tested_methods"] = complete
+            out[plan.dataset.name] = {
+                "setup": described,
+                "keys": {k: st.as_dict() for k, st in stats.items()},
+            }
+        return out
+
     def method_results(
         self, plan: DatasetPlan, scores: ScoreLookup | None = None
     ) -> Iterator[tuple[MethodResult, list[dict[str, Any]], list[Problem]]]:
@@ -402,12 +480,7 @@ class Evaluation:
         details = scores is None
         read = list(plan.tags) if details else list(plan.curve_families())
         for m in plan.methods:
-            wanted = {}
-            for s in ds.samples:
-                fam_keys = plan.keys_of(m, s.name)
-                if fam_keys:
-                    wanted.update({fam_keys[f]: s.name for f in read})
-            stored = dict(self.store.get_many(list(wanted), notes=details))
+            stored, _ = self._stored(plan, m, read, details)
             acc = DatasetAccumulator()
             failed, rows, problems = [], [], []
             for s in ds.samples:

@@ -414,3 +414,61 @@ def _write_tables(report: EvalReport, out: Path) -> None:
     write_csv(report, out)
     write_markdown(report, out)
     write_latex(report, out)
+    write_statistics(report, out)
+
+
+STATISTICS_FILES = ("statistics.json", "significance.csv")
+
+
+def write_statistics(report: EvalReport, out: Path) -> None:
+    """statistics.json (per dataset: the method, n and B; per key: each method's interval,
+    every pair's difference, p, Holm-adjusted p and verdict, the groups) and
+    significance.csv (the pairs, one per row). Without statistics in ``report``, files an
+    earlier run wrote are removed: they would describe other results."""
+    if report.statistics is None:
+        for name in STATISTICS_FILES:
+            (out / name).unlink(missing_ok=True)
+        return
+    params = report.config.params
+    document = {
+        "fminspect": __version__,
+        "labels": {k: MEASURES_BY_KEY[k].label(params) for k in _keys(report)},
+        "datasets": report.statistics,
+    }
+    write_text(out / "statistics.json", json.dumps(document, indent=1, allow_nan=True) + "\n")
+    with atomic_open(out / "significance.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(
+            [
+                "dataset",
+                "measure",
+                "method a",
+                "method b",
+                "a − b",
+                "p",
+                "p (Holm)",
+                "significant",
+                "test",
+                "images",
+                "resamples",
+            ]
+        )
+        for ds, st in report.statistics.items():
+            setup = st["setup"]
+            for k, ks in st["keys"].items():
+                for pair in ks["pairs"]:
+                    w.writerow(
+                        [
+                            ds,
+                            MEASURES_BY_KEY[k].label(params),
+                            pair["a"],
+                            pair["b"],
+                            repr(float(pair["difference"])),
+                            repr(float(pair["p"])),
+                            repr(float(pair["p_holm"])),
+                            "yes" if pair["significant"] else "no",
+                            setup["test"],
+                            setup["images"],
+                            setup["resamples"],
+                        ]
+                    )

@@ -192,6 +192,7 @@ def evaluate_datasets(
     pool: LocalPool | None = None,
     progress: bool | None = None,
     register: bool = False,
+    significance: Any = None,
 ) -> EvalReport:
     """Evaluate every (dataset, method, image); see the module notes.
 
@@ -220,6 +221,9 @@ def evaluate_datasets(
     register : bool
         Record the store in the user's index, so that the window opening these datasets
         reads these results (:func:`fminspect.pipeline.store.store_for`).
+    significance : fminspect.batch.significance.Setup, optional
+        Also compute bootstrap intervals and paired tests over images
+        (:attr:`EvalReport.statistics`).
 
     Examples
     --------
@@ -243,6 +247,7 @@ def evaluate_datasets(
             pool=pool,
             progress=progress,
             register=register,
+            significance=significance,
         )
 
     try:
@@ -269,6 +274,7 @@ def _evaluate_datasets(
     pool: LocalPool | None,
     progress: bool | None,
     register: bool,
+    significance: Any = None,
 ) -> EvalReport:
     config = config or EvalConfig()
     own_pool = pool is None and scheduler is None and jobs > 1
@@ -313,6 +319,10 @@ def _evaluate_datasets(
             seconds = time.perf_counter() - started
             report = evaluation.report()
             report.seconds = seconds
+            if significance is not None and report.results:
+                total = sum(len(p.methods) for p in evaluation.plans)
+                with Progress(total, "bootstrap", enabled=progress) as bar:
+                    report.statistics = evaluation.statistics(significance, on_method=bar.advance)
             if cluster is not None:
                 report.cluster = cluster.describe()
             return report

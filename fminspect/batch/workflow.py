@@ -193,6 +193,7 @@ def evaluate_to_folder(
     progress: bool | None = None,
     register: bool = True,
     on_message: OnMessage | None = None,
+    significance: Any = None,
 ) -> EvalRun:
     """Evaluate ``datasets`` (:func:`~fminspect.batch.runner.evaluate_datasets`) and write
     every output file into ``out`` (:func:`~fminspect.batch.outputs.write_all`).
@@ -202,7 +203,9 @@ def evaluate_to_folder(
     them. The plots are drawn by a second process that imports Matplotlib while the images
     are scored (in this process if none can be started: ``on_message`` says so). A plot that
     cannot be written does not stop the run: every other file is written, and
-    :attr:`EvalRun.plot_error` says why.
+    :attr:`EvalRun.plot_error` says why. With ``significance`` (a
+    :class:`~fminspect.batch.significance.Setup`) bootstrap intervals and paired tests are
+    written too (statistics.json, significance.csv).
 
     Examples
     --------
@@ -235,6 +238,7 @@ def evaluate_to_folder(
             pool=pool,
             progress=progress,
             register=register,
+            significance=significance,
         )
         run = EvalRun(report, out)
         try:

@@ -52,6 +52,28 @@ def add_parser(sub: Subparsers) -> None:
         action="store_true",
         help="no progress bar, no table; coverage only of methods with missing or extra maps",
     )
+    st = ev.add_argument_group(
+        "uncertainty (README: 'Significance'; written to statistics.json and significance.csv)"
+    )
+    st.add_argument(
+        "--ci",
+        action="store_true",
+        help="percentile-bootstrap confidence intervals of every dataset value (images "
+        "resampled), paired tests between methods with Holm's correction, and groups of "
+        "methods not significantly different",
+    )
+    st.add_argument(
+        "--resamples", type=int, default=1000, metavar="B", help="bootstrap resamples (1000)"
+    )
+    st.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    st.add_argument(
+        "--test",
+        choices=("bootstrap", "wilcoxon"),
+        default="bootstrap",
+        help="paired test: the paired bootstrap (every key; default) or Wilcoxon's "
+        "signed-rank test on per-image values (keys that are a mean over images)",
+    )
+    st.add_argument("--ci-seed", type=int, default=0, help="seed of the resampling (0)")
     add_param_options(ev)
     add_limit_options(ev)
     ev.add_argument(
@@ -81,6 +103,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster | None) -> int:
+    from fminspect.batch.significance import Setup
     from fminspect.batch.workflow import (
         NoDatasetError,
         SelectionError,
@@ -97,6 +120,7 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
             args.interpolation,
             args.max_pixels,
         )
+        setup = Setup(args.resamples, args.level, args.ci_seed, args.test) if args.ci else None
     except ValueError as exc:
         return fail(str(exc), command="eval")
     beta2_keys = unused_beta2(config)
@@ -133,6 +157,7 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
         progress=None if not args.quiet else False,
         register=True,  # the window opening these datasets finds these results
         on_message=say("fminspect eval: "),
+        significance=setup,
     )
     report = run.report
     print_all(f"plots: {message}" for message in run.plot_messages)

@@ -53,6 +53,9 @@ class DatasetAccumulator:
     scores: dict[str, list[float]] = field(default_factory=dict)
     curve_sums: dict[str, np.ndarray] = field(default_factory=dict)
     sweeps: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    #: keep every image's stored curves too (for :meth:`replicates`; off: only their sums)
+    keep_rows: bool = False
+    curve_rows: dict[str, list[np.ndarray]] = field(default_factory=dict)
     #: the stacked sweep counts and the mean curves per parameters, until the next image
     _derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -80,6 +83,8 @@ class DatasetAccumulator:
                 self.curve_sums[key] += curve
             else:
                 self.curve_sums[key] = np.array(curve, dtype=np.float64)
+            if self.keep_rows:
+                self.curve_rows.setdefault(key, []).append(np.asarray(curve, dtype=np.float64))
         for key, arr in sweep.items():
             self.sweeps.setdefault(key, []).append(np.asarray(arr))
 
@@ -194,6 +199,76 @@ class DatasetAccumulator:
                 if pooled is None:
                     raise ValueError(f"{k} needs the sweep counts, which were not recorded")
                 out[k] = info.dataset.reduce(pooled, params)
+        return out
+
+    def replicates(
+        self, weights: np.ndarray, keys: Iterable[str], params: Any = None
+    ) -> dict[str, np.ndarray]:
+        """Each key's dataset value under every row of ``weights`` (shape (B, images): how
+        many times each image counts, e.g. bootstrap resampling counts), formed exactly as
+        :meth:`results` forms it — a mean over images becomes the weighted mean, an
+        image-averaged curve the weighted average curve (then its max or mean), pooled
+        counts the weighted sums. With a row of ones it is :meth:`results` (to rounding).
+
+        Needs ``keep_rows=True`` for keys formed from stored curves or summed arrays.
+        Returns ``{key: values of shape (B,)}``.
+        """
+        from fminspect.metrics.suite import DEFAULT_PARAMS
+
+        params = DEFAULT_PARAMS if params is None else params
+        w = np.asarray(weights, dtype=np.float64)
+        if w.ndim != 2 or w.shape[1] != len(self.names):
+            raise ValueError(f"weights must be (B, {len(self.names)}), got {w.shape}")
+        total = w.sum(axis=1)
+        keys = list(keys)
+        out: dict[str, np.ndarray] = {}
+        curve_cache: dict[str, np.ndarray] = {}
+        swept = self._sweep()
+
+        def weighted_curve(name: str) -> np.ndarray:  # (B, L): the weighted image average
+            if name not in curve_cache:
+                if name in self.curve_rows:
+                    rows = np.stack(self.curve_rows[name])
+                elif swept is not None and name in CURVES and CURVES[name].derive is not None:
+                    derive = CURVES[name].derive
+                    assert derive is not None
+                    rows = np.asarray(derive(swept[0], params), dtype=np.float64)
+                else:
+                    raise ValueError(f"the curve {name!r} was not recorded image by image")
+                curve_cache[name] = (w @ rows) / total[:, None]
+            return curve_cache[name]
+
+        for k in keys:
+            info = MEASURES_BY_KEY.get(k)
+            kind = "mean" if info is None or info.dataset.reduce is None else info.dataset.kind
+            if kind == "mean":
+                v = np.array(self.scores[k], dtype=np.float64)
+                ok = ~np.isnan(v)
+                den = w[:, ok].sum(axis=1)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    out[k] = (w[:, ok] @ v[ok]) / den
+                continue
+            assert info is not None and info.dataset.reduce is not None
+            reduce = info.dataset.reduce
+            if kind == "curves":
+                curves = {c: weighted_curve(c) for c in info.dataset.curves}
+                out[k] = np.array(
+                    [reduce({c: m[b] for c, m in curves.items()}, params) for b in range(len(w))]
+                )
+            elif kind == "sums":
+                summed = w @ np.stack(self.curve_rows[info.dataset.curves[0]])
+                out[k] = np.array([reduce(row, params) for row in summed])
+            else:  # pooled: counts summed over the images, each counted its weight
+                if info.dataset.curves:
+                    counts = np.stack(self.curve_rows[info.dataset.curves[0]])
+                elif swept is not None:
+                    counts = swept[1]
+                else:
+                    raise ValueError(f"{k} needs the sweep counts, which were not recorded")
+                summed = w @ counts.astype(np.float64)
+                out[k] = np.array(
+                    [reduce(Pooled(tp=r[0], fp=r[1], tn=r[2], fn=r[3]), params) for r in summed]
+                )
         return out
 
 

@@ -693,3 +693,39 @@ def test_the_beta2_note_reads_family_names_and_groups() -> None:
     # nothing β² changes: the note names what it would change
     noted = unused_beta2(EvalConfig(params=beta1, keys=("MAE", "smeasure")))
     assert "maxFm" in noted and "Sm" not in noted
+
+
+def test_eval_ci_writes_intervals_tests_and_groups_from_the_stored_records(
+    tmp_path: Path,
+) -> None:
+    from fminspect.batch.significance import Setup, percentile_interval, resampling_weights
+
+    root = make_dataset(tmp_path / "DS", n_images=12, methods=("A", "B", "C"), missing={"C": 3})
+    setup = Setup(resamples=300, seed=4)
+    report = _run(root, tmp_path / "out", significance=setup)
+    out = tmp_path / "out"
+    stats = json.loads((out / "statistics.json").read_text())["datasets"]["DS"]
+    assert stats["setup"]["images"] == 12 and stats["setup"]["resamples"] == 300
+    assert stats["setup"]["tested_methods"] == ["A", "B"]  # C lacks 3 maps: not paired
+    values = report.summary()["DS"]
+    for key in CLASSIC:
+        ks = stats["keys"][key]
+        assert set(ks["intervals"]) == {"A", "B", "C"}
+        assert [(p["a"], p["b"]) for p in ks["pairs"]] == [("A", "B")]
+        assert set(ks["groups"]) == {"A", "B"}
+    # the interval of a mean key is the percentile interval of the weighted means, by hand
+    rows = [r for r in report.per_image if r["method"] == "A"]
+    sm = np.array([r["Sm"] for r in rows])
+    w = resampling_weights(12, 300, 4)
+    low, high = percentile_interval(w @ sm / 12, 0.95)
+    assert stats["keys"]["Sm"]["intervals"]["A"] == pytest.approx([low, high], abs=1e-12)
+    assert low <= values["A"]["Sm"] <= high
+    # and a curve key's interval holds its dataset value (max of the mean F curve)
+    lo, hi = stats["keys"]["maxFm"]["intervals"]["B"]
+    assert lo <= values["B"]["maxFm"] <= hi
+    with (out / "significance.csv").open() as fh:
+        table = list(csv.DictReader(fh))
+    assert len(table) == len(CLASSIC) and {r["method a"] for r in table} == {"A"}
+    # a run without --ci removes the statistics of the earlier one
+    _run(root, out)
+    assert not (out / "statistics.json").exists() and not (out / "significance.csv").exists()
