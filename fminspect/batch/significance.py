@@ -72,8 +72,7 @@ class Setup:
     def describe(self, n: int) -> dict[str, Any]:
         """The method, its parameters and n, as every output names them."""
         test = (
-            "paired bootstrap z-test of the difference: z = d / SE*, SE* over the shared "
-            "resamples"
+            "paired bootstrap z-test of the difference: z = d / SE*, SE* over the shared resamples"
             if self.test == "bootstrap"
             else "Wilcoxon signed-rank test on the per-image differences (keys that are a "
             "mean over images; the paired bootstrap for the others)"
