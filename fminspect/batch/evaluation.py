@@ -457,7 +457,13 @@ class Evaluation:
                 if len(acc) == len(names):
                     complete.append(m)
             stats = compare(
-                values, replicates, plan.keys, setup, per_image=per_image, comparable=complete
+                values,
+                replicates,
+                plan.keys,
+                setup,
+                per_image=per_image,
+                comparable=complete,
+                images=len(names),
             )
             described = setup.describe(len(names))
             described["tested_methods"] = complete

@@ -178,6 +178,23 @@ def _merge(a: Results, b: Results) -> Results:
                 )
             into[m] = r
     a.measures.update(b.measures)
+    setups = {
+        json.dumps(
+            {
+                k: v
+                for k, v in st["setup"].items()
+                if k not in ("images", "tested_methods", "reliable")
+            },
+            sort_keys=True,
+        )
+        for st in (*a.statistics.values(), *b.statistics.values())
+    }
+    if len(setups) > 1:
+        raise TableError(
+            f"{b.sources[0]} and {a.sources[0]} made their intervals and tests differently "
+            f"({' vs '.join(sorted(setups))}): evaluate both with the same --resamples, "
+            "--level and --test"
+        )
     for ds, st in b.statistics.items():
         if ds in a.statistics:  # tests across folders were made on other resamples
             merged = _without_tests(a.statistics[ds], b.sources[0])
@@ -205,6 +222,7 @@ def _without_tests(stats: dict[str, Any], source: str) -> dict[str, Any]:
 @dataclass(slots=True)
 class Cell:
     value: float
+    incomplete: bool = False  # the method misses images of this dataset: not ranked
     rank: int | None = None
     half_width: float | None = None
     interval: tuple[float, float] | None = None
@@ -254,6 +272,13 @@ def build(results: Results, spec: TableSpec) -> Table:
     unknown = [m for m in methods if m not in present]
     if unknown:
         raise TableError(f"no results for {unknown}; there are {sorted(present, key=_natural)}")
+    shown = [spec.name(m) for m in methods]
+    clash = sorted({n for n in shown if shown.count(n) > 1})
+    if clash:
+        raise TableError(f"two methods would be shown as {clash}: give them distinct aliases")
+    stray = [m for m in spec.highlight if m not in present]
+    if stray:
+        raise TableError(f"cannot highlight {stray}: no such method in the results")
     measures = list(spec.measures) or _default_measures(results)
     missing = [k for k in measures if k not in results.measures]
     if missing:
@@ -282,7 +307,8 @@ def build(results: Results, spec: TableSpec) -> Table:
                 for m in methods
                 if m in results.datasets[ds]
                 for k in measures
-                if m not in keys_stats[ds].get(k, {}).get("intervals", {})
+                if k in results.datasets[ds][m]["values"]
+                and m not in keys_stats[ds].get(k, {}).get("intervals", {})
             }
         )
         if lacking:
@@ -300,9 +326,10 @@ def build(results: Results, spec: TableSpec) -> Table:
             if m in rows and not rows[m]["complete"]:
                 incomplete.add((ds, m))
         for k in measures:
+            # ranked as shown: values equal to the digits printed share their mark
             ranked = sorted(
                 {
-                    round(rows[m]["values"][k], 12)
+                    round(rows[m]["values"][k], spec.decimals)
                     for m in methods
                     if m in rows and rows[m]["complete"] and _finite(rows[m]["values"].get(k))
                 },
@@ -313,9 +340,9 @@ def build(results: Results, spec: TableSpec) -> Table:
                 if m not in rows or k not in rows[m]["values"]:
                     continue
                 v = float(rows[m]["values"][k])
-                cell = Cell(v)
+                cell = Cell(v, incomplete=not rows[m]["complete"])
                 if rows[m]["complete"] and _finite(v):
-                    cell.rank = ranked.index(round(v, 12)) + 1
+                    cell.rank = ranked.index(round(v, spec.decimals)) + 1
                 interval = st.get("intervals", {}).get(m)
                 if interval is not None and all(_finite(x) for x in interval):
                     cell.interval = (float(interval[0]), float(interval[1]))
@@ -365,18 +392,31 @@ def _caption(results: Results, spec: TableSpec, measures: list[str], datasets: l
         f"GT ({c.get('interpolation')}). {variants}."
     ]
     if spec.ci or spec.groups:
-        setups = {json.dumps(results.statistics[ds]["setup"], sort_keys=True) for ds in datasets}
-        for text in sorted(setups):
-            s = json.loads(text)
-            what = []
-            if spec.ci:
-                what.append(f"± half-width of the {s['interval']} interval (B = {s['resamples']})")
-            if spec.groups:
-                what.append(
-                    f"letters: groups of methods not significantly different ({s['test']}, "
-                    f"{s['correction']}, α = {s['alpha']}, B = {s['resamples']})"
-                )
-            parts.append("; ".join(what) + f"; n = {s['images']} images.")
+        # the setups of the datasets shown are equal (checked when folders merge) but n
+        s = results.statistics[datasets[0]]["setup"]
+        what = []
+        if spec.ci:
+            what.append(
+                f"± half the width of the {s['interval']} interval (B = {s['resamples']}; "
+                "the intervals may be asymmetric: the CSV gives both ends)"
+            )
+        if spec.groups:
+            what.append(
+                f"letters: methods sharing a letter are not significantly different "
+                f"({s['test']}; {s['correction']}; α = {s['alpha']}; B = {s['resamples']})"
+            )
+        sizes = ", ".join(
+            f"{results.statistics[ds]['setup']['images']} ({ds})"
+            if len(datasets) > 1
+            else str(results.statistics[ds]["setup"]["images"])
+            for ds in datasets
+        )
+        parts.append("; ".join(what) + f"; n = {sizes} images.")
+        few = [ds for ds in datasets if not results.statistics[ds]["setup"].get("reliable", True)]
+        if few:
+            parts.append(
+                f"Too few images in {', '.join(few)} for reliable intervals; no tests there."
+            )
     return " ".join(parts)
 
 
@@ -417,6 +457,8 @@ def _tex_value(table: Table, cell: Cell | None) -> str:
         text += rf"{{\scriptsize$\pm${cell.half_width:.{table.spec.decimals}f}}}"
     if table.spec.groups and cell.group:
         text += rf"$^{{\mathrm{{{cell.group}}}}}$"
+    if cell.incomplete:
+        text += r"$^\dagger$"
     return text
 
 
@@ -424,8 +466,6 @@ def _tex_name(table: Table, method: str) -> str:
     name = tex_escape(table.spec.name(method))
     if method in table.spec.highlight:
         name = rf"\textbf{{{name}}}"
-    if any((ds, method) in table.incomplete for ds in table.datasets):
-        name += r"$^\dagger$"
     return name
 
 
@@ -477,8 +517,8 @@ def latex(table: Table, *, label: str = "tab:results") -> str:
     lines += [r"\bottomrule", r"\end{tabular}"]
     if table.incomplete:
         lines.append(
-            r"\\[2pt]{\footnotesize $^\dagger$ evaluated on a subset of the images, so not "
-            r"ranked.}"
+            r"\\[2pt]{\footnotesize $^\dagger$ evaluated on a subset of this dataset's images, "
+            r"so not ranked.}"
         )
     lines.append(r"\end{table}")
     return "\n".join(lines) + "\n"
@@ -492,6 +532,14 @@ def latex_document(table: Table) -> str:
     )
 
 
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|"})
+
+
+def _md_escape(text: str) -> str:
+    """Text shown literally by Markdown (and as text, not markup, by its HTML)."""
+    return html_lib.escape(text, quote=False).translate(_MD_SPECIAL)
+
+
 def _plain_value(table: Table, cell: Cell | None, *, markup: str) -> str:
     text = table.fmt(cell)
     if cell is None:
@@ -499,23 +547,25 @@ def _plain_value(table: Table, cell: Cell | None, *, markup: str) -> str:
     if table.spec.ci and cell.half_width is not None:
         text += f" ±{cell.half_width:.{table.spec.decimals}f}"
     if table.spec.groups and cell.group:
-        text += f" {cell.group}" if markup == "text" else f"<sup>{cell.group}</sup>"
+        text += f" [{cell.group}]" if markup == "text" else f"<sup>{cell.group}</sup>"
+    if cell.incomplete:
+        text += " †"
     if table.spec.marks and markup == "markdown":
         if cell.rank == 1:
             text = f"**{text}**"
         elif cell.rank == 2:
             text = f"<u>{text}</u>"
     elif table.spec.marks and markup == "text" and cell.rank in (1, 2):
-        text += "¹" if cell.rank == 1 else "²"
+        text += " ¹" if cell.rank == 1 else " ²"
     return text
 
 
 def _plain_name(table: Table, method: str, markup: str) -> str:
     name = table.spec.name(method)
+    if markup == "markdown":
+        name = _md_escape(name)
     if method in table.spec.highlight and markup != "html":  # HTML: the row is shaded
         name = f"**{name}**" if markup == "markdown" else f"{name} *"
-    if any((ds, method) in table.incomplete for ds in table.datasets):
-        name += " †"
     return name
 
 
@@ -556,7 +606,7 @@ def _notes(table: Table) -> list[str]:
             "Best **bold**, second <u>underlined</u> (among the methods evaluated on every image)."
         )
     if table.incomplete:
-        notes.append("† evaluated on a subset of the images, so not ranked.")
+        notes.append("† evaluated on a subset of this dataset's images, so not ranked.")
     return notes
 
 
@@ -608,7 +658,9 @@ def text(table: Table, width: int = 100) -> str:
     if table.spec.marks:
         notes.append("¹ best, ² second (among the methods evaluated on every image).")
     if table.incomplete:
-        notes.append("† evaluated on a subset of the images, so not ranked.")
+        notes.append("† evaluated on a subset of this dataset's images, so not ranked.")
+    if table.spec.highlight:
+        notes.append("* highlighted methods.")
     import textwrap
 
     out += [textwrap.fill(n, width) for n in notes]
@@ -697,7 +749,11 @@ def html(table: Table, *, title: str = "fminspect results") -> str:
         "<table>",
         f"<caption>{esc(table.caption)}"
         + (" Best in bold, second underlined; click a header to sort." if table.spec.marks else "")
-        + (" † evaluated on a subset of the images, so not ranked." if table.incomplete else "")
+        + (
+            " † evaluated on a subset of this dataset's images, so not ranked."
+            if table.incomplete
+            else ""
+        )
         + "</caption>",
         "<thead>",
     ]
@@ -769,6 +825,7 @@ def write_xlsx(table: Table, path: Path | str) -> None:
     value at full precision, with intervals and groups, on a second (needs openpyxl)."""
     try:
         from openpyxl import Workbook
+        from openpyxl.comments import Comment
         from openpyxl.styles import Alignment, Font
     except ImportError:
         raise TableError(
@@ -803,6 +860,15 @@ def write_xlsx(table: Table, path: Path | str) -> None:
             return
         target = ws.cell(r, c, cell.value)
         target.number_format = number
+        extra = []
+        if table.spec.ci and cell.interval is not None:
+            extra.append(f"interval [{cell.interval[0]:.6f}, {cell.interval[1]:.6f}]")
+        if table.spec.groups and cell.group:
+            extra.append(f"group {cell.group}")
+        if cell.incomplete:
+            extra.append("evaluated on a subset of the images: not ranked")
+        if extra:
+            target.comment = Comment("; ".join(extra), "fminspect")
         if table.spec.marks and cell.rank == 1:
             target.font = Font(bold=True)
         elif table.spec.marks and cell.rank == 2:

@@ -137,8 +137,10 @@ def test_latex_is_a_well_formed_booktabs_table(results: Path, transpose: bool) -
     if not transpose:
         assert r"\multicolumn{5}{c}{DS1}" in source and r"\cmidrule(lr){2-6}" in source
     assert r"A\_net" in source and r"$S_\alpha$$\uparrow$" in source
-    assert "percentile bootstrap" in source and "n = 8 images" in source
-    assert r"C$^\dagger$" in source  # C misses maps on DS1: marked, never bold
+    assert "percentile bootstrap" in source and "n = 8 (DS1), 6 (DS2) images" in source
+    # C misses maps on DS1: its DS1 values are marked and never bold, its DS2 ones ranked
+    assert r"$^\dagger$" in source
+    assert all(ord(ch) < 128 for ch in source), "non-ASCII outside math: pdflatex stops"
     engine = shutil.which("pdflatex")
     if engine:  # compiled where a TeX engine exists
         tex = results.parent / f"doc{int(transpose)}.tex"
@@ -164,9 +166,12 @@ def test_best_and_second_are_marked_among_complete_methods(results: Path) -> Non
     assert table.cells[("DS1", "C", "Sm")].rank is None
     md = markdown(table)
     best = max(["A_net", "B"], key=lambda m: values["DS1"][m]["Sm"])
-    row = next(line for line in md.splitlines() if line.startswith(f"| {best} "))
+    shown = best.replace("_", "\\_")  # Markdown shows A_net literally
+    row = next(line for line in md.splitlines() if line.startswith(f"| {shown} "))
     assert f"**{values['DS1'][best]['Sm']:.3f}**" in row
-    assert "| C † |" in md and "DS1: Sα ↑" in md
+    c_row = next(line for line in md.splitlines() if line.startswith("| C "))
+    assert c_row.count("†") == 2  # Sm and MAE on DS1, not on DS2
+    assert "DS1: Sα ↑" in md
 
 
 def test_csv_keeps_full_precision_and_the_intervals(results: Path) -> None:
@@ -215,7 +220,8 @@ def test_html_is_one_sortable_page(results: Path) -> None:
     assert not parsed.urls  # self-contained: nothing fetched
     assert "addEventListener('click'" in page and 'class="sort"' in page
     names = [r[0] for r in parsed.rows[2:]]
-    assert names == ["Ours", "B", "C †"]  # the alias shown, the incomplete method marked
+    assert names == ["Ours", "B", "C"]  # the alias shown
+    assert sum("†" in cell for cell in parsed.rows[4]) == 5  # C's five DS1 values
     assert 'class="hl"' in page
 
 
@@ -270,6 +276,52 @@ def test_folders_merge_and_refuse_what_cannot_be_compared(results: Path, tmp_pat
         load([tmp_path])
     with pytest.raises(TableError, match="no \\['HCE'\\]"):
         build(load([results]), TableSpec(measures=("HCE",)))
+
+
+def test_names_are_escaped_checked_and_marks_follow_the_printed_digits(results: Path) -> None:
+    res = load([results])
+    odd = {"A_net": "Ours|*new* <b>&", "B": "B_50%"}
+    table = build(res, TableSpec(aliases=odd, measures=("Sm",)))
+    md = markdown(table)
+    assert r"Ours\|\*new\* &lt;b&gt;&amp;" in md and md.splitlines()[0].count("|") == 4
+    source = latex(table)
+    _check_latex(source)
+    assert r"Ours\textbar{}*new* \textless{}b\textgreater{}\&" in source and r"B\_50\%" in source
+    with pytest.raises(TableError, match="shown as"):
+        build(res, TableSpec(aliases={"A_net": "B"}))
+    with pytest.raises(TableError, match="cannot highlight"):
+        build(res, TableSpec(highlight=("Nobody",)))
+    # with no decimals, every value printed as 1 is best
+    coarse = build(res, TableSpec(decimals=0, measures=("Sm",)))
+    ranks = {coarse.cells[("DS2", m, "Sm")].rank for m in ("A_net", "B", "C")}
+    printed = {f"{coarse.cells[('DS2', m, 'Sm')].value:.0f}" for m in ("A_net", "B", "C")}
+    assert len(ranks) == len(printed)
+
+
+def test_statistics_of_other_setups_do_not_merge(results: Path, tmp_path: Path) -> None:
+    root = tmp_path / "new"
+    make_dataset(root, n_images=8, methods=("D",), layout="multi", dataset="DS3")
+    datasets, _ = discover(root)
+    report = evaluate_datasets(
+        datasets,
+        EvalConfig(Params(), KEYS),
+        cache_path=tmp_path / "c.sqlite",
+        progress=False,
+        significance=Setup(resamples=200, level=0.9),
+    )
+    write_all(report, tmp_path / "out90", plots=False)
+    with pytest.raises(TableError, match="made their intervals and tests differently"):
+        load([results, tmp_path / "out90"])
+
+
+def test_xlsx_notes_intervals_and_groups(results: Path, tmp_path: Path) -> None:
+    openpyxl = pytest.importorskip("openpyxl")
+    write_xlsx(build(load([results]), TableSpec(ci=True, groups=True)), tmp_path / "s.xlsx")
+    sheet = openpyxl.load_workbook(tmp_path / "s.xlsx")["table"]
+    notes = [sheet.cell(r, c).comment for r in range(3, 6) for c in range(2, 12)]
+    texts = [n.text for n in notes if n is not None]
+    assert any("interval [" in t and "group " in t for t in texts)
+    assert any("subset" in t for t in texts)
 
 
 def test_cli_table(results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
