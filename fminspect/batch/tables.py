@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fminspect.batch.outputs import tex_escape
+
 #: LaTeX symbols of the keys papers report (the rest print their key).
 SYMBOLS = {
     "MAE": r"$\mathcal{M}$",
@@ -421,30 +423,6 @@ def _caption(results: Results, spec: TableSpec, measures: list[str], datasets: l
 
 
 # --------------------------------------------------------------------------- renderers
-_TEX = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "_": r"\_",
-    "&": r"\&",
-    "%": r"\%",
-    "#": r"\#",
-    "$": r"\$",
-    "^": r"\^{}",
-    "~": r"\textasciitilde{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-}
-
-
-def tex_escape(text: str) -> str:
-    """Text with LaTeX's special characters escaped; Greek letters and signs of the
-    variant labels in math mode (see :func:`fminspect.batch.outputs.tex_escape`)."""
-    from fminspect.batch.outputs import tex_escape as escape
-
-    return escape(text)
-
-
 def _tex_value(table: Table, cell: Cell | None) -> str:
     text = table.fmt(cell)
     if cell is None:
