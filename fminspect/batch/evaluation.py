@@ -432,7 +432,12 @@ class Evaluation:
             replicates: dict[str, dict[str, np.ndarray]] = {}
             per_image: dict[str, dict[str, np.ndarray]] = {}
             complete: list[str] = []
-            mean_keys = [k for k in plan.keys if MEASURES_BY_KEY[k].dataset.kind == "mean"]
+            # per-image values only for the Wilcoxon test (the bootstrap needs the replicates)
+            mean_keys = [
+                k
+                for k in plan.keys
+                if setup.test == "wilcoxon" and MEASURES_BY_KEY[k].dataset.kind == "mean"
+            ]
             for m in plan.methods:
                 stored, whole = self._stored(plan, m, list(plan.tags), notes=False)
                 acc = DatasetAccumulator(keep_rows=True)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from fminspect.batch.outputs import tex_escape
+from fminspect.io.discovery import natural_key
 
 #: LaTeX symbols of the keys papers report (the rest print their key).
 SYMBOLS = {
@@ -270,10 +271,10 @@ def build(results: Results, spec: TableSpec) -> Table:
                 f"no dataset {ds!r} in the results; there are {list(results.datasets)}"
             )
     present = {m for ds in datasets for m in results.datasets[ds]}
-    methods = list(spec.methods) or sorted(present, key=_natural)
+    methods = list(spec.methods) or sorted(present, key=natural_key)
     unknown = [m for m in methods if m not in present]
     if unknown:
-        raise TableError(f"no results for {unknown}; there are {sorted(present, key=_natural)}")
+        raise TableError(f"no results for {unknown}; there are {sorted(present, key=natural_key)}")
     shown = [spec.name(m) for m in methods]
     clash = sorted({n for n in shown if shown.count(n) > 1})
     if clash:
@@ -374,12 +375,6 @@ def _default_measures(results: Results) -> list[str]:
 
 def _finite(v: Any) -> bool:
     return v is not None and isinstance(v, int | float) and math.isfinite(v)
-
-
-def _natural(name: str) -> tuple[Any, ...]:
-    from fminspect.io.discovery import natural_key
-
-    return tuple(natural_key(name))
 
 
 def _caption(results: Results, spec: TableSpec, measures: list[str], datasets: list[str]) -> str:
