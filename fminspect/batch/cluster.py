@@ -71,6 +71,10 @@ IN_FLIGHT_PER_THREAD = 4
 #: Seconds between looks at the scheduler's worker list during a run.
 WATCH_EVERY = 2.0
 
+#: What :meth:`Cluster._take` gives for a future whose result was lost with its worker
+#: after it finished: the scheduler computes it again, so it goes back to the running set.
+_AGAIN = object()
+
 OnMessage = Callable[[str], None]
 
 
@@ -357,6 +361,9 @@ class Cluster:
                         raise self._lost(done_count, len(units), exc) from exc
                     for fut in finished:
                         out = self._take(fut, done_count, len(units))
+                        if out is _AGAIN:
+                            running.add(fut)
+                            continue
                         fut.release()
                         done_count += 1
                         yield out
@@ -386,6 +393,10 @@ class Cluster:
                     f"start workers with `fminspect worker {self.address}`"
                 )
             fut.result()  # the unit's own error: raised as it is (a bug, not the cluster)
+        if fut.status in ("lost", "pending"):
+            # finished, then its worker died holding the result (Dask's "lost-data"): the
+            # scheduler recomputes it elsewhere; the scheduler itself is still there
+            return _AGAIN
         if fut.status != "finished":
             raise self._lost(done, total, None)
         try:

@@ -439,3 +439,22 @@ def test_a_result_computed_under_other_definitions_is_refused(tmp_path: Path) ->
         "lost the Dask scheduler at tcp://sched:8786: 3 of 10 images were done and their "
         "results are kept in out/cache.sqlite; rerun the same command to resume"
     )
+
+
+def test_a_result_lost_with_its_worker_after_finishing_is_awaited_again() -> None:
+    """Dask's "lost-data": a future ``wait`` gave as finished turns "lost" when the worker
+    holding its result dies; the scheduler recomputes it, so it is not a lost scheduler
+    (the race behind a CI failure of the killed-worker test above)."""
+    from fminspect.batch import cluster as cluster_module
+
+    class Future:
+        status = "lost"
+
+        def result(self) -> object:
+            raise AssertionError("a lost result is not read")
+
+    cluster = Cluster(SimpleNamespace(), "tcp://sched:8786")
+    assert cluster._take(Future(), 3, 10) is cluster_module._AGAIN
+    Future.status = "cancelled"
+    with pytest.raises(ClusterLost):
+        cluster._take(Future(), 3, 10)
