@@ -12,14 +12,13 @@ import csv
 import json
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from fminspect import MEASURE_DEFINITION_VERSION, __version__
-from fminspect.batch.plots import Figure, Line, PlotProcess, render
+from fminspect.batch.plots import CURVE_PLOTS, Figure, Line, PlotProcess, render
 from fminspect.batch.runner import EvalReport, MethodResult
 from fminspect.io.atomic import atomic_open, write_text
 from fminspect.io.discovery import natural_key
@@ -329,54 +328,27 @@ def plot_figures(report: EvalReport) -> list[Figure]:
     Dice against the threshold — each plot made for the methods that have its curves (the
     ROC's come with every run that asks for a confusion-count measure:
     :data:`fminspect.batch.evaluation.ROC_CURVES`)."""
-    thresholds = np.arange(256) / 255
     beta2 = report.config.params.beta2
-
-    def against_t(name: str) -> Callable[[MethodResult], tuple[np.ndarray, np.ndarray]]:
-        return lambda r: (thresholds, r.mean_curves[name])
-
-    # (tag, title, x label, y label, curves needed, the line of a method)
-    specs: list[tuple[str, str, str, str, tuple[str, ...], Any]] = [
-        (
-            "pr",
-            "Precision–recall",
-            "Recall",
-            "Precision",
-            ("Precision", "Recall"),
-            lambda r: (r.mean_curves["Recall"], r.mean_curves["Precision"]),
-        ),
-        (
-            "roc",
-            "ROC (TPR = recall against FPR)",
-            "False positive rate",
-            "True positive rate",
-            ("FPR", "Recall"),
-            lambda r: (r.mean_curves["FPR"], r.mean_curves["Recall"]),
-        ),
-        ("fm", f"F-measure (β²={beta2:g})", "threshold", "F-measure", ("Fm",), against_t("Fm")),
-        ("em", "E-measure", "threshold", "E-measure", ("Em",), against_t("Em")),
-        ("iou", "IoU", "threshold", "IoU", ("IoU",), against_t("IoU")),
-        ("dice", "Dice", "threshold", "Dice", ("Dice",), against_t("Dice")),
-    ]
     figures = []
     for ds, rs in _by_dataset(report).items():
-        for tag, title, xl, yl, needs, get in specs:
-            usable = [r for r in rs if all(n in r.mean_curves for n in needs)]
-            if not usable:
-                continue
+        for plot in CURVE_PLOTS:
             lines = []
-            for r in sorted(usable, key=lambda r: natural_key(r.method)):
-                x, y = get(r)
+            for r in sorted(rs, key=lambda r: natural_key(r.method)):
+                xy = plot.xy(r.mean_curves)
+                if xy is None:
+                    continue
                 label = r.method + ("" if r.coverage.complete else " ⚠")
-                lines.append(Line(label, np.asarray(x), np.asarray(y)))
+                lines.append(Line(label, *xy))
+            if not lines:
+                continue
             figures.append(
                 Figure(
-                    f"{ds}_{tag}",
-                    f"{ds}: {title}",
-                    xl,
-                    yl,
-                    _axis([ln.x for ln in lines]) if tag == "pr" else (0.0, 1.0),
-                    (0.0, 1.0) if tag == "roc" else _axis([ln.y for ln in lines]),
+                    f"{ds}_{plot.tag}",
+                    f"{ds}: {plot.title.format(beta2=beta2)}",
+                    plot.xlabel,
+                    plot.ylabel,
+                    _axis([ln.x for ln in lines]) if plot.tag == "pr" else (0.0, 1.0),
+                    (0.0, 1.0) if plot.tag == "roc" else _axis([ln.y for ln in lines]),
                     tuple(lines),
                 )
             )
@@ -390,7 +362,7 @@ def write_plots(report: EvalReport, out: Path) -> None:
 
 
 #: The tags of :func:`plot_figures`' files (``<dataset>_<tag>.png|pdf``).
-PLOT_TAGS = ("pr", "roc", "fm", "em", "iou", "dice")
+PLOT_TAGS = tuple(p.tag for p in CURVE_PLOTS)
 _PLOT_NAME = re.compile(rf".+_({'|'.join(PLOT_TAGS)})\.(png|pdf)")
 
 

@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,122 @@ from typing import Any
 import numpy as np
 
 from fminspect.io.atomic import replacing
+
+
+@dataclass(frozen=True, slots=True)
+class CurvePlot:
+    """One kind of curve plot: which stored mean curve gives x (``None``: the threshold,
+    0..255 over 255) and which gives y."""
+
+    tag: str
+    title: str
+    xlabel: str
+    ylabel: str
+    x: str | None
+    y: str
+
+    def xy(self, curves: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+        """This plot's line from a method's mean curves (``None`` if they lack one)."""
+        if self.y not in curves or (self.x is not None and self.x not in curves):
+            return None
+        y = np.asarray(curves[self.y], float)
+        x = np.arange(y.size) / (y.size - 1) if self.x is None else curves[self.x]
+        return np.asarray(x, float), y
+
+
+#: Every curve plot the batch outputs draw, in file order; the F-measure title is formatted
+#: with ``beta2``. PR and ROC are traced over the thresholds (pysodmetrics' 256 bins).
+CURVE_PLOTS = (
+    CurvePlot("pr", "Precision–recall", "Recall", "Precision", "Recall", "Precision"),
+    CurvePlot(
+        "roc",
+        "ROC (TPR = recall against FPR)",
+        "False positive rate",
+        "True positive rate",
+        "FPR",
+        "Recall",
+    ),
+    CurvePlot("fm", "F-measure (β²={beta2:g})", "threshold", "F-measure", None, "Fm"),
+    CurvePlot("em", "E-measure", "threshold", "E-measure", None, "Em"),
+    CurvePlot("iou", "IoU", "threshold", "IoU", None, "IoU"),
+    CurvePlot("dice", "Dice", "threshold", "Dice", None, "Dice"),
+)
+CURVE_PLOTS_BY_TAG = {p.tag: p for p in CURVE_PLOTS}
+
+#: Ten colours: Matplotlib's tab10 with its red given to highlighted methods (see
+#: :func:`line_style`) and a near-black in its place.
+COLOURS = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#222222",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+HIGHLIGHT_COLOURS = ("#d62728", "#000000", "#0b3d91")
+MARKERS = ("o", "s", "^", "v", "D", "<", ">", "p", "h", "X")
+LINE_STYLES = ("-", "--", ":", "-.")
+#: The distance between two markers of a line (fraction of the axes' diagonal).
+MARK_EVERY = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class LineStyle:
+    color: str
+    linestyle: str
+    marker: str
+    #: where the markers start along the line (fraction of the axes' diagonal), so that
+    #: neighbouring methods' markers do not sit on one another
+    mark_offset: float
+    linewidth: float
+    zorder: int
+
+
+def line_style(i: int, *, highlighted: int | None = None, scale: float = 1.0) -> LineStyle:
+    """The look of the ``i``-th method's line, or of the ``highlighted``-th highlighted
+    method's.
+
+    Method ``i`` has colour ``i mod 10``, the marker of the same index and line style
+    ``i div 10`` (mod 4): 40 methods are told apart by colour and line style, and also by
+    line style and marker alone, which is what remains in greyscale. Highlighted methods are
+    thicker, solid, drawn on top, in red (then black, then dark blue), markerless.
+    """
+    if highlighted is not None:
+        colour = HIGHLIGHT_COLOURS[highlighted % len(HIGHLIGHT_COLOURS)]
+        style = LINE_STYLES[(highlighted // len(HIGHLIGHT_COLOURS)) % len(LINE_STYLES)]
+        return LineStyle(colour, style, "", 0.0, 2.4 * scale, 10 + highlighted)
+    k = i % len(COLOURS)
+    return LineStyle(
+        COLOURS[k],
+        LINE_STYLES[(i // len(COLOURS)) % len(LINE_STYLES)],
+        MARKERS[k],
+        (k / len(COLOURS)) * MARK_EVERY,
+        1.2 * scale,
+        2,
+    )
+
+
+def plot_line(ax: Any, x: np.ndarray, y: np.ndarray, label: str, style: LineStyle) -> Any:
+    """Draw one method's line on a Matplotlib axes in ``style``."""
+    (artist,) = ax.plot(
+        x,
+        y,
+        label=label,
+        color=style.color,
+        linestyle=style.linestyle,
+        linewidth=style.linewidth,
+        marker=style.marker or None,
+        markevery=(style.mark_offset, MARK_EVERY) if style.marker else None,
+        markersize=4,
+        markerfacecolor="none",
+        markeredgewidth=1.0,
+        zorder=style.zorder,
+    )
+    return artist
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +195,6 @@ def render(figures: Sequence[Figure], folder: Path | str, *, part: int = 0, part
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    # 20 distinct colours (tab20's dark shades, then its light ones), and a new line style
-    # for every 20 methods, so that no two curves look alike
-    # tab20 is a ListedColormap; matplotlib's stubs type get_cmap as the Colormap base
-    tab20 = plt.get_cmap("tab20").colors  # type: ignore[attr-defined]
-    colours = list(tab20[0::2]) + list(tab20[1::2])
-    styles = ("-", "--", "-.", ":")
     metadata = {
         "png": {"Software": None},
         "pdf": {"CreationDate": None, "Producer": None, "Creator": None},
@@ -95,14 +205,7 @@ def render(figures: Sequence[Figure], folder: Path | str, *, part: int = 0, part
         fig, ax = plt.subplots(figsize=(6.4, 4), dpi=150)
         fig.subplots_adjust(left=0.1, right=0.74, bottom=0.12, top=0.92)
         for i, line in enumerate(f.lines):
-            ax.plot(
-                line.x,
-                line.y,
-                lw=1.5,
-                color=colours[i % len(colours)],
-                linestyle=styles[(i // len(colours)) % len(styles)],
-                label=line.label,
-            )
+            plot_line(ax, line.x, line.y, line.label, line_style(i))
         ax.set_xlim(*f.xlim)
         ax.set_ylim(*f.ylim)
         ax.set_xlabel(f.xlabel)

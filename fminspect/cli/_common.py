@@ -19,7 +19,17 @@ if TYPE_CHECKING:
     from fminspect.metrics import Params
 
 #: The subcommands; anything else on the command line opens the inspector window.
-SUBCOMMANDS = ("score", "eval", "table", "measures", "meta", "rank", "screenshots", "worker")
+SUBCOMMANDS = (
+    "score",
+    "eval",
+    "table",
+    "figure",
+    "measures",
+    "meta",
+    "rank",
+    "screenshots",
+    "worker",
+)
 
 if TYPE_CHECKING:
     #: What ``parser.add_subparsers()`` returns: each subcommand module adds its parsers to it.

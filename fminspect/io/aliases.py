@@ -3,7 +3,8 @@
 Accepted layouts (the first two are PySODEvalToolkit's):
 
 * an alias file of ``plot.py`` / ``converter.py``: ``{"method": {"2020-ECCV-HDFNet": "HDFNet",
-  …}, "dataset": {…}}`` — its ``method`` section is used;
+  …}, "dataset": {…}}`` — its ``method`` section names methods, its ``dataset`` section
+  datasets (and, in figures, chooses and orders the panels, as ``plot.py`` does);
 * a method config of ``eval.py``: ``{"MethodName": {"DATASET": {"path": …, "suffix": …}}}`` —
   it names methods but gives no short names, so each method is its own alias (such a file is
   still useful: it says which methods exist);
@@ -44,11 +45,18 @@ def _parse(path: Path, text: str) -> Any:
         raise AliasError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
 
 
-def aliases_from_mapping(data: object, source: str = "aliases") -> dict[str, str]:
-    """Aliases from parsed content in any accepted layout (see the module notes)."""
+def aliases_from_mapping(
+    data: object, source: str = "aliases", *, section: str = "method"
+) -> dict[str, str]:
+    """Aliases from parsed content in any accepted layout (see the module notes): of
+    methods, or with ``section="dataset"`` of datasets (the ``dataset`` section of a
+    PySODEvalToolkit alias file; none elsewhere). The order is the file's."""
     if not isinstance(data, dict):
         raise AliasError(f"{source}: expected a mapping of method names to aliases")
-    if isinstance(data.get("method"), dict):
+    sections = {k: v for k, v in data.items() if k in ("method", "dataset") and isinstance(v, dict)}
+    if section == "dataset" or (sections and "method" not in sections):
+        data = sections.get(section, {})
+    elif isinstance(data.get("method"), dict):
         data = data["method"]
     out: dict[str, str] = {}
     assert isinstance(data, dict)
@@ -75,8 +83,9 @@ def aliases_from_mapping(data: object, source: str = "aliases") -> dict[str, str
     return out
 
 
-def read_aliases(path: Path | str) -> dict[str, str]:
-    """``{method: alias}`` from a JSON or YAML file (see the module notes)."""
+def read_aliases(path: Path | str, *, section: str = "method") -> dict[str, str]:
+    """``{method: alias}`` (or with ``section="dataset"`` ``{dataset: alias}``) from a JSON
+    or YAML file (see the module notes)."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -93,4 +102,4 @@ def read_aliases(path: Path | str) -> dict[str, str]:
         data = _parse(path, text)
     except RecursionError:
         raise AliasError(f"{path}: nested too deeply to be an alias file") from None
-    return aliases_from_mapping(data, str(path))
+    return aliases_from_mapping(data, str(path), section=section)
