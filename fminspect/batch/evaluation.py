@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from fminspect.metrics.registry import CURVES, MEASURES_BY_KEY, REGISTRY, SWEEP_
 from fminspect.pipeline.config import EvalConfig, families
 from fminspect.pipeline.notes import Note
 from fminspect.pipeline.store import Record, ResultStore, family_tag, pair_key
+
+if TYPE_CHECKING:
+    from fminspect.batch.subsets import Selection
 
 __all__ = [
     "DatasetPlan",
@@ -115,6 +118,13 @@ class EvalReport:
     cluster: dict[str, Any] | None = None
     #: bootstrap intervals and paired tests (``eval --ci``; :meth:`Evaluation.statistics`)
     statistics: dict[str, dict[str, Any]] | None = None
+    #: per dataset, the images whose GT has no foreground pixel (reported always)
+    empty_gt: dict[str, list[str]] = field(default_factory=dict)
+    #: subset dataset → the dataset it is part of (:mod:`fminspect.batch.subsets`)
+    subsets: dict[str, str] = field(default_factory=dict)
+    #: which images made the values: image list, subsets, empty GTs left out or not
+    #: (:meth:`fminspect.batch.subsets.Selection.describe`, recorded in results.json)
+    selection: dict[str, Any] = field(default_factory=dict)
 
     @property
     def evaluated(self) -> int:
@@ -186,6 +196,18 @@ class DatasetPlan:
     #: (method, sample) → the first part of its records' keys, without and with the image's
     #: digest (only C^ω_β uses the image); pairs whose files could not be read are absent
     pairs: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    #: the dataset this plan is a subset of (:mod:`fminspect.batch.subsets`); its pairs and
+    #: keys are the whole dataset's
+    subset_of: str = ""
+    #: samples left out of the dataset values (empty GTs with ``exclude_empty_gt``): they
+    #: keep their per-image rows
+    excluded: list[Sample] = field(default_factory=list)
+
+    def all_samples(self) -> list[Sample]:
+        """The dataset's samples with those left out, in natural order."""
+        if not self.excluded:
+            return self.dataset.samples
+        return sorted([*self.dataset.samples, *self.excluded], key=lambda s: natural_key(s.name))
 
     def keys_of(self, method: str, sample: str) -> dict[str, str] | None:
         """``{family: store key}`` of one pair (None if its files could not be read)."""
@@ -226,11 +248,18 @@ class Evaluation:
         *,
         methods: Sequence[str] | None = None,
         digest_threads: int = 1,
+        selection: Selection | None = None,
     ) -> None:
+        from fminspect.batch.subsets import Selection
+
         self.config = config
         self.store = store
+        self.selection = selection or Selection()
+        self._selected = False
         datasets = list(datasets)
-        self._report = EvalReport(config, datasets=[d.name for d in datasets])
+        self._report = EvalReport(
+            config, datasets=[d.name for d in datasets], selection=self.selection.describe()
+        )
         self.plans: list[DatasetPlan] = []
         self.units: list[Unit] = []
         self._unit_problems: list[Problem] = []
@@ -392,18 +421,25 @@ class Evaluation:
 
     # ------------------------------------------------------------------ collect
     def _stored(
-        self, plan: DatasetPlan, method: str, read: Sequence[str], notes: bool
+        self,
+        plan: DatasetPlan,
+        method: str,
+        read: Sequence[str],
+        notes: bool,
+        samples: Sequence[Sample] | None = None,
     ) -> tuple[dict[str, Record], list[Sample]]:
         """The store's records of ``method`` for the families ``read`` (keyed by record
-        key), and the samples that have every one of them, in natural order."""
+        key), and the samples (of ``samples``, default the dataset's) that have every one of
+        them, in natural order."""
+        samples = plan.dataset.samples if samples is None else samples
         wanted = {}
-        for s in plan.dataset.samples:
+        for s in samples:
             fam_keys = plan.keys_of(method, s.name)
             if fam_keys:
                 wanted.update({fam_keys[f]: s.name for f in read})
         stored = dict(self.store.get_many(list(wanted), notes=notes))
         whole = []
-        for s in plan.dataset.samples:
+        for s in samples:
             fam_keys = plan.keys_of(method, s.name)
             if fam_keys and all(fam_keys[f] in stored for f in read):
                 whole.append(s)
@@ -488,27 +524,30 @@ class Evaluation:
         curves are read from the store, and no rows or warnings are made: quicker."""
         ds = plan.dataset
         sample_notes: set[tuple[str, str]] = set()  # GT and image notes: once per sample
-        details = scores is None
-        read = list(plan.tags) if details else list(plan.curve_families())
+        details = scores is None and not plan.subset_of  # a subset's rows are its dataset's
+        read = list(plan.tags) if scores is None else list(plan.curve_families())
+        samples = plan.all_samples() if details else ds.samples
+        left_out = {s.name for s in plan.excluded}
         for m in plan.methods:
-            stored, _ = self._stored(plan, m, read, details)
+            stored, _ = self._stored(plan, m, read, details, samples)
             acc = DatasetAccumulator()
             failed, rows, problems = [], [], []
-            for s in ds.samples:
+            for s in samples:
                 fam_keys = plan.keys_of(m, s.name)
                 given = scores(s.name, m) if scores is not None else None
                 if (
                     not fam_keys
                     or any(fam_keys[f] not in stored for f in read)
-                    or (not details and given is None)
+                    or (scores is not None and given is None)
                 ):
-                    if m in s.preds:  # a prediction that could not be evaluated
+                    if m in s.preds and s.name not in left_out:  # could not be evaluated
                         failed.append(s.name)
                     continue
                 rec = merge_records(
-                    {f: stored[fam_keys[f]] for f in read}, plan.keys if details else ()
+                    {f: stored[fam_keys[f]] for f in read}, plan.keys if scores is None else ()
                 )
-                acc.add(s.name, rec.scores if details else dict(given), rec.curves)  # type: ignore[arg-type]
+                if s.name not in left_out:
+                    acc.add(s.name, rec.scores if scores is None else dict(given), rec.curves)  # type: ignore[arg-type]
                 if details:
                     problems += _note_problems(ds.name, m, s, rec.notes, sample_notes)
                     rows.append(
@@ -541,9 +580,61 @@ class Evaluation:
             )
             yield result, rows, problems
 
+    # ------------------------------------------------------------------ selection
+    def _empty_gts(self, plan: DatasetPlan) -> list[str]:
+        """The samples whose GT had no foreground pixel (their records' "empty-gt" note)."""
+        first: dict[str, str] = {}
+        for (m, name), _ in plan.pairs.items():
+            if name not in first:
+                keys = plan.keys_of(m, name)
+                assert keys is not None
+                first[name] = next(iter(keys.values()))
+        by_key = {k: n for n, k in first.items()}
+        empty = {
+            by_key[key]
+            for key, rec in self.store.get_many(list(by_key), curves=False)
+            if any(note.kind == "empty-gt" for note in rec.notes)
+        }
+        return [s.name for s in plan.dataset.samples if s.name in empty]
+
+    def select(self) -> None:
+        """Once every unit is stored: count the empty GTs (and leave them out with
+        ``exclude_empty_gt``), then add a plan per subset after its dataset's plan."""
+        if self._selected:
+            return
+        self._selected = True
+        from fminspect.batch.subsets import restrict, subset_name
+
+        report = self._report
+        plans: list[DatasetPlan] = []
+        for plan in self.plans:
+            empty = self._empty_gts(plan)
+            report.empty_gt[plan.dataset.name] = empty
+            if empty and self.selection.exclude_empty_gt:
+                lost = set(empty)
+                keep = [s.name for s in plan.dataset.samples if s.name not in lost]
+                plan.excluded = [s for s in plan.dataset.samples if s.name in lost]
+                plan.dataset = restrict(plan.dataset, keep)
+            plans.append(plan)
+            if self.selection.subsets is None:
+                continue
+            for label, names in self.selection.subsets.split(plan.dataset):
+                name = subset_name(plan.dataset.name, label)
+                sub = restrict(plan.dataset, names, name)
+                plans.append(
+                    DatasetPlan(
+                        sub, plan.methods, plan.keys, plan.tags, plan.pairs, plan.dataset.name
+                    )
+                )
+                report.subsets[name] = plan.dataset.name
+                report.keys_by_dataset[name] = plan.keys
+        self.plans = plans
+        report.datasets = [p.dataset.name for p in plans]
+
     def report(self) -> EvalReport:
         """Everything ``fminspect eval`` writes: dataset values, per-image rows, problems
         (see the module notes)."""
+        self.select()
         report = self._report
         report.results, report.per_image = [], []
         problems = list(self._unit_problems)

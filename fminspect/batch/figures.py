@@ -293,7 +293,7 @@ def _import_matplotlib() -> None:
 
 
 #: Saved cropped to what is drawn, so that nothing (a long legend entry) is cut off.
-_TIGHT = {"bbox_inches": "tight", "pad_inches": 0.03}
+_TIGHT: dict[str, Any] = {"bbox_inches": "tight", "pad_inches": 0.03}
 _METADATA = {
     "png": {"Software": None},
     "pdf": {"CreationDate": None, "Producer": None, "Creator": None},

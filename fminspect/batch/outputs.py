@@ -100,6 +100,11 @@ def write_json(report: EvalReport, out: Path) -> None:
             }
             for ds, rs in _by_dataset(report).items()
         },
+        "selection": report.selection,
+        "empty_gt": {
+            ds: {"images": len(names), "names": names} for ds, names in report.empty_gt.items()
+        },
+        "subsets": report.subsets,
         "input_digests_blake2b": dict(sorted(report.digests.items())),
         "problems": [p.as_dict() for p in report.problems],
     }
@@ -166,9 +171,17 @@ def _caption(report: EvalReport) -> str:
 
 def write_markdown(report: EvalReport, out: Path) -> None:
     """summary.md: a table per dataset; best **bold**, second <u>underlined</u>, third *italic*."""
+    write_text(out / "summary.md", summary_markdown(report), encoding="utf-8")
+
+
+def summary_markdown(report: EvalReport, *, subsets: bool = True) -> str:
+    """summary.md's text (with ``subsets=False`` without the subsets' tables, as the
+    terminal shows it)."""
     params = report.config.params
     lines = [f"# fminspect evaluation\n\n{_caption(report)} ↑ higher is better, ↓ lower.\n"]
     for ds, rs in _by_dataset(report).items():
+        if not subsets and ds in report.subsets:
+            continue
         keys = list(report.keys_by_dataset[ds])
         ranks = {k: _ranks(rs, k) for k in keys}
         heads = [
@@ -204,7 +217,26 @@ def write_markdown(report: EvalReport, out: Path) -> None:
         note = _partial_note(rs, keys)
         if note:
             lines.append(f"\n‡ {note}")
-    write_text(out / "summary.md", "\n".join(lines) + "\n", encoding="utf-8")
+        empty = report.empty_gt.get(report.subsets.get(ds, ds), [])
+        if empty:
+            lines.append("\n" + empty_gt_line(report, report.subsets.get(ds, ds)))
+    if not subsets and report.subsets:
+        lines.append(
+            f"\n{len(report.subsets)} subsets are in summary.md and every other file "
+            "(`fminspect table OUT --datasets 'DATASET[subset]' …`)."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def empty_gt_line(report: EvalReport, dataset: str) -> str:
+    """What became of a dataset's images whose GT is empty (one sentence)."""
+    n = len(report.empty_gt.get(dataset, []))
+    if report.selection.get("exclude_empty_gt"):
+        return f"{dataset}: {n} image{'s' if n != 1 else ''} with an empty GT left out."
+    return (
+        f"{dataset}: {n} image{'s' if n != 1 else ''} with an empty GT, kept in the values "
+        "(--exclude-empty-gt leaves them out)."
+    )
 
 
 _TEX = {
@@ -331,6 +363,8 @@ def plot_figures(report: EvalReport) -> list[Figure]:
     beta2 = report.config.params.beta2
     figures = []
     for ds, rs in _by_dataset(report).items():
+        if ds in report.subsets:  # `fminspect figure --datasets 'DS[subset]'` draws them
+            continue
         for plot in CURVE_PLOTS:
             lines = []
             for r in sorted(rs, key=lambda r: natural_key(r.method)):

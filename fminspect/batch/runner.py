@@ -193,6 +193,7 @@ def evaluate_datasets(
     progress: bool | None = None,
     register: bool = False,
     significance: Any = None,
+    selection: Any = None,
 ) -> EvalReport:
     """Evaluate every (dataset, method, image); see the module notes.
 
@@ -224,6 +225,9 @@ def evaluate_datasets(
     significance : fminspect.batch.significance.Setup, optional
         Also compute bootstrap intervals and paired tests over images
         (:attr:`EvalReport.statistics`).
+    selection : fminspect.batch.subsets.Selection, optional
+        Subsets evaluated as datasets of their own, and whether images with an empty GT are
+        left out of the dataset values (their number is reported in any case).
 
     Examples
     --------
@@ -248,6 +252,7 @@ def evaluate_datasets(
             progress=progress,
             register=register,
             significance=significance,
+            selection=selection,
         )
 
     try:
@@ -275,6 +280,7 @@ def _evaluate_datasets(
     progress: bool | None,
     register: bool,
     significance: Any = None,
+    selection: Any = None,
 ) -> EvalReport:
     config = config or EvalConfig()
     own_pool = pool is None and scheduler is None and jobs > 1
@@ -292,7 +298,12 @@ def _evaluate_datasets(
         with ResultStore(cache_path) as store:
             threads = max(jobs, 1) if scheduler is None else 1
             evaluation = Evaluation(
-                datasets, config, store, methods=methods, digest_threads=threads
+                datasets,
+                config,
+                store,
+                methods=methods,
+                digest_threads=threads,
+                selection=selection,
             )
             if register:
                 register_store({d.gt.path for d in datasets}, cache_path)
@@ -320,7 +331,7 @@ def _evaluate_datasets(
             report = evaluation.report()
             report.seconds = seconds
             if significance is not None and report.results:
-                total = sum(len(p.methods) for p in evaluation.plans)
+                total = sum(len(p.methods) for p in evaluation.plans)  # with the subsets
                 with Progress(total, "bootstrap", enabled=progress) as bar:
                     report.statistics = evaluation.statistics(significance, on_method=bar.advance)
             if cluster is not None:

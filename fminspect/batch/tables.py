@@ -114,7 +114,13 @@ class Results:
     sources: list[str]
 
 
-_COMPARED = ("params", "normalization", "interpolation", "measure_definition_version")
+_COMPARED = (
+    "params",
+    "normalization",
+    "interpolation",
+    "measure_definition_version",
+    "exclude_empty_gt",
+)
 
 
 def load(folders: Iterable[Path | str]) -> Results:
@@ -136,6 +142,11 @@ def load(folders: Iterable[Path | str]) -> Results:
                 statistics = json.loads(stats_path.read_text(encoding="utf-8"))["datasets"]
             except (OSError, ValueError, KeyError) as exc:
                 raise TableError(f"{stats_path}: cannot be read ({exc})") from None
+        # which images make a value is part of what makes values comparable
+        config = {
+            **config,
+            "exclude_empty_gt": bool(doc.get("selection", {}).get("exclude_empty_gt", False)),
+        }
         part = Results(
             config=config,
             measures=dict(measures),
@@ -388,6 +399,8 @@ def _caption(results: Results, spec: TableSpec, measures: list[str], datasets: l
         f"Normalisation {c.get('normalization')}; predictions of another size resized to the "
         f"GT ({c.get('interpolation')}). {variants}."
     ]
+    if c.get("exclude_empty_gt"):
+        parts.append("Images whose GT is empty are left out.")
     if spec.ci or spec.groups:
         # the setups of the datasets shown are equal (checked when folders merge) but n
         s = results.statistics[datasets[0]]["setup"]

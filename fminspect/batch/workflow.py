@@ -194,6 +194,7 @@ def evaluate_to_folder(
     register: bool = True,
     on_message: OnMessage | None = None,
     significance: Any = None,
+    selection: Any = None,
 ) -> EvalRun:
     """Evaluate ``datasets`` (:func:`~fminspect.batch.runner.evaluate_datasets`) and write
     every output file into ``out`` (:func:`~fminspect.batch.outputs.write_all`).
@@ -205,7 +206,8 @@ def evaluate_to_folder(
     cannot be written does not stop the run: every other file is written, and
     :attr:`EvalRun.plot_error` says why. With ``significance`` (a
     :class:`~fminspect.batch.significance.Setup`) bootstrap intervals and paired tests are
-    written too (statistics.json, significance.csv).
+    written too (statistics.json, significance.csv). ``selection`` (a
+    :class:`~fminspect.batch.subsets.Selection`) adds subsets and leaves out empty GTs.
 
     Examples
     --------
@@ -239,6 +241,7 @@ def evaluate_to_folder(
             progress=progress,
             register=register,
             significance=significance,
+            selection=selection,
         )
         run = EvalRun(report, out)
         try:

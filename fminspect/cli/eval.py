@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fminspect.cli._common import (
     add_cluster_options,
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from fminspect.batch.cluster import Cluster
     from fminspect.batch.pool import LocalPool
     from fminspect.cli._common import Subparsers
+    from fminspect.io.discovery import Dataset
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -47,6 +48,28 @@ def add_parser(sub: Subparsers) -> None:
     ev.add_argument("--dataset-config", type=Path, help="PySODEvalToolkit dataset JSON")
     ev.add_argument("--method-config", type=Path, help="PySODEvalToolkit method JSON")
     ev.add_argument("--no-plots", action="store_true", help="skip the PNG/PDF curve plots")
+    sel = ev.add_argument_group(
+        "subsets",
+        "which images make the dataset values (README: 'Subsets'); the number of images with "
+        "an empty GT is always reported",
+    )
+    sel.add_argument(
+        "--images",
+        type=Path,
+        metavar="FILE",
+        help="only the images named in FILE (one per line; DATASET/name for one dataset)",
+    )
+    sel.add_argument(
+        "--subsets",
+        metavar="RULE",
+        help="also evaluate subsets as datasets DATASET[subset]: cod10k (super-classes from "
+        "COD10K names), cod10k-sub (sub-classes), or an attribute CSV (image, attribute, …)",
+    )
+    sel.add_argument(
+        "--exclude-empty-gt",
+        action="store_true",
+        help="leave images whose GT has no foreground pixel out of the dataset values",
+    )
     ev.add_argument(
         "--quiet",
         action="store_true",
@@ -102,8 +125,35 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return _run_eval(args, pool, None)
 
 
+def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[Dataset], Any]:
+    """The datasets restricted to ``--images`` and the :class:`Selection` of the other
+    options (the image list's effect printed)."""
+    from fminspect.batch.subsets import (
+        Selection,
+        apply_image_list,
+        read_image_list,
+        subsets_rule,
+    )
+
+    image_list: dict[str, object] = {}
+    if args.images is not None:
+        images = read_image_list(args.images, [d.name for d in datasets])
+        datasets, done = apply_image_list(datasets, images)
+        for line in done.lines(str(args.images)):
+            print(f"fminspect eval: {line}", file=sys.stderr)
+        image_list = {
+            "source": str(args.images),
+            "kept": {ds: {"images": k, "of": n} for ds, (k, n) in done.kept.items()},
+            "unmatched": len(done.unmatched),
+        }
+    subsets = subsets_rule(args.subsets) if args.subsets else None
+    return datasets, Selection(subsets, args.exclude_empty_gt, image_list)
+
+
 def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster | None) -> int:
+    from fminspect.batch.outputs import empty_gt_line, summary_markdown
     from fminspect.batch.significance import Setup
+    from fminspect.batch.subsets import SubsetError
     from fminspect.batch.workflow import (
         NoDatasetError,
         SelectionError,
@@ -143,6 +193,10 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
     except NoDatasetError as exc:
         print_all(exc.problems)
         return 1
+    try:
+        datasets, selection = _selection(args, datasets)
+    except SubsetError as exc:
+        return fail(str(exc), command="eval")
     print_coverage(datasets, args.methods, quiet=args.quiet)
     run = evaluate_to_folder(
         datasets,
@@ -158,6 +212,7 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
         register=True,  # the window opening these datasets finds these results
         on_message=say("fminspect eval: "),
         significance=setup,
+        selection=selection,
     )
     report = run.report
     print_all(f"plots: {message}" for message in run.plot_messages)
@@ -188,8 +243,11 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
         f"{warnings} warning{'s' if warnings != 1 else ''}",
         file=sys.stderr,
     )
+    for ds, names in report.empty_gt.items():
+        if names:
+            print(f"fminspect eval: {empty_gt_line(report, ds)}", file=sys.stderr)
     if not args.quiet:
-        print((run.out / "summary.md").read_text(encoding="utf-8"))
+        print(summary_markdown(report, subsets=False))
     print(f"results written to {run.out}", file=sys.stderr)
     # 1 when some input could not be used (each named above and in problems.csv)
     return 0 if report.evaluated and not errors else 1

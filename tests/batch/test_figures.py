@@ -237,3 +237,10 @@ def test_the_command_refuses_wrong_options_in_one_line(
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("fminspect figure: ") and "Traceback" not in err
     assert "no results.json here" in err
+
+
+def test_the_command_offers_every_curve_plot() -> None:
+    from fminspect.batch.plots import CURVE_PLOTS
+    from fminspect.cli.figure import CURVE_TAGS
+
+    assert tuple(p.tag for p in CURVE_PLOTS) == CURVE_TAGS

@@ -1,0 +1,270 @@
+"""Evaluating on part of a dataset: an image list, attribute subsets, without empty GTs.
+
+* **An image list** (``eval --images FILE``) restricts each dataset to the images it names
+  before anything is read: one name per line (a stem, or a file name whose extension is
+  dropped), ``#`` comments; ``DATASET/name`` names an image of that dataset only. Names
+  found in no dataset are counted and the first ones shown; a list that matches nothing in
+  a dataset is an error naming the file and the dataset.
+* **Subsets** (``eval --subsets cod10k|cod10k-sub|FILE.csv``) are evaluated *as well as* the
+  whole dataset, from the same per-image results (nothing is computed twice): each becomes a
+  dataset of its own in every output, named ``DATASET[subset]``, so that ``fminspect table``
+  and ``fminspect figure`` show them like any dataset (``--datasets 'COD10K[Aquatic]' …``).
+  ``cod10k`` groups COD10K's images by the super-class in their names
+  (``COD10K-CAM-1-Aquatic-3-Crab-12`` → ``Aquatic``), ``cod10k-sub`` by the sub-class
+  (``Crab``); a CSV has the image name in its first column and one attribute per further
+  column: a column of 0/1 (or yes/no, true/false) gives the subset of images where it is
+  true (``COD10K[occlusion]``), any other column one subset per value
+  (``COD10K[size=small]``); an empty cell leaves the image out of that attribute.
+* **Empty GTs**: the number of images whose GT has no foreground pixel is always reported
+  per dataset; ``eval --exclude-empty-gt`` leaves them out of every dataset value (they are
+  still scored and stored, and listed in ``per_image.csv``).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fminspect.io.discovery import Coverage, Dataset, natural_key
+
+#: Largest list or attribute file read (bytes).
+MAX_LIST_FILE = 64 << 20
+#: COD10K's file names: COD10K-CAM-<super id>-<Super>-<sub id>-<Sub>-<number>.
+COD10K_NAME = re.compile(
+    r"COD10K-(?P<kind>CAM|NonCAM)-(?P<super_id>\d+)-(?P<super>[^-]+)-(?P<sub_id>\d+)-"
+    r"(?P<sub>[^-]+)-(?P<number>\d+)"
+)
+SUBSET_RULES = ("cod10k", "cod10k-sub")
+_TRUE = {"1", "true", "yes", "y", "t"}
+_FALSE = {"0", "false", "no", "n", "f"}
+
+
+class SubsetError(ValueError):
+    """A list or attribute file that cannot be used; the message names the file and why."""
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        size = path.stat().st_size
+        if size > MAX_LIST_FILE:
+            raise SubsetError(f"{path}: {size} bytes is too large for {what}")
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise SubsetError(f"{path}: file not found") from None
+    except UnicodeDecodeError:
+        raise SubsetError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise SubsetError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def _stem(name: str) -> str:
+    name = name.strip().replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    return stem if dot and ext.lower() in _EXTENSIONS else name
+
+
+_EXTENSIONS = {"png", "jpg", "jpeg", "bmp", "tif", "tiff", "webp", "pgm", "ppm"}
+
+
+@dataclass(frozen=True, slots=True)
+class ImageList:
+    """The images of an image list file: for every dataset (key ``""``) or one."""
+
+    source: str
+    names: Mapping[str, frozenset[str]]
+
+    def wanted(self, dataset: str) -> frozenset[str]:
+        return self.names.get("", frozenset()) | self.names.get(dataset, frozenset())
+
+
+def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList:
+    """An image list file (see the module notes); ``datasets`` are the names a
+    ``DATASET/name`` line may start with."""
+    path = Path(path)
+    known = set(datasets)
+    names: dict[str, set[str]] = {}
+    for line in _read_text(path, "an image list").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        head, sep, rest = line.replace("\\", "/").partition("/")
+        if sep and head in known:
+            names.setdefault(head, set()).add(_stem(rest))
+        else:
+            names.setdefault("", set()).add(_stem(line))
+    if not names:
+        raise SubsetError(f"{path}: names no image")
+    return ImageList(str(path), {k: frozenset(v) for k, v in names.items()})
+
+
+def restrict(ds: Dataset, keep: Iterable[str], name: str | None = None) -> Dataset:
+    """``ds`` with only the samples named in ``keep`` (their order kept), its coverage
+    recomputed; renamed ``name`` if given (a subset)."""
+    wanted = set(keep)
+    samples = [s for s in ds.samples if s.name in wanted]
+    coverage = {}
+    for m, cov in ds.coverage.items():
+        coverage[m] = Coverage(
+            m,
+            matched=[s.name for s in samples if m in s.preds],
+            missing=[s.name for s in samples if m not in s.preds],
+            extra=list(cov.extra) if name is None else [],
+        )
+    return Dataset(
+        name if name is not None else ds.name,
+        ds.gt,
+        ds.image,
+        ds.methods,
+        samples,
+        coverage,
+        list(ds.problems) if name is None else [],
+        ds.layout,
+    )
+
+
+@dataclass(slots=True)
+class ListReport:
+    """What an image list did: per dataset, images kept of how many; names found nowhere."""
+
+    kept: dict[str, tuple[int, int]] = field(default_factory=dict)
+    unmatched: list[str] = field(default_factory=list)
+
+    def lines(self, source: str) -> list[str]:
+        out = [
+            f"{ds}: {kept} of {total} images (image list {source})"
+            for ds, (kept, total) in self.kept.items()
+        ]
+        if self.unmatched:
+            shown = ", ".join(self.unmatched[:5]) + (", …" if len(self.unmatched) > 5 else "")
+            n = len(self.unmatched)
+            out.append(
+                f"{n} name{'s' if n != 1 else ''} of {source} "
+                f"{'are' if n != 1 else 'is'} in no dataset: {shown}"
+            )
+        return out
+
+
+def apply_image_list(
+    datasets: Sequence[Dataset], images: ImageList
+) -> tuple[list[Dataset], ListReport]:
+    """Every dataset restricted to the list's images (:class:`SubsetError` if a dataset keeps
+    none)."""
+    report = ListReport()
+    out = []
+    found: set[str] = set()
+    for ds in datasets:
+        wanted = images.wanted(ds.name)
+        kept = restrict(ds, wanted)
+        if not kept.samples:
+            raise SubsetError(
+                f"{images.source}: names none of the {len(ds.samples)} images of {ds.name} "
+                f"(e.g. {ds.samples[0].name if ds.samples else 'none'})"
+            )
+        found |= {s.name for s in kept.samples}
+        report.kept[ds.name] = (len(kept.samples), len(ds.samples))
+        out.append(kept)
+    every = set().union(*images.names.values())
+    report.unmatched = sorted(every - found, key=natural_key)
+    return out, report
+
+
+# ----------------------------------------------------------------------------- subsets
+@dataclass(frozen=True, slots=True)
+class Subsets:
+    """How to split a dataset: a rule of :data:`SUBSET_RULES` or an attribute table."""
+
+    rule: str = ""
+    source: str = ""
+    #: image name → {attribute: value} (attribute tables)
+    attributes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: attributes whose values are all true/false: one subset (where true) each
+    boolean: frozenset[str] = frozenset()
+
+    def describe(self) -> dict[str, str]:
+        return {"rule": self.rule or "attributes", "source": self.source}
+
+    def split(self, ds: Dataset) -> list[tuple[str, list[str]]]:
+        """``[(label, sample names)]``, labels in natural order, empty subsets left out."""
+        groups: dict[str, list[str]] = {}
+        for s in ds.samples:
+            for label in self._labels(s.name):
+                groups.setdefault(label, []).append(s.name)
+        return [(label, groups[label]) for label in sorted(groups, key=natural_key)]
+
+    def _labels(self, name: str) -> list[str]:
+        if self.rule in SUBSET_RULES:
+            m = COD10K_NAME.fullmatch(name)
+            if m is None:
+                return []
+            return [m["super"] if self.rule == "cod10k" else m["sub"]]
+        row = self.attributes.get(name)
+        if row is None:
+            return []
+        out = []
+        for attr, value in row.items():
+            if not value:
+                continue
+            if attr in self.boolean:
+                if value.lower() in _TRUE:
+                    out.append(attr)
+            else:
+                out.append(f"{attr}={value}")
+        return out
+
+
+def subsets_rule(spec: str) -> Subsets:
+    """``cod10k``, ``cod10k-sub`` or the path of an attribute CSV (see the module notes)."""
+    if spec in SUBSET_RULES:
+        return Subsets(rule=spec, source=spec)
+    path = Path(spec)
+    if path.suffix.lower() != ".csv" and not path.exists():
+        raise SubsetError(
+            f"--subsets {spec}: not {' or '.join(SUBSET_RULES)}, and no such CSV file"
+        )
+    text = _read_text(path, "an attribute table")
+    rows = list(csv.reader(text.splitlines()))
+    if len(rows) < 2 or len(rows[0]) < 2:
+        raise SubsetError(f"{path}: expected a header (image, attribute, …) and one row per image")
+    header = [h.strip() for h in rows[0]]
+    attrs = header[1:]
+    if any(not a for a in attrs) or len(set(attrs)) != len(attrs):
+        raise SubsetError(f"{path}: every attribute column needs a name of its own")
+    table: dict[str, dict[str, str]] = {}
+    for line, row in enumerate(rows[1:], start=2):
+        if not row or not row[0].strip():
+            continue
+        if len(row) != len(header):
+            raise SubsetError(
+                f"{path}, line {line}: {len(row)} cells, the header has {len(header)}"
+            )
+        table[_stem(row[0])] = {a: v.strip() for a, v in zip(attrs, row[1:], strict=True)}
+    boolean = frozenset(
+        a for a in attrs if all(r[a].lower() in _TRUE | _FALSE for r in table.values() if r[a])
+    )
+    return Subsets(source=str(path), attributes=table, boolean=boolean)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which images make the dataset values of an evaluation (see the module notes)."""
+
+    subsets: Subsets | None = None
+    exclude_empty_gt: bool = False
+    #: what an image list did, as results.json records it ({"source", "kept"})
+    image_list: Mapping[str, object] = field(default_factory=dict)
+
+    def describe(self) -> dict[str, object]:
+        out: dict[str, object] = {"exclude_empty_gt": self.exclude_empty_gt}
+        if self.subsets is not None:
+            out["subsets"] = self.subsets.describe()
+        if self.image_list:
+            out["image_list"] = dict(self.image_list)
+        return out
+
+
+def subset_name(dataset: str, label: str) -> str:
+    """The name a subset has in every output: ``DATASET[label]``."""
+    return f"{dataset}[{label}]"

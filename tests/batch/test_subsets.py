@@ -1,0 +1,232 @@
+"""Evaluating on part of a dataset (eval --images, --subsets, --exclude-empty-gt): each way
+gives the values of evaluating exactly those images, and says what it did."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fminspect.batch.subsets import (
+    COD10K_NAME,
+    SubsetError,
+    apply_image_list,
+    read_image_list,
+    subsets_rule,
+)
+from fminspect.cli import main
+from fminspect.io.discovery import discover
+from tests.datasets import make_dataset, write_png
+
+#: (super-class, sub-class) of the 12 images, in COD10K's naming
+CLASSES = [("Aquatic", "Crab")] * 4 + [("Flying", "Bird")] * 5 + [("Terrestrial", "Cat")] * 3
+KEYS = ["MAE", "Sm", "maxFm", "meanEm"]
+
+
+def _cod10k_name(i: int) -> str:
+    sup, sub = CLASSES[i]
+    ids = {"Aquatic": 1, "Flying": 3, "Terrestrial": 4}
+    return f"COD10K-CAM-{ids[sup]}-{sup}-{10 + ids[sup]}-{sub}-{100 + i}"
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """12 images named as COD10K names them, two methods; the GT of image 5 is empty."""
+    root = tmp_path_factory.mktemp("subsets") / "COD10K"
+    make_dataset(root, n_images=12, methods=("SINet", "ZoomNet"), seed=3)
+    for folder in [root / "GT", root / "Imgs", *(root / "Pred").iterdir()]:
+        for path in folder.iterdir():
+            i = int(path.stem[3:]) - 1
+            path.rename(path.with_name(_cod10k_name(i) + path.suffix))
+    gt = root / "GT" / f"{_cod10k_name(5)}.png"
+    write_png(gt, np.zeros((48, 64), np.uint8))
+    return root
+
+
+def _eval(root: Path, out: Path, *extra: str) -> dict:
+    code = main(
+        [
+            "eval",
+            str(root),
+            "--out",
+            str(out),
+            "--measures",
+            *KEYS,
+            "--no-plots",
+            "--quiet",
+            *extra,
+        ]
+    )
+    assert code == 0
+    return json.loads((out / "results.json").read_text())
+
+
+def _values(doc: dict, ds: str) -> dict[str, dict[str, float]]:
+    return {m: r["values"] for m, r in doc["datasets"][ds].items()}
+
+
+def _close(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for m in a:
+        for k in KEYS:
+            assert a[m][k] == pytest.approx(b[m][k], abs=1e-12), (m, k)
+
+
+def test_cod10k_names_give_super_and_sub_classes() -> None:
+    m = COD10K_NAME.fullmatch("COD10K-CAM-1-Aquatic-3-Crab-12")
+    assert m is not None and (m["super"], m["sub"]) == ("Aquatic", "Crab")
+    assert COD10K_NAME.fullmatch("camourflage_00012") is None
+
+
+def test_a_subset_has_the_values_of_evaluating_its_images_alone(root: Path, tmp_path: Path) -> None:
+    doc = _eval(root, tmp_path / "all", "--subsets", "cod10k")
+    assert doc["subsets"] == {
+        "COD10K[Aquatic]": "COD10K",
+        "COD10K[Flying]": "COD10K",
+        "COD10K[Terrestrial]": "COD10K",
+    }
+    assert doc["selection"]["subsets"] == {"rule": "cod10k", "source": "cod10k"}
+    flying = tmp_path / "flying.txt"
+    flying.write_text("\n".join(_cod10k_name(i) + ".png" for i in range(4, 9)) + "\n")
+    alone = _eval(root, tmp_path / "alone", "--images", str(flying))
+    _close(_values(doc, "COD10K[Flying]"), _values(alone, "COD10K"))
+    assert {r["images"] for r in doc["datasets"]["COD10K[Flying]"].values()} == {5}
+    # the whole dataset is still there, and its per-image rows are not repeated per subset
+    assert {r["images"] for r in doc["datasets"]["COD10K"].values()} == {12}
+    rows = (tmp_path / "all" / "per_image.csv").read_text().splitlines()
+    assert len(rows) == 1 + 12 * 2
+    sub = _eval(root, tmp_path / "sub", "--subsets", "cod10k-sub")
+    assert sorted(sub["subsets"]) == ["COD10K[Bird]", "COD10K[Cat]", "COD10K[Crab]"]
+
+
+def test_empty_gts_are_counted_always_and_left_out_on_request(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kept = _eval(root, tmp_path / "kept")
+    err = capsys.readouterr().err
+    assert kept["empty_gt"] == {"COD10K": {"images": 1, "names": [_cod10k_name(5)]}}
+    assert "COD10K: 1 image with an empty GT, kept in the values" in err
+    out = _eval(root, tmp_path / "out", "--exclude-empty-gt", "--subsets", "cod10k")
+    err = capsys.readouterr().err
+    assert "COD10K: 1 image with an empty GT left out." in err
+    assert out["selection"]["exclude_empty_gt"] is True
+    others = tmp_path / "others.txt"
+    others.write_text("\n".join(_cod10k_name(i) for i in range(12) if i != 5))
+    alone = _eval(root, tmp_path / "alone", "--images", str(others))
+    _close(_values(out, "COD10K"), _values(alone, "COD10K"))
+    # image 5 is a Flying one: its subset leaves it out too
+    assert {r["images"] for r in out["datasets"]["COD10K[Flying]"].values()} == {4}
+    # still scored and listed per image
+    rows = (tmp_path / "out" / "per_image.csv").read_text().splitlines()
+    assert len(rows) == 1 + 12 * 2 and any(_cod10k_name(5) in r for r in rows)
+    assert all(r["coverage"]["complete"] for r in out["datasets"]["COD10K"].values())
+
+
+def test_an_attribute_table_gives_a_subset_per_true_flag_and_per_value(
+    root: Path, tmp_path: Path
+) -> None:
+    table = tmp_path / "attributes.csv"
+    lines = ["image,occlusion,size"]
+    for i in range(12):
+        flag = "yes" if i % 3 == 0 else "no"
+        size = "" if i == 11 else ("small" if i < 6 else "big")
+        lines.append(f"{_cod10k_name(i)}.jpg,{flag},{size}")
+    table.write_text("\n".join(lines) + "\n")
+    doc = _eval(root, tmp_path / "out", "--subsets", str(table))
+    assert sorted(doc["subsets"]) == [
+        "COD10K[occlusion]",
+        "COD10K[size=big]",
+        "COD10K[size=small]",
+    ]
+    images = {ds: {r["images"] for r in ms.values()} for ds, ms in doc["datasets"].items()}
+    assert images["COD10K[occlusion]"] == {4}  # 0, 3, 6, 9
+    assert images["COD10K[size=small]"] == {6} and images["COD10K[size=big]"] == {5}
+    small = tmp_path / "small.txt"
+    small.write_text("\n".join(_cod10k_name(i) for i in range(6)))
+    alone = _eval(root, tmp_path / "alone", "--images", str(small))
+    _close(_values(doc, "COD10K[size=small]"), _values(alone, "COD10K"))
+
+
+def test_statistics_and_tables_take_the_subsets_as_datasets(root: Path, tmp_path: Path) -> None:
+    _eval(root, tmp_path / "out", "--subsets", "cod10k", "--ci", "--resamples", "100")
+    stats = json.loads((tmp_path / "out" / "statistics.json").read_text())["datasets"]
+    assert set(stats) == {"COD10K", "COD10K[Aquatic]", "COD10K[Flying]", "COD10K[Terrestrial]"}
+    assert stats["COD10K[Flying]"]["setup"]["images"] == 5
+    table = tmp_path / "t.md"
+    code = main(["table", str(tmp_path / "out"), "--format", "markdown", "--out", str(table),
+                 "--datasets", "COD10K[Aquatic]", "COD10K[Flying]"])  # fmt: skip
+    assert code == 0
+    text = table.read_text()
+    assert "COD10K[Aquatic]" in text and "COD10K[Terrestrial]" not in text
+
+
+def test_an_image_list_is_read_with_comments_extensions_and_dataset_prefixes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "list.txt"
+    path.write_text("# test split\nimg1.png\n\nDS2/img2  # only in DS2\nC:\\\\data\\\\img3.jpg\n")
+    images = read_image_list(path, ["DS1", "DS2"])
+    assert images.wanted("DS1") == {"img1", "img3"}
+    assert images.wanted("DS2") == {"img1", "img2", "img3"}
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n")
+    with pytest.raises(SubsetError, match="names no image"):
+        read_image_list(empty)
+
+
+def test_an_image_list_that_misses_a_dataset_names_the_file_and_dataset(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "list.txt"
+    path.write_text("nothing-like-it\n")
+    datasets, _ = discover(root)
+    with pytest.raises(SubsetError) as err:
+        apply_image_list(datasets, read_image_list(path))
+    assert str(err.value).startswith(f"{path}: names none of the 12 images of COD10K")
+    code = main(["eval", str(root), "--out", str(tmp_path / "o"), "--images", str(path)])
+    text = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in text
+    assert text.strip().endswith(f"{path}: names none of the 12 images of COD10K (e.g. "
+                                 f"{_cod10k_name(0)})")  # fmt: skip
+    some = tmp_path / "some.txt"
+    some.write_text(f"{_cod10k_name(0)}\nghost-1\nghost-2\n")
+    _eval(root, tmp_path / "some", "--images", str(some))
+    text = capsys.readouterr().err
+    assert f"COD10K: 1 of 12 images (image list {some})" in text
+    assert f"2 names of {some} are in no dataset: ghost-1, ghost-2" in text
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("image\n", "expected a header (image, attribute, …)"),
+        ("image,a,a\nx,1,0\n", "every attribute column needs a name of its own"),
+        ("image,a\nx,1,2\n", "line 2: 3 cells, the header has 2"),
+    ],
+)
+def test_a_wrong_attribute_table_is_one_clear_message(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "attrs.csv"
+    path.write_text(text)
+    with pytest.raises(SubsetError, match=re.escape(message)) as err:
+        subsets_rule(str(path))
+    assert str(path) in str(err.value)
+    with pytest.raises(SubsetError, match="not cod10k or cod10k-sub, and no such CSV file"):
+        subsets_rule("cod10")
+
+
+def test_tables_refuse_to_merge_folders_that_treat_empty_gts_differently(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _eval(root, tmp_path / "kept", "--methods", "SINet")
+    _eval(root, tmp_path / "left", "--methods", "ZoomNet", "--exclude-empty-gt")
+    capsys.readouterr()
+    code = main(["table", str(tmp_path / "kept"), str(tmp_path / "left")])
+    err = capsys.readouterr().err
+    assert code == 2 and "with another exclude_empty_gt" in err
+    assert main(["table", str(tmp_path / "left"), "--format", "markdown"]) == 0
+    assert "Images whose GT is empty are left out." in capsys.readouterr().out
