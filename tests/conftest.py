@@ -42,6 +42,25 @@ def pysod(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     return run
 
 
+@pytest.fixture(scope="session")
+def pysod142(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """``run(cases)`` → pysodmetrics 1.4.2's classic measures (the release PySODEvalToolkit
+    pins; tests/reference/pysod142_oracle.py)."""
+    if os.environ.get("FMINSPECT_SKIP_REFERENCE") == "1":
+        pytest.skip("FMINSPECT_SKIP_REFERENCE=1: parity with pysodmetrics 1.4.2 not checked")
+    try:
+        oracle.reference_python(old=True)
+    except oracle.ReferenceUnavailable as exc:
+        pytest.fail(str(exc))
+    cache = getattr(request.config, "cache", None)
+    cache_dir = cache.mkdir("fminspect-pysod142") if cache else None
+
+    def run(cases):  # type: ignore[no-untyped-def]
+        return oracle.run(cases, [{} for _ in cases], cache_dir, old=True)
+
+    return run
+
+
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     """A fresh user cache folder per test: what one test stored is never read by another."""

@@ -11,6 +11,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -36,9 +37,21 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
+#: The conventions of :mod:`fminspect.pipeline.conventions` (their names, written out so
+#: that building the parser imports nothing heavy; a test checks they are the same).
+CONVENTION_NAMES = ("pysodmetrics", "matlab", "pysodevaltoolkit", "context-original")
+
+
 def add_param_options(parser: argparse.ArgumentParser) -> None:
-    """``--beta2``, ``--alpha``, ``--gt-inclusive``, ``--no-stretch``, ``--interpolation``."""
+    """``--convention``, ``--beta2``, ``--alpha``, ``--param``, ``--gt-inclusive``,
+    ``--no-stretch``, ``--interpolation``."""
     g = parser.add_argument_group("measure parameters (defaults: the papers' and pysodmetrics')")
+    g.add_argument(
+        "--convention",
+        choices=CONVENTION_NAMES,
+        help="set every knob as that implementation does (README: 'Conventions'); the "
+        "options below are applied after it",
+    )
     g.add_argument(
         "--beta2",
         type=float,
@@ -74,9 +87,9 @@ def add_param_options(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--interpolation",
-        default="bilinear",
         choices=["bilinear", "bicubic", "nearest", "area", "lanczos"],
-        help="how a prediction of another size is resized to its GT (bilinear)",
+        help="how a prediction of another size is resized to its GT (bilinear; the "
+        "convention's with --convention)",
     )
 
 
@@ -190,7 +203,7 @@ def params(args: argparse.Namespace) -> Params:
     """The measure parameters of :func:`add_param_options`' options."""
     from fminspect.metrics import Params, parameters
 
-    given: dict[str, object] = {}
+    given: dict[str, Any] = {}
     known = parameters()
     for item in getattr(args, "param", []):
         name, sep, text = item.partition("=")
@@ -210,7 +223,28 @@ def params(args: argparse.Namespace) -> Params:
         given["beta2"] = args.beta2
     if args.alpha is not None:
         given["alpha"] = args.alpha
-    return Params(gt_inclusive=args.gt_inclusive, stretch=not args.no_stretch, **given)  # type: ignore[arg-type]
+    if args.gt_inclusive:
+        given["gt_inclusive"] = True
+    if args.no_stretch:
+        given["stretch"] = False
+    base = Params()
+    if getattr(args, "convention", None):
+        from fminspect.pipeline.conventions import convention
+
+        base = convention(args.convention).apply()
+    return replace(base, **given)
+
+
+def interpolation(args: argparse.Namespace) -> str:
+    """The resize rule of :func:`add_param_options`' options (``--interpolation``, else the
+    convention's, else bilinear)."""
+    if args.interpolation:
+        return str(args.interpolation)
+    if getattr(args, "convention", None):
+        from fminspect.pipeline.conventions import convention
+
+        return convention(args.convention).interpolation
+    return "bilinear"
 
 
 def fail(message: str, code: int = 2, *, command: str = "rank") -> int:

@@ -15,6 +15,7 @@ from fminspect.cli._common import (
     batch_options_problem,
     connect_cluster,
     fail,
+    interpolation,
     params,
     print_all,
     print_coverage,
@@ -167,7 +168,7 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
         config = EvalConfig(
             params(args),
             tuple(args.measures) if args.measures else None,
-            args.interpolation,
+            interpolation(args),
             args.max_pixels,
         )
         setup = Setup(args.resamples, args.level, args.ci_seed, args.test) if args.ci else None

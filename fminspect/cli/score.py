@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fminspect.cli._common import add_limit_options, add_param_options, params
+from fminspect.cli._common import add_limit_options, add_param_options, interpolation, params
 
 if TYPE_CHECKING:
     from fminspect.cli._common import Subparsers
@@ -67,7 +67,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                 args.gt,
                 image=image,
                 params=measure_params,
-                interpolation=args.interpolation,
+                interpolation=interpolation(args),
                 max_pixels=args.max_pixels,
                 keys=args.measures,
             )

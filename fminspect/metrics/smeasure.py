@@ -56,6 +56,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -91,6 +92,29 @@ REGION_WEIGHTS = Parameter(
     "pysodmetrics and the authors' MATLAB; default) or foreground (its share of the GT "
     "foreground, as §4.1 of the paper words it)",
     choices=("area", "foreground"),
+)
+
+#: How the GT foreground centroid that splits the quadrants is rounded (METRICS §4, §11.7).
+CENTROID = Parameter(
+    "s_centroid",
+    "pysod",
+    "c",
+    "S-measure centroid rounding: pysod (round-half-even of the 0-based mean, + 1: "
+    "pysodmetrics; default), matlab (round half away from zero of the 1-based mean: "
+    "StructureMeasure.m's centroid) or co-sod (round-half-even of the 0-based mean, no + 1: "
+    "eval-co-sod); they split differently when a mean is exactly k + 0.5",
+    choices=("pysod", "matlab", "co-sod"),
+)
+
+#: The denominators of the sample (co)variances and the standard deviation (METRICS §11.8).
+DENOMINATOR = Parameter(
+    "s_denominator",
+    "n-1+eps",
+    "N",
+    "S-measure (co)variance denominators: n-1+eps (StructureMeasure.m, pysodmetrics ≥ 1.6.1; "
+    "a one-pixel set has standard deviation 0; default) or n-1 (pysodmetrics ≤ 1.6.0, which "
+    "PySODEvalToolkit pins: a one-pixel set or quadrant gives NaN)",
+    choices=("n-1+eps", "n-1"),
 )
 
 QUADRANTS = ("LT", "RT", "LB", "RB")
@@ -182,12 +206,14 @@ class SmeasureResult:
     warnings: tuple[str, ...] = ()
 
 
-def _object_stats(x: np.ndarray) -> ObjectStats:
+def _object_stats(x: np.ndarray, denominator: str = DENOMINATOR.default) -> ObjectStats:
     n = x.size
     mean = float(np.mean(x))
     if n > 1:
         d = x - mean
         std = float(np.sqrt(np.dot(d, d) / (n - 1)))  # sample std (ddof = 1)
+    elif denominator == "n-1":
+        std = float("nan")  # np.std(x, ddof=1) of one value (pysodmetrics ≤ 1.6.0)
     else:
         std = 0.0  # MATLAB std of a scalar is 0
     score = 2 * mean / (mean**2 + 1 + std + EPS)  # eps: MATLAB parity
@@ -212,10 +238,20 @@ class _GtQuadrant:
     centred_gt: np.ndarray | None  # g − ȳ, flattened (None when the GT is constant there)
 
 
-def _gt_quadrants(gt: GroundTruth, weights: str = "area") -> tuple[_GtQuadrant, ...]:
+def _denominator(n: int, rule: str) -> float:
+    """N − 1 + eps, or N − 1 (:data:`DENOMINATOR`)."""
+    return n - 1 + EPS if rule == "n-1+eps" else float(n - 1)
+
+
+def _gt_quadrants(
+    gt: GroundTruth,
+    weights: str = "area",
+    centroid: str = CENTROID.default,
+    denominator: str = DENOMINATOR.default,
+) -> tuple[_GtQuadrant, ...]:
     def compute() -> tuple[_GtQuadrant, ...]:
         h, w = gt.shape
-        cy, cx = _centroid(gt)
+        cy, cx = _centroid(gt, centroid)
         if weights == "foreground":
             # §4.1: "a different weight (w_k) to each block proportional to the GT
             # foreground region that this block covers"
@@ -248,8 +284,9 @@ def _gt_quadrants(gt: GroundTruth, weights: str = "area") -> tuple[_GtQuadrant, 
                 continue
             y = np.mean(g)
             centred = (g - y).ravel()
-            var = np.sum(centred**2) / (n - 1 + EPS)
-            constant = y in (0.0, 1.0)  # then g − ȳ is exactly 0 everywhere
+            with np.errstate(invalid="ignore", divide="ignore"):  # N − 1 = 0: NaN, as there
+                var = np.sum(centred**2) / _denominator(n, denominator)
+            constant = y in (0.0, 1.0) and n > 1  # then g − ȳ is exactly 0 everywhere
             out.append(
                 _GtQuadrant(
                     name, rows, cols, weight, n, float(y), float(var), None if constant else centred
@@ -257,10 +294,12 @@ def _gt_quadrants(gt: GroundTruth, weights: str = "area") -> tuple[_GtQuadrant, 
             )
         return tuple(out)
 
-    return gt.memo(f"smeasure.quadrants.{weights}", compute)
+    return gt.memo(f"smeasure.quadrants.{weights}.{centroid}.{denominator}", compute)
 
 
-def _quadrant(pred: np.ndarray, q: _GtQuadrant) -> QuadrantSSIM:
+def _quadrant(
+    pred: np.ndarray, q: _GtQuadrant, denominator: str = DENOMINATOR.default
+) -> QuadrantSSIM:
     nan = float("nan")
     if q.n == 0:
         return QuadrantSSIM(
@@ -283,10 +322,13 @@ def _quadrant(pred: np.ndarray, q: _GtQuadrant) -> QuadrantSSIM:
     n = q.n
     x, y = np.mean(p), q.gt_mean
     d = (p - x).ravel()
-    # sample (co)variances with N - 1 + eps: MATLAB parity, and no 0/0 for one pixel
-    sigma_x = np.dot(d, d) / (n - 1 + EPS)
-    sigma_y = q.gt_var
-    sigma_xy = 0.0 if q.centred_gt is None else np.dot(d, q.centred_gt) / (n - 1 + EPS)
+    # sample (co)variances with N - 1 + eps: MATLAB parity, and no 0/0 for one pixel (with
+    # N - 1 alone, as pysodmetrics ≤ 1.6.0, one pixel gives 0/0 = NaN)
+    den = _denominator(n, denominator)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sigma_x = np.dot(d, d) / den
+        sigma_y = q.gt_var
+        sigma_xy = 0.0 if q.centred_gt is None else np.dot(d, q.centred_gt) / den
     a = 4 * x * y * sigma_xy
     b = (x**2 + y**2) * (sigma_x + sigma_y)
     if a != 0:
@@ -314,30 +356,46 @@ def _quadrant(pred: np.ndarray, q: _GtQuadrant) -> QuadrantSSIM:
     )
 
 
-def _centroid(gt: GroundTruth) -> tuple[int, int]:
-    """Split indices: round-half-even(0-based mean row/col) + 1 (memoised per GT)."""
+def _round_half_away(x: float) -> int:
+    """MATLAB's ``round``: halves away from zero (x ≥ 0 here)."""
+    return math.floor(x + 0.5)
+
+
+def _centroid(gt: GroundTruth, rule: str = CENTROID.default) -> tuple[int, int]:
+    """Split indices (memoised per GT): by default round-half-even(0-based mean row/col)
+    + 1; see :data:`CENTROID` for the other rules."""
 
     def compute() -> tuple[int, int]:
         mask = gt.mask
         rows = np.count_nonzero(mask, axis=1)
         cols = np.count_nonzero(mask, axis=0)
         # integer sums are exact, so sum / n equals numpy's mean of the coordinates
-        cy = np.round(int(rows @ np.arange(mask.shape[0])) / gt.n_fg)
-        cx = np.round(int(cols @ np.arange(mask.shape[1])) / gt.n_fg)
-        return int(cy) + 1, int(cx) + 1  # MATLAB's 1:X includes X
+        my = int(rows @ np.arange(mask.shape[0])) / gt.n_fg
+        mx = int(cols @ np.arange(mask.shape[1])) / gt.n_fg
+        if rule == "matlab":  # X = round(mean of 1-based columns), then 1:X
+            return _round_half_away(my + 1), _round_half_away(mx + 1)
+        if rule == "co-sod":  # round(0-based mean) as the end index, with no + 1
+            return int(np.round(my)), int(np.round(mx))
+        return int(np.round(my)) + 1, int(np.round(mx)) + 1  # MATLAB's 1:X includes X
 
-    return gt.memo("smeasure.centroid", compute)
+    return gt.memo(f"smeasure.centroid.{rule}", compute)
 
 
 def _region(
-    pred: np.ndarray, gt: GroundTruth, weights: str
+    pred: np.ndarray,
+    gt: GroundTruth,
+    weights: str,
+    centroid: str = CENTROID.default,
+    denominator: str = DENOMINATOR.default,
 ) -> tuple[float, tuple[QuadrantSSIM, ...], tuple[int, int]]:
-    quads = tuple(_quadrant(pred, q) for q in _gt_quadrants(gt, weights))
+    quads = tuple(
+        _quadrant(pred, q, denominator) for q in _gt_quadrants(gt, weights, centroid, denominator)
+    )
     score = 0.0
     for q in quads:
         if q.n:
             score = score + q.ssim * q.weight
-    return score, quads, _centroid(gt)
+    return score, quads, _centroid(gt, centroid)
 
 
 def value_histograms(pair: Pair, bins: int = 32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -355,12 +413,19 @@ def value_histograms(pair: Pair, bins: int = 32) -> tuple[np.ndarray, np.ndarray
 
 
 def smeasure_from_pair(
-    pair: Pair, *, alpha: float = ALPHA.default, weights: str = REGION_WEIGHTS.default
+    pair: Pair,
+    *,
+    alpha: float = ALPHA.default,
+    weights: str = REGION_WEIGHTS.default,
+    centroid: str = CENTROID.default,
+    denominator: str = DENOMINATOR.default,
 ) -> SmeasureResult:
     """S-measure of a prepared pair (see :func:`smeasure`)."""
     if not 0 <= alpha <= 1:
         raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
     REGION_WEIGHTS.check(weights)
+    CENTROID.check(centroid)
+    DENOMINATOR.check(denominator)
     pred, gt = pair.pred, pair.gt
     y = gt.n_fg / gt.size
     nan = float("nan")
@@ -379,10 +444,10 @@ def smeasure_from_pair(
             degenerate="empty GT" if gt.is_empty else "full GT",
             weights=weights,
         )
-    fg = _object_stats(pred[gt.mask])
-    bg = _object_stats(1 - pred[~gt.mask])
+    fg = _object_stats(pred[gt.mask], denominator)
+    bg = _object_stats(1 - pred[~gt.mask], denominator)
     object_score = fg.score * y + bg.score * (1 - y)
-    region_score, quads, centroid = _region(pred, gt, weights)
+    region_score, quads, split = _region(pred, gt, weights, centroid, denominator)
     score = max(0.0, object_score * alpha + region_score * (1 - alpha))
     warnings: tuple[str, ...] = ()
     empty = [q.name for q in quads if q.n == 0]
@@ -400,7 +465,7 @@ def smeasure_from_pair(
         foreground=fg,
         background=bg,
         fg_fraction=y,
-        centroid=centroid,
+        centroid=split,
         quadrants=quads,
         degenerate=None,
         weights=weights,
@@ -431,8 +496,14 @@ def smeasure(
 FAMILY = Family(
     field="smeasure",
     name="S-measure",
-    compute=lambda pair, p, img: smeasure_from_pair(pair, alpha=p.alpha, weights=p.s_weights),
-    params=(ALPHA, REGION_WEIGHTS),
+    compute=lambda pair, p, img: smeasure_from_pair(
+        pair,
+        alpha=p.alpha,
+        weights=p.s_weights,
+        centroid=p.s_centroid,
+        denominator=p.s_denominator,
+    ),
+    params=(ALPHA, REGION_WEIGHTS, CENTROID, DENOMINATOR),
     measures=(
         MeasureInfo(
             "Sm",
@@ -440,7 +511,12 @@ FAMILY = Family(
             True,
             "smeasure",
             lambda s: s.smeasure.score,
-            lambda p: f"α={p.alpha:g}" + (" w=fg" if p.s_weights == "foreground" else ""),
+            lambda p: (
+                f"α={p.alpha:g}"
+                + (" w=fg" if p.s_weights == "foreground" else "")
+                + (f" c={p.s_centroid}" if p.s_centroid != CENTROID.default else "")
+                + (" N−1" if p.s_denominator != DENOMINATOR.default else "")
+            ),
         ),
     ),
     paper=cite("smeasure"),

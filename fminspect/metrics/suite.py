@@ -64,9 +64,12 @@ from fminspect.metrics.size_invariance import CURVE_FAMILY as _SI_CURVE
 from fminspect.metrics.size_invariance import FAMILY as _SIZE_INVARIANCE
 from fminspect.metrics.size_invariance import MIN_AREA as _SI_MIN_AREA
 from fminspect.metrics.smeasure import ALPHA as _ALPHA
+from fminspect.metrics.smeasure import CENTROID as _S_CENTROID
+from fminspect.metrics.smeasure import DENOMINATOR as _S_DENOMINATOR
 from fminspect.metrics.smeasure import FAMILY as _SMEASURE
 from fminspect.metrics.smeasure import REGION_WEIGHTS as _S_WEIGHTS
 from fminspect.metrics.weighted_fmeasure import BETA2 as _WFM_BETA2
+from fminspect.metrics.weighted_fmeasure import EMPTY as _WFM_EMPTY
 from fminspect.metrics.weighted_fmeasure import FAMILY as _WFMEASURE
 from fminspect.metrics.weighted_fmeasure import KERNEL as _WFM_KERNEL
 
@@ -133,8 +136,11 @@ class Params:
     beta2: float = _FM_BETA2.default
     wfm_beta2: float = _WFM_BETA2.default
     wfm_kernel: str = _WFM_KERNEL.default
+    wfm_empty: str = _WFM_EMPTY.default
     alpha: float = _ALPHA.default
     s_weights: str = _S_WEIGHTS.default
+    s_centroid: str = _S_CENTROID.default
+    s_denominator: str = _S_DENOMINATOR.default
     relax_rho: int = int(_RELAX_RHO.default)
     relax_beta2: float = _RELAX_BETA2.default
     cm_alpha: float = _CM_ALPHA.default

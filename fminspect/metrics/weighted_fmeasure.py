@@ -100,6 +100,16 @@ KERNEL = Parameter(
     "σ ≈ 2.24, on the same 7×7 window)",
     choices=tuple(KERNEL_SIGMAS),
 )
+#: What an empty GT scores (METRICS §11.9).
+EMPTY = Parameter(
+    "wfm_empty",
+    "zero",
+    "∅",
+    "weighted F of an image whose GT is empty: zero (pysodmetrics; default) or nan (the "
+    "authors' WFb.m divides by the empty foreground: NaN, so a dataset mean leaves the image "
+    "out)",
+    choices=("zero", "nan"),
+)
 _RADIUS = KERNEL_SIZE // 2
 # B = 2 - exp(ln(1 - 0.5) / 5 * Δ)
 _IMPORTANCE_RATE = np.log(0.5) / 5
@@ -420,13 +430,31 @@ def _fg_min_error_sum(pair: Pair, part: _GtPart, kernel: str) -> float:
 
 
 def weighted_fmeasure_from_pair(
-    pair: Pair, *, beta2: float = BETA2.default, kernel: str = KERNEL.default
+    pair: Pair,
+    *,
+    beta2: float = BETA2.default,
+    kernel: str = KERNEL.default,
+    empty: str = EMPTY.default,
 ) -> WeightedFmeasureResult:
     """Weighted F-measure of a prepared pair (see :func:`weighted_fmeasure`)."""
     if beta2 <= 0:
         raise ValueError(f"beta2 must be positive, got {beta2!r}")
     KERNEL.check(kernel)
+    EMPTY.check(empty)
     gt = pair.gt
+    if gt.is_empty and empty == "nan":
+        nan = float("nan")
+        return WeightedFmeasureResult(
+            score=nan,
+            precision=nan,
+            recall=nan,
+            tp=0.0,
+            fp=nan,
+            beta2=beta2,
+            kernel=kernel,
+            warnings=("empty GT: F^w is NaN (wfm_empty=nan, as the authors' WFb.m)",),
+            _pair=pair,
+        )
     if gt.is_empty:
         return WeightedFmeasureResult(
             score=0.0,
@@ -486,9 +514,9 @@ FAMILY = Family(
     field="weighted_fmeasure",
     name="weighted F-measure",
     compute=lambda pair, p, img: weighted_fmeasure_from_pair(
-        pair, beta2=p.wfm_beta2, kernel=p.wfm_kernel
+        pair, beta2=p.wfm_beta2, kernel=p.wfm_kernel, empty=p.wfm_empty
     ),
-    params=(BETA2, KERNEL),
+    params=(BETA2, KERNEL, EMPTY),
     measures=(
         MeasureInfo(
             "wFm",
@@ -496,7 +524,11 @@ FAMILY = Family(
             True,
             "weighted_fmeasure",
             lambda s: s.weighted_fmeasure.score,
-            lambda p: f"β²={p.wfm_beta2:g}" + (" σ²=5" if p.wfm_kernel == "paper" else ""),
+            lambda p: (
+                f"β²={p.wfm_beta2:g}"
+                + (" σ²=5" if p.wfm_kernel == "paper" else "")
+                + (" ∅=NaN" if p.wfm_empty == "nan" else "")
+            ),
         ),
     ),
     paper=cite("weighted_fmeasure"),

@@ -44,11 +44,15 @@ class EvalConfig:
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-JSON form (recorded in results.json)."""
+        from fminspect.pipeline.conventions import convention_of
+
         return {
             "params": self.params.as_dict(),
             "normalization": self.params.norm.label,
             "keys": list(self.keys) if self.keys is not None else None,
             "interpolation": self.interpolation,
+            # the implementation these knobs are (fminspect.pipeline.conventions)
+            "convention": convention_of(self.params, self.interpolation),
             "max_pixels": self.max_pixels,
             "measure_definition_version": MEASURE_DEFINITION_VERSION,
         }

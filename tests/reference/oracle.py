@@ -29,50 +29,62 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 ORACLE = Path(__file__).with_name("pysod_oracle.py")
 REFERENCE_VERSION = "pysodmetrics==1.6.2"
+#: The older release PySODEvalToolkit pins (the ``pysodevaltoolkit`` convention's reference):
+#: its own environment and oracle; ``$FMINSPECT_PYSOD142_PYTHON`` overrides the interpreter.
+OLD = {
+    "version": "pysodmetrics==1.4.2",
+    "venv": ".venv-ref-1.4.2",
+    "oracle": Path(__file__).with_name("pysod142_oracle.py"),
+    "env": "FMINSPECT_PYSOD142_PYTHON",
+}
 
 
 class ReferenceUnavailable(RuntimeError):
     """The reference environment could not be found or built."""
 
 
-def _works(python: Path) -> bool:
+def _works(python: Path, old: bool = False) -> bool:
     if not python.exists():
         return False
+    modules = "py_sod_metrics" if old else "py_sod_metrics, sklearn, skimage, cv2"
     probe = subprocess.run(
-        [str(python), "-c", "import py_sod_metrics, sklearn, skimage, cv2"],
+        [str(python), "-c", f"import {modules}"],
         capture_output=True,
         timeout=120,
     )
     return probe.returncode == 0
 
 
-def reference_python() -> Path:
-    """Locate (or build) the reference interpreter; raise ReferenceUnavailable."""
-    env = os.environ.get("FMINSPECT_PYSOD_PYTHON")
+def reference_python(old: bool = False) -> Path:
+    """Locate (or build) the reference interpreter (``old``: pysodmetrics 1.4.2's); raise
+    ReferenceUnavailable."""
+    variable = str(OLD["env"]) if old else "FMINSPECT_PYSOD_PYTHON"
+    version = str(OLD["version"]) if old else REFERENCE_VERSION
+    env = os.environ.get(variable)
     if env:
         path = Path(env)
-        if not _works(path):
-            raise ReferenceUnavailable(f"$FMINSPECT_PYSOD_PYTHON={env} cannot import pysodmetrics")
+        if not _works(path, old):
+            raise ReferenceUnavailable(f"${variable}={env} cannot import pysodmetrics")
         return path
-    venv = REPO / ".venv-ref"
+    venv = REPO / (str(OLD["venv"]) if old else ".venv-ref")
     python = venv / "bin" / "python"
-    if _works(python):
+    if _works(python, old):
         return python
     try:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
         subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", REFERENCE_VERSION],
+            [str(python), "-m", "pip", "install", "-q", version],
             check=True,
             timeout=1800,
         )
     except (subprocess.SubprocessError, OSError) as exc:
         raise ReferenceUnavailable(
-            f"could not build {venv} with {REFERENCE_VERSION}: {exc}. Build it by hand "
-            f"(python -m venv .venv-ref && .venv-ref/bin/pip install {REFERENCE_VERSION}), "
-            "point $FMINSPECT_PYSOD_PYTHON at an interpreter that has it, or set "
+            f"could not build {venv} with {version}: {exc}. Build it by hand "
+            f"(python -m venv {venv.name} && {venv.name}/bin/pip install {version}), "
+            f"point ${variable} at an interpreter that has it, or set "
             "FMINSPECT_SKIP_REFERENCE=1 to skip the parity tests."
         ) from exc
-    if not _works(python):
+    if not _works(python, old):
         raise ReferenceUnavailable(f"{python} still cannot import pysodmetrics")
     return python
 
@@ -87,8 +99,8 @@ def _pack(cases: list[dict[str, Any]], meta: Any) -> dict[str, np.ndarray]:
     return arrays
 
 
-def _digest(arrays: dict[str, np.ndarray]) -> str:
-    h = hashlib.sha256(ORACLE.read_bytes())
+def _digest(arrays: dict[str, np.ndarray], script: Path = ORACLE) -> str:
+    h = hashlib.sha256(script.read_bytes())
     for key in sorted(arrays):
         a = arrays[key]
         h.update(key.encode())
@@ -98,20 +110,22 @@ def _digest(arrays: dict[str, np.ndarray]) -> str:
     return h.hexdigest()[:24]
 
 
-def run(cases: list[dict[str, Any]], meta: Any, cache_dir: Path | None) -> Any:
-    """Run the oracle on ``cases`` (dicts with pred, gt, optional img) and return its JSON."""
+def run(cases: list[dict[str, Any]], meta: Any, cache_dir: Path | None, old: bool = False) -> Any:
+    """Run the oracle on ``cases`` (dicts with pred, gt, optional img) and return its JSON
+    (``old``: pysodmetrics 1.4.2's classic measures)."""
     arrays = _pack(cases, meta)
-    key = _digest(arrays)
+    script = Path(str(OLD["oracle"])) if old else ORACLE
+    key = _digest(arrays, script)
     cached = cache_dir / f"{key}.json" if cache_dir is not None else None
     if cached is not None and cached.exists():
         return json.loads(cached.read_text())
-    python = reference_python()
+    python = reference_python(old)
     with tempfile.TemporaryDirectory() as tmp:
         npz, out = Path(tmp) / "cases.npz", Path(tmp) / "out.json"
         np.savez(npz, **arrays)
         env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
         subprocess.run(
-            [str(python), str(ORACLE), str(npz), str(out)], check=True, env=env, timeout=3600
+            [str(python), str(script), str(npz), str(out)], check=True, env=env, timeout=3600
         )
         text = out.read_text()
     if cached is not None:
