@@ -97,6 +97,9 @@ class MethodResult:
     n_images: int
     coverage: Coverage
     mean_curves: dict[str, np.ndarray]
+    #: predictions of another size than their GT, resized to it (known when the per-image
+    #: notes were read: not in the window's quick path)
+    resized: int = 0
 
 
 @dataclass(slots=True)
@@ -532,6 +535,7 @@ class Evaluation:
             stored, _ = self._stored(plan, m, read, details, samples)
             acc = DatasetAccumulator()
             failed, rows, problems = [], [], []
+            resized = 0
             for s in samples:
                 fam_keys = plan.keys_of(m, s.name)
                 given = scores(s.name, m) if scores is not None else None
@@ -549,6 +553,7 @@ class Evaluation:
                 if s.name not in left_out:
                     acc.add(s.name, rec.scores if scores is None else dict(given), rec.curves)  # type: ignore[arg-type]
                 if details:
+                    resized += any(n.kind == "resize" for n in rec.notes)
                     problems += _note_problems(ds.name, m, s, rec.notes, sample_notes)
                     rows.append(
                         {
@@ -577,6 +582,7 @@ class Evaluation:
                         or (name in ROC_CURVES and SWEEP_FAMILY in plan.tags)
                     )
                 },
+                resized,
             )
             yield result, rows, problems
 

@@ -25,6 +25,7 @@ SUBCOMMANDS = (
     "eval",
     "table",
     "figure",
+    "compare",
     "measures",
     "meta",
     "rank",

@@ -1,0 +1,749 @@
+"""Why does my number differ from theirs? Evaluate under every candidate convention and say
+which one reproduces a reference number.
+
+The reference is a table from elsewhere — a paper's table typed into a CSV, another tool's
+JSON or XLSX, another ``fminspect eval`` folder — read by :func:`read_reference`. Each value
+is taken to be exact to half a unit of its last printed digit (0.873 means
+[0.8725, 0.8735]), so a value rounded to three decimals is matched as such.
+
+The dataset is evaluated under fminspect's settings (the *baseline*: the defaults, or the
+options given) and under every *hypothesis* (:func:`hypotheses`): each knob of
+:data:`fminspect.pipeline.conventions.CONVENTION_KNOBS` changed alone, each convention
+preset, every other resize rule (only when some map needed resizing), the empty GTs left
+out (only when there are some), and the max keys formed as the mean of per-image maxima
+instead of the max of the image-averaged curve. A hypothesis is evaluated only for the
+measures it can change (a knob of the S-measure, only ``Sm``); the result store makes a
+second run free. Then, per dataset, method and measure (:class:`Finding`): the baseline
+agrees; or it does not and these hypotheses reproduce the reference (``explained``); or
+none does (``unexplained``: the closest is named, with what is known about the images —
+maps missing here, maps resized — that a convention cannot account for).
+
+Not tried (said in every report): the MATLAB E-measure's strict ``>``, curves of 255
+thresholds, and a different image set than the one on disk.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from fminspect.metrics import MEASURES_BY_KEY, Params
+from fminspect.metrics.suite import FIELD_PARAMS
+from fminspect.pipeline.conventions import CONVENTION_KNOBS, CONVENTIONS
+
+#: Alternative resize rules tried when some map needed resizing.
+INTERPOLATIONS = ("bilinear", "bicubic", "nearest", "area", "lanczos")
+#: What the report says is not tried.
+NOT_TRIED = (
+    "the MATLAB E-measure's strict '>' binarisation",
+    "curves of 255 thresholds (BASNet's tool, eval-co-sod)",
+    "another image set than the one on disk",
+)
+#: Largest reference file read (bytes).
+MAX_REFERENCE = 32 << 20
+
+#: Names other tools and papers give the measures (lower case, without spaces, arrows,
+#: underscores or hyphens) → fminspect's keys.
+MEASURE_NAMES = {
+    **{k.lower(): k for k in MEASURES_BY_KEY},
+    "s": "Sm",
+    "smeasure": "Sm",
+    "salpha": "Sm",
+    "sα": "Sm",
+    "wf": "wFm",
+    "weightedf": "wFm",
+    "weightedfmeasure": "wFm",
+    "fwβ": "wFm",
+    "fβw": "wFm",
+    "fωβ": "wFm",
+    "m": "MAE",
+    "maxf": "maxFm",
+    "fmax": "maxFm",
+    "maxfβ": "maxFm",
+    "fβmax": "maxFm",
+    "meanf": "meanFm",
+    "avgf": "meanFm",
+    "avgfm": "meanFm",
+    "fβmean": "meanFm",
+    "adpf": "adpFm",
+    "fβadp": "adpFm",
+    "maxe": "maxEm",
+    "emax": "maxEm",
+    "eφmax": "maxEm",
+    "meane": "meanEm",
+    "me": "meanEm",
+    "avge": "meanEm",
+    "avgem": "meanEm",
+    "eφmean": "meanEm",
+    "adpe": "adpEm",
+    "eφadp": "adpEm",
+}
+
+
+class CompareError(ValueError):
+    """A reference that cannot be read; the message names the file and the problem."""
+
+
+def measure_key(name: str) -> str | None:
+    """fminspect's key for a column name of another table (``None`` if unknown)."""
+    plain = re.sub(r"[\s_\-↑↓$\\{}^]", "", str(name)).lower()
+    return MEASURE_NAMES.get(plain)
+
+
+# ------------------------------------------------------------------------------ reference
+@dataclass(frozen=True, slots=True)
+class RefValue:
+    value: float
+    #: half a unit of the last printed digit (1e-9 for a value given in full)
+    tolerance: float
+    text: str
+
+
+@dataclass(slots=True)
+class Reference:
+    source: str
+    #: (dataset, method, key) → value
+    values: dict[tuple[str, str, str], RefValue] = field(default_factory=dict)
+    #: columns or entries that were not used, and why
+    notes: list[str] = field(default_factory=list)
+
+
+def _ref_value(cell: Any) -> RefValue | None:
+    """A reference cell: its number and how exact it is (``None`` for an empty cell)."""
+    if cell is None or (isinstance(cell, str) and not cell.strip()):
+        return None
+    if isinstance(cell, bool):
+        raise ValueError(f"{cell!r} is not a number")
+    if isinstance(cell, (int, float)):
+        text = repr(float(cell))
+        value = float(cell)
+        decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 17
+    else:
+        text = str(cell).strip().split("±")[0].strip()
+        text = text.replace("\\textbf{", "").replace("\\underline{", "").strip("{}*_ ")
+        value = float(text)
+        decimals = len(text.split(".")[1]) if "." in text else 0
+    tolerance = 0.5 * 10.0**-decimals if decimals <= 8 else 1e-9
+    return RefValue(value, tolerance * (1 + 1e-9), text)
+
+
+def read_reference(path: Path | str, datasets: Sequence[str]) -> Reference:
+    """A reference table (see the module notes); ``datasets`` are those evaluated here
+    (a table without a dataset column is taken to be about the only one)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.json"
+    try:
+        if path.stat().st_size > MAX_REFERENCE:
+            raise CompareError(f"{path}: too large for a table of results")
+    except FileNotFoundError:
+        raise CompareError(f"{path}: file not found") from None
+    ref = Reference(str(path))
+    try:
+        if path.suffix.lower() == ".json":
+            _read_json(path, ref, datasets)
+        elif path.suffix.lower() == ".xlsx":
+            _read_xlsx(path, ref, datasets)
+        else:
+            _read_csv(path, ref, datasets)
+    except CompareError:
+        raise
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise CompareError(f"{path}: cannot be read as a table of results ({exc})") from None
+    if not ref.values:
+        raise CompareError(
+            f"{path}: no value of a known measure (columns such as Sm, wFm, MAE, maxFm, "
+            "meanEm; " + "; ".join(ref.notes[:3]) + ")"
+        )
+    return ref
+
+
+def _only_dataset(datasets: Sequence[str], path: Path) -> str:
+    if len(datasets) != 1:
+        raise CompareError(
+            f"{path}: no dataset column, and {len(datasets)} datasets are evaluated here "
+            f"({', '.join(datasets)}): add a 'dataset' column"
+        )
+    return datasets[0]
+
+
+def _put(ref: Reference, ds: str, method: str, column: str, cell: Any, where: str) -> None:
+    key = measure_key(column)
+    if key is None:
+        note = f"column {column!r} is not a measure fminspect knows"
+        if note not in ref.notes:
+            ref.notes.append(note)
+        return
+    try:
+        v = _ref_value(cell)
+    except ValueError:
+        raise CompareError(f"{ref.source}, {where}: {cell!r} is not a number") from None
+    if v is not None:
+        ref.values[(ds, method, key)] = v
+
+
+def _read_csv(path: Path, ref: Reference, datasets: Sequence[str]) -> None:
+    rows = list(csv.reader(path.read_text(encoding="utf-8-sig").splitlines()))
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if len(rows) < 2:
+        raise CompareError(f"{path}: expected a header and at least one row")
+    head = [h.strip() for h in rows[0]]
+    low = [h.lower() for h in head]
+    if "method" not in low:
+        raise CompareError(f"{path}: no 'method' column (header: {', '.join(head)})")
+    mi = low.index("method")
+    di = low.index("dataset") if "dataset" in low else None
+    long = "measure" in low and "value" in low
+    for n, row in enumerate(rows[1:], start=2):
+        row = row + [""] * (len(head) - len(row))
+        ds = row[di].strip() if di is not None else _only_dataset(datasets, path)
+        method = row[mi].strip()
+        if long:
+            _put(ref, ds, method, row[low.index("measure")], row[low.index("value")], f"line {n}")
+            continue
+        for c, column in enumerate(head):
+            if c not in (mi, di):
+                _put(ref, ds, method, column, row[c], f"line {n}")
+
+
+def _read_json(path: Path, ref: Reference, datasets: Sequence[str]) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8-sig"))
+    if isinstance(doc, dict) and "datasets" in doc and "config" in doc:  # results.json
+        doc = {
+            ds: {m: r["values"] for m, r in methods.items()}
+            for ds, methods in doc["datasets"].items()
+        }
+    if not isinstance(doc, dict):
+        raise CompareError(f"{path}: expected {{dataset: {{method: {{measure: value}}}}}}")
+    first = next(iter(doc.values()), None)
+    if isinstance(first, dict) and all(
+        isinstance(v, (int, float)) for v in first.values()
+    ):  # {method: {measure: value}}: one dataset
+        doc = {_only_dataset(datasets, path): doc}
+    for ds, methods in doc.items():
+        if not isinstance(methods, dict):
+            raise CompareError(f"{path}: {ds!r} should map methods to their values")
+        for method, values in methods.items():
+            if not isinstance(values, dict):
+                raise CompareError(f"{path}: {ds}/{method} should map measures to values")
+            for column, cell in values.items():
+                _put(ref, str(ds), str(method), str(column), cell, f"{ds}/{method}")
+
+
+def _read_xlsx(path: Path, ref: Reference, datasets: Sequence[str]) -> None:
+    """The first sheet: a header row of measures (after a 'method' column, with an optional
+    'dataset' column), or PySODEvalToolkit's two header rows (datasets, merged over their
+    measures, then the measures)."""
+    try:
+        import openpyxl
+    except ImportError:
+        raise CompareError(
+            f"{path}: reading XLSX needs openpyxl (pip install 'fminspect[xlsx]')"
+        ) from None
+    book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    rows = [list(r) for r in book.worksheets[0].iter_rows(values_only=True)]
+    rows = [r for r in rows if any(c not in (None, "") for c in r)]
+    if len(rows) < 2:
+        raise CompareError(f"{path}: expected a header and at least one row")
+    top = [str(c).strip() if c is not None else "" for c in rows[0]]
+    known = set(datasets)
+    if any(c in known for c in top):  # datasets over measures
+        measures = [str(c).strip() if c is not None else "" for c in rows[1]]
+        current, owners = "", []
+        for cell in top:
+            current = cell or current
+            owners.append(current)
+        for n, row in enumerate(rows[2:], start=3):
+            method = str(row[0]).strip()
+            for c in range(1, len(row)):
+                if c < len(measures) and measures[c] and owners[c]:
+                    _put(ref, owners[c], method, measures[c], row[c], f"row {n}")
+        return
+    low = [c.lower() for c in top]
+    mi = (
+        low.index("method")
+        if "method" in low
+        else (low.index("methods") if "methods" in low else 0)
+    )
+    di = low.index("dataset") if "dataset" in low else None
+    for n, row in enumerate(rows[1:], start=2):
+        ds = str(row[di]).strip() if di is not None else _only_dataset(datasets, path)
+        for c, column in enumerate(top):
+            if c not in (mi, di) and c < len(row):
+                _put(ref, ds, str(row[mi]).strip(), column, row[c], f"row {n}")
+
+
+# ----------------------------------------------------------------------------- hypotheses
+@dataclass(frozen=True, slots=True)
+class Hypothesis:
+    """One way the reference may have been computed."""
+
+    name: str
+    explanation: str
+    params: Params
+    interpolation: str
+    exclude_empty_gt: bool = False
+    #: max keys as the mean of the per-image maxima
+    per_image_max: bool = False
+    #: the keys it can change (None: every key)
+    affects: frozenset[str] | None = None
+
+
+_KNOB_CHOICES: dict[str, tuple[Any, ...]] = {
+    "s_centroid": ("matlab", "co-sod"),
+    "s_denominator": ("n-1",),
+    "wfm_empty": ("nan",),
+    "gt_inclusive": (True,),
+    "stretch": (False,),
+}
+_KNOB_WORDS = {
+    "s_centroid": "the S-measure centroid rounded as {v} rounds it",
+    "s_denominator": "S-measure variances divided by N − 1 without eps (pysodmetrics ≤ 1.6.0)",
+    "wfm_empty": "an empty GT's weighted F is NaN (left out of the mean), as MATLAB's WFb.m",
+    "gt_inclusive": "the GT binarised with ≥ 128 instead of > 128",
+    "stretch": "predictions not min–max stretched",
+}
+
+
+def _keys_of_param(name: str) -> frozenset[str] | None:
+    """The measure keys a parameter changes (None: all, for the normalisation)."""
+    fams = [f for f in FIELD_PARAMS if name in FIELD_PARAMS[f]]
+    if not fams:
+        return None
+    return frozenset(k for k, m in MEASURES_BY_KEY.items() if m.field in fams)
+
+
+def hypotheses(
+    params: Params, interpolation: str, *, resized: bool, empty_gts: bool
+) -> list[Hypothesis]:
+    """The candidate ways of computing (see the module notes), baseline excluded."""
+    out: list[Hypothesis] = []
+    for knob in CONVENTION_KNOBS:
+        for value in _KNOB_CHOICES.get(knob, ()):
+            if getattr(params, knob) == value:
+                continue
+            words = _KNOB_WORDS[knob].format(v=value)
+            out.append(
+                Hypothesis(
+                    f"{knob}={value}".replace("True", "true").replace("False", "false"),
+                    words,
+                    replace(params, **{knob: value}),
+                    interpolation,
+                    affects=_keys_of_param(knob),
+                )
+            )
+    defaults = Params()
+    for c in CONVENTIONS.values():
+        # the convention's knobs on fminspect's, the rest (β², α …) as given
+        p = replace(params, **{**{k: getattr(defaults, k) for k in CONVENTION_KNOBS}, **c.params})
+        interp = c.interpolation if resized else interpolation
+        if p == params and interp == interpolation:
+            continue
+        out.append(Hypothesis(f"convention {c.name}", c.describe(), p, interp))
+    if resized:
+        for interp in INTERPOLATIONS:
+            if interp != interpolation:
+                out.append(
+                    Hypothesis(
+                        f"interpolation={interp}",
+                        f"maps of another size resized with {interp} interpolation",
+                        params,
+                        interp,
+                    )
+                )
+    if empty_gts:
+        out.append(
+            Hypothesis(
+                "empty GTs left out",
+                "the images whose GT is empty left out of the values",
+                params,
+                interpolation,
+                exclude_empty_gt=True,
+            )
+        )
+    max_keys = frozenset(k for k in MEASURES_BY_KEY if k.startswith("max"))
+    out.append(
+        Hypothesis(
+            "mean of per-image maxima",
+            "max values as the mean over images of each image's best threshold, not the "
+            "max of the image-averaged curve",
+            params,
+            interpolation,
+            per_image_max=True,
+            affects=max_keys,
+        )
+    )
+    return out
+
+
+# ---------------------------------------------------------------------------------- findings
+@dataclass(frozen=True, slots=True)
+class Finding:
+    dataset: str
+    method: str
+    key: str
+    theirs: RefValue
+    ours: float | None
+    verdict: str  # agrees | explained | unexplained | not here
+    explained_by: tuple[str, ...] = ()
+    closest: tuple[str, float] | None = None
+    images: tuple[str, ...] = ()
+
+    @property
+    def difference(self) -> float | None:
+        return None if self.ours is None else self.ours - self.theirs.value
+
+
+@dataclass(slots=True)
+class Comparison:
+    reference: Reference
+    baseline: str
+    findings: list[Finding]
+    tried: list[Hypothesis]
+    #: hypotheses left out, and why
+    skipped: list[str]
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.findings:
+            out[f.verdict] = out.get(f.verdict, 0) + 1
+        return out
+
+
+#: (dataset, method, key) → value, of one way of computing
+Values = dict[tuple[str, str, str], float]
+#: evaluates a hypothesis (or the baseline, None) for the keys and methods asked:
+#: (values, {(dataset, method): notes about its images})
+Evaluator = Callable[
+    [Hypothesis | None, Sequence[str], Sequence[str]],
+    tuple[Values, dict[tuple[str, str], list[str]]],
+]
+
+
+def _close(a: float, ref: RefValue) -> bool:
+    return math.isfinite(a) and abs(a - ref.value) <= ref.tolerance
+
+
+def compare(
+    reference: Reference,
+    evaluate: Evaluator,
+    params: Params,
+    interpolation: str,
+    *,
+    resized: bool,
+    empty_gts: bool,
+    baseline: str = "",
+) -> Comparison:
+    """Every reference value against the baseline and the hypotheses (module notes)."""
+    keys = sorted({k for _, _, k in reference.values})
+    methods = sorted({m for _, m, _ in reference.values})
+    base, image_notes = evaluate(None, keys, methods)
+    # only what the baseline does not reproduce is evaluated again
+    pending = [
+        (ds, m, k)
+        for (ds, m, k), ref in reference.values.items()
+        if (ds, m, k) in base and not _close(base[(ds, m, k)], ref)
+    ]
+    keys = sorted({k for _, _, k in pending})
+    methods = sorted({m for _, m, _ in pending})
+    tried, skipped = [], []
+    results: dict[str, Values] = {}
+    for h in hypotheses(params, interpolation, resized=resized, empty_gts=empty_gts):
+        if not pending:
+            break
+        wanted = [k for k in keys if h.affects is None or k in h.affects]
+        if not wanted:
+            skipped.append(f"{h.name}: changes none of the measures that differ")
+            continue
+        tried.append(h)
+        results[h.name], _ = evaluate(h, wanted, methods)
+    if not resized:
+        skipped.append("other resize rules: every map here is at its GT's size")
+    if not empty_gts:
+        skipped.append("empty GTs left out: no GT here is empty")
+    findings = []
+    for (ds, m, k), ref in sorted(reference.values.items()):
+        ours = base.get((ds, m, k))
+        notes = tuple(image_notes.get((ds, m), ()))
+        if ours is None:
+            findings.append(Finding(ds, m, k, ref, None, "not here", images=notes))
+            continue
+        if _close(ours, ref):
+            findings.append(Finding(ds, m, k, ref, ours, "agrees", images=notes))
+            continue
+        matching = tuple(
+            h.name
+            for h in tried
+            if (v := results[h.name].get((ds, m, k))) is not None and _close(v, ref)
+        )
+        distances = [
+            (h.name, results[h.name][(ds, m, k)])
+            for h in tried
+            if (ds, m, k) in results[h.name] and math.isfinite(results[h.name][(ds, m, k)])
+        ]
+        closest = min(distances, key=lambda d: abs(d[1] - ref.value), default=None)
+        findings.append(
+            Finding(
+                ds,
+                m,
+                k,
+                ref,
+                ours,
+                "explained" if matching else "unexplained",
+                matching,
+                None if matching else closest,
+                notes,
+            )
+        )
+    return Comparison(reference, baseline, findings, tried, skipped)
+
+
+# ----------------------------------------------------------------------------------- report
+def _fmt(v: float | None, digits: int = 4) -> str:
+    return "—" if v is None or not math.isfinite(v) else f"{v:.{digits}f}"
+
+
+def _why(f: Finding) -> str:
+    if f.verdict == "agrees":
+        return "agrees"
+    if f.verdict == "not here":
+        return "not evaluated here (" + ("; ".join(f.images) or "method or dataset absent") + ")"
+    if f.verdict == "explained":
+        return "explained by " + " or ".join(f.explained_by)
+    text = "unexplained"
+    if f.closest is not None:
+        text += f"; closest: {f.closest[0]} ({_fmt(f.closest[1])})"
+    if f.images:
+        text += "; " + "; ".join(f.images)
+    return text
+
+
+def rows(comparison: Comparison) -> list[dict[str, str]]:
+    """One row per reference value (what the text, Markdown and CSV reports show)."""
+    return [
+        {
+            "dataset": f.dataset,
+            "method": f.method,
+            "measure": f.key,
+            "theirs": f.theirs.text,
+            "ours": _fmt(f.ours),
+            "difference": _fmt(f.difference),
+            "verdict": f.verdict,
+            "why": _why(f),
+        }
+        for f in comparison.findings
+    ]
+
+
+def summary_lines(comparison: Comparison) -> list[str]:
+    counts = comparison.counts()
+    total = len(comparison.findings)
+    lines = [
+        f"{total} reference values from {comparison.reference.source}, against "
+        f"{comparison.baseline or 'fminspect'}: "
+        + ", ".join(f"{counts.get(v, 0)} {v}" for v in ("agrees", "explained", "unexplained"))
+        + (f", {counts['not here']} not evaluated here" if counts.get("not here") else "")
+    ]
+    by: dict[str, int] = {}
+    could: dict[str, int] = {}  # differing values each hypothesis could change
+    for f in comparison.findings:
+        for name in f.explained_by:
+            by[name] = by.get(name, 0) + 1
+        if f.verdict in ("explained", "unexplained"):
+            for h in comparison.tried:
+                if h.affects is None or f.key in h.affects:
+                    could[h.name] = could.get(h.name, 0) + 1
+    for name, n in sorted(by.items(), key=lambda kv: -kv[1]):
+        h = next(h for h in comparison.tried if h.name == name)
+        lines.append(
+            f"  {name} reproduces {n} of the {could.get(name, n)} differing values it could "
+            f"change: {h.explanation}"
+        )
+    if any(n < could.get(name, n) for name, n in by.items()):
+        lines.append(
+            "  (a way of computing that reproduces only some of the values it changes may "
+            "match by chance)"
+        )
+    lines.append(
+        "Tried: "
+        + ", ".join(h.name for h in comparison.tried)
+        + (". Not tried: " + "; ".join(comparison.skipped) if comparison.skipped else "")
+        + ". Never tried: "
+        + "; ".join(NOT_TRIED)
+        + "."
+    )
+    lines += [f"note: {n}" for n in comparison.reference.notes]
+    return lines
+
+
+def text(comparison: Comparison) -> str:
+    table = rows(comparison)
+    cols = ["dataset", "method", "measure", "theirs", "ours", "difference", "why"]
+    width = {c: max(len(c), *(len(r[c]) for r in table)) for c in cols[:-1]}
+    out = ["  ".join(c.ljust(width[c]) for c in cols[:-1]) + "  why"]
+    for r in table:
+        out.append("  ".join(r[c].ljust(width[c]) for c in cols[:-1]) + "  " + r["why"])
+    return "\n".join([*out, "", *summary_lines(comparison)]) + "\n"
+
+
+def markdown(comparison: Comparison) -> str:
+    cols = ["dataset", "method", "measure", "theirs", "ours", "difference", "why"]
+    out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows(comparison):
+        out.append("| " + " | ".join(r[c].replace("|", "\\|") for c in cols) + " |")
+    return "\n".join([*out, "", *summary_lines(comparison)]) + "\n"
+
+
+def csv_text(comparison: Comparison) -> str:
+    import io
+
+    buf = io.StringIO()
+    table = rows(comparison)
+    w = csv.DictWriter(buf, fieldnames=list(table[0]) if table else ["dataset"])
+    w.writeheader()
+    w.writerows(table)
+    return buf.getvalue()
+
+
+def as_json(comparison: Comparison) -> str:
+    return (
+        json.dumps(
+            {
+                "reference": comparison.reference.source,
+                "baseline": comparison.baseline,
+                "counts": comparison.counts(),
+                "tried": [{"name": h.name, "explanation": h.explanation} for h in comparison.tried],
+                "skipped": comparison.skipped,
+                "never_tried": list(NOT_TRIED),
+                "findings": [
+                    {
+                        **r,
+                        "explained_by": list(f.explained_by),
+                        "images": list(f.images),
+                        "theirs_tolerance": f.theirs.tolerance,
+                        "ours_value": f.ours,
+                    }
+                    for r, f in zip(rows(comparison), comparison.findings, strict=True)
+                ],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+
+def render(comparison: Comparison, fmt: str) -> str:
+    return {"text": text, "markdown": markdown, "csv": csv_text, "json": as_json}[fmt](comparison)
+
+
+def image_notes(
+    results: Iterable[Any], empty_gt: Mapping[str, list[str]]
+) -> dict[tuple[str, str], list[str]]:
+    """What is known about each (dataset, method)'s images that no convention explains."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for r in results:
+        notes = []
+        c = r.coverage
+        if c.missing:
+            notes.append(f"{len(c.missing)} of its maps missing here")
+        if c.failed:
+            notes.append(f"{len(c.failed)} of its maps unreadable here")
+        if r.resized:
+            notes.append(f"{r.resized} maps resized to their GT")
+        if empty_gt.get(r.dataset):
+            notes.append(f"{len(empty_gt[r.dataset])} empty GTs in the dataset")
+        out[(r.dataset, r.method)] = notes
+    return out
+
+
+# ------------------------------------------------------------------------------- running
+def run_compare(
+    datasets: Sequence[Any],
+    reference: Reference,
+    params: Params,
+    interpolation: str,
+    cache_path: Path | str,
+    *,
+    jobs: int = 1,
+    pool: Any = None,
+    progress: bool | None = False,
+    on_message: Callable[[str], None] | None = None,
+) -> Comparison:
+    """Evaluate ``datasets`` as the baseline and under every hypothesis, into one result
+    store, and compare with ``reference`` (see the module notes)."""
+    from fminspect.batch.runner import evaluate_datasets
+    from fminspect.batch.subsets import Selection
+    from fminspect.pipeline.config import EvalConfig
+    from fminspect.pipeline.conventions import convention_of
+
+    here = {m for d in datasets for m in d.methods}
+    state: dict[str, Any] = {}
+
+    def evaluate(
+        h: Hypothesis | None, keys: Sequence[str], methods: Sequence[str]
+    ) -> tuple[Values, dict[tuple[str, str], list[str]]]:
+        wanted = [m for m in methods if m in here]
+        if not wanted:
+            return {}, {}
+        if on_message is not None:
+            on_message(f"evaluating {'the baseline' if h is None else h.name} ({', '.join(keys)})")
+        report = evaluate_datasets(
+            datasets,
+            EvalConfig(
+                params if h is None else h.params,
+                tuple(keys),
+                interpolation if h is None else h.interpolation,
+            ),
+            cache_path=cache_path,
+            methods=wanted,
+            jobs=jobs,
+            pool=pool,
+            progress=progress,
+            selection=Selection(exclude_empty_gt=h is not None and h.exclude_empty_gt),
+        )
+        values: Values = {}
+        for r in report.results:
+            for k in keys:
+                if k in r.values:
+                    values[(r.dataset, r.method, k)] = float(r.values[k])
+        if h is not None and h.per_image_max:
+            sums: dict[tuple[str, str, str], list[float]] = {}
+            for row in report.per_image:
+                for k in keys:
+                    v = row.get(k)
+                    if v is not None and math.isfinite(v):
+                        sums.setdefault((row["dataset"], row["method"], k), []).append(v)
+            values = {key: sum(vs) / len(vs) for key, vs in sums.items()}
+        if h is None:
+            state["resized"] = any(r.resized for r in report.results)
+            state["empty"] = any(report.empty_gt.values())
+            return values, image_notes(report.results, report.empty_gt)
+        return values, {}
+
+    baseline_values = evaluate(
+        None,
+        sorted({k for _, _, k in reference.values}),
+        sorted({m for _, m, _ in reference.values}),
+    )
+
+    def cached(
+        h: Hypothesis | None, keys: Sequence[str], methods: Sequence[str]
+    ) -> tuple[Values, dict[tuple[str, str], list[str]]]:
+        return baseline_values if h is None else evaluate(h, keys, methods)
+
+    name = convention_of(params, interpolation)
+    return compare(
+        reference,
+        cached,
+        params,
+        interpolation,
+        resized=bool(state.get("resized")),
+        empty_gts=bool(state.get("empty")),
+        baseline=f"fminspect ({name} convention)" if name != "custom" else "fminspect (custom)",
+    )

@@ -1,0 +1,225 @@
+"""fminspect compare: planted differences — the MATLAB S-measure centroid, another resize
+rule, max values as the mean of per-image maxima — are each explained by the convention
+that made them; a value no convention makes is said to be unexplained; the reference is
+read from CSV, JSON, XLSX and another eval folder."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from fminspect.batch.compare import (
+    CompareError,
+    measure_key,
+    read_reference,
+)
+from fminspect.cli import main
+from tests.datasets import write_png
+
+
+def _halves(root: Path, *, small: str = "") -> Path:
+    """6 images of 32×40 whose GT rectangles have centroid means of exactly k + 0.5 (where
+    pysodmetrics and MATLAB split the S-measure quadrants differently); methods A and B;
+    with ``small``, that method's maps are saved at half size."""
+    rng = np.random.default_rng(11)
+    for i in range(6):
+        gt = np.zeros((32, 40), np.uint8)
+        r0, c0 = 4 + 2 * i, 2 + 2 * i
+        gt[r0 : r0 + 6, c0 : c0 + 8] = 255  # means r0 + 2.5, c0 + 3.5
+        write_png(root / "GT" / f"im{i}.png", gt)
+        img = rng.integers(0, 256, (32, 40, 3), dtype=np.uint8)
+        cv2.imwrite(str(root / "Imgs" / f"im{i}.jpg"), img) if (root / "Imgs").is_dir() else None
+        for m, blur in (("A", 1.5), ("B", 4.0)):
+            soft = cv2.GaussianBlur(gt.astype(np.float64), (0, 0), blur)
+            pred = np.clip(soft + rng.normal(0, 25, gt.shape), 0, 255).astype(np.uint8)
+            if m == small:
+                pred = cv2.resize(pred, (20, 16), interpolation=cv2.INTER_AREA)
+            write_png(root / "Pred" / m / f"im{i}.png", pred)
+    return root
+
+
+def _eval(root: Path, out: Path, *extra: str) -> dict:
+    args = ["eval", str(root), "--out", str(out), "--measures", "Sm", "MAE", "maxFm"]
+    assert main([*args, "--no-plots", "--quiet", *extra]) == 0
+    return json.loads((out / "summary.json").read_text())
+
+
+def _csv(path: Path, summary: dict, keys: dict[str, str], decimals: int = 3) -> Path:
+    (ds,) = summary
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["Method", *keys])
+        for m, v in summary[ds].items():
+            w.writerow([m, *(f"{v[k]:.{decimals}f}" for k in keys.values())])
+    return path
+
+
+def _compare(root: Path, reference: Path, tmp: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    capsys.readouterr()
+    out = tmp / "report.json"
+    code = main(
+        [
+            "compare",
+            str(root),
+            str(reference),
+            "--format",
+            "json",
+            "--out",
+            str(out),
+            "--cache",
+            str(tmp / "compare.sqlite"),
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    return json.loads(out.read_text())
+
+
+def _by(report: dict) -> dict[tuple[str, str], dict]:
+    return {(f["method"], f["measure"]): f for f in report["findings"]}
+
+
+def test_a_matlab_s_measure_is_explained_by_the_centroid_rounding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _halves(tmp_path / "data")
+    theirs = _eval(root, tmp_path / "matlab", "--convention", "matlab")
+    ours = _eval(root, tmp_path / "ours")
+    # the plant is visible at three decimals
+    assert all(abs(theirs["data"][m]["Sm"] - ours["data"][m]["Sm"]) > 0.002 for m in "AB")
+    ref = _csv(tmp_path / "paper.csv", theirs, {"S_α ↑": "Sm", "MAE ↓": "MAE"})
+    report = _compare(root, ref, tmp_path, capsys)
+    found = _by(report)
+    for m in "AB":
+        sm = found[(m, "Sm")]
+        assert sm["verdict"] == "explained", sm
+        assert "s_centroid=matlab" in sm["explained_by"]
+        assert "convention matlab" in sm["explained_by"]
+        assert "s_centroid=co-sod" not in sm["explained_by"]
+        assert found[(m, "MAE")]["verdict"] == "agrees"
+    assert report["counts"] == {"agrees": 2, "explained": 2}
+
+
+def test_another_resize_rule_is_explained_and_the_resized_maps_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _halves(tmp_path / "data", small="B")
+    theirs = _eval(root, tmp_path / "nearest", "--interpolation", "nearest")
+    ref = tmp_path / "theirs.json"
+    ref.write_text(json.dumps(theirs))  # {dataset: {method: {key: value}}}, full precision
+    report = _compare(root, ref, tmp_path, capsys)
+    found = _by(report)
+    for key in ("Sm", "MAE", "maxFm"):
+        assert found[("A", key)]["verdict"] == "agrees"  # A's maps are at the GT's size
+        b = found[("B", key)]
+        assert b["verdict"] == "explained", b
+        # OpenCV's area rule enlarges by a whole factor as nearest does: both reproduce it
+        assert "interpolation=nearest" in b["explained_by"]
+        assert all(e.startswith("interpolation=") for e in b["explained_by"])
+        assert "6 maps resized to their GT" in b["images"]
+        assert not found[("A", key)]["images"]
+    assert "interpolation=nearest" in {t["name"] for t in report["tried"]}
+
+
+def test_max_as_the_mean_of_per_image_maxima_is_explained(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _halves(tmp_path / "data")
+    _eval(root, tmp_path / "ours")
+    per_image: dict[str, list[float]] = {}
+    with open(tmp_path / "ours" / "per_image.csv", newline="") as fh:
+        for row in csv.DictReader(fh):
+            per_image.setdefault(row["method"], []).append(float(row["maxFm β²=0.3"]))
+    ref = tmp_path / "long.csv"
+    with open(ref, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["dataset", "method", "measure", "value"])
+        for m, vs in per_image.items():
+            w.writerow(["data", m, "maxF", f"{sum(vs) / len(vs):.4f}"])
+    found = _by(_compare(root, ref, tmp_path, capsys))
+    for m in "AB":
+        assert found[(m, "maxFm")]["explained_by"] == ["mean of per-image maxima"]
+
+
+def test_a_difference_no_convention_makes_is_unexplained_with_the_closest_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _halves(tmp_path / "data")
+    ours = _eval(root, tmp_path / "ours")
+    ours["data"]["A"]["Sm"] += 0.05
+    ours["data"]["Ghost"] = {"Sm": 0.9}
+    ref = tmp_path / "odd.json"
+    ref.write_text(json.dumps(ours))
+    report = _compare(root, ref, tmp_path, capsys)
+    found = _by(report)
+    a = found[("A", "Sm")]
+    assert a["verdict"] == "unexplained" and "closest: " in a["why"]
+    assert found[("Ghost", "Sm")]["verdict"] == "not here"
+    assert found[("B", "Sm")]["verdict"] == "agrees"
+    assert "curves of 255 thresholds" in " ".join(report["never_tried"])
+
+
+def test_another_eval_folder_and_xlsx_are_references(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    openpyxl = pytest.importorskip("openpyxl")
+    root = _halves(tmp_path / "data")
+    ours = _eval(root, tmp_path / "ours")
+    report = _compare(root, tmp_path / "ours", tmp_path, capsys)
+    assert report["counts"] == {"agrees": 6}
+    # PySODEvalToolkit's layout: dataset names over their measures, then the measures
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["methods", "data", None])
+    sheet.append([None, "sm", "mae"])
+    for m in "AB":
+        sheet.append([m, round(ours["data"][m]["Sm"], 3), round(ours["data"][m]["MAE"], 3)])
+    book.save(tmp_path / "toolkit.xlsx")
+    ref = read_reference(tmp_path / "toolkit.xlsx", ["data"])
+    assert set(ref.values) == {("data", m, k) for m in "AB" for k in ("Sm", "MAE")}
+    assert ref.values[("data", "A", "Sm")].tolerance == pytest.approx(0.0005)
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("S-measure", "Sm"),
+        ("$S_\\alpha$", "Sm"),
+        ("maxF", "maxFm"),
+        ("avgE", "meanEm"),
+        ("F^w_β", "wFm"),
+        ("M ↓", "MAE"),
+        ("adpFm", "adpFm"),
+        ("speed", None),
+    ],
+)
+def test_column_names_of_other_tables_are_understood(name: str, key: str | None) -> None:
+    assert measure_key(name) == key
+
+
+def test_a_wrong_reference_is_one_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("model,Sm\nA,0.8\n")
+    with pytest.raises(CompareError, match="no 'method' column"):
+        read_reference(bad, ["data"])
+    bad.write_text("method,speed\nA,12\n")
+    with pytest.raises(CompareError, match="no value of a known measure"):
+        read_reference(bad, ["data"])
+    bad.write_text("method,Sm\nA,high\n")
+    with pytest.raises(CompareError, match=r"line 2: 'high' is not a number"):
+        read_reference(bad, ["data"])
+    two = tmp_path / "two.csv"
+    two.write_text("method,Sm\nA,0.8\n")
+    with pytest.raises(CompareError, match="add a 'dataset' column"):
+        read_reference(two, ["X", "Y"])
+    root = _halves(tmp_path / "data")
+    code = main(["compare", str(root), str(tmp_path / "missing.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err.strip() == f"fminspect compare: {tmp_path / 'missing.csv'}: file not found"
