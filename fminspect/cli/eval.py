@@ -49,6 +49,17 @@ def add_parser(sub: Subparsers) -> None:
     ev.add_argument("--dataset-config", type=Path, help="PySODEvalToolkit dataset JSON")
     ev.add_argument("--method-config", type=Path, help="PySODEvalToolkit method JSON")
     ev.add_argument("--no-plots", action="store_true", help="skip the PNG/PDF curve plots")
+    pp = ev.add_argument_group(
+        "paper", "tables in every format and curve figures in OUT/paper (README: 'One command')"
+    )
+    pp.add_argument(
+        "--paper",
+        action="store_true",
+        help="also write OUT/paper: table.{tex,md,html,csv,xlsx}, figures/{pr,fm,em}.{pdf,png}",
+    )
+    pp.add_argument("--highlight", nargs="+", default=[], help="methods to highlight (ours)")
+    pp.add_argument("--aliases", type=Path, help="short method and dataset names (JSON or YAML)")
+    pp.add_argument("--style", type=Path, help="Matplotlib rcParams as YAML, for the figures")
     sel = ev.add_argument_group(
         "subsets",
         "which images make the dataset values (README: 'Subsets'); the number of images with "
@@ -126,6 +137,36 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return _run_eval(args, pool, None)
 
 
+def _paper_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The aliases, highlighted methods and style of ``--paper`` (read before the run, so
+    that a wrong file is said before the work)."""
+    from fminspect.batch.figures import read_style
+    from fminspect.io.aliases import read_aliases
+
+    return {
+        "aliases": read_aliases(args.aliases) if args.aliases else {},
+        "dataset_aliases": read_aliases(args.aliases, section="dataset") if args.aliases else {},
+        "highlight": tuple(args.highlight),
+        "style": read_style(args.style) if args.style else {},
+    }
+
+
+def _write_paper(args: argparse.Namespace, out: Path, subsets: list[str]) -> str:
+    """Write OUT/paper; returns an error message ('' when done)."""
+    from fminspect.batch.figures import FigureError
+    from fminspect.batch.paper import write_paper
+    from fminspect.batch.tables import TableError
+
+    try:
+        written, notes = write_paper(out, subsets=subsets, **args.paper_options)
+    except (TableError, FigureError) as exc:
+        return f"the paper's files could not be written: {exc}"
+    for note in notes:
+        print(f"fminspect eval: paper: {note}", file=sys.stderr)
+    print(f"fminspect eval: {len(written)} files for the paper in {out / 'paper'}", file=sys.stderr)
+    return ""
+
+
 def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[Dataset], Any]:
     """The datasets restricted to ``--images`` and the :class:`Selection` of the other
     options (the image list's effect printed)."""
@@ -152,6 +193,7 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
 
 
 def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster | None) -> int:
+    from fminspect.batch.figures import FigureError
     from fminspect.batch.outputs import empty_gt_line, summary_markdown
     from fminspect.batch.significance import Setup
     from fminspect.batch.subsets import SubsetError
@@ -162,6 +204,7 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
         find_datasets,
         unused_beta2,
     )
+    from fminspect.io.aliases import AliasError
     from fminspect.pipeline.config import EvalConfig
 
     try:  # a wrong measure or parameter is reported before the folders are read
@@ -196,7 +239,8 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
         return 1
     try:
         datasets, selection = _selection(args, datasets)
-    except SubsetError as exc:
+        args.paper_options = _paper_options(args) if args.paper else {}
+    except (SubsetError, FigureError, AliasError) as exc:
         return fail(str(exc), command="eval")
     print_coverage(datasets, args.methods, quiet=args.quiet)
     run = evaluate_to_folder(
@@ -247,6 +291,10 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
     for ds, names in report.empty_gt.items():
         if names:
             print(f"fminspect eval: {empty_gt_line(report, ds)}", file=sys.stderr)
+    if args.paper and report.results:
+        paper_error = _write_paper(args, run.out, list(report.subsets))
+        if paper_error:
+            return fail(paper_error, command="eval")
     if not args.quiet:
         print(summary_markdown(report, subsets=False))
     print(f"results written to {run.out}", file=sys.stderr)

@@ -244,3 +244,39 @@ def test_the_command_offers_every_curve_plot() -> None:
     from fminspect.cli.figure import CURVE_TAGS
 
     assert tuple(p.tag for p in CURVE_PLOTS) == CURVE_TAGS
+
+
+def test_eval_paper_writes_the_tables_and_figures_in_one_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "data"
+    make_dataset(root, n_images=12, methods=("A_net", "B", "C"), layout="multi", dataset="DS1")
+    make_dataset(root, n_images=10, methods=("A_net", "B", "C"), layout="multi", dataset="DS2")
+    aliases = tmp_path / "aliases.yaml"
+    aliases.write_text('method: {"A_net": "ANet"}\n')
+    out = tmp_path / "out"
+    code = main(
+        ["eval", str(root), "--out", str(out), "--measures", *KEYS, "--ci", "--resamples",
+         "100", "--paper", "--highlight", "B", "--aliases", str(aliases), "--quiet"]
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 0, err
+    paper = out / "paper"
+    names = sorted(p.name for p in paper.iterdir())
+    assert names == [
+        "figures", "table-document.tex", "table.csv", "table.html", "table.md", "table.tex",
+        "table.xlsx",
+    ]  # fmt: skip
+    assert sorted(p.name for p in (paper / "figures").iterdir()) == [
+        f"{c}.{f}" for c in ("em", "fm", "pr") for f in ("pdf", "png")
+    ]
+    tex = (paper / "table.tex").read_text()
+    assert "ANet" in tex and "\\multicolumn" in tex and "$\\pm$" in tex
+    assert "files for the paper in" in err
+    # a wrong style file is said before any image is scored
+    bad = tmp_path / "style.yml"
+    bad.write_text("no.such.key: 1\n")
+    code = main(["eval", str(root), "--out", str(tmp_path / "o2"), "--paper", "--style", str(bad)])
+    err = capsys.readouterr().err
+    assert code == 2 and "'no.such.key' is not a Matplotlib rcParam" in err
+    assert not (tmp_path / "o2" / "results.json").exists()
