@@ -62,6 +62,16 @@ MEASURE_NAMES = {
     "fwβ": "wFm",
     "fβw": "wFm",
     "fωβ": "wFm",
+    "fβω": "wFm",
+    "fbetaomega": "wFm",
+    "fomegabeta": "wFm",
+    "mathcalm": "MAE",
+    "ephimax": "maxEm",
+    "ephimean": "meanEm",
+    "ephiadp": "adpEm",
+    "fbetamax": "maxFm",
+    "fbetamean": "meanFm",
+    "fbetaadp": "adpFm",
     "m": "MAE",
     "maxf": "maxFm",
     "fmax": "maxFm",
@@ -92,7 +102,8 @@ class CompareError(ValueError):
 
 def measure_key(name: str) -> str | None:
     """fminspect's key for a column name of another table (``None`` if unknown)."""
-    plain = re.sub(r"[\s_\-↑↓$\\{}^]", "", str(name)).lower()
+    plain = re.sub(r"[\s_\-↑↓$\\{}^]", "", str(name)).lower().replace("ϕ", "φ")
+    plain = plain.replace("mathrm", "").replace("text", "")
     return MEASURE_NAMES.get(plain)
 
 
@@ -114,21 +125,38 @@ class Reference:
     notes: list[str] = field(default_factory=list)
 
 
+#: Cells that mean "no value" in a table.
+EMPTY_CELLS = {"", "-", "—", "–", "nan", "n/a", "na", "none", "null", "?"}
+
+
 def _ref_value(cell: Any) -> RefValue | None:
-    """A reference cell: its number and how exact it is (``None`` for an empty cell)."""
-    if cell is None or (isinstance(cell, str) and not cell.strip()):
+    """A reference cell: its number and how exact it is (``None`` for an empty cell).
+
+    A value is taken to be exact to half a unit of its last printed digit; a whole number
+    (``1``, which tables print for 1.000) to half a unit of the third decimal; a number of
+    a JSON or XLSX file likewise from its shortest form (so 0.873 is ±0.0005, and a value
+    given in full, 0.8731234567891, is ±1e-9).
+    """
+    if cell is None or isinstance(cell, bool):
+        if isinstance(cell, bool):
+            raise ValueError(f"{cell!r} is not a number")
         return None
-    if isinstance(cell, bool):
-        raise ValueError(f"{cell!r} is not a number")
     if isinstance(cell, (int, float)):
-        text = repr(float(cell))
         value = float(cell)
-        decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 17
+        if math.isnan(value):
+            return None
+        text = repr(value)
     else:
         text = str(cell).strip().split("±")[0].strip()
         text = text.replace("\\textbf{", "").replace("\\underline{", "").strip("{}*_ ")
+        if text.lower() in EMPTY_CELLS:
+            return None
         value = float(text)
-        decimals = len(text.split(".")[1]) if "." in text else 0
+        if math.isnan(value):
+            return None
+    decimals = len(text.split(".")[1]) if "." in text and "e" not in text.lower() else 0
+    if decimals == 0 or (isinstance(cell, (int, float)) and text.endswith(".0")):
+        decimals = 3  # a whole number: 1 is 1.000 as tables print it
     tolerance = 0.5 * 10.0**-decimals if decimals <= 8 else 1e-9
     return RefValue(value, tolerance * (1 + 1e-9), text)
 
@@ -161,7 +189,18 @@ def read_reference(path: Path | str, datasets: Sequence[str]) -> Reference:
             f"{path}: no value of a known measure (columns such as Sm, wFm, MAE, maxFm, "
             "meanEm; " + "; ".join(ref.notes[:3]) + ")"
         )
+    _percent(ref)
     return ref
+
+
+def _percent(ref: Reference) -> None:
+    """A measure whose every value lies in (1, 100] was printed in percent: divide it."""
+    for key in sorted({k for _, _, k in ref.values}):
+        cells = {i: v for i, v in ref.values.items() if i[2] == key}
+        if all(1 < v.value <= 100 for v in cells.values()):
+            for i, v in cells.items():
+                ref.values[i] = RefValue(v.value / 100, v.tolerance / 100, v.text)
+            ref.notes.append(f"{key} is in percent in the table: divided by 100")
 
 
 def _only_dataset(datasets: Sequence[str], path: Path) -> str:
@@ -185,6 +224,10 @@ def _put(ref: Reference, ds: str, method: str, column: str, cell: Any, where: st
     except ValueError:
         raise CompareError(f"{ref.source}, {where}: {cell!r} is not a number") from None
     if v is not None:
+        if (ds, method, key) in ref.values:
+            raise CompareError(
+                f"{ref.source}, {where}: {method}'s {key} on {ds} is given twice: give it once"
+            )
         ref.values[(ds, method, key)] = v
 
 
@@ -215,9 +258,13 @@ def _read_csv(path: Path, ref: Reference, datasets: Sequence[str]) -> None:
 def _read_json(path: Path, ref: Reference, datasets: Sequence[str]) -> None:
     doc = json.loads(path.read_text(encoding="utf-8-sig"))
     if isinstance(doc, dict) and "datasets" in doc and "config" in doc:  # results.json
+        subsets = doc.get("subsets") or {}
+        if subsets:
+            ref.notes.append(f"its {len(subsets)} subsets are left out (compare whole datasets)")
         doc = {
             ds: {m: r["values"] for m, r in methods.items()}
             for ds, methods in doc["datasets"].items()
+            if ds not in subsets
         }
     if not isinstance(doc, dict):
         raise CompareError(f"{path}: expected {{dataset: {{method: {{measure: value}}}}}}")
@@ -305,7 +352,8 @@ _KNOB_CHOICES: dict[str, tuple[Any, ...]] = {
 _KNOB_WORDS = {
     "s_centroid": "the S-measure centroid rounded as {v} rounds it",
     "s_denominator": "S-measure variances divided by N − 1 without eps (pysodmetrics ≤ 1.6.0)",
-    "wfm_empty": "an empty GT's weighted F is NaN (left out of the mean), as MATLAB's WFb.m",
+    "wfm_empty": "an empty GT's weighted F is NaN as the authors' WFb.m gives it (here left "
+    "out of the mean)",
     "gt_inclusive": "the GT binarised with ≥ 128 instead of > 128",
     "stretch": "predictions not min–max stretched",
 }
@@ -488,6 +536,8 @@ def compare(
             if (ds, m, k) in results[h.name] and math.isfinite(results[h.name][(ds, m, k)])
         ]
         closest = min(distances, key=lambda d: abs(d[1] - ref.value), default=None)
+        if closest is not None and abs(closest[1] - ref.value) >= abs(ours - ref.value):
+            closest = None  # no hypothesis comes nearer than fminspect's own value
         findings.append(
             Finding(
                 ds,
@@ -506,7 +556,10 @@ def compare(
 
 # ----------------------------------------------------------------------------------- report
 def _fmt(v: float | None, digits: int = 4) -> str:
-    return "—" if v is None or not math.isfinite(v) else f"{v:.{digits}f}"
+    if v is None or not math.isfinite(v):
+        return "—"
+    text = f"{v:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def _why(f: Finding) -> str:
@@ -585,7 +638,7 @@ def summary_lines(comparison: Comparison) -> list[str]:
 def text(comparison: Comparison) -> str:
     table = rows(comparison)
     cols = ["dataset", "method", "measure", "theirs", "ours", "difference", "why"]
-    width = {c: max(len(c), *(len(r[c]) for r in table)) for c in cols[:-1]}
+    width = {c: max([len(c), *(len(r[c]) for r in table)]) for c in cols[:-1]}
     out = ["  ".join(c.ljust(width[c]) for c in cols[:-1]) + "  why"]
     for r in table:
         out.append("  ".join(r[c].ljust(width[c]) for c in cols[:-1]) + "  " + r["why"])
@@ -655,7 +708,7 @@ def image_notes(
         if c.failed:
             notes.append(f"{len(c.failed)} of its maps unreadable here")
         if r.resized:
-            notes.append(f"{r.resized} maps resized to their GT")
+            notes.append(f"{r.resized} map{'s' if r.resized != 1 else ''} resized to their GT")
         if empty_gt.get(r.dataset):
             notes.append(f"{len(empty_gt[r.dataset])} empty GTs in the dataset")
         out[(r.dataset, r.method)] = notes

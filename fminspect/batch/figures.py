@@ -39,6 +39,15 @@ from fminspect.io.discovery import natural_key
 #: Formats written, and the default.
 FORMATS = ("pdf", "svg", "png")
 DEFAULT_CURVES = ("pr", "fm", "em")
+#: The measures whose evaluation stores each kind of curve.
+NEEDS = {
+    "pr": "an F-measure key (maxFm, meanFm or adpFm)",
+    "fm": "an F-measure key (maxFm, meanFm or adpFm)",
+    "em": "an E-measure key (maxEm, meanEm or adpEm)",
+    "iou": "an IoU key (maxIoU, meanIoU)",
+    "dice": "a Dice key (maxDice, meanDice)",
+    "roc": "a confusion-count key (maxFm, maxIoU, …)",
+}
 LEGENDS = ("bottom", "right", "separate", "none")
 #: PNG resolution when neither the options nor the style file give one.
 DEFAULT_DPI = 200
@@ -68,6 +77,9 @@ class FigureSpec:
     sharey: bool = False
     xlim: tuple[float, float] | None = None
     ylim: tuple[float, float] | None = None
+    #: False: a kind of curve the results lack is left out with a note (the default curves);
+    #: True: it is an error (curves asked for by name)
+    strict: bool = True
     formats: tuple[str, ...] = ()  # (): the style's savefig.format, else PDF and PNG
     dpi: int = 0  # PNG resolution; 0: the style's savefig.dpi, else DEFAULT_DPI
     style: Mapping[str, Any] = field(default_factory=dict)
@@ -200,8 +212,10 @@ def plan(data: Curves, spec: FigureSpec) -> Figures:
             f"unknown {_names('curve', unknown)} (choose from {', '.join(CURVE_PLOTS_BY_TAG)})"
         )
     available = list(data.curves)
+    if not available:
+        raise FigureError("these results hold no curves (no dataset was evaluated)")
     if spec.datasets:
-        datasets = list(spec.datasets)
+        datasets = list(dict.fromkeys(spec.datasets))
     elif spec.dataset_aliases:  # a PySODEvalToolkit alias file: its datasets, in its order
         datasets = [d for d in spec.dataset_aliases if d in data.curves]
         if not datasets:
@@ -220,7 +234,7 @@ def plan(data: Curves, spec: FigureSpec) -> Figures:
         )
     every = {m for d in datasets for m in data.curves[d]}
     if spec.methods:
-        methods = list(spec.methods)
+        methods = list(dict.fromkeys(spec.methods))
         absent = [m for m in methods if m not in every]
         if absent:
             raise FigureError(f"no curves for {_names('method', absent)} in these results")
@@ -233,10 +247,16 @@ def plan(data: Curves, spec: FigureSpec) -> Figures:
             "not among the methods drawn "
             "(give them in --methods too)"
         )
-    order = list(spec.highlight) + [m for m in methods if m not in spec.highlight]
+    highlight = list(dict.fromkeys(spec.highlight))
+    order = highlight + [m for m in methods if m not in highlight]
     columns = spec.columns or min(len(datasets), 4)
     rows = math.ceil(len(datasets) / columns)
     notes: list[str] = []
+    if len(order) - len(highlight) > 40:
+        notes.append(
+            f"{len(order) - len(highlight)} methods: beyond 40, lines repeat colour and line "
+            "style with filled markers — choose fewer with --methods for a readable figure"
+        )
     incomplete: dict[str, list[str]] = {}
     for d in datasets:
         for m in methods:
@@ -263,10 +283,13 @@ def plan(data: Curves, spec: FigureSpec) -> Figures:
                 notes.append(f"{tag}: no {plot.ylabel} curve for {', '.join(lacking)} on {d}")
             panels.append(Panel(d, spec.dataset_aliases.get(d, d), tuple(lines)))
         if not any(p.lines for p in panels):
-            raise FigureError(
-                f"no {tag} curves in these results: evaluate with a measure that has them "
-                "(e.g. maxFm, maxEm, maxIoU)"
+            message = (
+                f"no {tag} curves in these results: evaluate with {NEEDS[tag]} among the measures"
             )
+            if spec.strict:
+                raise FigureError(message)
+            notes.append(message)
+            continue
         if spec.xlim is not None:
             xlim = spec.xlim
         elif plot.tag == "pr":
@@ -283,6 +306,8 @@ def plan(data: Curves, spec: FigureSpec) -> Figures:
         else:
             ylims = tuple(_axis([ln[2] for ln in p.lines]) for p in panels)
         plans.append(Plan(plot, tuple(panels), tuple(order), labels, rows, columns, xlim, ylims))
+    if not plans:
+        raise FigureError("; ".join(n for n in notes if n.startswith("no ")))
     return Figures(tuple(plans), tuple(dict.fromkeys(notes)))
 
 
@@ -331,7 +356,9 @@ def draw(figures: Figures, spec: FigureSpec, out: Path | str, *, stem: str = "")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     formats = spec.formats or (
-        (str(spec.style["savefig.format"]),) if "savefig.format" in spec.style else ("pdf", "png")
+        (str(spec.style["savefig.format"]).lower(),)
+        if "savefig.format" in spec.style
+        else ("pdf", "png")
     )
     bad = [f for f in formats if f not in FORMATS]
     if bad:
@@ -367,10 +394,11 @@ def draw(figures: Figures, spec: FigureSpec, out: Path | str, *, stem: str = "")
             handles: dict[str, Any] = {}
             for k, panel in enumerate(p.panels):
                 ax = axes[k // p.columns][k % p.columns]
+                n_ours = len(dict.fromkeys(spec.highlight))
                 for m, x, y in panel.lines:
                     i = p.methods.index(m)
-                    hl = i if i < len(spec.highlight) else None
-                    style = line_style(i - len(spec.highlight), highlighted=hl)
+                    hl = i if i < n_ours else None
+                    style = line_style(i - n_ours, highlighted=hl)
                     handles[m] = plot_line(ax, x, y, p.labels[m], style)
                 ax.set_title(panel.title)
                 ax.set_xlim(*p.xlim)
@@ -395,11 +423,10 @@ def draw(figures: Figures, spec: FigureSpec, out: Path | str, *, stem: str = "")
                     legend = fig.legend(loc="outside lower center", ncols=ncols, **legend_args)
                 else:
                     legend = fig.legend(loc="outside right upper", ncols=ncols, **legend_args)
-                _bold(legend, len(spec.highlight))
+                _bold(legend, len(dict.fromkeys(spec.highlight)))
             for fmt in formats:
                 path = out / f"{name}.{fmt}"
-                with replacing(path) as tmp:
-                    fig.savefig(tmp, format=fmt, metadata=_METADATA[fmt], **_TIGHT)
+                _save(fig, path, fmt)
                 written.append(path)
             plt.close(fig)
             if spec.legend == "separate":
@@ -408,11 +435,24 @@ def draw(figures: Figures, spec: FigureSpec, out: Path | str, *, stem: str = "")
                 _bold(legend, len(spec.highlight))
                 for fmt in formats:
                     path = out / f"{name}_legend.{fmt}"
-                    with replacing(path) as tmp:
-                        lf.savefig(tmp, format=fmt, metadata=_METADATA[fmt], **_TIGHT)
+                    _save(lf, path, fmt)
                     written.append(path)
                 plt.close(lf)
     return written
+
+
+def _save(fig: Any, path: Path, fmt: str) -> None:
+    """Write one file atomically; what Matplotlib cannot do (a style asking for LaTeX
+    where none is installed, a font it cannot find) is a :class:`FigureError`."""
+    try:
+        with replacing(path) as tmp:
+            fig.savefig(tmp, format=fmt, metadata=_METADATA[fmt], **_TIGHT)
+    except (RuntimeError, ValueError, OSError) as exc:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise FigureError(f"{path.name} could not be drawn: {first}") from None
 
 
 def _bold(legend: Any, n: int) -> None:

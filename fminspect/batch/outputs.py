@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -165,8 +166,22 @@ def _caption(report: EvalReport) -> str:
     return (
         f"fminspect {__version__}; {c.params.norm.label}; predictions of another size "
         f"resized to the GT ({c.interpolation}); max/mean = max/mean of the image-averaged "
-        "256-threshold curve; adp = adaptive threshold 2·mean."
+        "256-threshold curve; adp = adaptive threshold 2·mean." + selection_words(report.selection)
     )
+
+
+def selection_words(selection: dict[str, Any]) -> str:
+    """What chose the images, as a caption says it ('' when every image counts)."""
+    words = ""
+    image_list = selection.get("image_list") or {}
+    if image_list:
+        kept = ", ".join(
+            f"{d['images']} of {d['of']} in {ds}" for ds, d in image_list.get("kept", {}).items()
+        )
+        words += f" Only the images of {Path(str(image_list['source'])).name} ({kept})."
+    if selection.get("exclude_empty_gt"):
+        words += " Images whose GT is empty are left out."
+    return words
 
 
 def write_markdown(report: EvalReport, out: Path) -> None:
@@ -217,13 +232,12 @@ def summary_markdown(report: EvalReport, *, subsets: bool = True) -> str:
         note = _partial_note(rs, keys)
         if note:
             lines.append(f"\n‡ {note}")
-        empty = report.empty_gt.get(report.subsets.get(ds, ds), [])
-        if empty:
-            lines.append("\n" + empty_gt_line(report, report.subsets.get(ds, ds)))
+        if report.empty_gt.get(ds):  # a subset's own count is not known here: not repeated
+            lines.append("\n" + empty_gt_line(report, ds))
     if not subsets and report.subsets:
         lines.append(
-            f"\n{len(report.subsets)} subsets are in summary.md and every other file "
-            "(`fminspect table OUT --datasets 'DATASET[subset]' …`)."
+            f"\n{len(report.subsets)} subsets are in summary.md and the other files but the "
+            "plots (`fminspect table OUT --datasets 'DATASET[subset]' …`, `fminspect figure`)."
         )
     return "\n".join(lines) + "\n"
 
@@ -233,9 +247,14 @@ def empty_gt_line(report: EvalReport, dataset: str) -> str:
     n = len(report.empty_gt.get(dataset, []))
     if report.selection.get("exclude_empty_gt"):
         return f"{dataset}: {n} image{'s' if n != 1 else ''} with an empty GT left out."
+    wfm = (
+        "; weighted F leaves them out (wfm_empty=nan)"
+        if report.config.params.wfm_empty == "nan"
+        else ""
+    )
     return (
-        f"{dataset}: {n} image{'s' if n != 1 else ''} with an empty GT, kept in the values "
-        "(--exclude-empty-gt leaves them out)."
+        f"{dataset}: {n} image{'s' if n != 1 else ''} with an empty GT, kept in the values"
+        f"{wfm} (--exclude-empty-gt leaves them out)."
     )
 
 

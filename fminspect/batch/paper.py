@@ -80,6 +80,7 @@ def write_paper(
         highlight=tuple(highlight),
         style=dict(style or {}),
         formats=("pdf", "png"),
+        strict=False,
     )
     try:
         planned = figures.plan(figures.load([results]), look)

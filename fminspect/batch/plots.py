@@ -97,6 +97,8 @@ class LineStyle:
     mark_offset: float
     linewidth: float
     zorder: int
+    #: filled markers: methods 40 to 79 (0 to 39 have hollow ones)
+    filled: bool = False
 
 
 def line_style(i: int, *, highlighted: int | None = None, scale: float = 1.0) -> LineStyle:
@@ -105,8 +107,9 @@ def line_style(i: int, *, highlighted: int | None = None, scale: float = 1.0) ->
 
     Method ``i`` has colour ``i mod 10``, the marker of the same index and line style
     ``i div 10`` (mod 4): 40 methods are told apart by colour and line style, and also by
-    line style and marker alone, which is what remains in greyscale. Highlighted methods are
-    thicker, solid, drawn on top, in red (then black, then dark blue), markerless.
+    line style and marker alone, which is what remains in greyscale; methods 40 to 79 repeat
+    those with filled markers. Highlighted methods are thicker, solid, drawn on top, in red
+    (then black, then dark blue), markerless.
     """
     if highlighted is not None:
         colour = HIGHLIGHT_COLOURS[highlighted % len(HIGHLIGHT_COLOURS)]
@@ -120,6 +123,7 @@ def line_style(i: int, *, highlighted: int | None = None, scale: float = 1.0) ->
         (k / len(COLOURS)) * MARK_EVERY,
         1.2 * scale,
         2,
+        filled=(i // (len(COLOURS) * len(LINE_STYLES))) % 2 == 1,
     )
 
 
@@ -135,7 +139,7 @@ def plot_line(ax: Any, x: np.ndarray, y: np.ndarray, label: str, style: LineStyl
         marker=style.marker or None,
         markevery=(style.mark_offset, MARK_EVERY) if style.marker else None,
         markersize=4,
-        markerfacecolor="none",
+        markerfacecolor=style.color if style.filled else "none",
         markeredgewidth=1.0,
         zorder=style.zorder,
     )

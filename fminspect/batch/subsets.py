@@ -90,10 +90,11 @@ def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
-        head, sep, rest = line.replace("\\", "/").partition("/")
-        if sep and head in known:
-            names.setdefault(head, set()).add(_stem(rest))
-        else:
+        parts = line.replace("\\", "/").split("/")
+        if len(parts) == 2 and (parts[0] in known or ":" not in parts[0]):
+            # DATASET/name — for that dataset only, even one not evaluated now
+            names.setdefault(parts[0], set()).add(_stem(parts[1]))
+        else:  # a name, or a path whose file name is the image's
             names.setdefault("", set()).add(_stem(line))
     if not names:
         raise SubsetError(f"{path}: names no image")
@@ -159,14 +160,23 @@ def apply_image_list(
         wanted = images.wanted(ds.name)
         kept = restrict(ds, wanted)
         if not kept.samples:
+            hint = (
+                f"; it names images of {', '.join(sorted(k for k in images.names if k))} only: "
+                "choose those with --datasets"
+                if not images.names.get("") and len(images.names) >= 1
+                else ""
+            )
             raise SubsetError(
                 f"{images.source}: names none of the {len(ds.samples)} images of {ds.name} "
-                f"(e.g. {ds.samples[0].name if ds.samples else 'none'})"
+                f"(e.g. {ds.samples[0].name if ds.samples else 'none'}){hint}"
             )
         found |= {s.name for s in kept.samples}
         report.kept[ds.name] = (len(kept.samples), len(ds.samples))
         out.append(kept)
-    every = set().union(*images.names.values())
+    evaluated = {d.name for d in datasets}
+    every = set(images.names.get("", ())) | {
+        n for ds, names in images.names.items() if ds in evaluated for n in names
+    }
     report.unmatched = sorted(every - found, key=natural_key)
     return out, report
 
@@ -193,6 +203,27 @@ class Subsets:
             for label in self._labels(s.name):
                 groups.setdefault(label, []).append(s.name)
         return [(label, groups[label]) for label in sorted(groups, key=natural_key)]
+
+    def check(self, datasets: Sequence[Dataset]) -> list[str]:
+        """What the user must know before the run: raises :class:`SubsetError` when no
+        image of any dataset falls in a subset; lines naming the table's images found in
+        no dataset."""
+        matched = {s.name for ds in datasets for s in ds.samples if self._labels(s.name)}
+        if not matched:
+            what = (
+                "no image name is a COD10K name (COD10K-CAM-1-Aquatic-3-Crab-12)"
+                if self.rule
+                else "no image it names is in the datasets, or no attribute is true or set"
+            )
+            raise SubsetError(f"--subsets {self.source}: {what}")
+        if self.rule:
+            return []
+        names = {s.name for ds in datasets for s in ds.samples}
+        absent = sorted(set(self.attributes) - names, key=natural_key)
+        if not absent:
+            return []
+        shown = ", ".join(absent[:5]) + (", …" if len(absent) > 5 else "")
+        return [f"{len(absent)} images of {self.source} are in no dataset: {shown}"]
 
     def _labels(self, name: str) -> list[str]:
         if self.rule in SUBSET_RULES:
@@ -233,6 +264,7 @@ def subsets_rule(spec: str) -> Subsets:
     if any(not a for a in attrs) or len(set(attrs)) != len(attrs):
         raise SubsetError(f"{path}: every attribute column needs a name of its own")
     table: dict[str, dict[str, str]] = {}
+    lines: dict[str, int] = {}
     for line, row in enumerate(rows[1:], start=2):
         if not row or not row[0].strip():
             continue
@@ -240,7 +272,11 @@ def subsets_rule(spec: str) -> Subsets:
             raise SubsetError(
                 f"{path}, line {line}: {len(row)} cells, the header has {len(header)}"
             )
-        table[_stem(row[0])] = {a: v.strip() for a, v in zip(attrs, row[1:], strict=True)}
+        name = _stem(row[0])
+        if name in table:
+            raise SubsetError(f"{path}: {name} is on lines {lines[name]} and {line}: give it once")
+        lines[name] = line
+        table[name] = {a: v.strip() for a, v in zip(attrs, row[1:], strict=True)}
     boolean = frozenset(
         a for a in attrs if all(r[a].lower() in _TRUE | _FALSE for r in table.values() if r[a])
     )

@@ -120,6 +120,7 @@ _COMPARED = (
     "interpolation",
     "measure_definition_version",
     "exclude_empty_gt",
+    "image_list",
 )
 
 
@@ -143,9 +144,17 @@ def load(folders: Iterable[Path | str]) -> Results:
             except (OSError, ValueError, KeyError) as exc:
                 raise TableError(f"{stats_path}: cannot be read ({exc})") from None
         # which images make a value is part of what makes values comparable
+        selection = doc.get("selection", {})
         config = {
             **config,
-            "exclude_empty_gt": bool(doc.get("selection", {}).get("exclude_empty_gt", False)),
+            "exclude_empty_gt": bool(selection.get("exclude_empty_gt", False)),
+            # an image list: its name and what it kept of each dataset
+            "image_list": {
+                "file": Path(str(selection["image_list"]["source"])).name,
+                "kept": selection["image_list"].get("kept"),
+            }
+            if selection.get("image_list")
+            else None,
         }
         part = Results(
             config=config,
@@ -399,6 +408,10 @@ def _caption(results: Results, spec: TableSpec, measures: list[str], datasets: l
         f"Normalisation {c.get('normalization')}; predictions of another size resized to the "
         f"GT ({c.get('interpolation')}). {variants}."
     ]
+    if c.get("image_list"):
+        counts = c["image_list"]["kept"] or {}
+        kept = ", ".join(f"{d['images']} of {d['of']} in {ds}" for ds, d in counts.items())
+        parts.append(f"Only the images of {c['image_list']['file']} ({kept}).")
     if c.get("exclude_empty_gt"):
         parts.append("Images whose GT is empty are left out.")
     if spec.ci or spec.groups:

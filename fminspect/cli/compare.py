@@ -90,6 +90,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return fail(str(exc), command="compare")
     if args.methods:
         reference.values = {k: v for k, v in reference.values.items() if k[1] in args.methods}
+    if args.datasets:
+        reference.values = {k: v for k, v in reference.values.items() if k[0] in args.datasets}
+    if not reference.values:
+        return fail(
+            f"{reference.source} has no value for the methods and datasets chosen",
+            command="compare",
+        )
     cache = args.cache or user_cache_dir() / "compare.sqlite"
     comparison = run_compare(
         datasets,

@@ -189,6 +189,9 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
             "unmatched": len(done.unmatched),
         }
     subsets = subsets_rule(args.subsets) if args.subsets else None
+    if subsets is not None:
+        for line in subsets.check(datasets):
+            print(f"fminspect eval: {line}", file=sys.stderr)
     return datasets, Selection(subsets, args.exclude_empty_gt, image_list)
 
 
@@ -291,6 +294,18 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
     for ds, names in report.empty_gt.items():
         if names:
             print(f"fminspect eval: {empty_gt_line(report, ds)}", file=sys.stderr)
+    valued = {r.dataset for r in report.results}
+    for ds in report.datasets:
+        if ds not in valued and ds not in report.subsets:
+            print(
+                f"fminspect eval: {ds} has no dataset value: "
+                + (
+                    "every image has an empty GT and --exclude-empty-gt left them all out"
+                    if args.exclude_empty_gt and report.empty_gt.get(ds)
+                    else "no image could be evaluated (see the problems above)"
+                ),
+                file=sys.stderr,
+            )
     if args.paper and report.results:
         paper_error = _write_paper(args, run.out, list(report.subsets))
         if paper_error:

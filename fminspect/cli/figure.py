@@ -35,10 +35,9 @@ def add_parser(sub: Subparsers) -> None:
     f.add_argument(
         "--curves",
         nargs="+",
-        choices=tags,
-        default=["pr", "fm", "em"],
         metavar="CURVE",
-        help=f"which curves, one file each ({', '.join(tags)}; default pr fm em)",
+        help=f"which curves, one file each ({', '.join(tags)}; default: pr fm em, those the "
+        "results have)",
     )
     f.add_argument(
         "--format",
@@ -91,9 +90,16 @@ def cmd_figure(args: argparse.Namespace) -> int:
         lim = getattr(args, name)
         if lim is not None and not lim[0] < lim[1]:
             return fail(f"--{name} needs LO < HI, got {lim[0]:g} {lim[1]:g}", command="figure")
+    unknown = [c for c in args.curves or () if c not in CURVE_TAGS]
+    if unknown:
+        return fail(
+            f"unknown curve {', '.join(unknown)} (choose from {', '.join(CURVE_TAGS)})",
+            command="figure",
+        )
     try:
         spec = figures.FigureSpec(
-            curves=tuple(dict.fromkeys(args.curves)),
+            curves=tuple(dict.fromkeys(args.curves or figures.DEFAULT_CURVES)),
+            strict=args.curves is not None,
             methods=tuple(args.methods or ()),
             datasets=tuple(args.datasets or ()),
             aliases=read_aliases(args.aliases) if args.aliases else {},

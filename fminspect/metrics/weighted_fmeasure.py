@@ -106,8 +106,8 @@ EMPTY = Parameter(
     "zero",
     "∅",
     "weighted F of an image whose GT is empty: zero (pysodmetrics; default) or nan (the "
-    "authors' WFb.m divides by the empty foreground: NaN, so a dataset mean leaves the image "
-    "out)",
+    "authors' WFb.m gives NaN, and their main.m's mean2 then makes the dataset value NaN; "
+    "fminspect leaves the image out of the mean instead and counts it)",
     choices=("zero", "nan"),
 )
 _RADIUS = KERNEL_SIZE // 2

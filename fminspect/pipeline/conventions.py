@@ -75,6 +75,8 @@ CONVENTIONS: dict[str, Convention] = {
                 "MATLAB's imresize (cubic kernel a = -0.5, antialiased when shrinking) is "
                 "approximated by OpenCV's bicubic (a = -0.75, no antialiasing)",
                 "it reads channel 1 of a colour prediction; fminspect converts to grey",
+                "an empty GT's NaN weighted F makes its dataset value NaN (main.m's mean2); "
+                "fminspect leaves that image out of the mean",
             ),
         ),
         Convention(

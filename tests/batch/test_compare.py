@@ -223,3 +223,41 @@ def test_a_wrong_reference_is_one_clear_message(
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     assert err.strip() == f"fminspect compare: {tmp_path / 'missing.csv'}: file not found"
+
+
+def test_empty_cells_whole_numbers_percent_and_duplicates_in_a_reference(
+    tmp_path: Path,
+) -> None:
+    ref = tmp_path / "t.csv"
+    ref.write_text("method,Sm,maxEm,wFm\nA,—,1,NaN\nB,-,0.95,n/a\n")
+    read = read_reference(ref, ["data"])
+    assert set(read.values) == {("data", "A", "maxEm"), ("data", "B", "maxEm")}
+    # a whole number is a value printed to 3 decimals, not one exact to ±0.5
+    assert read.values[("data", "A", "maxEm")].tolerance == pytest.approx(0.0005)
+    js = tmp_path / "t.json"
+    js.write_text(json.dumps({"A": {"maxEm": 1, "Sm": 0.8731234567891}}))
+    read = read_reference(js, ["data"])
+    assert read.values[("data", "A", "maxEm")].tolerance == pytest.approx(0.0005)
+    assert read.values[("data", "A", "Sm")].tolerance == pytest.approx(1e-9)
+    pct = tmp_path / "pct.csv"
+    pct.write_text("method,Sm,MAE\nA,84.7,0.041\nB,80.1,0.052\n")
+    read = read_reference(pct, ["data"])
+    assert read.values[("data", "A", "Sm")].value == pytest.approx(0.847)
+    assert read.values[("data", "A", "Sm")].tolerance == pytest.approx(0.0005)
+    assert any("Sm is in percent" in n for n in read.notes)
+    dup = tmp_path / "dup.csv"
+    dup.write_text("method,Sm\nA,0.8\nA,0.7\n")
+    with pytest.raises(CompareError, match="A's Sm on data is given twice"):
+        read_reference(dup, ["data"])
+
+
+def test_no_value_left_for_the_methods_chosen_is_one_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _halves(tmp_path / "data")
+    ref = tmp_path / "a.csv"
+    ref.write_text("method,Sm\nA,0.8\n")
+    code = main(["compare", str(root), str(ref), "--methods", "B"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "has no value for the methods and datasets chosen" in err

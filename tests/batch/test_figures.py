@@ -280,3 +280,43 @@ def test_eval_paper_writes_the_tables_and_figures_in_one_command(
     err = capsys.readouterr().err
     assert code == 2 and "'no.such.key' is not a Matplotlib rcParam" in err
     assert not (tmp_path / "o2" / "results.json").exists()
+
+
+def test_default_curves_the_results_lack_are_left_out_with_what_to_measure(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "data"
+    make_dataset(root, n_images=4, methods=("A", "B"), layout="multi", dataset="DS1")
+    datasets, _ = discover(root)
+    report = evaluate_datasets(
+        datasets, EvalConfig(Params(), ("Sm", "maxFm")), cache_path=tmp_path / "c.sqlite",
+        progress=False,
+    )  # fmt: skip
+    write_all(report, tmp_path / "out", plots=False)
+    data = load([tmp_path / "out"])
+    lenient = plan(data, FigureSpec(strict=False))
+    assert [p.plot.tag for p in lenient.plans] == ["pr", "fm"]
+    assert any("no em curves" in n and "maxEm" in n for n in lenient.notes)
+    with pytest.raises(FigureError, match=r"no em curves .* an E-measure key \(maxEm"):
+        plan(data, FigureSpec(curves=("em",)))
+
+
+def test_repeated_names_are_drawn_once_and_80_methods_still_differ(results: Path) -> None:
+    spec = FigureSpec(curves=("fm",), methods=("B", "B", "A_net"), highlight=("B", "B"))
+    (fm,) = plan(load([results]), spec).plans
+    assert fm.methods == ("B", "A_net")
+    looks = [line_style(i) for i in range(80)]
+    assert len({(s.linestyle, s.marker, s.filled) for s in looks}) == 80
+    assert len({(s.color, s.linestyle, s.filled) for s in looks}) == 80
+
+
+def test_a_style_matplotlib_cannot_draw_is_one_clear_message(results: Path, tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("latex"):
+        pytest.skip("LaTeX is installed here: usetex works")
+    spec = FigureSpec(curves=("fm",), formats=("png",), style={"text.usetex": True}, dpi=40)
+    with pytest.raises(FigureError, match=r"fm\.png could not be drawn"):
+        draw(plan(load([results]), spec), spec, tmp_path)
+    spec = FigureSpec(curves=("fm",), style={"savefig.format": "PNG"}, dpi=40)
+    assert [p.name for p in draw(plan(load([results]), spec), spec, tmp_path)] == ["fm.png"]

@@ -230,3 +230,51 @@ def test_tables_refuse_to_merge_folders_that_treat_empty_gts_differently(
     assert code == 2 and "with another exclude_empty_gt" in err
     assert main(["table", str(tmp_path / "left"), "--format", "markdown"]) == 0
     assert "Images whose GT is empty are left out." in capsys.readouterr().out
+
+
+def test_a_dataset_prefixed_name_stays_with_its_dataset_even_when_not_evaluated(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "list.txt"
+    path.write_text("COD10K/only-there\nboth\n")
+    images = read_image_list(path, ["DS1"])  # COD10K is not among those evaluated
+    assert images.wanted("DS1") == {"both"}
+    assert images.wanted("COD10K") == {"both", "only-there"}
+
+
+def test_subsets_that_match_nothing_or_repeat_an_image_are_refused(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    datasets, _ = discover(root)
+    table = tmp_path / "a.csv"
+    table.write_text("image,occlusion\nnot-here,1\nalso-not,0\n")
+    with pytest.raises(SubsetError, match="no image it names is in the datasets"):
+        subsets_rule(str(table)).check(datasets)
+    table.write_text(f"image,occlusion\n{_cod10k_name(0)},1\nghost,1\n")
+    assert subsets_rule(str(table)).check(datasets) == [
+        f"1 images of {table} are in no dataset: ghost"
+    ]
+    table.write_text(f"image,occlusion\n{_cod10k_name(0)},1\n{_cod10k_name(0)},0\n")
+    with pytest.raises(SubsetError, match="is on lines 2 and 3: give it once"):
+        subsets_rule(str(table))
+    plain = tmp_path / "plain"
+    make_dataset(plain, n_images=3, methods=("M",))
+    plain_sets, _ = discover(plain)
+    with pytest.raises(SubsetError, match="no image name is a COD10K name"):
+        subsets_rule("cod10k").check(plain_sets)
+
+
+def test_tables_refuse_folders_of_different_image_lists_and_captions_name_the_list(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    few = tmp_path / "few.txt"
+    few.write_text("\n".join(_cod10k_name(i) for i in range(3)))
+    _eval(root, tmp_path / "few", "--methods", "SINet", "--images", str(few))
+    _eval(root, tmp_path / "all", "--methods", "ZoomNet")
+    capsys.readouterr()
+    assert main(["table", str(tmp_path / "few"), str(tmp_path / "all")]) == 2
+    assert "with another image_list" in capsys.readouterr().err
+    assert (
+        "Only the images of few.txt (3 of 12 in COD10K)."
+        in (tmp_path / "few" / "summary.md").read_text()
+    )
