@@ -32,6 +32,7 @@ from fminspect.batch.scores import ScoreBlock, ScoreMatrix
 from fminspect.io.discovery import Coverage, Dataset, Sample, natural_key
 from fminspect.io.validation import Problem
 from fminspect.metrics import DatasetAccumulator
+from fminspect.metrics.dataset import group_weights
 from fminspect.metrics.registry import CURVES, MEASURES_BY_KEY, REGISTRY, SWEEP_FAMILY
 from fminspect.pipeline.config import EvalConfig, families
 from fminspect.pipeline.notes import Note
@@ -128,6 +129,8 @@ class EvalReport:
     #: which images made the values: image list, subsets, empty GTs left out or not
     #: (:meth:`fminspect.batch.subsets.Selection.describe`, recorded in results.json)
     selection: dict[str, Any] = field(default_factory=dict)
+    #: grouped evaluation: the number of groups of each dataset
+    groups: dict[str, int] = field(default_factory=dict)
 
     @property
     def evaluated(self) -> int:
@@ -205,6 +208,9 @@ class DatasetPlan:
     #: samples left out of the dataset values (empty GTs with ``exclude_empty_gt``): they
     #: keep their per-image rows
     excluded: list[Sample] = field(default_factory=list)
+    #: sample → group, for a grouped evaluation (co-SOD, video): values per group, then
+    #: their mean (:meth:`fminspect.metrics.DatasetAccumulator.grouped_results`)
+    groups: dict[str, str] | None = None
 
     def all_samples(self) -> list[Sample]:
         """The dataset's samples with those left out, in natural order."""
@@ -533,7 +539,7 @@ class Evaluation:
         left_out = {s.name for s in plan.excluded}
         for m in plan.methods:
             stored, _ = self._stored(plan, m, read, details, samples)
-            acc = DatasetAccumulator()
+            acc = DatasetAccumulator(keep_rows=plan.groups is not None)
             failed, rows, problems = [], [], []
             resized = 0
             for s in samples:
@@ -566,16 +572,23 @@ class Evaluation:
                     )
             if not len(acc):
                 continue
+            params = self.config.params
+            if plan.groups is not None:  # per group, then the mean over the groups
+                labels = [plan.groups[n] for n in acc.names]
+                values = acc.grouped_results(labels, params)
+                mean_curves = acc.weighted_mean_curves(group_weights(labels), params)
+            else:
+                values, mean_curves = acc.results(params), acc.mean_curves(params)
             result = MethodResult(
                 ds.name,
                 m,
-                acc.results(self.config.params),
+                values,
                 acc.counts(),
                 len(acc),
                 _evaluated_coverage(ds.coverage[m], failed),
                 {  # the curves of the measures asked for, and the ROC's with the sweep
                     name: curve
-                    for name, curve in acc.mean_curves(self.config.params).items()
+                    for name, curve in mean_curves.items()
                     if name in CURVES
                     and (
                         CURVES[name].field in plan.tags
@@ -621,6 +634,13 @@ class Evaluation:
                 keep = [s.name for s in plan.dataset.samples if s.name not in lost]
                 plan.excluded = [s for s in plan.dataset.samples if s.name in lost]
                 plan.dataset = restrict(plan.dataset, keep)
+            if self.selection.groups is not None:
+                plan.groups = {
+                    s.name: self.selection.groups.of(s.name) or s.name for s in plan.all_samples()
+                }
+                report.groups[plan.dataset.name] = len(
+                    {plan.groups[s.name] for s in plan.dataset.samples}
+                )
             plans.append(plan)
             if self.selection.subsets is None:
                 continue
@@ -629,7 +649,13 @@ class Evaluation:
                 sub = restrict(plan.dataset, names, name)
                 plans.append(
                     DatasetPlan(
-                        sub, plan.methods, plan.keys, plan.tags, plan.pairs, plan.dataset.name
+                        sub,
+                        plan.methods,
+                        plan.keys,
+                        plan.tags,
+                        plan.pairs,
+                        plan.dataset.name,
+                        groups=plan.groups,
                     )
                 )
                 report.subsets[name] = plan.dataset.name

@@ -106,6 +106,7 @@ def write_json(report: EvalReport, out: Path) -> None:
             ds: {"images": len(names), "names": names} for ds, names in report.empty_gt.items()
         },
         "subsets": report.subsets,
+        "groups": report.groups,
         "input_digests_blake2b": dict(sorted(report.digests.items())),
         "problems": [p.as_dict() for p in report.problems],
     }
@@ -181,6 +182,11 @@ def selection_words(selection: dict[str, Any]) -> str:
         words += f" Only the images of {Path(str(image_list['source'])).name} ({kept})."
     if selection.get("exclude_empty_gt"):
         words += " Images whose GT is empty are left out."
+    if selection.get("groups"):
+        words += (
+            " Grouped: every value is the mean over the groups of each group's value (a curve's"
+            " max or mean is taken on the mean of the groups' mean curves)."
+        )
     return words
 
 

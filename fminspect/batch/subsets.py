@@ -283,6 +283,78 @@ def subsets_rule(spec: str) -> Subsets:
     return Subsets(source=str(path), attributes=table, boolean=boolean)
 
 
+# ------------------------------------------------------------------------------ groups
+#: A name's group under the ``prefix`` rule: what comes before its last number, without
+#: the separators (``bear_00012`` → ``bear``, ``cat-3`` → ``cat``).
+GROUP_PREFIX = re.compile(r"(?P<group>.*?)[_\-\s.]*\d+")
+
+
+@dataclass(frozen=True, slots=True)
+class Groups:
+    """The group of every image (co-SOD groups, video sequences): by a rule or a table."""
+
+    rule: str = ""
+    source: str = ""
+    table: Mapping[str, str] = field(default_factory=dict)
+
+    def of(self, name: str) -> str | None:
+        if self.rule == "prefix":
+            m = GROUP_PREFIX.fullmatch(name)
+            return m["group"] if m is not None and m["group"] else name
+        return self.table.get(name)
+
+    def describe(self) -> dict[str, str]:
+        return {"rule": self.rule or "table", "source": self.source}
+
+    def check(self, datasets: Sequence[Dataset]) -> list[str]:
+        """Lines saying how many groups each dataset has; :class:`SubsetError` when an image
+        has no group (a table that misses it) or a dataset has a single group."""
+        out = []
+        for ds in datasets:
+            missing = [s.name for s in ds.samples if self.of(s.name) is None]
+            if missing:
+                shown = ", ".join(missing[:5]) + (", …" if len(missing) > 5 else "")
+                raise SubsetError(
+                    f"--groups {self.source}: {len(missing)} images of {ds.name} have no "
+                    f"group: {shown}"
+                )
+            groups = {self.of(s.name) for s in ds.samples}
+            if len(groups) < 2:
+                raise SubsetError(
+                    f"--groups {self.source}: every image of {ds.name} is in one group "
+                    f"({next(iter(groups), '')!r}): nothing to average over"
+                )
+            out.append(
+                f"{ds.name}: {len(ds.samples)} images in {len(groups)} groups (values: the "
+                "mean over the groups of each group's values)"
+            )
+        return out
+
+
+def groups_rule(spec: str) -> Groups:
+    """``prefix`` or a CSV of (image, group) rows (see the module notes)."""
+    if spec == "prefix":
+        return Groups(rule="prefix", source="prefix")
+    path = Path(spec)
+    if path.suffix.lower() != ".csv" and not path.exists():
+        raise SubsetError(f"--groups {spec}: not 'prefix', and no such CSV file")
+    rows = list(csv.reader(_read_text(path, "a group table").splitlines()))
+    header = bool(rows and rows[0] and rows[0][0].strip().lower() in ("image", "name"))
+    table: dict[str, str] = {}
+    for line, row in enumerate(rows[1:] if header else rows, start=2 if header else 1):
+        if not row:
+            continue
+        if len(row) < 2 or not row[0].strip() or not row[1].strip():
+            raise SubsetError(f"{path}, line {line}: expected image,group")
+        name = _stem(row[0])
+        if name in table and table[name] != row[1].strip():
+            raise SubsetError(f"{path}, line {line}: {name} is given two groups")
+        table[name] = row[1].strip()
+    if not table:
+        raise SubsetError(f"{path}: no (image, group) row")
+    return Groups(source=str(path), table=table)
+
+
 @dataclass(frozen=True, slots=True)
 class Selection:
     """Which images make the dataset values of an evaluation (see the module notes)."""
@@ -291,6 +363,8 @@ class Selection:
     exclude_empty_gt: bool = False
     #: what an image list did, as results.json records it ({"source", "kept"})
     image_list: Mapping[str, object] = field(default_factory=dict)
+    #: grouped evaluation (co-SOD, video): per-group values, then their mean
+    groups: Groups | None = None
 
     def describe(self) -> dict[str, object]:
         out: dict[str, object] = {"exclude_empty_gt": self.exclude_empty_gt}
@@ -298,6 +372,8 @@ class Selection:
             out["subsets"] = self.subsets.describe()
         if self.image_list:
             out["image_list"] = dict(self.image_list)
+        if self.groups is not None:
+            out["groups"] = self.groups.describe()
         return out
 
 

@@ -121,6 +121,7 @@ _COMPARED = (
     "measure_definition_version",
     "exclude_empty_gt",
     "image_list",
+    "groups",
 )
 
 
@@ -155,6 +156,7 @@ def load(folders: Iterable[Path | str]) -> Results:
             }
             if selection.get("image_list")
             else None,
+            "groups": selection.get("groups"),
         }
         part = Results(
             config=config,
@@ -414,6 +416,8 @@ def _caption(results: Results, spec: TableSpec, measures: list[str], datasets: l
         parts.append(f"Only the images of {c['image_list']['file']} ({kept}).")
     if c.get("exclude_empty_gt"):
         parts.append("Images whose GT is empty are left out.")
+    if c.get("groups"):
+        parts.append("Grouped: each value is the mean over the groups of the groups' values.")
     if spec.ci or spec.groups:
         # the setups of the datasets shown are equal (checked when folders merge) but n
         s = results.statistics[datasets[0]]["setup"]

@@ -78,6 +78,13 @@ def add_parser(sub: Subparsers) -> None:
         "COD10K names), cod10k-sub (sub-classes), or an attribute CSV (image, attribute, …)",
     )
     sel.add_argument(
+        "--groups",
+        metavar="RULE",
+        help="grouped evaluation (co-SOD groups, video sequences): each value per group, then "
+        "the mean over the groups; prefix (the name before its last number: bear_00012 → "
+        "bear) or a CSV of image,group",
+    )
+    sel.add_argument(
         "--exclude-empty-gt",
         action="store_true",
         help="leave images whose GT has no foreground pixel out of the dataset values",
@@ -172,7 +179,9 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
     options (the image list's effect printed)."""
     from fminspect.batch.subsets import (
         Selection,
+        SubsetError,
         apply_image_list,
+        groups_rule,
         read_image_list,
         subsets_rule,
     )
@@ -192,7 +201,16 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
     if subsets is not None:
         for line in subsets.check(datasets):
             print(f"fminspect eval: {line}", file=sys.stderr)
-    return datasets, Selection(subsets, args.exclude_empty_gt, image_list)
+    groups = groups_rule(args.groups) if args.groups else None
+    if groups is not None:
+        if args.ci:
+            raise SubsetError(
+                "--ci with --groups is not offered yet: its intervals would have to resample "
+                "groups, not images"
+            )
+        for line in groups.check(datasets):
+            print(f"fminspect eval: {line}", file=sys.stderr)
+    return datasets, Selection(subsets, args.exclude_empty_gt, image_list, groups)
 
 
 def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster | None) -> int:

@@ -271,6 +271,70 @@ class DatasetAccumulator:
                 )
         return out
 
+    # ------------------------------------------------------------------ groups
+    def weighted_mean_curves(
+        self, weights: np.ndarray, params: Any = None
+    ) -> dict[str, np.ndarray]:
+        """:meth:`mean_curves` with image ``i`` counted ``weights[i]`` times (needs
+        ``keep_rows=True`` for stored curves)."""
+        from fminspect.metrics.suite import DEFAULT_PARAMS
+
+        params = DEFAULT_PARAMS if params is None else params
+        w = np.asarray(weights, dtype=np.float64)
+        total = w.sum()
+        out = {name: (w @ np.stack(rows)) / total for name, rows in self.curve_rows.items()}
+        swept = self._sweep()
+        if swept is not None:
+            for name, info in CURVES.items():
+                if info.derive is not None:
+                    rows = np.asarray(info.derive(swept[0], params), dtype=np.float64)
+                    out[name] = (w @ rows) / total
+        return out
+
+    def grouped_results(self, groups: Iterable[str], params: Any = None) -> dict[str, float]:
+        """Dataset values of a grouped dataset (co-SOD groups, video sequences), as
+        PySODEvalToolkit's ``GroupedMetricRecorder`` forms them: every group's values, then
+        their plain mean over the groups — so a mean over images becomes the mean of the
+        groups' means, and a max (or mean) of the curve is taken on the mean of the groups'
+        mean curves. ``groups`` gives each image's group, in the order the images were
+        added. Needs ``keep_rows=True``.
+
+        A mean over images is the weighted mean with weights 1/|group| (NaN values left out
+        with their weight); a key formed from pooled counts or summed arrays is computed per
+        group and averaged over the groups.
+        """
+        labels = list(groups)
+        if len(labels) != len(self.names):
+            raise ValueError(f"{len(labels)} groups for {len(self.names)} images")
+        if not labels:
+            raise ValueError("no image was added")
+        _, inverse, counts = np.unique(
+            np.array(labels, dtype=object), return_inverse=True, return_counts=True
+        )
+        weights = group_weights(labels)[None, :]
+        keys = list(self.scores)
+        out = {k: float(v[0]) for k, v in self.replicates(weights, keys, params).items()}
+        per_group = [
+            k
+            for k in keys
+            if (info := MEASURES_BY_KEY.get(k)) is not None
+            and info.dataset.reduce is not None
+            and info.dataset.kind in ("pooled", "sums")
+        ]
+        if per_group:
+            indicator = (inverse[None, :] == np.arange(len(counts))[:, None]).astype(np.float64)
+            for k, values in self.replicates(indicator, per_group, params).items():
+                out[k] = float(np.mean(values))
+        return out
+
+
+def group_weights(groups: Iterable[str]) -> np.ndarray:
+    """Each image's weight 1/|its group| (see :meth:`DatasetAccumulator.grouped_results`)."""
+    _, inverse, counts = np.unique(
+        np.array(list(groups), dtype=object), return_inverse=True, return_counts=True
+    )
+    return np.asarray(1.0 / counts[inverse], dtype=np.float64)
+
 
 def aggregate(
     records: Iterable[tuple[str, Mapping[str, float], Mapping[str, np.ndarray]]],
