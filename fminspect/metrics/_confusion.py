@@ -141,6 +141,44 @@ def confusion_sweep(pair: Pair) -> ConfusionSweep:
     return pair.memo("confusion_sweep", lambda: _sweep(pair))
 
 
+#: The thresholds t/255 of the curve, as the strict rule compares the map with them.
+CURVE_THRESHOLDS = np.arange(N_THRESHOLDS) / 255
+
+
+def _strict_sweep(pair: Pair) -> ConfusionSweep:
+    gt = pair.gt
+    mask = gt.mask
+    # the largest t with t/255 < p (−1 when p = 0: never foreground), so that element t
+    # counts the pixels with p > t/255 — compared on the continuous map, as MATLAB does
+    q = np.searchsorted(CURVE_THRESHOLDS, pair.pred, side="left") - 1
+    hist = np.bincount(q.ravel() + 1, minlength=N_THRESHOLDS + 1)[1:]
+    fg_hist = (
+        np.bincount(q[mask] + 1, minlength=N_THRESHOLDS + 1)[1:] if gt.n_fg else np.zeros_like(hist)
+    )
+    bg_hist = hist - fg_hist
+    tp = np.cumsum(fg_hist[::-1])[::-1].astype(np.int64)
+    fp = np.cumsum(bg_hist[::-1])[::-1].astype(np.int64)
+    thr = pair.adaptive_threshold
+    return ConfusionSweep(
+        tp=readonly(tp),
+        fp=readonly(fp),
+        tn=readonly(gt.n_bg - fp),
+        fn=readonly(gt.n_fg - tp),
+        n_fg=gt.n_fg,
+        n_bg=gt.n_bg,
+        adaptive_threshold=thr,
+        adaptive=_counts(pair.pred > thr, mask, gt.n_fg, gt.n_bg),
+        binary=_counts(pair.pred > 0.5, mask, gt.n_fg, gt.n_bg),
+    )
+
+
+def strict_sweep(pair: Pair) -> ConfusionSweep:
+    """The (memoised) sweep of the strict rule: element ``t`` counts ``pred > t/255`` on the
+    continuous map, and the adaptive binarisation is ``pred > min(2·mean, 1)`` (the MATLAB
+    toolbox's E-measure, METRICS §9.1)."""
+    return pair.memo("confusion_sweep.strict", lambda: _strict_sweep(pair))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class ThresholdScores:
     """One confusion-count measure under every binarisation rule.

@@ -117,8 +117,9 @@ class DatasetAccumulator:
         if swept is not None:
             rows = swept[0]
             for name, info in CURVES.items():
-                if info.derive is not None:
-                    per_image = np.ascontiguousarray(info.derive(rows, params), dtype=np.float64)
+                derived = info.derive(rows, params) if info.derive is not None else None
+                if derived is not None:  # None: stored by its family under these params
+                    per_image = np.ascontiguousarray(derived, dtype=np.float64)
                     out[name] = np.add.reduce(per_image, axis=0) / n
         for curve in out.values():
             curve.flags.writeable = False  # shared by every caller until the next image
@@ -286,9 +287,9 @@ class DatasetAccumulator:
         swept = self._sweep()
         if swept is not None:
             for name, info in CURVES.items():
-                if info.derive is not None:
-                    rows = np.asarray(info.derive(swept[0], params), dtype=np.float64)
-                    out[name] = (w @ rows) / total
+                derived = info.derive(swept[0], params) if info.derive is not None else None
+                if derived is not None:
+                    out[name] = (w @ np.asarray(derived, dtype=np.float64)) / total
         return out
 
     def grouped_results(self, groups: Iterable[str], params: Any = None) -> dict[str, float]:

@@ -43,7 +43,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fminspect.metrics._confusion import N_THRESHOLDS, Counts, SweepRows, confusion_sweep
+from fminspect.metrics._confusion import (
+    CURVE_THRESHOLDS,
+    N_THRESHOLDS,
+    Counts,
+    SweepRows,
+    confusion_sweep,
+    strict_sweep,
+)
 from fminspect.metrics._inputs import (
     DEFAULT_NORMALIZATION,
     GroundTruth,
@@ -53,7 +60,25 @@ from fminspect.metrics._inputs import (
 )
 from fminspect.metrics._numerics import EPS, lazy_field, readonly
 from fminspect.metrics.equations import cite
-from fminspect.metrics.registry import CurveInfo, Family, MeasureInfo, curve_max, curve_mean
+from fminspect.metrics.registry import (
+    CurveInfo,
+    Family,
+    MeasureInfo,
+    Parameter,
+    curve_max,
+    curve_mean,
+)
+
+#: How a map is binarised against a threshold (METRICS §9.1, §11.3).
+COMPARE = Parameter(
+    "em_compare",
+    ">=",
+    "cmp",
+    "E-measure binarisation: >= (pysodmetrics, with the curve on floor(255·p); default) or > "
+    "(the authors' MATLAB toolbox, CODToolbox main.m: p > t/255 on the continuous map, and "
+    "p > the adaptive threshold)",
+    choices=(">=", ">"),
+)
 
 #: Region order used everywhere in this module: (pred fg, GT fg), (pred fg, GT bg),
 #: (pred bg, GT fg), (pred bg, GT bg).
@@ -235,7 +260,11 @@ def _emeasure_binary(
 
 
 def emeasure_at(
-    pair: Pair, *, threshold: float | None = None, index: int | None = None
+    pair: Pair,
+    *,
+    threshold: float | None = None,
+    index: int | None = None,
+    strict: bool = False,
 ) -> EmeasureAt:
     """E-measure maps of one binarisation of a prepared pair (for threshold scrubbing).
 
@@ -247,20 +276,26 @@ def emeasure_at(
         Curve point ``t`` in 0..255: binarise ``floor(255·pred) >= t`` (exactly the
         binarisation behind ``curve[t]``).
 
-    With neither, the adaptive threshold is used.
+    With neither, the adaptive threshold is used. ``strict``: binarise with ``>`` on the
+    continuous map instead (:data:`COMPARE`).
     """
     if threshold is not None and index is not None:
         raise TypeError("give threshold or index, not both")
     if index is not None:
         if not 0 <= index < N_THRESHOLDS:
             raise ValueError(f"index must be in 0..255, got {index}")
+        if strict:
+            t = float(CURVE_THRESHOLDS[index])
+            return _emeasure_binary(pair.pred > t, pair.gt, t, f"pred>{index}/255")
         return _emeasure_binary(pair.quantized >= index, pair.gt, index / 255, f"q≥{index}")
+    sign = ">" if strict else "≥"
     if threshold is None:
         threshold = pair.adaptive_threshold
-        rule = f"adaptive: pred≥{threshold:.4f}"
+        rule = f"adaptive: pred{sign}{threshold:.4f}"
     else:
-        rule = f"pred≥{threshold:.4f}"
-    return _emeasure_binary(pair.pred >= threshold, pair.gt, threshold, rule)
+        rule = f"pred{sign}{threshold:.4f}"
+    binary = pair.pred > threshold if strict else pair.pred >= threshold
+    return _emeasure_binary(binary, pair.gt, threshold, rule)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -290,13 +325,15 @@ class EmeasureResult:
     adaptive_threshold: float
     threshold: float | None = None
     warnings: tuple[str, ...] = ()
+    #: binarised with ``>`` (:data:`COMPARE`)
+    strict: bool = False
     _pair: Pair = field(repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @lazy_field
     def at(self) -> EmeasureAt:
         """Region values and maps at ``threshold`` (default: the adaptive threshold)."""
-        return emeasure_at(self._pair, threshold=self.threshold)
+        return emeasure_at(self._pair, threshold=self.threshold, strict=self.strict)
 
     @property
     def mean(self) -> float:
@@ -314,20 +351,23 @@ class EmeasureResult:
         return int(self.curve.argmax())
 
 
-def emeasure_curve(pair: Pair) -> np.ndarray:
-    """The 256-value E-measure curve of a prepared pair (ascending threshold)."""
-    sweep = confusion_sweep(pair)
+def emeasure_curve(pair: Pair, *, strict: bool = False) -> np.ndarray:
+    """The 256-value E-measure curve of a prepared pair (ascending threshold; ``strict``:
+    of ``pred > t/255``)."""
+    sweep = strict_sweep(pair) if strict else confusion_sweep(pair)
     n = pair.gt.size
     total = _enhanced_sum(sweep.tp, sweep.fp, pair.gt.n_fg, n)
     return readonly(np.asarray(_score(total, n), dtype=np.float64))
 
 
-def emeasure_from_pair(pair: Pair, *, threshold: float | None = None) -> EmeasureResult:
+def emeasure_from_pair(
+    pair: Pair, *, threshold: float | None = None, strict: bool = False
+) -> EmeasureResult:
     """E-measure of a prepared pair (see :func:`emeasure`)."""
-    sweep = confusion_sweep(pair)
+    sweep = strict_sweep(pair) if strict else confusion_sweep(pair)
     n, n_fg = pair.gt.size, pair.gt.n_fg
     adaptive = float(_score(_enhanced_sum(sweep.adaptive.tp, sweep.adaptive.fp, n_fg, n), n))
-    curve = emeasure_curve(pair)
+    curve = emeasure_curve(pair, strict=strict)
     warnings: tuple[str, ...] = ()
     if n == 1:
         warnings = ("one-pixel image: divided by N = 1 (paper), not by N − 1 + eps (reference)",)
@@ -344,6 +384,7 @@ def emeasure_from_pair(pair: Pair, *, threshold: float | None = None) -> Emeasur
         adaptive_threshold=sweep.adaptive_threshold,
         threshold=threshold,
         warnings=warnings,
+        strict=strict,
         _pair=pair,
     )
 
@@ -395,7 +436,10 @@ def emeasure_rows(rows: SweepRows) -> np.ndarray:
 FAMILY = Family(
     field="emeasure",
     name="E-measure",
-    compute=lambda pair, p, img: emeasure_from_pair(pair),
+    compute=lambda pair, p, img: emeasure_from_pair(pair, strict=p.em_compare == ">"),
+    params=(COMPARE,),
+    # with ">" the records store each image's curve (the sweep's counts are of ">=")
+    arrays=lambda s: {"Em": s.emeasure.curve} if s.emeasure.strict else {},
     measures=(
         MeasureInfo(
             "adpEm",
@@ -403,7 +447,7 @@ FAMILY = Family(
             True,
             "emeasure",
             lambda s: s.emeasure.adaptive,
-            lambda p: "thr=2·mean",
+            lambda p: "thr=2·mean" + (" cmp=>" if p.em_compare == ">" else ""),
             kind="adaptive",
         ),
         MeasureInfo(
@@ -412,7 +456,7 @@ FAMILY = Family(
             True,
             "emeasure",
             lambda s: s.emeasure.mean,
-            lambda p: "",
+            lambda p: "cmp=>" if p.em_compare == ">" else "",
             curve_mean("Em"),
             kind="mean",
             scores=lambda s: s.emeasure,  # its curve
@@ -423,14 +467,19 @@ FAMILY = Family(
             True,
             "emeasure",
             lambda s: s.emeasure.max,
-            lambda p: "",
+            lambda p: "cmp=>" if p.em_compare == ">" else "",
             curve_max("Em"),
             kind="max",
             scores=lambda s: s.emeasure,  # its curve
         ),
     ),
     curves=(
-        CurveInfo("Em", "emeasure", derive=lambda r, p: emeasure_rows(r), description="E-measure"),
+        CurveInfo(
+            "Em",
+            "emeasure",
+            derive=lambda r, p: emeasure_rows(r) if p.em_compare == ">=" else None,
+            description="E-measure",
+        ),
     ),
     paper=cite("emeasure"),
     reference="pysodmetrics 1.6.2 Emeasure; MATLAB Enhancedmeasure.m (CODToolbox d3a5cec)",

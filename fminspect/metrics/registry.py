@@ -250,7 +250,8 @@ class CurveInfo:
         ``(Sweep, Params) -> ndarray`` for a curve of the confusion counts: evaluated on the
         stored counts of many images at once (rows), element by element exactly as the
         measure's module computes one image's curve, so the image average is the same to
-        the last bit.
+        the last bit; it returns None when, under these parameters, the family stores each
+        image's curve itself (E-measure with ``em_compare='>'``).
     description : str
         What it is (axis label, ``curves.csv``).
     """
@@ -258,7 +259,7 @@ class CurveInfo:
     name: str
     field: str
     get: Callable[[Any], np.ndarray] | None = None
-    derive: Callable[[Any, Any], np.ndarray] | None = None
+    derive: Callable[[Any, Any], np.ndarray | None] | None = None
     description: str = ""
 
 

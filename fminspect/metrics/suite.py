@@ -38,6 +38,7 @@ from fminspect.metrics.context_measure import BETA2 as _CM_BETA2
 from fminspect.metrics.context_measure import CAMO_BETA2 as _CCM_BETA2
 from fminspect.metrics.context_measure import CAMOUFLAGE_FAMILY as _CAMOUFLAGE_CONTEXT
 from fminspect.metrics.context_measure import FAMILY as _CONTEXT
+from fminspect.metrics.emeasure import COMPARE as _EM_COMPARE
 from fminspect.metrics.emeasure import FAMILY as _EMEASURE
 from fminspect.metrics.fmeasure import BETA2 as _FM_BETA2
 from fminspect.metrics.fmeasure import FAMILY as _FMEASURE
@@ -138,6 +139,7 @@ class Params:
     wfm_kernel: str = _WFM_KERNEL.default
     wfm_empty: str = _WFM_EMPTY.default
     alpha: float = _ALPHA.default
+    em_compare: str = _EM_COMPARE.default
     s_weights: str = _S_WEIGHTS.default
     s_centroid: str = _S_CENTROID.default
     s_denominator: str = _S_DENOMINATOR.default

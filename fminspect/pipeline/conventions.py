@@ -66,12 +66,11 @@ CONVENTIONS: dict[str, Convention] = {
         Convention(
             "matlab",
             "the authors' MATLAB one-key toolbox (DengPingFan/CODToolbox main.m @ d3a5cec)",
-            {"s_centroid": "matlab", "wfm_empty": "nan"},
+            {"s_centroid": "matlab", "wfm_empty": "nan", "em_compare": ">"},
             "bicubic",
             (
-                "its E-measure binarises with '>' (fminspect '>='): meanEm and adpEm may differ "
-                "by up to ~4e-3 on stretched maps and more on an empty or full GT (METRICS "
-                "§9.1); maxEm and the F-measures do not differ",
+                "its E-measure thresholds are MATLAB's 1:-1/255:0, which may differ from t/255 "
+                "in the last bit: a pixel exactly on a threshold may fall on the other side",
                 "MATLAB's imresize (cubic kernel a = -0.5, antialiased when shrinking) is "
                 "approximated by OpenCV's bicubic (a = -0.75, no antialiasing)",
                 "it reads channel 1 of a colour prediction; fminspect converts to grey",

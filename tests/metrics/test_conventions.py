@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -204,3 +205,60 @@ def test_context_original_is_the_reference_on_the_original_codes_inputs(pysod) -
         for c, r in zip(cases, results, strict=True)
     ]
     assert max(stretched) > 1e-6
+
+
+# ------------------------------------------------------------------ MATLAB's E-measure '>'
+def test_matlab_e_measure_binarises_with_strict_greater_on_the_continuous_map() -> None:
+    from fminspect.metrics.emeasure import _emeasure_binary, emeasure_from_pair
+
+    for case in random_cases(12, seed=5):
+        if not case["normalize"]:
+            continue
+        pair = prepare(case["pred"], case["gt"])
+        strict = emeasure_from_pair(pair, strict=True)
+        for t in (0, 1, 37, 128, 254, 255):
+            want = _emeasure_binary(pair.pred > t / 255, pair.gt, t / 255, "").score
+            assert strict.curve[t] == pytest.approx(want, abs=1e-12), (case["id"], t)
+        thr = pair.adaptive_threshold
+        want = _emeasure_binary(pair.pred > thr, pair.gt, thr, "").score
+        assert strict.adaptive == pytest.approx(want, abs=1e-12)
+        assert strict.at.rule.startswith("adaptive: pred>")
+
+
+def test_the_documented_consequences_of_matlabs_strict_e_measure() -> None:
+    """METRICS §9.1: an empty GT with an all-zero map scores adpEm 0 in pysodmetrics and
+    1.000081 in MATLAB (96×128); a uint8 map holding both 0 and 255, not stretched, shifts
+    the curve by one threshold and leaves meanEm and maxEm as they are."""
+    params = convention("matlab").apply()
+    gt = np.zeros((96, 128), np.uint8)
+    zero = np.zeros((96, 128), np.uint8)
+    ours = compute_suite(zero, gt, keys=("adpEm",)).scores()["adpEm"]
+    matlab = compute_suite(zero, gt, params=params, keys=("adpEm",)).scores()["adpEm"]
+    assert ours == 0.0 and round(matlab, 6) == 1.000081
+    rng = np.random.default_rng(2)
+    gt = np.zeros((48, 64), np.uint8)
+    gt[10:30, 12:40] = 255
+    pred = rng.integers(0, 256, (48, 64)).astype(np.uint8)
+    pred[0, 0], pred[0, 1] = 0, 255
+    a = compute_suite(pred, gt, keys=("meanEm", "maxEm")).emeasure
+    b = compute_suite(pred, gt, params=params, keys=("meanEm", "maxEm")).emeasure
+    np.testing.assert_allclose(b.curve[:-1], a.curve[1:], rtol=0, atol=1e-12)
+    assert b.mean == pytest.approx(a.mean, abs=1e-12) and b.max == pytest.approx(a.max, abs=1e-12)
+
+
+def test_a_strict_e_measure_dataset_curve_is_the_mean_of_its_images_curves() -> None:
+    from fminspect.metrics import DatasetAccumulator
+
+    params = replace(Params(), em_compare=">")
+    acc, curves = DatasetAccumulator(), []
+    for case in random_cases(6, seed=9):
+        if not case["normalize"]:
+            continue
+        s = compute_suite(case["pred"], case["gt"], params=params, keys=("meanEm", "maxEm"))
+        acc.add(case["id"], s.scores(), s.curves())
+        curves.append(s.emeasure.curve)
+    mean_curve = np.mean(curves, axis=0)
+    np.testing.assert_allclose(acc.mean_curves(params)["Em"], mean_curve, rtol=0, atol=1e-12)
+    values = acc.results(params)
+    assert values["maxEm"] == pytest.approx(mean_curve.max(), abs=1e-12)
+    assert values["meanEm"] == pytest.approx(mean_curve.mean(), abs=1e-12)
