@@ -18,8 +18,7 @@ agrees; or it does not and these hypotheses reproduce the reference (``explained
 none does (``unexplained``: the closest is named, with what is known about the images —
 maps missing here, maps resized — that a convention cannot account for).
 
-Not tried (said in every report): curves of 255 thresholds, and a different image set than
-the one on disk.
+Not tried (said in every report): a different image set than the one on disk.
 """
 
 from __future__ import annotations
@@ -40,10 +39,7 @@ from fminspect.pipeline.conventions import CONVENTION_KNOBS, CONVENTIONS
 #: Alternative resize rules tried when some map needed resizing.
 INTERPOLATIONS = ("bilinear", "bicubic", "nearest", "area", "lanczos")
 #: What the report says is not tried.
-NOT_TRIED = (
-    "curves of 255 thresholds (BASNet's tool, eval-co-sod)",
-    "another image set than the one on disk",
-)
+NOT_TRIED = ("another image set than the one on disk",)
 #: Largest reference file read (bytes).
 MAX_REFERENCE = 32 << 20
 
@@ -337,6 +333,8 @@ class Hypothesis:
     exclude_empty_gt: bool = False
     #: max keys as the mean of the per-image maxima
     per_image_max: bool = False
+    #: reference key → the key evaluated for it (e.g. maxFm → maxFm255)
+    keys_as: Mapping[str, str] = field(default_factory=dict)
     #: the keys it can change (None: every key)
     affects: frozenset[str] | None = None
 
@@ -416,6 +414,18 @@ def hypotheses(
                 exclude_empty_gt=True,
             )
         )
+    as255 = {k: f"{k}255" for k in ("maxFm", "meanFm", "maxEm", "meanEm")}
+    out.append(
+        Hypothesis(
+            "255 thresholds",
+            "F and E curves over eval-co-sod's 255 thresholds linspace(0, 1 − 1e-10, 255) "
+            "instead of floor(255·p) ≥ t for t = 0..255",
+            params,
+            interpolation,
+            affects=frozenset(as255),
+            keys_as=as255,
+        )
+    )
     max_keys = frozenset(k for k in MEASURES_BY_KEY if k.startswith("max"))
     out.append(
         Hypothesis(
@@ -747,11 +757,12 @@ def run_compare(
             return {}, {}
         if on_message is not None:
             on_message(f"evaluating {'the baseline' if h is None else h.name} ({', '.join(keys)})")
+        asked = {k: (h.keys_as.get(k, k) if h is not None else k) for k in keys}
         report = evaluate_datasets(
             datasets,
             EvalConfig(
                 params if h is None else h.params,
-                tuple(keys),
+                tuple(dict.fromkeys(asked.values())),
                 interpolation if h is None else h.interpolation,
             ),
             cache_path=cache_path,
@@ -764,8 +775,8 @@ def run_compare(
         values: Values = {}
         for r in report.results:
             for k in keys:
-                if k in r.values:
-                    values[(r.dataset, r.method, k)] = float(r.values[k])
+                if asked[k] in r.values:
+                    values[(r.dataset, r.method, k)] = float(r.values[asked[k]])
         if h is not None and h.per_image_max:
             sums: dict[tuple[str, str, str], list[float]] = {}
             for row in report.per_image:

@@ -233,6 +233,7 @@ def take_screenshots(
         "hce": ("coffee", "RC", "HCE"),
         "boundary_iou": ("coffee", "GTshift", "binBIoU"),
         "boundary_accuracy": ("coffee", "GTdilate", "mBA"),
+        "curves255": ("chelsea", "FT", "meanFm255"),
     }
     for name, (sample, model, key) in views.items():
         if only and f"explain_{name}" not in only:

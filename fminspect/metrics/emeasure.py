@@ -144,6 +144,12 @@ def _score(enhanced_sum: Any, n: int) -> Any:
     return enhanced_sum / (n - 1 + EPS)  # MATLAB: sum(enhanced(:)) / (w*h - 1 + eps)
 
 
+def emeasure_from_counts(tp: Any, fp: Any, n_fg: int, n: int) -> Any:
+    """E-measure of binarisations given by their TP and FP counts (arrays work element by
+    element), with the empty- and full-GT special cases and the N − 1 + eps denominator."""
+    return _score(_enhanced_sum(tp, fp, n_fg, n), n)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class EmeasureAt:
     """E-measure of one binarisation, with its four region values and its maps.

@@ -69,6 +69,7 @@ from fminspect.metrics.smeasure import CENTROID as _S_CENTROID
 from fminspect.metrics.smeasure import DENOMINATOR as _S_DENOMINATOR
 from fminspect.metrics.smeasure import FAMILY as _SMEASURE
 from fminspect.metrics.smeasure import REGION_WEIGHTS as _S_WEIGHTS
+from fminspect.metrics.thresholds255 import FAMILY as _CURVES255
 from fminspect.metrics.weighted_fmeasure import BETA2 as _WFM_BETA2
 from fminspect.metrics.weighted_fmeasure import EMPTY as _WFM_EMPTY
 from fminspect.metrics.weighted_fmeasure import FAMILY as _WFMEASURE
@@ -94,6 +95,7 @@ for _family in (
     _HCE,
     _BOUNDARY_IOU,
     _BOUNDARY_ACCURACY,
+    _CURVES255,
     _SWEEP,
 ):
     REGISTRY.register(_family)

@@ -177,3 +177,51 @@ class MSIoUView(ExplainView):
                 )
             )
         self.set_numbers(rows)
+
+
+class Curves255View(ExplainView):
+    """The F- and E-measure curves over fminspect's 256 thresholds and over eval-co-sod's
+    255: the same measures, sampled elsewhere."""
+
+    TITLE = "F and E over 255 thresholds"
+    NEEDS = ("curves255", "fmeasure", "emeasure")
+    CITES = ("fmeasure", "emeasure")
+
+    def build(self) -> None:
+        from fminspect.metrics.thresholds255 import THRESHOLDS
+
+        c, f, e = self.result.curves255, self.result.fmeasure, self.result.emeasure
+        assert c is not None and f is not None and e is not None
+        self.set_header(
+            f"β² = {c.beta2:g}; 255 thresholds θ = linspace(0, 1 − 1e-10, 255), p ≥ θ "
+            "(eval-co-sod) against floor(255·p) ≥ t, t = 0..255 (pysodmetrics)",
+            f"F<sub>β</sub> ({tag('fmeasure', 'F_β')}) and E ({tag('emeasure', 'E')}) of "
+            "each binary map; max and mean over the curve. The formulas are the same: only the "
+            "set of binary maps differs, and with it the max and the mean.",
+        )
+        x256 = np.arange(256) / 255
+        for col, (name, ours, theirs) in enumerate(
+            (("F-measure", f.fmeasure.curve, c.fmeasure), ("E-measure", e.curve, c.emeasure))
+        ):
+            plot = pg.PlotWidget(title=f"{name}: 256 thresholds (blue), 255 (orange, dashed)")
+            plot.plot(x256, ours, pen=pg.mkPen((31, 119, 180), width=2))
+            plot.plot(
+                THRESHOLDS,
+                theirs,
+                pen=pg.mkPen((255, 127, 14), width=2, style=QtCore.Qt.PenStyle.DashLine),
+            )
+            plot.setLabel("bottom", "threshold")
+            plot.setLabel("left", name)
+            self.add_plot(plot, 0, col)
+        self.set_numbers(
+            [
+                ("maxFm (256)", f.fmeasure.max, "max of the 256-point F curve"),
+                ("maxFm255", float(c.fmeasure.max()), "max of the 255-point F curve"),
+                ("meanFm (256)", f.fmeasure.mean, "mean of the 256-point F curve"),
+                ("meanFm255", float(c.fmeasure.mean()), "mean of the 255-point F curve"),
+                ("maxEm (256)", e.max, "max of the 256-point E curve"),
+                ("maxEm255", float(c.emeasure.max()), "max of the 255-point E curve"),
+                ("meanEm (256)", e.mean, "mean of the 256-point E curve"),
+                ("meanEm255", float(c.emeasure.mean()), "mean of the 255-point E curve"),
+            ]
+        )

@@ -12,7 +12,7 @@ from fminspect.gui.views.context_view import CamouflageContextView, ContextView
 from fminspect.gui.views.emeasure_view import EmeasureView
 from fminspect.gui.views.fmeasure_view import FmeasureView
 from fminspect.gui.views.hce_view import HCEView
-from fminspect.gui.views.other_views import BoundaryView, MAEView, MSIoUView
+from fminspect.gui.views.other_views import BoundaryView, Curves255View, MAEView, MSIoUView
 from fminspect.gui.views.size_invariance_view import SizeInvarianceView
 from fminspect.gui.views.smeasure_view import SmeasureView
 from fminspect.gui.views.weighted_fmeasure_view import WeightedFmeasureView
@@ -36,6 +36,7 @@ VIEWS: dict[str, type[ExplainView]] = {
     "hce": HCEView,
     "boundary_iou": BoundaryIoUView,
     "boundary_accuracy": BoundaryAccuracyView,
+    "curves255": Curves255View,
 }
 #: the table's @t columns and the curves' names
 _AT_FIELDS = {"Fm": "fmeasure", "Em": "emeasure", "IoU": "overlap"}
