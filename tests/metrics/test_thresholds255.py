@@ -21,10 +21,11 @@ def test_the_thresholds_are_eval_co_sods() -> None:
     assert THRESHOLDS[0] == 0.0 and THRESHOLDS[-1] == pytest.approx(1 - 1e-10, abs=1e-16)
 
 
-@pytest.mark.parametrize("case", random_cases(10, seed=3) + edge_cases()[:6], ids=lambda c: c["id"])
+CASES = [c for c in random_cases(10, seed=3) + edge_cases()[:6] if c["normalize"]]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c["id"])
 def test_every_point_is_the_measure_of_its_binarisation(case: dict) -> None:
-    if not case["normalize"]:
-        pytest.skip("pre-normalised input: the same code path")
     pair = prepare(case["pred"], case["gt"])
     r = curves255_from_pair(pair, beta2=0.3)
     f = fmeasure_formula(0.3)
