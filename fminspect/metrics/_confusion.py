@@ -112,17 +112,17 @@ def _counts(binary: np.ndarray, mask: np.ndarray, n_fg: int, n_bg: int) -> Count
     return Counts(tp, fp, n_bg - fp, n_fg - tp)
 
 
-def _sweep(pair: Pair) -> ConfusionSweep:
+def _from_histograms(
+    pair: Pair, hist: np.ndarray, fg_hist: np.ndarray, adaptive: np.ndarray
+) -> ConfusionSweep:
+    """The sweep of per-threshold-bin pixel counts (all pixels, GT foreground): element t
+    of the curves counts the pixels in bins t and above; ``adaptive`` is the adaptive
+    binary map."""
     gt = pair.gt
-    q = pair.quantized
-    mask = gt.mask
-    hist = np.bincount(q.ravel(), minlength=N_THRESHOLDS)
-    fg_hist = np.bincount(q[mask], minlength=N_THRESHOLDS) if gt.n_fg else np.zeros_like(hist)
     bg_hist = hist - fg_hist
     # reversed cumulative sums: element t counts pixels with q >= t
     tp = np.cumsum(fg_hist[::-1])[::-1].astype(np.int64)
     fp = np.cumsum(bg_hist[::-1])[::-1].astype(np.int64)
-    thr = pair.adaptive_threshold
     return ConfusionSweep(
         tp=readonly(tp),
         fp=readonly(fp),
@@ -130,10 +130,18 @@ def _sweep(pair: Pair) -> ConfusionSweep:
         fn=readonly(gt.n_fg - tp),
         n_fg=gt.n_fg,
         n_bg=gt.n_bg,
-        adaptive_threshold=thr,
-        adaptive=_counts(pair.pred >= thr, mask, gt.n_fg, gt.n_bg),
-        binary=_counts(pair.pred > 0.5, mask, gt.n_fg, gt.n_bg),
+        adaptive_threshold=pair.adaptive_threshold,
+        adaptive=_counts(adaptive, gt.mask, gt.n_fg, gt.n_bg),
+        binary=_counts(pair.pred > 0.5, gt.mask, gt.n_fg, gt.n_bg),
     )
+
+
+def _sweep(pair: Pair) -> ConfusionSweep:
+    gt = pair.gt
+    q = pair.quantized
+    hist = np.bincount(q.ravel(), minlength=N_THRESHOLDS)
+    fg_hist = np.bincount(q[gt.mask], minlength=N_THRESHOLDS) if gt.n_fg else np.zeros_like(hist)
+    return _from_histograms(pair, hist, fg_hist, pair.pred >= pair.adaptive_threshold)
 
 
 def confusion_sweep(pair: Pair) -> ConfusionSweep:
@@ -147,29 +155,16 @@ CURVE_THRESHOLDS = np.arange(N_THRESHOLDS) / 255
 
 def _strict_sweep(pair: Pair) -> ConfusionSweep:
     gt = pair.gt
-    mask = gt.mask
     # the largest t with t/255 < p (−1 when p = 0: never foreground), so that element t
     # counts the pixels with p > t/255 — compared on the continuous map, as MATLAB does
     q = np.searchsorted(CURVE_THRESHOLDS, pair.pred, side="left") - 1
     hist = np.bincount(q.ravel() + 1, minlength=N_THRESHOLDS + 1)[1:]
     fg_hist = (
-        np.bincount(q[mask] + 1, minlength=N_THRESHOLDS + 1)[1:] if gt.n_fg else np.zeros_like(hist)
+        np.bincount(q[gt.mask] + 1, minlength=N_THRESHOLDS + 1)[1:]
+        if gt.n_fg
+        else np.zeros_like(hist)
     )
-    bg_hist = hist - fg_hist
-    tp = np.cumsum(fg_hist[::-1])[::-1].astype(np.int64)
-    fp = np.cumsum(bg_hist[::-1])[::-1].astype(np.int64)
-    thr = pair.adaptive_threshold
-    return ConfusionSweep(
-        tp=readonly(tp),
-        fp=readonly(fp),
-        tn=readonly(gt.n_bg - fp),
-        fn=readonly(gt.n_fg - tp),
-        n_fg=gt.n_fg,
-        n_bg=gt.n_bg,
-        adaptive_threshold=thr,
-        adaptive=_counts(pair.pred > thr, mask, gt.n_fg, gt.n_bg),
-        binary=_counts(pair.pred > 0.5, mask, gt.n_fg, gt.n_bg),
-    )
+    return _from_histograms(pair, hist, fg_hist, pair.pred > pair.adaptive_threshold)
 
 
 def strict_sweep(pair: Pair) -> ConfusionSweep:
