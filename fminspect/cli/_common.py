@@ -248,6 +248,27 @@ def interpolation(args: argparse.Namespace) -> str:
     return "bilinear"
 
 
+def find_datasets_or_fail(args: argparse.Namespace, command: str) -> list[Any] | int:
+    """The datasets of ``args.root`` (or its PySODEvalToolkit configs), restricted to
+    ``--datasets``/``--methods``; or the exit status after saying why there are none."""
+    from fminspect.batch.workflow import NoDatasetError, SelectionError, find_datasets
+
+    try:
+        datasets, _ = find_datasets(
+            args.root,
+            dataset_config=args.dataset_config,
+            method_config=args.method_config,
+            datasets=args.datasets,
+            methods=args.methods,
+        )
+    except SelectionError as exc:
+        return fail(str(exc), command=command)
+    except NoDatasetError as exc:
+        print_all(exc.problems)
+        return 1
+    return datasets
+
+
 def fail(message: str, code: int = 2, *, command: str = "rank") -> int:
     """Print ``fminspect COMMAND: message`` on stderr; returns ``code`` (the exit status)."""
     print(f"fminspect {command}: {message}", file=sys.stderr)

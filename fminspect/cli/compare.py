@@ -13,9 +13,9 @@ from fminspect.cli._common import (
     add_limit_options,
     add_param_options,
     fail,
+    find_datasets_or_fail,
     interpolation,
     params,
-    print_all,
     say,
 )
 
@@ -62,7 +62,6 @@ def add_parser(sub: Subparsers) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from fminspect.batch.compare import CompareError, read_reference, render, run_compare
-    from fminspect.batch.workflow import NoDatasetError, SelectionError, find_datasets
     from fminspect.io.atomic import write_text
     from fminspect.pipeline.store import user_cache_dir
 
@@ -71,19 +70,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         resize = interpolation(args)
     except ValueError as exc:
         return fail(str(exc), command="compare")
-    try:
-        datasets, _ = find_datasets(
-            args.root,
-            dataset_config=args.dataset_config,
-            method_config=args.method_config,
-            datasets=args.datasets,
-            methods=args.methods,
-        )
-    except SelectionError as exc:
-        return fail(str(exc), command="compare")
-    except NoDatasetError as exc:
-        print_all(exc.problems)
-        return 1
+    found = find_datasets_or_fail(args, "compare")
+    if isinstance(found, int):
+        return found
+    datasets = found
     try:
         reference = read_reference(args.reference, [d.name for d in datasets])
     except CompareError as exc:

@@ -15,6 +15,7 @@ from fminspect.cli._common import (
     batch_options_problem,
     connect_cluster,
     fail,
+    find_datasets_or_fail,
     interpolation,
     params,
     print_all,
@@ -219,10 +220,7 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
     from fminspect.batch.significance import Setup
     from fminspect.batch.subsets import SubsetError
     from fminspect.batch.workflow import (
-        NoDatasetError,
-        SelectionError,
         evaluate_to_folder,
-        find_datasets,
         unused_beta2,
     )
     from fminspect.io.aliases import AliasError
@@ -245,19 +243,10 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
             "none of which is asked for (wFm keeps β² = 1 and relaxFm β² = 0.3)",
             file=sys.stderr,
         )
-    try:
-        datasets, _ = find_datasets(
-            args.root,
-            dataset_config=args.dataset_config,
-            method_config=args.method_config,
-            datasets=args.datasets,
-            methods=args.methods,
-        )
-    except SelectionError as exc:
-        return fail(str(exc), command="eval")
-    except NoDatasetError as exc:
-        print_all(exc.problems)
-        return 1
+    found = find_datasets_or_fail(args, "eval")
+    if isinstance(found, int):
+        return found
+    datasets = found
     try:
         datasets, selection = _selection(args, datasets)
         args.paper_options = _paper_options(args) if args.paper else {}
