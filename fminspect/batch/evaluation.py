@@ -463,6 +463,9 @@ class Evaluation:
 
         Every method is resampled with the same image draws (so differences are paired);
         only methods with a result on every image of the dataset are tested and grouped.
+        A grouped evaluation (co-SOD groups, video sequences) resamples whole groups (the
+        cluster bootstrap: images of one group are not independent draws), and its tests
+        count groups, not images (n = the number of groups; Wilcoxon on the groups' means).
         Memory: one method's per-image records at a time, and B values per key and method.
         """
         from fminspect.batch.significance import compare, resampling_weights
@@ -472,7 +475,15 @@ class Evaluation:
         for plan in self.plans:
             names = [s.name for s in plan.dataset.samples]
             index = {n: i for i, n in enumerate(names)}
-            weights = resampling_weights(len(names), setup.resamples, setup.seed)
+            grouped = plan.groups
+            if grouped is not None:  # whole groups are drawn
+                group_names = list(dict.fromkeys(grouped[n] for n in names))
+                number = {g: i for i, g in enumerate(group_names)}
+                group_of = np.array([number[grouped[n]] for n in names], np.intp)
+                units = len(group_names)
+            else:
+                units = len(names)
+            weights = resampling_weights(units, setup.resamples, setup.seed)
             values: dict[str, dict[str, float]] = {}
             replicates: dict[str, dict[str, np.ndarray]] = {}
             per_image: dict[str, dict[str, np.ndarray]] = {}
@@ -497,13 +508,28 @@ class Evaluation:
                 if not len(acc):
                     continue
                 cols = np.array([index[n] for n in acc.names], np.intp)
-                values[m] = acc.results(params)
-                replicates[m] = acc.replicates(weights[:, cols], plan.keys, params)
                 per_image[m] = {}
-                for k in mean_keys:
-                    full = np.full(len(names), np.nan)
-                    full[cols] = acc.scores[k]
-                    per_image[m][k] = full
+                if grouped is None:
+                    values[m] = acc.results(params)
+                    replicates[m] = acc.replicates(weights[:, cols], plan.keys, params)
+                    for k in mean_keys:
+                        full = np.full(len(names), np.nan)
+                        full[cols] = acc.scores[k]
+                        per_image[m][k] = full
+                else:
+                    labels = [grouped[n] for n in acc.names]
+                    values[m] = acc.grouped_results(labels, params)
+                    replicates[m] = acc.grouped_replicates(
+                        labels, group_names, weights, plan.keys, params
+                    )
+                    for k in mean_keys:  # the groups' means, for the Wilcoxon test
+                        v = np.asarray(acc.scores[k], dtype=np.float64)
+                        ok = ~np.isnan(v)
+                        g = group_of[cols]
+                        sums = np.bincount(g[ok], v[ok], minlength=units)
+                        n_ok = np.bincount(g[ok], minlength=units)
+                        with np.errstate(invalid="ignore", divide="ignore"):
+                            per_image[m][k] = sums / n_ok
                 if len(acc) == len(names):
                     complete.append(m)
             stats = compare(
@@ -513,9 +539,10 @@ class Evaluation:
                 setup,
                 per_image=per_image,
                 comparable=complete,
-                images=len(names),
+                images=units,
             )
-            described = setup.describe(len(names))
+            described = setup.describe(units, unit="groups" if grouped is not None else "images")
+            described["images"] = len(names)
             described["tested_methods"] = complete
             out[plan.dataset.name] = {
                 "setup": described,

@@ -10,11 +10,15 @@ Protocol: length-prefixed pickles over the service's stdin and stdout (a private
 between two fminspect processes of the same installation).
 
 * window → service: ``("start", generation, dataset, config, store_path)``,
-  ``("stop", generation)``, ``("quit",)``;
+  ``("stop", generation)``, ``("task", task, kind, args, kwargs)``, ``("task-stop", task)``,
+  ``("quit",)``;
 * service → window: ``(generation, "event", event)``, ``(generation, "failed", message)``,
-  ``(generation, "finished", None)``.
+  ``(generation, "finished", None)``; for a task, ``(task, "task-progress", text)``, then
+  ``(task, "task-result", value)`` or ``(task, "task-failed", message)``.
 
-A ``start`` stops the request under way (its units in hand finish and are stored). No Qt.
+A ``start`` stops the request under way (its units in hand finish and are stored). A task
+(:mod:`fminspect.batch.tasks`: statistics, compare) runs on a thread of its own, one at a
+time, beside the scoring; a newer task stops the one under way. No Qt.
 """
 
 from __future__ import annotations
@@ -98,27 +102,71 @@ def main(argv: list[str] | None = None) -> None:
             message = read_message(sys.stdin.buffer)
             if message is None or message[0] == "quit":
                 current["stop"].set()
+                task_state["stop"].set()
                 requests.put(None)
+                tasks.put(None)
                 return
             if message[0] == "start":
                 current["stop"].set()  # a newer request replaces the one under way
                 requests.put(message)
             elif message[0] == "stop" and message[1] == current["generation"]:
                 current["stop"].set()
+            elif message[0] == "task":
+                task_state["stop"].set()  # a newer task replaces the one under way
+                tasks.put(message)
+            elif message[0] == "task-stop" and message[1] == task_state["task"]:
+                task_state["stop"].set()
+
+    tasks: queue.Queue[Any] = queue.Queue()
+    task_state: dict[str, Any] = {"task": None, "stop": threading.Event()}
+
+    def run_tasks() -> None:
+        from fminspect.batch.tasks import TaskStopped, run_task
+
+        while True:
+            message = tasks.get()
+            while message is not None and not tasks.empty():  # only the latest counts
+                message = tasks.get()
+            if message is None:
+                return
+            _, task, kind, task_args, task_kwargs = message
+            if kind == "compare":  # it scores on the service's workers
+                task_kwargs = {**task_kwargs, "jobs": args.jobs, "pool": workers()}
+            stop = threading.Event()
+            task_state["task"], task_state["stop"] = task, stop
+
+            def report(text: str, task: int = task) -> None:
+                send((task, "task-progress", text))
+
+            try:
+                value = run_task(kind, task_args, task_kwargs, report=report, stop=stop)
+            except TaskStopped:
+                send((task, "task-failed", "stopped"))
+            except (OSError, ValueError, sqlite3.DatabaseError) as exc:  # said to the user
+                send((task, "task-failed", str(exc)))
+            except Exception as exc:  # a bug: the window shows it; the trace is for a report
+                traceback.print_exc()
+                send((task, "task-failed", f"{type(exc).__name__}: {exc}"))
+            else:
+                send((task, "task-result", value))
+
+    from fminspect.batch.pool import LocalPool
+
+    pool: LocalPool | None = None
+    pool_lock = threading.Lock()
+
+    def workers() -> LocalPool | None:  # shared by the scoring and the tasks
+        nonlocal pool
+        with pool_lock:
+            if pool is None and args.jobs > 1:
+                pool = LocalPool(args.jobs, preload=True)
+            return pool
 
     threading.Thread(target=read_commands, daemon=True).start()
-    from fminspect.batch.pool import LocalPool
+    threading.Thread(target=run_tasks, daemon=True).start()
     from fminspect.batch.scores import ScoreMatrix
     from fminspect.batch.stream import stream_evaluation
     from fminspect.pipeline.store import is_damaged, set_aside
-
-    pool: LocalPool | None = None
-
-    def workers() -> LocalPool | None:
-        nonlocal pool
-        if pool is None and args.jobs > 1:
-            pool = LocalPool(args.jobs, preload=True)
-        return pool
 
     try:
         while True:

@@ -75,8 +75,10 @@ class Setup:
         if self.test not in TESTS:
             raise ValueError(f"test must be one of {', '.join(TESTS)}, got {self.test!r}")
 
-    def describe(self, n: int) -> dict[str, Any]:
-        """The method, its parameters and n, as every output names them."""
+    def describe(self, n: int, unit: str = "images") -> dict[str, Any]:
+        """The method, its parameters and n, as every output names them; ``unit``: what is
+        resampled and counted — ``images``, or ``groups`` for a grouped evaluation (the
+        cluster bootstrap: whole groups are drawn)."""
         test = (
             "paired bootstrap t-test of the difference: t = d / (SE*·√(n/(n − 1))), n − 1 "
             "degrees of freedom, SE* over the shared resamples"
@@ -84,16 +86,52 @@ class Setup:
             else "Wilcoxon signed-rank test on the per-image differences (keys that are a "
             "mean over images; the paired bootstrap for the others)"
         )
+        if unit == "groups":
+            test = test.replace("per-image differences", "differences of the groups' means")
         return {
             "reliable": n >= MIN_IMAGES,
-            "interval": f"percentile bootstrap over images, {self.level:.0%}",
+            "interval": f"percentile bootstrap over {unit}, {self.level:.0%}"
+            + (" (whole groups resampled)" if unit == "groups" else ""),
             "test": test,
             "correction": "Holm over every pair of methods, per key and dataset",
             "alpha": self.alpha,
             "resamples": self.resamples,
             "images": n,
+            "unit": unit,
+            "units": n,
             "seed": self.seed,
         }
+
+
+def spread(value: float, interval: tuple[float, float], decimals: int) -> tuple[str, ...]:
+    """How an interval is written beside its value at ``decimals`` decimals:
+    ``("±", h)`` when both ends are as far from the value at that precision;
+    ``("+-", up, down)`` when they are not (percentile intervals may be asymmetric); and
+    ``("[]", low, high)`` when the value lies outside its interval (the bootstrap of a
+    maximum can put it there). Numbers are returned formatted."""
+    low, high = interval
+    up, down = high - value, value - low
+    if up < 0 or down < 0:
+        return ("[]", f"{low:.{decimals}f}", f"{high:.{decimals}f}")
+    a, b = f"{up:.{decimals}f}", f"{down:.{decimals}f}"
+    return ("±", a) if a == b else ("+-", a, b)
+
+
+def spread_text(value: float, interval: tuple[float, float], decimals: int) -> str:
+    """:func:`spread` as plain text: ``±0.004``, ``+0.004/−0.005`` or ``[0.801, 0.812]``."""
+    kind, *parts = spread(value, interval, decimals)
+    if kind == "±":
+        return f"±{parts[0]}"
+    if kind == "+-":
+        return f"+{parts[0]}/−{parts[1]}"
+    return f"[{parts[0]}, {parts[1]}]"
+
+
+#: How the tables and the window write an interval (the captions say it).
+SPREAD_NOTE = (
+    "± where both ends of the interval are as far from the value at the printed precision, "
+    "+above/−below where they are not, [low, high] where the value lies outside it"
+)
 
 
 def resampling_weights(n: int, resamples: int, seed: int) -> np.ndarray:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from fminspect.batch.outputs import tex_escape
+from fminspect.batch.significance import SPREAD_NOTE, spread, spread_text
 from fminspect.io.discovery import natural_key
 
 #: LaTeX symbols of the keys papers report (the rest print their key).
@@ -208,7 +209,7 @@ def _merge(a: Results, b: Results) -> Results:
             {
                 k: v
                 for k, v in st["setup"].items()
-                if k not in ("images", "tested_methods", "reliable")
+                if k not in ("images", "units", "tested_methods", "reliable")
             },
             sort_keys=True,
         )
@@ -424,25 +425,24 @@ def _caption(results: Results, spec: TableSpec, measures: list[str], datasets: l
         what = []
         if spec.ci:
             what.append(
-                f"± half the width of the {s['interval']} interval (B = {s['resamples']}; "
-                "the intervals may be asymmetric: the CSV gives both ends)"
+                f"the {s['interval']} interval (B = {s['resamples']}; the CSV gives both "
+                f"ends): {SPREAD_NOTE}"
             )
         if spec.groups:
             what.append(
                 f"letters: methods sharing a letter are not significantly different "
                 f"({s['test']}; {s['correction']}; α = {s['alpha']}; B = {s['resamples']})"
             )
-        sizes = ", ".join(
-            f"{results.statistics[ds]['setup']['images']} ({ds})"
-            if len(datasets) > 1
-            else str(results.statistics[ds]["setup"]["images"])
-            for ds in datasets
-        )
-        parts.append("; ".join(what) + f"; n = {sizes} images.")
+        # n: the images, or the groups of a grouped evaluation (whole groups resampled)
+        unit = s.get("unit", "images")
+        setups = {ds: results.statistics[ds]["setup"] for ds in datasets}
+        n = {ds: st.get("units", st["images"]) for ds, st in setups.items()}
+        sizes = ", ".join(f"{n[ds]} ({ds})" if len(datasets) > 1 else str(n[ds]) for ds in datasets)
+        parts.append("; ".join(what) + f"; n = {sizes} {unit}.")
         few = [ds for ds in datasets if not results.statistics[ds]["setup"].get("reliable", True)]
         if few:
             parts.append(
-                f"Too few images in {', '.join(few)} for reliable intervals; no tests there."
+                f"Too few {unit} in {', '.join(few)} for reliable intervals; no tests there."
             )
     return " ".join(parts)
 
@@ -456,8 +456,14 @@ def _tex_value(table: Table, cell: Cell | None) -> str:
         text = rf"\textbf{{{text}}}"
     elif table.spec.marks and cell.rank == 2:
         text = rf"\underline{{{text}}}"
-    if table.spec.ci and cell.half_width is not None:
-        text += rf"{{\scriptsize$\pm${cell.half_width:.{table.spec.decimals}f}}}"
+    if table.spec.ci and cell.interval is not None:
+        kind, *parts = spread(cell.value, cell.interval, table.spec.decimals)
+        if kind == "±":
+            text += rf"{{\scriptsize$\pm${parts[0]}}}"
+        elif kind == "+-":
+            text += rf"$^{{+{parts[0]}}}_{{-{parts[1]}}}$"
+        else:
+            text += rf"{{\scriptsize[{parts[0]}, {parts[1]}]}}"
     if table.spec.groups and cell.group:
         text += rf"$^{{\mathrm{{{cell.group}}}}}$"
     if cell.incomplete:
@@ -547,8 +553,8 @@ def _plain_value(table: Table, cell: Cell | None, *, markup: str) -> str:
     text = table.fmt(cell)
     if cell is None:
         return text
-    if table.spec.ci and cell.half_width is not None:
-        text += f" ±{cell.half_width:.{table.spec.decimals}f}"
+    if table.spec.ci and cell.interval is not None:
+        text += " " + spread_text(cell.value, cell.interval, table.spec.decimals)
     if table.spec.groups and cell.group:
         text += f" [{cell.group}]" if markup == "text" else f"<sup>{cell.group}</sup>"
     if cell.incomplete:

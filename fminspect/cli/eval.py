@@ -180,7 +180,6 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
     options (the image list's effect printed)."""
     from fminspect.batch.subsets import (
         Selection,
-        SubsetError,
         apply_image_list,
         groups_rule,
         read_image_list,
@@ -204,11 +203,6 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
             print(f"fminspect eval: {line}", file=sys.stderr)
     groups = groups_rule(args.groups) if args.groups else None
     if groups is not None:
-        if args.ci:
-            raise SubsetError(
-                "--ci with --groups is not offered yet: its intervals would have to resample "
-                "groups, not images"
-            )
         for line in groups.check(datasets):
             print(f"fminspect eval: {line}", file=sys.stderr)
     return datasets, Selection(subsets, args.exclude_empty_gt, image_list, groups)

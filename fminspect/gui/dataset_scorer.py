@@ -6,6 +6,10 @@ at a lower priority than the window; the window only receives its events — sco
 compact arrays — and draws. A newer request (another dataset, new parameters) makes the
 events of the older one be dropped. The service is started on the first request and kept
 until the window closes.
+
+The service also runs the dataset view's jobs (:mod:`fminspect.batch.tasks`: bootstrap
+statistics, ``compare``) beside the scoring: :meth:`DatasetScorer.run_task`; a newer job
+replaces the one under way.
 """
 
 from __future__ import annotations
@@ -41,18 +45,26 @@ class DatasetScorer(QtCore.QObject):
         The current request stopped on an error (its message).
     finished()
         The current request is over (complete, stopped or failed).
+    task_progress(int, str), task_done(int, object), task_failed(int, str)
+        A line of progress, the result, or why it failed (``"stopped"`` when stopped), of
+        the job :meth:`run_task` numbered; only the latest job's are emitted.
     """
 
     # (not "event": that name is QObject's event handler)
     news = QtCore.Signal(object)
     failed = QtCore.Signal(str)
     finished = QtCore.Signal()
+    task_progress = QtCore.Signal(int, str)
+    task_done = QtCore.Signal(int, object)
+    task_failed = QtCore.Signal(int, str)
     _relay = QtCore.Signal(object)  # a message from the service, read on a thread
 
     def __init__(self, parent: QtCore.QObject | None = None, jobs: int | None = None) -> None:
         super().__init__(parent)
         self.jobs = jobs or max(1, min(os.cpu_count() or 1, 8))
         self.generation = 0
+        self.task = 0  # the latest job's number
+        self.task_running = False
         self.running = False
         self.matrix: ScoreMatrix | None = None
         self._process: subprocess.Popen[bytes] | None = None
@@ -75,6 +87,19 @@ class DatasetScorer(QtCore.QObject):
             ("start", self.generation, dataset, config, str(Path(store_path).absolute()))
         )
         return self.matrix
+
+    def run_task(self, kind: str, *args: Any, **kwargs: Any) -> int:
+        """Run the job ``kind`` of :mod:`fminspect.batch.tasks` with these arguments in the
+        service; its number (the signals say which job they concern)."""
+        self.task += 1
+        self.task_running = True
+        self._outbox.put(("task", self.task, kind, args, kwargs))
+        return self.task
+
+    def stop_task(self) -> None:
+        """Stop the latest job (it says ``"stopped"`` through :attr:`task_failed`)."""
+        if self._process is not None:
+            self._outbox.put(("task-stop", self.task))
 
     def warm_up(self) -> None:
         """Start the service now (it takes about a second to import what it needs), so that
@@ -108,6 +133,9 @@ class DatasetScorer(QtCore.QObject):
                 assert process.stdin is not None
                 write_message(process.stdin, message)
             except OSError as exc:  # the service died: say so, a later request restarts it
+                if message[0] == "task":
+                    self._relay.emit((message[1], "task-failed", f"scoring service: {exc}"))
+                    return
                 self._relay.emit((self.generation, "failed", f"scoring service: {exc}"))
                 self._relay.emit((self.generation, "finished", None))
 
@@ -122,14 +150,28 @@ class DatasetScorer(QtCore.QObject):
         process.stdout.close()
         if process is self._process:  # ended without being asked: report it
             code = process.wait()
+            why = f"the scoring process stopped (exit code {code})"
             with contextlib.suppress(RuntimeError):
-                self._relay.emit(
-                    (self.generation, "failed", f"the scoring process stopped (exit code {code})")
-                )
+                self._relay.emit((self.generation, "failed", why))
                 self._relay.emit((self.generation, "finished", None))
+                if self.task_running:
+                    self._relay.emit((self.task, "task-failed", why))
 
     def _on_relay(self, message: Any) -> None:
         generation, kind, payload = message
+        if kind.startswith("task-"):
+            if generation == self.task:  # (a job's number) only the latest job's
+                if kind != "task-progress":
+                    if not self.task_running:
+                        return  # said already (the service died after answering)
+                    self.task_running = False
+                signal = {
+                    "task-progress": self.task_progress,
+                    "task-result": self.task_done,
+                    "task-failed": self.task_failed,
+                }[kind]
+                signal.emit(generation, payload)
+            return
         if generation != self.generation:
             return  # an older request's
         if kind == "event":

@@ -80,6 +80,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         QtCore.QTimer.singleShot(0, self.scorer.warm_up)
         #: every method's dataset values, per dataset, once its background evaluation is done
         self.dataset_results: dict[str, tuple[MethodResult, ...]] = {}
+        self._task_kind = ""  # the dataset view's job under way (statistics, compare)
+        self._task_settings: Any = None  # what the values it works on were made with
+        self.compare_dialog: Any = None  # the last comparison's report
         #: per-image scores of each dataset scored (the browser shows the current one's)
         self.matrices: dict[str, ScoreMatrix] = {}
         self._scoring = ""  # the dataset the background evaluation is working on
@@ -292,6 +295,12 @@ class InspectorWindow(QtWidgets.QMainWindow):
             lambda model, shown: self.selection.set_curve_hidden(model, not shown)
         )
         self.dataset_view.sample_chosen.connect(self._on_dataset_sample_chosen)
+        self.dataset_view.statistics_requested.connect(self.ask_statistics)
+        self.dataset_view.compare_requested.connect(self.ask_compare)
+        self.dataset_view.stop_requested.connect(self.scorer.stop_task)
+        self.scorer.task_progress.connect(lambda _t, text: self.dataset_view.task_progress(text))
+        self.scorer.task_done.connect(self._on_task_done)
+        self.scorer.task_failed.connect(self._on_task_failed)
 
     # ------------------------------------------------------------------ opening
     def open_path(self, path: Path | str) -> bool:
@@ -334,6 +343,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.matrices.clear()
         self._gave_up.clear()
         self.dataset_view.set_results({})
+        self._forget_statistics()
         if datasets:
             self._select_models(datasets[0])
         self.controller.open_datasets(datasets)
@@ -401,6 +411,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.matrices.clear()
             self._gave_up.clear()
             self.dataset_view.set_results({})
+            self._forget_statistics()
         self._scored_with = settings
         self.dataset_results.pop(ds.name, None)
         self._start_scoring(ds)
@@ -481,6 +492,74 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.browser.status.setText(
                 f"{n} samples, {models} models · {p.norm.label} · F β²={p.beta2:g}, S α={p.alpha:g}"
             )
+
+    # ------------------------------------------------------------------ dataset jobs
+    def _scored_datasets(self) -> list[Dataset]:
+        return [d for d in self.controller.datasets if d.name in self.dataset_results]
+
+    def ask_statistics(self, setup: Any) -> None:
+        """Bootstrap intervals and paired tests of every dataset with values, in the
+        scoring service (as ``fminspect eval --ci``)."""
+        datasets = self._scored_datasets()
+        if not datasets:
+            return
+        settings = self._scored_with
+        config = EvalConfig(settings.params, settings.keys or None, settings.interpolation)
+        self._task_kind = "statistics"
+        self._task_settings = settings
+        self.scorer.run_task(
+            "statistics", [(d, store_for(d.gt.path)) for d in datasets], config, setup
+        )
+        self.dataset_view.task_started(
+            f"making intervals and tests ({setup.resamples} resamples of the images)…"
+        )
+
+    def ask_compare(self, reference: Path) -> None:
+        """Compare the dataset values with the table at ``reference`` under every
+        convention, in the scoring service (as ``fminspect compare``)."""
+        datasets = self._scored_datasets()
+        ds = self.controller.dataset
+        if not datasets or ds is None or ds.gt is None:
+            return
+        settings = self._scored_with
+        self._task_kind = "compare"
+        self._task_settings = settings
+        self.scorer.run_task(
+            "compare",
+            datasets,
+            reference,
+            settings.params,
+            settings.interpolation,
+            store_for(ds.gt.path),
+        )
+        self.dataset_view.task_started(f"comparing with {reference.name}…")
+
+    def _forget_statistics(self) -> None:
+        """The values the statistics were made for are gone: so are they."""
+        self.dataset_view.set_statistics({})
+        if self.scorer.task_running:
+            self.scorer.stop_task()
+
+    def _on_task_done(self, _task: int, value: Any) -> None:
+        if self._task_settings != self._scored_with:
+            self.dataset_view.task_ended("")  # made for values no longer shown
+            return
+        if self._task_kind == "statistics":
+            self.dataset_view.set_statistics(value)
+            return
+        from fminspect.gui.dialogs.compare import CompareDialog
+
+        counts = value.counts()
+        self.dataset_view.task_ended(
+            f"compared: {counts.get('agrees', 0)} agree, {counts.get('explained', 0)} "
+            f"explained, {counts.get('unexplained', 0)} unexplained"
+        )
+        self.compare_dialog = CompareDialog(value, self)
+        self.compare_dialog.show()
+
+    def _on_task_failed(self, _task: int, why: str) -> None:
+        what = "intervals and tests" if self._task_kind == "statistics" else "compare"
+        self.dataset_view.task_ended(f"{what}: {why}")
 
     def _on_scorer_failed(self, message: str) -> None:
         self.browser.status.setText(f"scoring failed: {message}")

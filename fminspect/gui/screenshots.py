@@ -34,8 +34,8 @@ def _settle(app: Any, window: Any, controller: Any) -> None:
         app.processEvents()
 
 
-def _wait_scored(app, window, timeout_s: float) -> bool:  # type: ignore[no-untyped-def]
-    """Wait until the background evaluation of every dataset is over (or the timeout)."""
+def _wait_until(app, ready: Callable[[], bool], timeout_s: float) -> bool:  # type: ignore[no-untyped-def]
+    """Process events until ``ready()`` (True) or the timeout (False)."""
     import time
 
     from PySide6 import QtCore
@@ -43,13 +43,22 @@ def _wait_scored(app, window, timeout_s: float) -> bool:  # type: ignore[no-unty
     end = time.monotonic() + timeout_s
     while time.monotonic() < end:
         app.processEvents()
-        if not window.scorer.running:
-            # the folder's other datasets are scored one after the other
-            app.processEvents()
-            if not window.scorer.running:
-                return True
+        if ready():
+            return True
         QtCore.QThread.msleep(50)
     return False
+
+
+def _wait_scored(app, window, timeout_s: float) -> bool:  # type: ignore[no-untyped-def]
+    """Wait until the background evaluation of every dataset is over (or the timeout)."""
+
+    def ready() -> bool:
+        if window.scorer.running:
+            return False
+        app.processEvents()  # the folder's other datasets are scored one after the other
+        return not window.scorer.running
+
+    return _wait_until(app, ready, timeout_s)
 
 
 def take_dataset_screenshots(
@@ -63,7 +72,8 @@ def take_dataset_screenshots(
 ) -> list[Path]:
     """Render the window on the user's own dataset folder: the sample view and the dataset
     view, in the light and the dark theme (``{prefix}sample.png``, ``{prefix}sample_dark.png``,
-    ``{prefix}dataset.png``, ``{prefix}dataset_dark.png``). ``sample``: the sample shown (by
+    ``{prefix}dataset.png``, ``{prefix}dataset_dark.png``), and the dataset view with its
+    intervals and tests (``{prefix}dataset_statistics.png``). ``sample``: the sample shown (by
     name; default the first). Scores come from the store of an earlier ``fminspect eval`` where
     it has them; the rest are computed first (at most ``timeout_s``). Returns the files
     written; raises ``ValueError`` with a message when the folder holds no dataset or no such
@@ -123,6 +133,18 @@ def take_dataset_screenshots(
         shot("dataset_dark", 1)
         shot("sample_dark", 0)
         window.set_theme("light")
+        if window.dataset_results:  # the same view with intervals, groups and a pair's test
+            say("resampling for the intervals and tests…")
+            view = window.dataset_view
+            window.tabs.setCurrentIndex(1)
+            window.ask_statistics(view.setup())
+            if _wait_until(app, lambda: bool(view.model.stats), timeout_s):
+                methods = view.model.methods
+                if len(methods) >= 2:
+                    view.set_pair(methods[0], methods[1])
+                shot("dataset_statistics", 1)
+            else:
+                say("the intervals did not arrive in time; no dataset_statistics picture")
     finally:
         window.close()
         QtCore.qInstallMessageHandler(previous)

@@ -23,7 +23,7 @@ numbers, to the last bit, as averaging the images' curves (tested).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -305,16 +305,42 @@ class DatasetAccumulator:
         group and averaged over the groups.
         """
         labels = list(groups)
-        if len(labels) != len(self.names):
-            raise ValueError(f"{len(labels)} groups for {len(self.names)} images")
         if not labels:
             raise ValueError("no image was added")
-        _, inverse, counts = np.unique(
-            np.array(labels, dtype=object), return_inverse=True, return_counts=True
-        )
-        weights = group_weights(labels)[None, :]
-        keys = list(self.scores)
-        out = {k: float(v[0]) for k, v in self.replicates(weights, keys, params).items()}
+        names = list(dict.fromkeys(labels))
+        ones = np.ones((1, len(names)))
+        return {
+            k: float(v[0])
+            for k, v in self.grouped_replicates(labels, names, ones, self.scores, params).items()
+        }
+
+    def grouped_replicates(
+        self,
+        groups: Sequence[str],
+        names: Sequence[str],
+        counts: np.ndarray,
+        keys: Iterable[str],
+        params: Any = None,
+    ) -> dict[str, np.ndarray]:
+        """:meth:`grouped_results` under every row of ``counts`` (shape (B, G): how many times
+        each of the groups ``names`` counts, e.g. the draws of a bootstrap that resamples whole
+        groups), formed exactly as :meth:`grouped_results` forms the value — so a row of ones
+        gives it. ``groups``: each image's group, in the order the images were added.
+
+        A group drawn c times counts as c groups: its images weigh c/|group| in a mean over
+        images and in the mean curve; a key formed from pooled counts or summed arrays takes
+        each group's own value, weighted by c. Needs ``keep_rows=True``.
+        """
+        labels = list(groups)
+        if len(labels) != len(self.names):
+            raise ValueError(f"{len(labels)} groups for {len(self.names)} images")
+        c = np.asarray(counts, dtype=np.float64)
+        index = {g: i for i, g in enumerate(names)}
+        if c.ndim != 2 or c.shape[1] != len(index):
+            raise ValueError(f"counts must be (B, {len(index)}), got {c.shape}")
+        of = np.array([index[g] for g in labels], dtype=np.intp)
+        size = np.bincount(of, minlength=len(index)).astype(np.float64)
+        keys = list(keys)
         per_group = [
             k
             for k in keys
@@ -322,10 +348,14 @@ class DatasetAccumulator:
             and info.dataset.reduce is not None
             and info.dataset.kind in ("pooled", "sums")
         ]
+        out = self.replicates(c[:, of] / size[of], [k for k in keys if k not in per_group], params)
         if per_group:
-            indicator = (inverse[None, :] == np.arange(len(counts))[:, None]).astype(np.float64)
-            for k, values in self.replicates(indicator, per_group, params).items():
-                out[k] = float(np.mean(values))
+            present = np.flatnonzero(size)  # groups with none of these images: no value
+            indicator = (of[None, :] == present[:, None]).astype(np.float64)
+            drawn = c[:, present]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                for k, values in self.replicates(indicator, per_group, params).items():
+                    out[k] = (drawn @ values) / drawn.sum(axis=1)
         return out
 
 

@@ -23,6 +23,8 @@ from fminspect.batch.significance import (
     holm,
     percentile_interval,
     resampling_weights,
+    spread,
+    spread_text,
     wilcoxon_pvalue,
 )
 from fminspect.metrics import compute_suite
@@ -60,6 +62,14 @@ def test_replicates_with_unit_weights_are_the_dataset_values() -> None:
     weighted = acc.replicates(w, values)
     for k, v in direct.items():
         assert weighted[k][0] == pytest.approx(v, abs=1e-12, nan_ok=True), k
+
+
+def test_an_interval_is_written_as_it_lies_about_its_value() -> None:
+    assert spread(0.8, (0.79, 0.81), 3) == ("±", "0.010")
+    assert spread_text(0.8, (0.79, 0.8104), 3) == "±0.010"  # same at the printed precision
+    assert spread(0.8, (0.795, 0.81), 3) == ("+-", "0.010", "0.005")
+    assert spread_text(0.8, (0.795, 0.81), 3) == "+0.010/−0.005"
+    assert spread_text(0.8, (0.802, 0.81), 3) == "[0.802, 0.810]"  # the value outside
 
 
 def test_weights_are_resamples_of_the_images() -> None:

@@ -12,6 +12,18 @@
 * Choosing two methods (two rows of the table, or the A/B lists) lists the images of the
   dataset where the two differ most on a measure, and says on how many images each is better
   — where the ranking of the whole dataset flips. Clicking an image opens it.
+* **Intervals and tests** (``fminspect eval --ci``, the same
+  :meth:`~fminspect.batch.evaluation.Evaluation.statistics` on the same store): every value
+  gets its bootstrap interval (± in the cell, both ends in its tip) and the letters of the
+  groups of methods not significantly different; the pair list says whether the chosen
+  pair differs significantly, with the test, n and B.
+* **Compare with a table…** (``fminspect compare``): which convention, or which images,
+  explain the difference between these values and a paper's table, another tool's JSON or
+  XLSX, or another ``eval`` folder, in a window of its own.
+
+Both run in the scoring service (:mod:`fminspect.batch.tasks`), never in the window's
+thread; the panel only asks for them (:attr:`DatasetViewPanel.statistics_requested`,
+:attr:`DatasetViewPanel.compare_requested`) and shows what comes back.
 """
 
 from __future__ import annotations
@@ -21,6 +33,7 @@ import html
 import io
 import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +42,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.batch.evaluation import MethodResult
 from fminspect.batch.scores import ScoreMatrix
+from fminspect.batch.significance import RESAMPLES, SPREAD_NOTE, Setup, spread_text
 from fminspect.gui.model_selection import ModelSelection
 from fminspect.gui.panels.curves import THRESHOLDS, legend_icon, model_pen
 from fminspect.gui.panels.metrics_table import BEST_BRUSH, bold_font
@@ -51,6 +65,21 @@ SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 PAIR_ROWS = 200
 
 
+def short_test(test: str) -> str:
+    """The test's name without its formula (``statistics.json``'s ``setup.test``)."""
+    return test.split(":")[0].split(" (")[0]
+
+
+def n_text(setup: dict[str, Any]) -> str:
+    """What the tests counted: ``1000 images``, or ``40 groups`` of a grouped evaluation."""
+    return f"{setup.get('units', setup['images'])} {setup.get('unit', 'images')}"
+
+
+def p_text(p: float) -> str:
+    """``= 0.0123``, or ``< 0.0001`` for a p-value too small to print usefully."""
+    return "< 0.0001" if p < 1e-4 else f"= {p:.3g}"
+
+
 class DatasetTableModel(QtCore.QAbstractTableModel):
     """Rows: methods. Columns: per dataset, images covered, then each measure."""
 
@@ -62,6 +91,27 @@ class DatasetTableModel(QtCore.QAbstractTableModel):
         self.results: dict[tuple[str, str], MethodResult] = {}
         self.columns: list[tuple[str, str]] = []  # (dataset, key or "coverage")
         self._best: dict[int, float] = {}
+        #: {dataset: statistics.json's entry} (intervals, tests, groups), when made
+        self.stats: dict[str, dict[str, Any]] = {}
+
+    def set_statistics(self, stats: dict[str, dict[str, Any]]) -> None:
+        """Show these intervals and groups (``{dataset: {"setup", "keys"}}``; ``{}``: none)."""
+        self.stats = dict(stats)
+        if self.columns and self.methods:
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(len(self.methods) - 1, len(self.columns) - 1)
+            )
+
+    def key_stats(self, dataset: str, key: str) -> dict[str, Any] | None:
+        """The intervals, pairs and groups of ``key`` on ``dataset`` (None: not made)."""
+        return self.stats.get(dataset, {}).get("keys", {}).get(key)
+
+    def _interval(self, dataset: str, key: str, method: str) -> tuple[float, float] | None:
+        st = self.key_stats(dataset, key)
+        iv = st.get("intervals", {}).get(method) if st else None
+        if iv is None or not all(math.isfinite(x) for x in iv):
+            return None
+        return float(iv[0]), float(iv[1])
 
     def set_results(self, results: dict[str, Sequence[MethodResult]]) -> None:
         """Show these datasets' results (``{dataset: results}``, in this order)."""
@@ -115,7 +165,15 @@ class DatasetTableModel(QtCore.QAbstractTableModel):
                 return "–"
             if key == "coverage":
                 return r.coverage.label
-            return "–" if v is None or not math.isfinite(v) else f"{v:.4f}"
+            if v is None or not math.isfinite(v):
+                return "–"
+            text = f"{v:.4f}"
+            iv = self._interval(d, key, r.method)
+            if iv is not None:
+                text += " " + spread_text(v, iv, 4)
+            st = self.key_stats(d, key)
+            group = st.get("groups", {}).get(r.method, "") if st else ""
+            return f"{text} {group}" if group else text
         if role == SORT_ROLE:
             if v is None or not math.isfinite(v):
                 return -math.inf
@@ -136,7 +194,29 @@ class DatasetTableModel(QtCore.QAbstractTableModel):
                 )
             info = MEASURES_BY_KEY[key]
             n = r.counts.get(key, r.n_images)
-            return f"{info.key}: {info.aggregation} — over {n} images"
+            tip = f"{info.key}: {info.aggregation} — over {n} images"
+            st = self.key_stats(d, key)
+            if st is None:
+                return tip
+            setup = self.stats[d]["setup"]
+            iv = self._interval(d, key, r.method)
+            if iv is not None:
+                tip += (
+                    f"\n{setup['interval']} interval [{iv[0]:.6f}, {iv[1]:.6f}] "
+                    f"(B = {setup['resamples']}, n = {n_text(setup)}"
+                    + ("" if setup.get("reliable", True) else "; too few images: unreliable")
+                    + ")"
+                )
+            group = st.get("groups", {}).get(r.method, "")
+            if group:
+                tip += (
+                    f"\ngroup {group}: methods sharing a letter are not significantly "
+                    f"different ({setup['test']}; {setup['correction']}; "
+                    f"α = {setup['alpha']})"
+                )
+            elif r.method not in setup.get("tested_methods", [r.method]):
+                tip += "\nnot tested: this method lacks images the others have"
+            return tip
         return None
 
     def headerData(
@@ -171,17 +251,26 @@ class DatasetTableModel(QtCore.QAbstractTableModel):
         buf = io.StringIO()
         w = csv.writer(buf)
         keys = [k for k in MEASURE_KEYS if any((d, k) in self.columns for d in self.datasets)]
-        w.writerow(["dataset", "method", "alias", "images", "coverage", *keys])
+        stats = bool(self.stats)
+        head = ["dataset", "method", "alias", "images", "coverage"]
+        for k in keys:  # with statistics: each value's interval and group beside it
+            head += [k, f"{k} low", f"{k} high", f"{k} group"] if stats else [k]
+        w.writerow(head)
         for d in self.datasets:
             for m in self.methods:
                 r = self.results.get((d, m))
                 if r is None:
                     continue
                 alias = self.selection.name(m)
-                w.writerow(
-                    [d, m, alias if alias != m else "", r.n_images, r.coverage.label]
-                    + [repr(float(r.values[k])) if k in r.values else "" for k in keys]
-                )
+                row: list[Any] = [d, m, alias if alias != m else "", r.n_images, r.coverage.label]
+                for k in keys:
+                    row.append(repr(float(r.values[k])) if k in r.values else "")
+                    if stats:
+                        iv = self._interval(d, k, m)
+                        st = self.key_stats(d, k)
+                        row += [repr(iv[0]), repr(iv[1])] if iv else ["", ""]
+                        row.append(st.get("groups", {}).get(m, "") if st else "")
+                w.writerow(row)
         return buf.getvalue()
 
 
@@ -192,9 +281,19 @@ class DatasetViewPanel(QtWidgets.QWidget):
     -------
     sample_chosen(str, str)
         (dataset, sample) the user clicked in the disagreement list.
+    statistics_requested(object)
+        The user asked for intervals and tests made this way (a
+        :class:`~fminspect.batch.significance.Setup`).
+    compare_requested(object)
+        The user chose a table to compare with (its :class:`~pathlib.Path`).
+    stop_requested()
+        The user stopped the job under way.
     """
 
     sample_chosen = QtCore.Signal(str, str)
+    statistics_requested = QtCore.Signal(object)
+    compare_requested = QtCore.Signal(object)
+    stop_requested = QtCore.Signal()
 
     def __init__(
         self,
@@ -236,6 +335,49 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self.status.setWordWrap(True)
         self.copy_button = QtWidgets.QPushButton("copy as CSV")
         self.copy_button.clicked.connect(self.copy_csv)
+        # intervals and tests; compare
+        self.stats_button = QtWidgets.QPushButton("Intervals && tests")
+        self.stats_button.setObjectName("datasetStatsButton")
+        self.stats_button.setToolTip(
+            "bootstrap confidence intervals over images for every value, and paired tests "
+            "between the methods (Holm-corrected) giving groups of methods not significantly "
+            "different — what fminspect eval --ci writes; made in the background"
+        )
+        self.stats_button.clicked.connect(self._ask_statistics)
+        self.stats_test = QtWidgets.QComboBox()
+        self.stats_test.setObjectName("datasetStatsTest")
+        self.stats_test.addItem("paired bootstrap", "bootstrap")
+        self.stats_test.addItem("Wilcoxon", "wilcoxon")
+        self.stats_test.setToolTip(
+            "paired bootstrap t-test of the difference of dataset values, or the Wilcoxon "
+            "signed-rank test on per-image differences (keys that are a mean over images)"
+        )
+        self.stats_resamples = QtWidgets.QSpinBox()
+        self.stats_resamples.setObjectName("datasetStatsResamples")
+        self.stats_resamples.setRange(100, 100_000)
+        self.stats_resamples.setSingleStep(500)
+        self.stats_resamples.setValue(RESAMPLES)
+        self.stats_resamples.setPrefix("B = ")
+        self.stats_resamples.setToolTip("bootstrap resamples of the images")
+        self.compare_button = QtWidgets.QPushButton("Compare with a table…")
+        self.compare_button.setObjectName("datasetCompareButton")
+        self.compare_button.setToolTip(
+            "why does a paper's number differ from these? Choose its table (CSV, JSON, XLSX "
+            "or another eval folder): every convention is tried, as fminspect compare does"
+        )
+        menu = QtWidgets.QMenu(self.compare_button)
+        menu.addAction("a table file (CSV, JSON, XLSX)…", self._ask_compare_file)
+        menu.addAction("another eval folder…", self._ask_compare_folder)
+        self.compare_button.setMenu(menu)
+        self.stop_button = QtWidgets.QPushButton("stop")
+        self.stop_button.setObjectName("datasetTaskStop")
+        self.stop_button.clicked.connect(self.stop_requested)
+        self.stop_button.hide()
+        self.task_note = QtWidgets.QLabel("")
+        self.task_note.setObjectName("datasetTaskNote")
+        self.task_note.setWordWrap(True)
+        for w in (self.stats_button, self.compare_button):
+            w.setEnabled(False)  # until a dataset's values are there
         # curves of one dataset
         self.curve_dataset = QtWidgets.QComboBox()
         self.third = QtWidgets.QComboBox()  # what the third plot shows
@@ -266,7 +408,15 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self.pair_measure.setCurrentText("Sm")
         self.pair_dataset = QtWidgets.QComboBox()
         self.pair_summary = QtWidgets.QLabel("")
+        self.pair_summary.setObjectName("pairSummary")
         self.pair_summary.setWordWrap(True)
+        self.pair_summary.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Minimum
+        )
+        self.pair_summary.setToolTip(
+            "'A ahead by' > 0: A is better on that image, whichever direction the measure "
+            "counts as better (lower for MAE)"
+        )
         self.pair_list = QtWidgets.QTableWidget(0, 4)
         self.pair_list.setObjectName("pairDisagreement")
         self.pair_list.setHorizontalHeaderLabels(["image", "A", "B", "A ahead by"])
@@ -277,6 +427,12 @@ class DatasetViewPanel(QtWidgets.QWidget):
             QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
         )
         self.pair_list.cellClicked.connect(self._on_pair_clicked)
+        # the list takes the height left by the summary above it (never the reverse: a long
+        # list squeezed the summary's last lines away)
+        self.pair_list.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Ignored
+        )
+        self.pair_list.setMinimumHeight(120)
         # image names differ at their end (…-Frog-52): elided at the start when too long
         self.pair_list.setTextElideMode(QtCore.Qt.TextElideMode.ElideLeft)
         self.pair_list.setWordWrap(False)
@@ -284,8 +440,17 @@ class DatasetViewPanel(QtWidgets.QWidget):
         top = QtWidgets.QHBoxLayout()
         top.addWidget(self.status, 1)
         top.addWidget(self.copy_button)
+        jobs = QtWidgets.QHBoxLayout()
+        jobs.addWidget(self.stats_button)
+        jobs.addWidget(self.stats_test)
+        jobs.addWidget(self.stats_resamples)
+        jobs.addWidget(self.compare_button)
+        jobs.addWidget(self.stop_button)
+        jobs.addStretch(1)
         left = QtWidgets.QVBoxLayout()
         left.addLayout(top)
+        left.addLayout(jobs)
+        left.addWidget(self.task_note)
         left.addWidget(self.table, 3)
         curves_bar = QtWidgets.QHBoxLayout()
         curves_bar.addWidget(QtWidgets.QLabel("curves of"))
@@ -369,6 +534,8 @@ class DatasetViewPanel(QtWidgets.QWidget):
                 combo.setCurrentText(current)
             combo.blockSignals(False)
         self._fill_pair_methods()
+        for button in (self.stats_button, self.compare_button):
+            button.setEnabled(bool(results))
         QtCore.QTimer.singleShot(0, self.draw_curves)
         QtCore.QTimer.singleShot(0, self.update_pair)
 
@@ -376,6 +543,61 @@ class DatasetViewPanel(QtWidgets.QWidget):
         """A line about the scoring still under way."""
         if not self.results:
             self.status.setText(note)
+
+    # ------------------------------------------------------------------ jobs
+    def setup(self) -> Setup:
+        """How intervals and tests are asked for (the controls' values)."""
+        return Setup(resamples=self.stats_resamples.value(), test=self.stats_test.currentData())
+
+    def _ask_statistics(self) -> None:
+        self.statistics_requested.emit(self.setup())
+
+    def _ask_compare_file(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self,
+            "Compare with a table",
+            "",
+            "tables (*.csv *.json *.xlsx);;all files (*)",
+        )
+        if path:
+            self.compare_requested.emit(Path(path))
+
+    def _ask_compare_folder(self) -> None:
+        path = QtWidgets.QFileDialog.getExistingDirectory(
+            self, "Compare with another fminspect eval folder"
+        )
+        if path:
+            self.compare_requested.emit(Path(path))
+
+    def task_started(self, text: str) -> None:
+        """A job (statistics, compare) was started: say so, offer to stop it."""
+        self.task_note.setText(text)
+        self.stop_button.show()
+
+    def task_progress(self, text: str) -> None:
+        self.task_note.setText(text)
+
+    def task_ended(self, text: str = "") -> None:
+        """The job is over (``text``: why it failed, or what it gave)."""
+        self.task_note.setText(text)
+        self.stop_button.hide()
+
+    def set_statistics(self, stats: dict[str, dict[str, Any]]) -> None:
+        """Show these intervals, tests and groups (``{dataset: statistics.json's entry}``;
+        ``{}`` when the values they were made for are gone)."""
+        self.model.set_statistics(stats)
+        if stats:
+            self.table.resizeColumnsToContents()
+            setup = next(iter(stats.values()))["setup"]
+            self.task_ended(
+                f"{setup['interval']} intervals (B = {setup['resamples']}; both ends in each "
+                f"cell's tip and the CSV): {SPREAD_NOTE}. Letters: methods sharing one are "
+                f"not significantly different ({short_test(setup['test'])}, Holm over all "
+                f"pairs, α = {setup['alpha']}); n = "
+                + ", ".join(f"{n_text(s['setup'])} ({d})" for d, s in stats.items())
+            )
+            self.task_note.setToolTip(f"{setup['test']}; {setup['correction']}")
+        self.update_pair()
 
     def names_changed(self) -> None:
         """The display names or the dataset's models changed (a new dataset was chosen)."""
@@ -515,9 +737,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self.pair_summary.setText(
             f"per image {key} ({arrow} is better), {len(rows)} images with both: "
             f"<b>{html.escape(a)}</b> better on {better_a}, "
-            f"<b>{html.escape(b)}</b> better on {better_b}, tied on {ties}. "
-            f"Largest differences first ('A ahead by' > 0: A is better there, whichever "
-            f"direction {key} counts as better); click an image to open it."
+            f"<b>{html.escape(b)}</b> better on {better_b}, tied on {ties}; largest "
+            f"differences first, click one to open it."
+            + self._pair_test(self.pair_a.currentData(), self.pair_b.currentData(), key)
         )
         shown = rows[:PAIR_ROWS]
         self.pair_list.setRowCount(len(shown))
@@ -534,6 +756,34 @@ class DatasetViewPanel(QtWidgets.QWidget):
         header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
         for j in (1, 2, 3):
             header.setSectionResizeMode(j, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+
+    def _pair_test(self, a: str, b: str, key: str) -> str:
+        """What the paired test says of ``a`` and ``b`` on ``key`` (once statistics are
+        made), as a sentence to append."""
+        d = self.pair_dataset.currentText()
+        st = self.model.key_stats(d, key)
+        if st is None:
+            return ""
+        setup = self.model.stats[d]["setup"]
+        for pair in st.get("pairs", []):
+            if {pair["a"], pair["b"]} != {a, b}:
+                continue
+            diff = pair["difference"] * (1 if pair["a"] == a else -1)
+            if not math.isfinite(pair["p"]):
+                return f"<br>Dataset {key}: no test (too few: n = {n_text(setup)})."
+            verdict = (
+                "<b>significantly different</b>"
+                if pair["significant"]
+                else "<b>not significantly different</b>"
+            )
+            return (
+                f"<br>Dataset {key}, A − B = {diff:+.4f}: {verdict} "
+                f"(p {html.escape(p_text(pair['p']))}, Holm-adjusted "
+                f"{html.escape(p_text(pair['p_holm']))}, α = "
+                f"{setup['alpha']}; {short_test(setup['test'])}; n = {n_text(setup)}, "
+                f"B = {setup['resamples']})."
+            )
+        return f"<br>Dataset {key}: not tested (a method lacks images the other has)."
 
     def _on_pair_clicked(self, row: int, _col: int) -> None:
         item = self.pair_list.item(row, 0)
