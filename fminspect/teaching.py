@@ -406,7 +406,8 @@ def _emeasure_fig1() -> FlawDemo:
         "(c) is a binary map of a real model that finds a clean part of a large object; (d) "
         "is random Gaussian noise, binarised (85 % of the pixels on). IoU, F1 and F^w_β "
         "prefer the noise; only the E-measure, which combines the image-level mean with "
-        "the local match, ranks (c) higher.",
+        "the local match, ranks (c) higher. (The caption also names CM and VQ, which "
+        "fminspect does not compute.)",
         gt,
         sota,
         noise,

@@ -65,8 +65,9 @@ def add_screenshots_parser(sub: Subparsers) -> None:
         description="Render the real window (offscreen when there is no display). Without "
         "--dataset: the standard set on the bundled demo data (README's pictures). With "
         "--dataset PATH: the sample view and the dataset view of your own data, in the light "
-        "and dark themes (sample.png, sample_dark.png, dataset.png, dataset_dark.png); scores "
-        "an earlier `fminspect eval` stored are read, the rest computed first.",
+        "and dark themes (sample.png, sample_dark.png, dataset.png, dataset_dark.png), and "
+        "the dataset view with its intervals and tests (dataset_statistics.png); scores an "
+        "earlier `fminspect eval` stored are read, the rest computed first.",
     )
     shots.add_argument("outdir", type=Path)
     shots.add_argument("--only", nargs="+", help="only these screenshots of the demo set (by name)")

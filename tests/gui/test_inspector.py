@@ -435,7 +435,13 @@ def test_screenshots_of_the_user_s_own_dataset(tmp_path, dataset_root, capsys) -
     out = tmp_path / "shots"
     assert main(["screenshots", str(out), "--dataset", str(dataset_root), "--sample", "img3"]) == 0
     names = sorted(p.name for p in out.glob("*.png"))
-    assert names == ["dataset.png", "dataset_dark.png", "sample.png", "sample_dark.png"]
+    assert names == [
+        "dataset.png",
+        "dataset_dark.png",
+        "dataset_statistics.png",  # with the intervals and tests
+        "sample.png",
+        "sample_dark.png",
+    ]
     light, dark = cv2.imread(str(out / "sample.png")), cv2.imread(str(out / "sample_dark.png"))
     assert light.shape[:2] == (1000, 1600) and light.std() > 20
     assert dark.mean() < light.mean()  # the dark theme is dark

@@ -60,3 +60,36 @@ def test_noise_injection_has_the_shape_of_the_context_measure_papers_table_2(
     for key in ("adpIoU", "adpFm"):
         assert rate(key) < 0.10, key
     assert rate("adpEm") > max(rate("wFm"), rate("Cm"))
+
+
+@pytest.mark.slow
+def test_sota_vs_noise_has_the_shape_of_the_e_measure_papers_table_2(tmp_path: Path) -> None:
+    """E-measure paper, Table 2, MM3 (SOTA vs generic noise, §4.3), error rates on PASCAL /
+    ECSSD / SOD / HKU: IoU/F1/JI 5.6 / 1.9 / 6.9 / 0.2 %, F^w_β 4.3 / 1.2 / 5.7 / 0.1 %,
+    S-measure 0 %, E-measure 0 %.
+
+    Asserted: the E-measure over its thresholds (meanEm) and the S-measure make no error —
+    a noise map never beats the mean of the good maps — and E errs no more often than IoU,
+    F1 and F^w_β. Measured on this set (60 images × 5 methods, the protocol's N(0.5, 0.25²)
+    reading of the unstated noise): every measure 0 % but the adaptive E-measure, 3.4 %
+    (2 of 58 images). Not asserted, and why:
+
+    * the adaptive E-measure's errors: the adaptive threshold of a noise map of mean 0.5 is
+      ≈ 1, so the binarised noise is nearly empty, and E scores an (almost) empty map by the
+      background's share — 0.91 for an object of 1.6 % of the image. The paper scores
+      binary maps (its noise map binarised by a rule it does not state), which the protocol
+      lists as not reproduced;
+    * IoU's and F^w_β's few per cent: they depend on how many of a dataset's maps are poor;
+      on this set the good maps always beat the noise (0 %).
+    """
+    (ds,), _ = discover(_make_benchmark(tmp_path / "bench"))
+    keys = ["adpIoU", "adpDice", "wFm", "Sm", "meanEm", "adpEm"]
+    config = meta_config(protocol="emeasure2018", metas=["noise_map"], measures=keys)
+    report = run_meta([ds], config, cache_path=tmp_path / "c.sqlite", progress=False)
+
+    def rate(key: str) -> float:
+        return report.value("bench", "noise_map", "error rate", key)
+
+    assert rate("meanEm") == 0.0 and rate("Sm") == 0.0
+    assert rate("meanEm") <= min(rate(k) for k in ("adpIoU", "adpDice", "wFm"))
+    assert rate("adpEm") < 0.10  # documented above, not the paper's 0 %

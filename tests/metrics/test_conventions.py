@@ -22,6 +22,7 @@ from fminspect.metrics.smeasure import smeasure
 from fminspect.metrics.weighted_fmeasure import weighted_fmeasure
 from fminspect.pipeline.config import EvalConfig
 from fminspect.pipeline.conventions import CONVENTIONS, convention, convention_of
+from tests.metrics.test_parity_real_size import _photo_scene, _scene
 from tests.reference.cases import edge_cases, random_cases
 from tests.reference.context_cases import context_cases
 
@@ -66,6 +67,10 @@ def _classic(case: dict, params: Params) -> dict[str, object]:
 def test_pysodevaltoolkit_agrees_with_pysodmetrics_1_4_2(pysod142) -> None:  # type: ignore[no-untyped-def]
     cases = [c for c in random_cases(160, seed=20261126) + edge_cases() if c["normalize"]]
     cases += _one_pixel_sets()
+    cases += [  # real sizes: ≥ 1000 × 1000, many objects, thin lines (test_parity_real_size)
+        {"id": f"real-{i}", "pred": p, "gt": g, "normalize": True}
+        for i, (p, g) in enumerate([_scene(4, (1024, 1100)), _scene(5, (1000, 1000))])
+    ]
     params = convention("pysodevaltoolkit").apply()
     results = pysod142(cases)["results"]
     failures, empty_quadrants, one_pixel, sm_differs_from_default = [], 0, 0, 0
@@ -183,6 +188,7 @@ def test_context_original_is_the_reference_on_the_original_codes_inputs(pysod) -
     no stretch; pysodmetrics given exactly those inputs (normalize=False) is the original
     code up to its 1e-8 epsilons (METRICS §10.7)."""
     cases = [c for c in context_cases(40, seed=77) if np.any(c["gt"] >= 128)]
+    cases.append(_photo_scene(9, (1000, 1040), camouflaged=True))  # and a real size
     made = [
         {
             "id": c["id"],

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from fminspect.metrics import REGISTRY
-from fminspect.metrics.equations import EQUATIONS, PAPERS, cite
+from fminspect.metrics.equations import EQUATIONS, PAPERS, cite, tag
 
 _PAPERS_DIR = Path(
     os.environ.get("FMINSPECT_PAPERS", Path(__file__).resolve().parents[3] / "shared" / "papers")
@@ -83,6 +83,41 @@ def test_each_measure_module_docstring_cites_its_equations() -> None:
         cited = _numbers(module.__doc__ or "")
         missing = {eq.number for eq in equations} - cited
         assert not missing, f"{module.__name__}'s docstring does not cite Eq. {sorted(missing)}"
+
+
+def test_parameter_descriptions_cite_their_own_family_s_equations() -> None:
+    """A number typed into a parameter's description is one of its family's equations."""
+    checked = 0
+    for family, info in REGISTRY.families.items():
+        for p in info.params:
+            cited = _numbers(p.description)
+            known = {eq.number for eq in EQUATIONS.get(family, ())}
+            assert cited <= known, f"{p.name}: Eq. {sorted(cited - known)} is not {family}'s"
+            checked += bool(cited)
+    assert checked >= 7
+
+
+def test_the_command_line_help_cites_the_table() -> None:
+    """The options' help (written out: building the parser must not import the measures)
+    names the equations the table holds for them."""
+    import argparse
+
+    from fminspect.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {
+        a.option_strings[-1]: str(a.help or "")
+        for a in sub.choices["eval"]._actions
+        if a.option_strings
+    }
+    assert tag("fmeasure", "F_β") in helps["--beta2"]
+    assert tag("weighted_fmeasure", "F^w_β") in helps["--beta2"]
+    assert tag("smeasure", "S") in helps["--alpha"]
+    assert tag("smeasure", "S_r") in helps["--param"]
+    assert tag("weighted_fmeasure", "dependency A") in helps["--param"]
+    for option, text in helps.items():  # nothing else is cited by number
+        assert _numbers(text) <= {4, 8, 11, 14, 15}, option
 
 
 def test_the_numbers_the_issue_found_wrong_are_right() -> None:

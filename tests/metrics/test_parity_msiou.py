@@ -71,6 +71,10 @@ def test_the_257_threshold_curve_equals_the_dynamic_mode(pysod) -> None:  # type
             pred[:] = 0
             pred[40:80, 50:120] = 255  # a binary map
         cases.append({"id": f"dyn-{i}", "pred": pred, "gt": gt, "normalize": True})
+    # a real size, where the GT's cells pass 2048 (float16 counts) — at 5 grey levels
+    pred, gt = _large(20, (1024, 1100))
+    pred = (pred // 52 * 52).astype(np.uint8)
+    cases.append({"id": "dyn-real", "pred": pred, "gt": gt, "normalize": True})
     meta = [{"groups": ["msiou_dynamic"], "normalize": True} for _ in cases]
     results = pysod(cases, meta)["results"]
     for case, ref in zip(cases, results, strict=True):

@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 from skimage import data
 
-from fminspect.metrics import evaluate
-from tests.metrics.test_registry import HANDLER
+from fminspect.metrics import compute_suite, evaluate
+from fminspect.metrics.dataset import DatasetAccumulator
+from tests.metrics.test_registry import HANDLER, _split
 
 pytestmark = [pytest.mark.reference, pytest.mark.slow]
 
@@ -59,6 +60,8 @@ def _scene(seed: int, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_every_family_equals_the_reference_at_real_sizes(pysod) -> None:  # type: ignore[no-untyped-def]
+    """Per image, then over the three images as a dataset (pysodmetrics' own accumulators,
+    the pooled and the size-invariant pooled ones included)."""
     cases = [
         {"id": f"real-{i}", "pred": p, "gt": g, "normalize": True}
         for i, (p, g) in enumerate(
@@ -67,9 +70,12 @@ def test_every_family_equals_the_reference_at_real_sizes(pysod) -> None:  # type
     ]
     groups = ["classic", "handlers", "msiou", "si", "hce", "context"]
     results = pysod(cases, [{"groups": groups, "normalize": True} for _ in cases])["results"]
+    acc = DatasetAccumulator()
     for case, ref in zip(cases, results, strict=True):
         assert not any(k.endswith("_error") for k in ref), ref
-        ours = evaluate(case["pred"], case["gt"], keys="all")
+        suite = compute_suite(case["pred"], case["gt"], keys="all")
+        ours = suite.scores()
+        acc.add(case["id"], ours, suite.curves())
         checked = 0
         for ref_key, key in KEY_OF_CLASSIC.items():
             assert ours[key] == pytest.approx(ref[ref_key], abs=1e-10), (case["id"], key)
@@ -89,7 +95,12 @@ def test_every_family_equals_the_reference_at_real_sizes(pysod) -> None:  # type
         assert ours["meanEm"] == pytest.approx(em.mean(), abs=1e-10)
         assert ours["maxEm"] == pytest.approx(em.max(), abs=1e-10)
         for name, symbol in SI.items():
-            for kind, ref_kind in (("Adp", "adaptive"), ("Bin", "binary"), ("Max", "max")):
+            for kind, ref_kind in (
+                ("Adp", "adaptive"),
+                ("Bin", "binary"),
+                ("Max", "max"),
+                ("Mean", "mean"),
+            ):
                 key = f"si{kind}{symbol}"
                 assert ours[key] == pytest.approx(ref[f"si_{name}_{ref_kind}"], abs=1e-10), key
                 checked += 1
@@ -98,7 +109,44 @@ def test_every_family_equals_the_reference_at_real_sizes(pysod) -> None:  # type
             assert ours[f"siTgtMean{symbol}"] == pytest.approx(curve.mean(), abs=1e-10), symbol
             checked += 2
         assert ours["Cm"] == pytest.approx(ref["cm"], abs=1e-7)  # float32 K ∗ Y (see notes)
-        assert checked >= 9 + 40 + 25
+        assert checked >= 9 + 40 + 30
+    # over the dataset
+    meta = {"mode": "dataset", "cases": [{"normalize": True, "si": True} for _ in cases]}
+    ref = pysod(cases, meta)["dataset"]
+    values = acc.results()
+    classic = [k for k in ref if not k.startswith(("handlers", "curve_"))]
+    for key in classic:
+        assert values[key] == pytest.approx(ref[key], abs=1e-10), key
+    curves = acc.mean_curves()
+    for name in ("Fm", "Em"):
+        np.testing.assert_allclose(curves[name][::-1], ref[f"curve_{name}"], rtol=0, atol=1e-10)
+    handlers = ref["handlers"]
+    confusion = 0
+    for key, value in values.items():
+        parts = _split(key)
+        if parts is None:
+            continue
+        variant, symbol = parts
+        name = HANDLER[symbol]
+        curve = np.asarray(handlers[f"{name}_dynamic"])
+        want = {
+            "adp": handlers[f"{name}_adaptive"],
+            "mean": curve.mean(),
+            "max": curve.max(),
+            "min": curve.min(),
+            "bin": handlers[f"{name}_binary"],
+            "pooled": handlers[f"{name}_pooled"],
+        }[variant]
+        assert value == pytest.approx(want, abs=1e-10), key
+        confusion += 1
+    assert len(classic) >= 17 and confusion == 5 * len(HANDLER)
+    for name, symbol in SI.items():
+        assert values[f"siPooled{symbol}"] == pytest.approx(
+            handlers[f"si_{name}_pooled"], abs=1e-10
+        ), symbol
+        curve = np.asarray(handlers[f"si_{name}_target_curve"])
+        assert values[f"siTgtMax{symbol}"] == pytest.approx(curve.max(), abs=1e-10), symbol
+        assert values[f"siTgtMean{symbol}"] == pytest.approx(curve.mean(), abs=1e-10), symbol
 
 
 def _photo_scene(seed: int, shape: tuple[int, int], camouflaged: bool) -> dict[str, object]:

@@ -32,13 +32,21 @@ class ContextView(ExplainView):
         band = (
             "every pixel within 20 px of the object (§3.3, ccm_band=disk)"
             if cc is not None and cc.degree.band_shape == "disk"
-            else "a 20×20 square dilation of the object (the authors' code)"
+            else "a 20×20 square dilation of the object (the authors' code; §3.3 says every "
+            "pixel within 20 px: ccm_band=disk)"
         )
         stride = cc.degree.stride if cc is not None else 3
+        step = (
+            f"every {stride} px (the authors' code; §4.1's \"overlap of 3\" is a 4-px step: "
+            "ccm_stride=4)"
+            if stride == 3
+            else f"every {stride} px (ccm_stride={stride}; the authors' code: 3)"
+        )
         camouflage = (
             f"Camouflage degree D (§3.3, {tag('camouflage_context', 'camouflage degree D')}): "
-            f"the object is repainted from its context band — {band} — with 7×7 patches every "
-            f"{stride} px, the exact nearest neighbour in Lab + λ·position; "
+            f"the object is repainted from its context band — {band} — with 7×7 patches "
+            f"{step}, the exact nearest neighbour in Lab + λ·position (§3.3 asks for an "
+            "approximate search and names none; exact search is what any approximates); "
             "S = 1 − ΔE<sub>2000</sub>/100, D = (e<sup>γS</sup> − 1)/(e<sup>γ</sup> − 1); "
             "R<sub>w</sub> = ΣR·(Y + D)/(ΣY + ΣD) "
             f"({tag('camouflage_context', 'weighted reverse R_w')}), "

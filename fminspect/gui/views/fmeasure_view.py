@@ -134,7 +134,12 @@ class FmeasureView(ThresholdView):
             return []
         rates = (
             ("TNR", k.specificity, "TN/(TN + FP)"),
-            ("FPR", k.fpr, "FP/(TN + FP), the false-alarm rate"),
+            (
+                "FPR",
+                k.fpr,
+                f"FP/(TN + FP), the false-alarm rate "
+                f"({tag('classification', 'false alarm (FPR)')}, Margolin et al.)",
+            ),
             ("BER", k.ber, "1 − (TPR + TNR)/2"),
             ("OA", k.accuracy, "(TP + TN)/N"),
             ("Kappa", k.kappa_pysodmetrics, "pysodmetrics' KappaHandler (not Cohen's)"),

@@ -100,7 +100,8 @@ class MSIoUView(ExplainView):
             "Edges = support of the Sobel response; for cell sizes 1, 2, …, 512 the cells holding "
             "an edge are counted (zero padding top/left); ratio = (|pred ∧ GT cells| + 1)/(|GT "
             "cells| + 1); MSIoU = area under the 10 ratios (dx = 1/9). Ahmadzadeh et al., ICIP 2021. "
-            "GT cell counts in float16 by default, as pysodmetrics (msiou_counting).",
+            "GT cell counts in float16 by default, as pysodmetrics does (rounded above 2048); "
+            "the paper counts exactly: msiou_counting=exact.",
         )
         self.mode = QtWidgets.QComboBox()
         self.mode.addItems(["adaptive", "binary"])

@@ -13,7 +13,8 @@ QUADRANT_TERMS = (
     ("pixels", "pixels in the quadrant"),
     (
         "weight",
-        "w_k of Eq. (8): the quadrant's share of the image area (the last one is 1 minus the "
+        f"w_k of {tag('smeasure', 'S_r')}: the quadrant's share of the image area (the last "
+        "one is 1 minus the "
         "other three, as both references compute it, so equal areas may differ in the last "
         "digit), or of the GT foreground with s_weights=foreground",
     ),
