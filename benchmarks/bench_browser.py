@@ -38,8 +38,11 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 
-def window_run(root: str, steps: int, timeout: float) -> dict[str, float]:
-    """Open the window on ``root`` in this process and measure (see the module notes)."""
+def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict[str, float]:
+    """Open the window on ``root`` in this process and measure (see the module notes).
+    ``why``: also print, to standard error, where the GUI thread was during each of the
+    longest blocks (its Python stack sampled every 4 ms while a block lasts > 25 ms; a
+    stack ending in the event loop means Qt's own work: painting, layout)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6 import QtCore
 
@@ -75,6 +78,26 @@ def window_run(root: str, steps: int, timeout: float) -> dict[str, float]:
         gaps.append((now, now - last[0]))
         last[0] = now
 
+    samples: list[tuple[float, str]] = []
+    if why:
+        import threading
+        import traceback
+
+        main_thread = threading.main_thread().ident
+
+        def watch() -> None:
+            while True:
+                time.sleep(0.004)
+                if heartbeat.isActive() and time.perf_counter() - last[0] > 0.025:
+                    frame = sys._current_frames().get(main_thread)
+                    stack = traceback.extract_stack(frame) if frame is not None else []
+                    where = " <- ".join(
+                        f"{Path(f.filename).name}:{f.lineno}:{f.name}" for f in stack[-6:][::-1]
+                    )
+                    samples.append((time.perf_counter(), where))
+
+        threading.Thread(target=watch, daemon=True).start()
+
     heartbeat = QtCore.QTimer()
     heartbeat.setInterval(2)
     heartbeat.timeout.connect(beat)
@@ -108,6 +131,15 @@ def window_run(root: str, steps: int, timeout: float) -> dict[str, float]:
 
     run_for(timeout, done)
     scoring_block = max((g for _, g in gaps), default=float("nan"))
+    if why:
+        for end, gap in sorted(sorted(gaps, key=lambda g: -g[1])[:5]):
+            print(
+                f"block of {gap * 1e3:.0f} ms, {(end - t0) * 1e3:.0f} ms after opening:",
+                file=sys.stderr,
+            )
+            for t, where in samples:
+                if end - gap <= t <= end:
+                    print(f"    {where}", file=sys.stderr)
     gaps.clear()
     # stepping: each step once the window is idle (the next sample prefetched meanwhile)
     c = window.controller
@@ -176,9 +208,14 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=8)
     ap.add_argument("--timeout", type=float, default=1200)
     ap.add_argument("--window-run", help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--why",
+        action="store_true",
+        help="with --window-run ROOT: print where the GUI thread was during its longest blocks",
+    )
     args = ap.parse_args()
     if args.window_run:
-        print(json.dumps(window_run(args.window_run, args.steps, args.timeout)))
+        print(json.dumps(window_run(args.window_run, args.steps, args.timeout, args.why)))
         return
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)

@@ -453,6 +453,8 @@ class Finding:
     explained_by: tuple[str, ...] = ()
     closest: tuple[str, float] | None = None
     images: tuple[str, ...] = ()
+    #: our value's bootstrap interval (with ``--ci``)
+    interval: tuple[float, float] | None = None
 
     @property
     def difference(self) -> float | None:
@@ -467,6 +469,11 @@ class Comparison:
     tried: list[Hypothesis]
     #: hypotheses left out, and why
     skipped: list[str]
+    #: with ``--ci``: {dataset: statistics.json's entry} of the baseline
+    statistics: dict[str, Any] | None = None
+    #: with ``--ci``: pairs of methods the reference orders on a measure whose order here is
+    #: reversed or not significant (:func:`orders`)
+    orders: list[dict[str, Any]] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -498,8 +505,12 @@ def compare(
     resized: bool,
     empty_gts: bool,
     baseline: str = "",
+    statistics: Mapping[str, Any] | None = None,
 ) -> Comparison:
-    """Every reference value against the baseline and the hypotheses (module notes)."""
+    """Every reference value against the baseline and the hypotheses (module notes);
+    with ``statistics`` (the baseline's, ``{dataset: statistics.json's entry}``) each value
+    also gets our interval, and the reference's orders of methods are tested
+    (:func:`orders`)."""
     keys = sorted({k for _, _, k in reference.values})
     methods = sorted({m for _, m, _ in reference.values})
     base, image_notes = evaluate(None, keys, methods)
@@ -530,11 +541,12 @@ def compare(
     for (ds, m, k), ref in sorted(reference.values.items()):
         ours = base.get((ds, m, k))
         notes = tuple(image_notes.get((ds, m), ()))
+        interval = _interval(statistics, ds, k, m)
         if ours is None:
             findings.append(Finding(ds, m, k, ref, None, "not here", images=notes))
             continue
         if _close(ours, ref):
-            findings.append(Finding(ds, m, k, ref, ours, "agrees", images=notes))
+            findings.append(Finding(ds, m, k, ref, ours, "agrees", images=notes, interval=interval))
             continue
         matching = tuple(
             h.name
@@ -560,9 +572,69 @@ def compare(
                 matching,
                 None if matching else closest,
                 notes,
+                interval,
             )
         )
-    return Comparison(reference, baseline, findings, tried, skipped)
+    statistics = dict(statistics) if statistics is not None else None
+    return Comparison(
+        reference,
+        baseline,
+        findings,
+        tried,
+        skipped,
+        statistics,
+        orders(reference, base, statistics) if statistics else [],
+    )
+
+
+def _interval(
+    statistics: Mapping[str, Any] | None, dataset: str, key: str, method: str
+) -> tuple[float, float] | None:
+    st = (statistics or {}).get(dataset, {}).get("keys", {}).get(key, {})
+    iv = st.get("intervals", {}).get(method)
+    if iv is None or not all(math.isfinite(x) for x in iv):
+        return None
+    return float(iv[0]), float(iv[1])
+
+
+def orders(
+    reference: Reference, ours: Values, statistics: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The pairs of methods the reference puts in an order on a measure (their printed
+    values differ) whose order here is the other way round, or whose difference is not
+    significant here (the paired test of ``statistics``, Holm-corrected): one dict per
+    pair with both differences, p and the verdict (``reversed``, ``not significant``)."""
+    out = []
+    for ds, entry in statistics.items():
+        for key, st in entry.get("keys", {}).items():
+            for pair in st.get("pairs", []):
+                a, b = pair["a"], pair["b"]
+                ra, rb = reference.values.get((ds, a, key)), reference.values.get((ds, b, key))
+                if ra is None or rb is None or ra.text == rb.text:
+                    continue
+                theirs = ra.value - rb.value
+                here = ours.get((ds, a, key), math.nan) - ours.get((ds, b, key), math.nan)
+                if not math.isfinite(here):
+                    continue
+                if theirs * here < 0:
+                    verdict = "reversed" + ("" if pair["significant"] else ", not significant")
+                elif not pair["significant"]:
+                    verdict = "not significant"
+                else:
+                    continue
+                out.append(
+                    {
+                        "dataset": ds,
+                        "measure": key,
+                        "a": a,
+                        "b": b,
+                        "theirs": theirs,
+                        "ours": here,
+                        "p_holm": pair["p_holm"],
+                        "verdict": verdict,
+                    }
+                )
+    return out
 
 
 # ----------------------------------------------------------------------------------- report
@@ -581,6 +653,12 @@ def _why(f: Finding) -> str:
     if f.verdict == "explained":
         return "explained by " + " or ".join(f.explained_by)
     text = "unexplained"
+    if f.interval is not None:
+        inside = f.interval[0] <= f.theirs.value <= f.interval[1]
+        text += (
+            f" (theirs {'inside' if inside else 'outside'} our interval "
+            f"[{_fmt(f.interval[0])}, {_fmt(f.interval[1])}])"
+        )
     if f.closest is not None:
         text += f"; closest: {f.closest[0]} ({_fmt(f.closest[1])})"
     if f.images:
@@ -642,7 +720,51 @@ def summary_lines(comparison: Comparison) -> list[str]:
         + "; ".join(NOT_TRIED)
         + "."
     )
+    lines += _order_lines(comparison)
     lines += [f"note: {n}" for n in comparison.reference.notes]
+    return lines
+
+
+#: Pairs of methods listed by name in the summary (all are in the CSV and JSON reports).
+ORDER_LINES = 8
+
+
+def _order_lines(comparison: Comparison) -> list[str]:
+    """With ``--ci``: how the method, n and B were, and the reference's orders of methods
+    that do not hold here."""
+    if not comparison.statistics:
+        return []
+    setup = next(iter(comparison.statistics.values()))["setup"]
+    n = ", ".join(
+        f"{e['setup'].get('units', e['setup']['images'])} ({ds})"
+        for ds, e in comparison.statistics.items()
+    )
+    lines = [
+        f"Intervals: {setup['interval']} (B = {setup['resamples']}; n = {n} "
+        f"{setup.get('unit', 'images')}); tests: {setup['test']}, {setup['correction']}, "
+        f"α = {setup['alpha']}."
+    ]
+    if not comparison.orders:
+        lines.append(
+            "Every order of two methods the reference prints holds here and is significant."
+        )
+        return lines
+    reversed_ = sum(o["verdict"].startswith("reversed") for o in comparison.orders)
+    weak = len(comparison.orders) - reversed_
+    lines.append(
+        f"Of the reference's orders of two methods on a measure, {reversed_} "
+        f"{'is' if reversed_ == 1 else 'are'} reversed here and {weak} "
+        f"{'is' if weak == 1 else 'are'} not significant here:"
+    )
+    # the reversed ones first
+    ranked = sorted(comparison.orders, key=lambda o: not o["verdict"].startswith("reversed"))
+    for o in ranked[:ORDER_LINES]:
+        lines.append(
+            f"  {o['dataset']} {o['measure']}: {o['a']} − {o['b']} = {o['theirs']:+.4f} theirs, "
+            f"{o['ours']:+.4f} here ({o['verdict']}; Holm-adjusted p = {o['p_holm']:.3g})"
+        )
+    if len(comparison.orders) > ORDER_LINES:
+        lines.append(f"  … and {len(comparison.orders) - ORDER_LINES} more (the JSON report)")
     return lines
 
 
@@ -685,6 +807,8 @@ def as_json(comparison: Comparison) -> str:
                 "tried": [{"name": h.name, "explanation": h.explanation} for h in comparison.tried],
                 "skipped": comparison.skipped,
                 "never_tried": list(NOT_TRIED),
+                "statistics": {ds: e["setup"] for ds, e in (comparison.statistics or {}).items()},
+                "orders": comparison.orders,
                 "findings": [
                     {
                         **r,
@@ -692,6 +816,7 @@ def as_json(comparison: Comparison) -> str:
                         "images": list(f.images),
                         "theirs_tolerance": f.theirs.tolerance,
                         "ours_value": f.ours,
+                        "ours_interval": list(f.interval) if f.interval else None,
                     }
                     for r, f in zip(rows(comparison), comparison.findings, strict=True)
                 ],
@@ -738,9 +863,12 @@ def run_compare(
     pool: Any = None,
     progress: bool | None = False,
     on_message: Callable[[str], None] | None = None,
+    significance: Any = None,
 ) -> Comparison:
     """Evaluate ``datasets`` as the baseline and under every hypothesis, into one result
-    store, and compare with ``reference`` (see the module notes)."""
+    store, and compare with ``reference`` (see the module notes). With ``significance`` (a
+    :class:`~fminspect.batch.significance.Setup`) the baseline gets bootstrap intervals and
+    paired tests, and the reference's orders of methods are tested."""
     from fminspect.batch.runner import evaluate_datasets
     from fminspect.batch.subsets import Selection
     from fminspect.pipeline.config import EvalConfig
@@ -771,7 +899,10 @@ def run_compare(
             pool=pool,
             progress=progress,
             selection=Selection(exclude_empty_gt=h is not None and h.exclude_empty_gt),
+            significance=significance if h is None else None,
         )
+        if h is None:
+            state["statistics"] = report.statistics
         values: Values = {}
         for r in report.results:
             for k in keys:
@@ -811,4 +942,5 @@ def run_compare(
         resized=bool(state.get("resized")),
         empty_gts=bool(state.get("empty")),
         baseline=f"fminspect ({name} convention)" if name != "custom" else "fminspect (custom)",
+        statistics=state.get("statistics"),
     )

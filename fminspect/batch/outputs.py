@@ -38,14 +38,18 @@ def _keys(report: EvalReport) -> list[str]:
 
 
 def _ranks(results: Sequence[MethodResult], key: str) -> dict[str, int]:
-    """Rank (1 = best) of each method on ``key``; ties share a rank. Only methods whose
-    ``key`` averages every image of the dataset are ranked: a value over a subset is not
-    comparable with the others."""
+    """Rank (1 = best) of each method on ``key``; ties share a rank. Only methods evaluated
+    on every image whose ``key`` averages as many images as the most any such method's does
+    are ranked: a value over fewer images is not comparable with the others — but when every
+    method's averages the same fewer images (a NaN on each empty GT with ``wfm_empty=nan``,
+    C^ω_β where some GTs have no image), they are compared on those images."""
     info = MEASURES_BY_KEY[key]
+    complete = [r for r in results if r.coverage.complete]
+    most = max((r.counts.get(key, r.n_images) for r in complete), default=0)
     vals = [
         (r.method, r.values.get(key, math.nan))
-        for r in results
-        if r.coverage.complete and not _partial(r, [key])
+        for r in complete
+        if r.counts.get(key, r.n_images) == most
     ]
     vals = [(m, v) for m, v in vals if not math.isnan(v)]
     ordered = sorted({round(v, 12) for _, v in vals}, reverse=info.higher_is_better)

@@ -82,13 +82,16 @@ def compare_task(
     *,
     jobs: int = 1,
     pool: Any = None,
+    significance: Any = None,
     report: Report | None = None,
     stop: Event | None = None,
 ) -> Any:
     """:func:`~fminspect.batch.compare.run_compare` of ``datasets`` against the table at
     ``reference_path`` (a :class:`~fminspect.batch.compare.Comparison`; a
     :class:`~fminspect.batch.compare.CompareError` names what is wrong with the table).
-    ``pool``: local worker processes to score on (the scoring service's own)."""
+    ``pool``: local worker processes to score on (the scoring service's own);
+    ``significance``: a :class:`~fminspect.batch.significance.Setup` for intervals and
+    the tests of the table's orders of methods."""
     from fminspect.batch.compare import CompareError, read_reference, run_compare
 
     reference = read_reference(reference_path, [d.name for d in datasets])
@@ -109,6 +112,7 @@ def compare_task(
         jobs=jobs,
         pool=pool,
         on_message=on_message,
+        significance=significance,
     )
 
 

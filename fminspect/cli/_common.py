@@ -43,6 +43,34 @@ if TYPE_CHECKING:
 CONVENTION_NAMES = ("pysodmetrics", "matlab", "pysodevaltoolkit", "context-original")
 
 
+def add_significance_options(parser: argparse.ArgumentParser, title: str, what: str) -> None:
+    """``--ci`` (doing ``what``), ``--resamples``, ``--level``, ``--test``, ``--ci-seed``."""
+    st = parser.add_argument_group(title)
+    st.add_argument("--ci", action="store_true", help=what)
+    st.add_argument(
+        "--resamples", type=int, default=1000, metavar="B", help="bootstrap resamples (1000)"
+    )
+    st.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    st.add_argument(
+        "--test",
+        choices=("bootstrap", "wilcoxon"),
+        default="bootstrap",
+        help="paired test: the paired bootstrap (every key; default) or Wilcoxon's "
+        "signed-rank test on per-image values (keys that are a mean over images)",
+    )
+    st.add_argument("--ci-seed", type=int, default=0, help="seed of the resampling (0)")
+
+
+def significance_setup(args: argparse.Namespace) -> Any:
+    """The :class:`~fminspect.batch.significance.Setup` the options ask for (None without
+    ``--ci``; ``ValueError`` naming a wrong value)."""
+    if not args.ci:
+        return None
+    from fminspect.batch.significance import Setup
+
+    return Setup(args.resamples, args.level, args.ci_seed, args.test)
+
+
 def add_param_options(parser: argparse.ArgumentParser) -> None:
     """``--convention``, ``--beta2``, ``--alpha``, ``--param``, ``--gt-inclusive``,
     ``--no-stretch``, ``--interpolation``."""

@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING
 from fminspect.cli._common import (
     add_limit_options,
     add_param_options,
+    add_significance_options,
     fail,
     find_datasets_or_fail,
     interpolation,
     params,
     say,
+    significance_setup,
 )
 
 if TYPE_CHECKING:
@@ -55,6 +57,13 @@ def add_parser(sub: Subparsers) -> None:
         help="result store (default: compare.sqlite in fminspect's user cache folder)",
     )
     c.add_argument("--jobs", type=int, default=1, help="local worker processes (1)")
+    add_significance_options(
+        c,
+        "uncertainty (README: 'Significance')",
+        "bootstrap intervals of fminspect's values (is theirs inside?) and paired tests "
+        "between the methods: which of the table's orders of two methods are reversed or "
+        "not significant here",
+    )
     add_param_options(c)
     add_limit_options(c)
     c.set_defaults(func=cmd_compare)
@@ -68,6 +77,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     try:
         base = params(args)
         resize = interpolation(args)
+        setup = significance_setup(args)
     except ValueError as exc:
         return fail(str(exc), command="compare")
     found = find_datasets_or_fail(args, "compare")
@@ -96,6 +106,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         cache,
         jobs=args.jobs,
         on_message=say("fminspect compare: "),
+        significance=setup,
     )
     content = render(comparison, args.format)
     if args.out is None:

@@ -12,6 +12,7 @@ from fminspect.cli._common import (
     add_cluster_options,
     add_limit_options,
     add_param_options,
+    add_significance_options,
     batch_options_problem,
     connect_cluster,
     fail,
@@ -22,6 +23,7 @@ from fminspect.cli._common import (
     print_coverage,
     print_problems,
     say,
+    significance_setup,
 )
 
 if TYPE_CHECKING:
@@ -95,28 +97,13 @@ def add_parser(sub: Subparsers) -> None:
         action="store_true",
         help="no progress bar, no table; coverage only of methods with missing or extra maps",
     )
-    st = ev.add_argument_group(
-        "uncertainty (README: 'Significance'; written to statistics.json and significance.csv)"
+    add_significance_options(
+        ev,
+        "uncertainty (README: 'Significance'; written to statistics.json and significance.csv)",
+        "percentile-bootstrap confidence intervals of every dataset value (images resampled), "
+        "paired tests between methods with Holm's correction, and groups of methods not "
+        "significantly different",
     )
-    st.add_argument(
-        "--ci",
-        action="store_true",
-        help="percentile-bootstrap confidence intervals of every dataset value (images "
-        "resampled), paired tests between methods with Holm's correction, and groups of "
-        "methods not significantly different",
-    )
-    st.add_argument(
-        "--resamples", type=int, default=1000, metavar="B", help="bootstrap resamples (1000)"
-    )
-    st.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
-    st.add_argument(
-        "--test",
-        choices=("bootstrap", "wilcoxon"),
-        default="bootstrap",
-        help="paired test: the paired bootstrap (every key; default) or Wilcoxon's "
-        "signed-rank test on per-image values (keys that are a mean over images)",
-    )
-    st.add_argument("--ci-seed", type=int, default=0, help="seed of the resampling (0)")
     add_param_options(ev)
     add_limit_options(ev)
     ev.add_argument(
@@ -211,7 +198,6 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
 def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster | None) -> int:
     from fminspect.batch.figures import FigureError
     from fminspect.batch.outputs import empty_gt_line, summary_markdown
-    from fminspect.batch.significance import Setup
     from fminspect.batch.subsets import SubsetError
     from fminspect.batch.workflow import (
         evaluate_to_folder,
@@ -227,7 +213,7 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
             interpolation(args),
             args.max_pixels,
         )
-        setup = Setup(args.resamples, args.level, args.ci_seed, args.test) if args.ci else None
+        setup = significance_setup(args)
     except ValueError as exc:
         return fail(str(exc), command="eval")
     beta2_keys = unused_beta2(config)

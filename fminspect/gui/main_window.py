@@ -531,6 +531,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             settings.params,
             settings.interpolation,
             store_for(ds.gt.path),
+            significance=self.dataset_view.setup(),  # the tests chosen beside the button
         )
         self.dataset_view.task_started(f"comparing with {reference.name}…")
 

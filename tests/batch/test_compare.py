@@ -288,3 +288,51 @@ def test_curves_over_255_thresholds_are_explained(
     for f in report["findings"]:
         assert f["verdict"] == "explained", f
         assert f["explained_by"] == ["255 thresholds"]
+
+
+def test_with_ci_the_tables_orders_of_methods_are_tested_and_intervals_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--ci: each value gets fminspect's bootstrap interval, and the reference's orders of two
+    methods are checked by the paired tests: a planted reversal (B and C swapped) is found,
+    and a pair that differs on one image of 12 only (A and A2) is not significant."""
+    from tests.datasets import make_dataset
+
+    root = make_dataset(tmp_path / "DS", n_images=12, methods=("A", "B", "C"), size=(40, 48))
+    (root / "Pred" / "A2").mkdir()
+    for f in (root / "Pred" / "A").iterdir():
+        (root / "Pred" / "A2" / f.name).write_bytes(f.read_bytes())
+    first = sorted((root / "Pred" / "A2").iterdir())[0]
+    pred = cv2.imread(str(first), cv2.IMREAD_GRAYSCALE)
+    cv2.imwrite(str(first), 255 - pred)  # A2 = A but for one image
+    ours = _eval(root, tmp_path / "ours")["DS"]
+    theirs = {m: dict(v) for m, v in ours.items()}
+    theirs["B"]["Sm"], theirs["C"]["Sm"] = ours["C"]["Sm"], ours["B"]["Sm"]  # swapped
+    ref = tmp_path / "paper.json"
+    ref.write_text(json.dumps({"DS": theirs}))
+    capsys.readouterr()
+    out = tmp_path / "report.json"
+    cache = ["--cache", str(tmp_path / "compare.sqlite")]
+    args = ["compare", str(root), str(ref), "--format", "json", "--out", str(out), *cache]
+    assert main([*args, "--ci", "--resamples", "400"]) == 0, capsys.readouterr().err
+    report = json.loads(out.read_text())
+    setup = report["statistics"]["DS"]
+    assert (setup["resamples"], setup["images"]) == (400, 12)
+    found = _by(report)
+    b = found[("B", "Sm")]
+    lo, hi = b["ours_interval"]
+    assert lo <= b["ours_value"] <= hi
+    assert "our interval" in b["why"]  # unexplained: is theirs inside our interval?
+    by_pair = {(o["a"], o["b"], o["measure"]): o for o in report["orders"]}
+    swapped = by_pair.get(("B", "C", "Sm")) or by_pair[("C", "B", "Sm")]
+    assert swapped["verdict"].startswith("reversed")
+    assert swapped["theirs"] * swapped["ours"] < 0
+    close = by_pair.get(("A", "A2", "Sm")) or by_pair.get(("A2", "A", "Sm"))
+    assert close is not None and close["verdict"] == "not significant"
+    assert close["p_holm"] > 0.05
+    # the text report says the method, n and B, and lists the pairs
+    text = tmp_path / "report.txt"
+    assert main([*args[:3], "--out", str(text), *cache, "--ci", "--resamples", "400"]) == 0
+    body = text.read_text()
+    assert "percentile bootstrap over images" in body and "n = 12 (DS) images" in body
+    assert "reversed here" in body and "A2" in body

@@ -132,7 +132,7 @@ def test_a_method_evaluated_on_a_subset_is_not_ranked(tmp_path: Path) -> None:
 
 
 def test_a_measure_averaged_over_fewer_images_is_marked(tmp_path: Path) -> None:
-    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",), size=(64, 64))
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"), size=(64, 64))
     (root / "Imgs" / "img2.jpg").unlink()  # CCm cannot be computed for img2
     report = _run(root, tmp_path / "out", config=EvalConfig(keys=("MAE", "CCm")))
     assert report.results[0].counts == {"MAE": 3, "CCm": 2}
@@ -141,6 +141,11 @@ def test_a_measure_averaged_over_fewer_images_is_marked(tmp_path: Path) -> None:
     md = (out / "summary.md").read_text()
     assert "‡" in md and "A CCm (2 of 3)" in md
     assert "A CCm (2 of 3)" in (out / "summary.tex").read_text()
+    # both methods average the same two images: they are ranked against each other
+    values = {r.method: r.values["CCm"] for r in report.results}
+    best = max(values, key=lambda m: values[m])
+    row = next(line for line in md.splitlines() if line.startswith(f"| {best} |"))
+    assert f"**{values[best]:.3f}** ‡" in row
 
 
 @pytest.mark.slow

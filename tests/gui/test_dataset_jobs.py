@@ -117,11 +117,13 @@ def test_compare_in_the_window_reports_what_the_command_reports(qtbot, window, t
                 str(cli_report),
                 "--cache",
                 str(tmp_path / "compare.sqlite"),
+                "--ci",  # the window tests as its controls say: B = 1000, paired bootstrap
             ]
         )
         == 0
     )
     assert cli_report.read_bytes() == saved.read_bytes()
+    assert "our interval" in verdicts[("B", "Sm")]  # theirs against our interval
     dialog.close()
 
 

@@ -195,12 +195,14 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     qtbot.waitUntil(lambda: len(view._curve_items) == 3 * 3, timeout=2000)  # 3 methods × 3 plots
     # the third plot: the ROC of the mean curves (hit rate = recall against FPR)
     view.third.setCurrentText("ROC")
+    qtbot.waitUntil(lambda: len(view._curve_items) == 3 * 3, timeout=2000)  # one plot a turn
     third = [item for k, item in view._curve_items if k == "em"]
     assert len(third) == 3 and "ROC" in view.plots["em"].getPlotItem().titleLabel.text
     curves = view.results[view.curve_dataset.currentText()][0].mean_curves  # the first line's
     x, y = third[0].getData()
     assert np.array_equal(x, curves["FPR"]) and np.array_equal(y, curves["Recall"])
     view.third.setCurrentText("IoU")
+    qtbot.waitUntil(lambda: len(view._curve_items) == 3 * 3, timeout=2000)
     x, y = next(item for k, item in view._curve_items if k == "em").getData()
     assert np.array_equal(y, curves["IoU"]) and x[-1] == 1.0
     for col, (ds, key) in enumerate(model.columns):

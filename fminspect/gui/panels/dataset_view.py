@@ -63,6 +63,9 @@ _Index = QtCore.QModelIndex | QtCore.QPersistentModelIndex
 SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 #: Images listed for a method pair.
 PAIR_ROWS = 200
+#: Dataset curves added per event-loop turn, to one plot (each costs the GUI thread ~3 ms,
+#: and the plot's repaint ~12 ms).
+CURVES_PER_TURN = 8
 
 
 def short_test(test: str) -> str:
@@ -488,6 +491,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         selection.changed.connect(self._on_selection)
         selection.highlight_changed.connect(self.draw_curves)
         self._curve_items: list[tuple[str, pg.PlotDataItem]] = []
+        self._curve_generation = 0
 
     # ------------------------------------------------------------------ results
     def set_results(self, results: dict[str, Sequence[MethodResult]], note: str = "") -> None:
@@ -630,17 +634,21 @@ class DatasetViewPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ curves
     def draw_curves(self, *_: object) -> None:
-        """The averaged curves of the shown methods on the chosen dataset."""
+        """The averaged curves of the shown methods on the chosen dataset: removed at once,
+        added :data:`CURVES_PER_TURN` per event-loop turn (60 curves at once held the GUI
+        thread for 100–200 ms); a newer call drops what an older one has left to add."""
         if not self.isVisible():
             self._stale = bool(self.results)  # redrawn when shown
             return
         for k, item in self._curve_items:
             self.plots[k].removeItem(item)
         self._curve_items = []
+        self._curve_generation += 1
         d = self.curve_dataset.currentText()
         shown = set(self.selection.shown)
         highlighted = self.selection.highlighted
         x_name, y_name = DATASET_THIRD[self.third.currentText()][:2]
+        todo: list[tuple[str, Any, Any, Any, str]] = []
         for r in self.results.get(d, ()):
             if r.method not in shown or not r.mean_curves:
                 continue
@@ -651,16 +659,34 @@ class DatasetViewPanel(QtWidgets.QWidget):
             )
             c = r.mean_curves
             third_x = THRESHOLDS if x_name is None else c.get(x_name)
+            name = self.selection.name(r.method)
             for k, xy in (
                 ("pr", (c.get("Recall"), c.get("Precision"))),
                 ("fm", (THRESHOLDS, c.get("Fm"))),
                 ("em", (third_x, c.get(y_name))),
             ):
-                if xy[0] is None or xy[1] is None:
-                    continue
-                item = self.plots[k].plot(xy[0], xy[1], pen=pen, name=self.selection.name(r.method))
-                item.setToolTip(self.selection.name(r.method))
-                self._curve_items.append((k, item))
+                if xy[0] is not None and xy[1] is not None:
+                    todo.append((k, xy[0], xy[1], pen, name))
+        todo.sort(key=lambda t: list(self.plots).index(t[0]))  # by plot, methods in order
+        self._add_curves(self._curve_generation, todo)
+
+    def _add_curves(self, generation: int, todo: list[tuple[str, Any, Any, Any, str]]) -> None:
+        if generation != self._curve_generation:
+            return  # redrawn since
+        if not self.isVisible():
+            self._stale = bool(self.results)  # redrawn when shown
+            return
+        # one plot per turn (a turn repaints only the plot it changed; todo is by plot)
+        n = 0
+        while n < min(len(todo), CURVES_PER_TURN) and todo[n][0] == todo[0][0]:
+            n += 1
+        for k, x, y, pen, name in todo[:n]:
+            item = self.plots[k].plot(x, y, pen=pen, name=name)
+            item.setToolTip(name)
+            self._curve_items.append((k, item))
+        rest = todo[n:]
+        if rest:
+            QtCore.QTimer.singleShot(0, lambda: self._add_curves(generation, rest))
 
     def _label_third(self) -> None:
         _, _, title, (x_label, y_label) = DATASET_THIRD[self.third.currentText()]

@@ -46,6 +46,25 @@ def colormap(name: str) -> pg.ColorMap:
     return pg.colormap.get(name)
 
 
+def prerender(cell: MapCell) -> None:
+    """Make the pictures of a panel's layers now, in the turn that filled it, rather than in
+    the next paint, where every panel filled meanwhile would be rendered at once."""
+    for item in (cell.base, cell.map, cell.overlay):
+        # pyqtgraph renders on paint when its flag says the picture is stale
+        if item.image is not None and getattr(item, "_renderRequired", True):
+            item.render()
+
+
+def display_bytes(values: np.ndarray) -> np.ndarray:
+    """A map in [0, 1] as the 0–255 bytes a panel draws: 256 grey levels are all a screen
+    shows, and pyqtgraph draws bytes through the lookup table directly, where it rescales a
+    float map element by element on every paint (a dozen 400×550 maps: ~40 ms of the GUI
+    thread). The panel keeps the float values for the read-outs (:attr:`MapCell.values`)."""
+    if values.dtype == np.uint8:
+        return values
+    return np.rint(np.clip(values, 0.0, 1.0) * 255.0).astype(np.uint8)
+
+
 @functools.cache
 def lookup_table(name: str) -> np.ndarray:
     """The 256-entry lookup table of a colour map, made once per name: an image item given
@@ -430,6 +449,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self._fill(name, cell)
         if name in self.results:  # its result came first: the map the measures used
             self._show_map(name, cell, self.results[name].pair.pred)
+        prerender(cell)
         if self._pending_fill:
             self._fill_timer.start()
         else:
@@ -503,7 +523,7 @@ class MapGridPanel(QtWidgets.QWidget):
         if name == "GT":
             if s.gt is not None:
                 gt = unit_map(s.gt)
-                cell.map.setImage(gt, levels=(0, 1))
+                cell.map.setImage(display_bytes(gt), levels=(0, 255))
                 cell.map.setLookupTable(lookup_table("gray"))
                 cell.values = gt
             return
@@ -523,7 +543,7 @@ class MapGridPanel(QtWidgets.QWidget):
         else:
             cell.base.clear()
             cell.map.setOpacity(1.0)
-        cell.map.setImage(values, levels=(0, 1), lut=self._map_lut())
+        cell.map.setImage(display_bytes(values), levels=(0, 255), lut=self._map_lut())
         self._update_overlay(name, cell)
 
     def _map_lut(self) -> np.ndarray:
@@ -539,7 +559,7 @@ class MapGridPanel(QtWidgets.QWidget):
         for name, cell in self.cells.items():
             if name not in ("image", "GT"):
                 cell.map.setLookupTable(lut)
-                cell.map.setLevels((0, 1))
+                cell.map.setLevels((0, 255))
 
     # ------------------------------------------------------------------ results & overlays
     def set_result(self, model: str, result: SuiteResult) -> None:
