@@ -616,10 +616,12 @@ def orders(
                 here = ours.get((ds, a, key), math.nan) - ours.get((ds, b, key), math.nan)
                 if not math.isfinite(here):
                     continue
+                tested = math.isfinite(pair["p_holm"])  # NaN: too few images, no spread
+                weak = "not tested" if not tested else "not significant"
                 if theirs * here < 0:
-                    verdict = "reversed" + ("" if pair["significant"] else ", not significant")
+                    verdict = "reversed" + ("" if pair["significant"] else f", {weak}")
                 elif not pair["significant"]:
-                    verdict = "not significant"
+                    verdict = weak
                 else:
                     continue
                 out.append(
@@ -746,15 +748,19 @@ def _order_lines(comparison: Comparison) -> list[str]:
     ]
     if not comparison.orders:
         lines.append(
-            "Every order of two methods the reference prints holds here and is significant."
+            "No order of two methods the reference prints (of those evaluated here) is "
+            "reversed or not significant here."
         )
         return lines
-    reversed_ = sum(o["verdict"].startswith("reversed") for o in comparison.orders)
-    weak = len(comparison.orders) - reversed_
+    count = {
+        v: sum(o["verdict"].endswith(v) or o["verdict"] == v for o in comparison.orders)
+        for v in ("reversed", "not significant", "not tested")
+    }
+    count["reversed"] = sum(o["verdict"].startswith("reversed") for o in comparison.orders)
     lines.append(
-        f"Of the reference's orders of two methods on a measure, {reversed_} "
-        f"{'is' if reversed_ == 1 else 'are'} reversed here and {weak} "
-        f"{'is' if weak == 1 else 'are'} not significant here:"
+        "Of the reference's orders of two methods on a measure, "
+        + ", ".join(f"{n} {'is' if n == 1 else 'are'} {v} here" for v, n in count.items() if n)
+        + ":"
     )
     # the reversed ones first
     ranked = sorted(comparison.orders, key=lambda o: not o["verdict"].startswith("reversed"))

@@ -113,7 +113,9 @@ def main(argv: list[str] | None = None) -> None:
                 current["stop"].set()
             elif message[0] == "task":
                 task_state["stop"].set()  # a newer task replaces the one under way
-                tasks.put(message)
+                stop = threading.Event()  # made here: a stop sent at once is not lost
+                task_state["task"], task_state["stop"] = message[1], stop
+                tasks.put((message, stop))
             elif message[0] == "task-stop" and message[1] == task_state["task"]:
                 task_state["stop"].set()
 
@@ -124,16 +126,14 @@ def main(argv: list[str] | None = None) -> None:
         from fminspect.batch.tasks import TaskStopped, run_task
 
         while True:
-            message = tasks.get()
-            while message is not None and not tasks.empty():  # only the latest counts
-                message = tasks.get()
-            if message is None:
+            queued = tasks.get()
+            while queued is not None and not tasks.empty():  # only the latest counts
+                queued = tasks.get()
+            if queued is None:
                 return
-            _, task, kind, task_args, task_kwargs = message
+            (_, task, kind, task_args, task_kwargs), stop = queued
             if kind == "compare":  # it scores on the service's workers
                 task_kwargs = {**task_kwargs, "jobs": args.jobs, "pool": workers()}
-            stop = threading.Event()
-            task_state["task"], task_state["stop"] = task, stop
 
             def report(text: str, task: int = task) -> None:
                 send((task, "task-progress", text))
@@ -148,7 +148,11 @@ def main(argv: list[str] | None = None) -> None:
                 traceback.print_exc()
                 send((task, "task-failed", f"{type(exc).__name__}: {exc}"))
             else:
-                send((task, "task-result", value))
+                try:
+                    send((task, "task-result", value))
+                except Exception as exc:  # e.g. a result that cannot be pickled: said
+                    traceback.print_exc()
+                    send((task, "task-failed", f"{type(exc).__name__}: {exc}"))
 
     from fminspect.batch.pool import LocalPool
 

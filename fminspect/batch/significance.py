@@ -111,8 +111,9 @@ def spread(value: float, interval: tuple[float, float], decimals: int) -> tuple[
     maximum can put it there). Numbers are returned formatted."""
     low, high = interval
     up, down = high - value, value - low
-    if up < 0 or down < 0:
+    if round(up, decimals) < 0 or round(down, decimals) < 0:  # outside at that precision
         return ("[]", f"{low:.{decimals}f}", f"{high:.{decimals}f}")
+    up, down = max(up, 0.0), max(down, 0.0)  # (rounding noise: not "-0.000")
     a, b = f"{up:.{decimals}f}", f"{down:.{decimals}f}"
     return ("±", a) if a == b else ("+-", a, b)
 

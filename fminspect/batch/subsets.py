@@ -298,6 +298,8 @@ class Groups:
     table: Mapping[str, str] = field(default_factory=dict)
 
     def of(self, name: str) -> str | None:
+        if self.rule == "folders":  # <group>/<name>, as grouped discovery names samples
+            return name.split("/", 1)[0] if "/" in name else None
         if self.rule == "prefix":
             m = GROUP_PREFIX.fullmatch(name)
             return m["group"] if m is not None and m["group"] else name
@@ -314,9 +316,14 @@ class Groups:
             missing = [s.name for s in ds.samples if self.of(s.name) is None]
             if missing:
                 shown = ", ".join(missing[:5]) + (", …" if len(missing) > 5 else "")
+                where = (
+                    " (not in a group's sub-folder: GT/<group>/x.png)"
+                    if self.rule == "folders"
+                    else ""
+                )
                 raise SubsetError(
                     f"--groups {self.source}: {len(missing)} images of {ds.name} have no "
-                    f"group: {shown}"
+                    f"group{where}: {shown}"
                 )
             groups = {self.of(s.name) for s in ds.samples}
             if len(groups) < 2:
@@ -332,12 +339,12 @@ class Groups:
 
 
 def groups_rule(spec: str) -> Groups:
-    """``prefix`` or a CSV of (image, group) rows (see the module notes)."""
-    if spec == "prefix":
-        return Groups(rule="prefix", source="prefix")
+    """``folders``, ``prefix`` or a CSV of (image, group) rows (see the module notes)."""
+    if spec in ("prefix", "folders"):
+        return Groups(rule=spec, source=spec)
     path = Path(spec)
     if path.suffix.lower() != ".csv" and not path.exists():
-        raise SubsetError(f"--groups {spec}: not 'prefix', and no such CSV file")
+        raise SubsetError(f"--groups {spec}: not 'folders' or 'prefix', and no such CSV file")
     rows = list(csv.reader(_read_text(path, "a group table").splitlines()))
     header = bool(rows and rows[0] and rows[0][0].strip().lower() in ("image", "name"))
     table: dict[str, str] = {}

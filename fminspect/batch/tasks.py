@@ -7,11 +7,12 @@ the library call the command line makes, with the same result:
 * ``statistics`` — :meth:`~fminspect.batch.evaluation.Evaluation.statistics` of every
   dataset given, from the store the window scored into (``fminspect eval --ci``);
 * ``compare`` — :func:`~fminspect.batch.compare.run_compare` of the datasets against a
-  table from elsewhere (``fminspect compare``), into the same store, so that the baseline
-  is what the window already has.
+  table from elsewhere (``fminspect compare``), into the current dataset's store, so that
+  the baseline of the datasets scored into it is what the window already has.
 
-``report(text)`` receives progress lines; ``stop`` ends a job at its next step
-(:class:`TaskStopped`). No Qt.
+``report(text)`` receives progress lines; ``stop`` ends a job at its next step — a
+method's resampling, or ``compare``'s next way of computing — (:class:`TaskStopped`); the
+step under way finishes first (its scores are stored). No Qt.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def compare_task(
         if report is not None:
             report(text)
 
-    return run_compare(
+    comparison = run_compare(
         datasets,
         reference,
         params,
@@ -114,6 +115,8 @@ def compare_task(
         on_message=on_message,
         significance=significance,
     )
+    _check(stop)  # stopped during the last step: nothing is shown
+    return comparison
 
 
 #: The jobs by name.

@@ -70,10 +70,12 @@ def find_datasets(
     method_config: Path | str | None = None,
     datasets: Sequence[str] | None = None,
     methods: Sequence[str] | None = None,
+    grouped: bool = False,
 ) -> tuple[list[Dataset], list[Problem]]:
     """The datasets found in ``root`` (or in PySODEvalToolkit's ``dataset_config`` and
     ``method_config``, given together), only those named in ``datasets`` if given, and what
-    could not be used.
+    could not be used. ``grouped``: the maps lie in one sub-folder per group
+    (:func:`~fminspect.io.discovery.discover`).
 
     Raises
     ------
@@ -97,7 +99,7 @@ def find_datasets(
     elif root is None:
         raise SelectionError("give a dataset folder, or --dataset-config and --method-config")
     else:
-        found, problems = discover(root)
+        found, problems = discover(root, grouped=grouped)
         where = str(root)
     if datasets:
         unknown = sorted(set(datasets) - {d.name for d in found})

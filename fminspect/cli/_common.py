@@ -288,6 +288,7 @@ def find_datasets_or_fail(args: argparse.Namespace, command: str) -> list[Any] |
             method_config=args.method_config,
             datasets=args.datasets,
             methods=args.methods,
+            grouped=getattr(args, "groups", None) == "folders",
         )
     except SelectionError as exc:
         return fail(str(exc), command=command)

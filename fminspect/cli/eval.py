@@ -84,8 +84,9 @@ def add_parser(sub: Subparsers) -> None:
         "--groups",
         metavar="RULE",
         help="grouped evaluation (co-SOD groups, video sequences): each value per group, then "
-        "the mean over the groups; prefix (the name before its last number: bear_00012 → "
-        "bear) or a CSV of image,group",
+        "the mean over the groups; folders (GT/<group>/x.png with Pred/<method>/<group>/x.png, "
+        "as CoCA and eval-co-sod lay them out), prefix (the name before its last number: "
+        "bear_00012 → bear) or a CSV of image,group",
     )
     sel.add_argument(
         "--exclude-empty-gt",

@@ -81,6 +81,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         #: every method's dataset values, per dataset, once its background evaluation is done
         self.dataset_results: dict[str, tuple[MethodResult, ...]] = {}
         self._task_kind = ""  # the dataset view's job under way (statistics, compare)
+        self._task_id: int | None = None  # its number (None: no job whose result is wanted)
         self._task_settings: Any = None  # what the values it works on were made with
         self.compare_dialog: Any = None  # the last comparison's report
         #: per-image scores of each dataset scored (the browser shows the current one's)
@@ -298,7 +299,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.dataset_view.statistics_requested.connect(self.ask_statistics)
         self.dataset_view.compare_requested.connect(self.ask_compare)
         self.dataset_view.stop_requested.connect(self.scorer.stop_task)
-        self.scorer.task_progress.connect(lambda _t, text: self.dataset_view.task_progress(text))
+        self.scorer.task_progress.connect(self._on_task_progress)
         self.scorer.task_done.connect(self._on_task_done)
         self.scorer.task_failed.connect(self._on_task_failed)
 
@@ -507,7 +508,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         config = EvalConfig(settings.params, settings.keys or None, settings.interpolation)
         self._task_kind = "statistics"
         self._task_settings = settings
-        self.scorer.run_task(
+        self._task_id = self.scorer.run_task(
             "statistics", [(d, store_for(d.gt.path)) for d in datasets], config, setup
         )
         self.dataset_view.task_started(
@@ -524,7 +525,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         settings = self._scored_with
         self._task_kind = "compare"
         self._task_settings = settings
-        self.scorer.run_task(
+        self._task_id = self.scorer.run_task(
             "compare",
             datasets,
             reference,
@@ -536,12 +537,22 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.dataset_view.task_started(f"comparing with {reference.name}…")
 
     def _forget_statistics(self) -> None:
-        """The values the statistics were made for are gone: so are they."""
+        """The values the statistics were made for are gone: so are they, and what the job
+        under way would give is dropped (another folder may have the same names)."""
         self.dataset_view.set_statistics({})
-        if self.scorer.task_running:
+        if self._task_id is not None:
+            self._task_id = None
             self.scorer.stop_task()
+            self.dataset_view.task_ended("")
 
-    def _on_task_done(self, _task: int, value: Any) -> None:
+    def _on_task_progress(self, task: int, text: str) -> None:
+        if task == self._task_id:
+            self.dataset_view.task_progress(text)
+
+    def _on_task_done(self, task: int, value: Any) -> None:
+        if task != self._task_id:
+            return  # a job for values no longer shown
+        self._task_id = None
         if self._task_settings != self._scored_with:
             self.dataset_view.task_ended("")  # made for values no longer shown
             return
@@ -558,7 +569,10 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.compare_dialog = CompareDialog(value, self)
         self.compare_dialog.show()
 
-    def _on_task_failed(self, _task: int, why: str) -> None:
+    def _on_task_failed(self, task: int, why: str) -> None:
+        if task != self._task_id:
+            return
+        self._task_id = None
         what = "intervals and tests" if self._task_kind == "statistics" else "compare"
         self.dataset_view.task_ended(f"{what}: {why}")
 

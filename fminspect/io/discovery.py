@@ -11,6 +11,12 @@ Layouts recognised (ECOSYSTEM §1.6), tried in this order by :func:`discover`:
    optionally ``ROOT/{Imgs|…}/<dataset>/``;
 4. **PySODEvalToolkit JSON configs** — :func:`from_toolkit_configs`.
 
+**Grouped** (``discover(root, grouped=True)``: co-SOD groups, video sequences, as CoCA,
+CoSal2015, CoSOD3k and eval-co-sod lay them out) — in any of layouts 1–3, each GT, image and
+method folder holds one sub-folder per group instead of the maps: ``GT/<group>/x.png`` with
+``Pred/<method>/<group>/x.png``. A sample is then called ``<group>/<name>``, and
+``fminspect eval --groups folders`` takes its group from that name.
+
 Matching: a file's *key* is its name without extension, minus the folder's prefix and
 suffix (``abc_sal.png`` ↔ ``abc.png`` with suffix ``_sal``); extensions are compared
 case-insensitively; when one folder holds the same key twice (``a.png`` and ``a.jpg``) the
@@ -52,10 +58,19 @@ class FolderSpec:
     path: Path
     prefix: str = ""
     suffix: str = ""
+    #: the maps lie in one sub-folder per group (keys ``<group>/<name>``)
+    grouped: bool = False
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> dict[str, object]:
         """Plain-JSON form."""
-        return {"path": str(self.path), "prefix": self.prefix, "suffix": self.suffix}
+        out: dict[str, object] = {
+            "path": str(self.path),
+            "prefix": self.prefix,
+            "suffix": self.suffix,
+        }
+        if self.grouped:
+            out["grouped"] = True
+        return out
 
 
 @dataclass(slots=True)
@@ -137,7 +152,10 @@ _PREFERENCE = {ext: i for i, ext in enumerate(IMAGE_EXTENSIONS)}
 def list_maps(
     spec: FolderSpec, dataset: str = "", method: str = ""
 ) -> tuple[dict[str, Path], list[Problem]]:
-    """Map sample keys to files in a folder (see the module notes on matching)."""
+    """Map sample keys to files in a folder (see the module notes on matching); in a grouped
+    folder, the keys of every group's sub-folder as ``<group>/<key>``."""
+    if spec.grouped:
+        return _list_grouped(spec, dataset, method)
     problems: list[Problem] = []
     if not spec.path.is_dir():
         return {}, [Problem(spec.path, "folder not found", "error", dataset, method)]
@@ -193,6 +211,21 @@ def list_maps(
     return found, problems
 
 
+def _list_grouped(
+    spec: FolderSpec, dataset: str, method: str
+) -> tuple[dict[str, Path], list[Problem]]:
+    """:func:`list_maps` of every group's sub-folder, keys ``<group>/<key>``."""
+    if not spec.path.is_dir():
+        return {}, [Problem(spec.path, "folder not found", "error", dataset, method)]
+    found: dict[str, Path] = {}
+    problems: list[Problem] = []
+    for sub in _subdirs(spec.path):
+        files, p = list_maps(FolderSpec(sub, spec.prefix, spec.suffix), dataset, method)
+        found.update({f"{sub.name}/{key}": path for key, path in files.items()})
+        problems += p
+    return found, problems
+
+
 def _has_surrogates(text: str) -> bool:
     try:
         text.encode("utf-8")
@@ -235,7 +268,10 @@ def _subdirs(folder: Path) -> list[Path]:
     )
 
 
-def _has_maps(folder: Path) -> bool:
+def _has_maps(folder: Path, grouped: bool = False) -> bool:
+    """Whether ``folder`` holds maps (grouped: whether one of its sub-folders does)."""
+    if grouped:
+        return any(_has_maps(sub) for sub in _subdirs(folder))
     return any(p.suffix.lower() in _PREFERENCE for p in folder.iterdir() if p.is_file())
 
 
@@ -328,9 +364,11 @@ def _no_maps(folder: Path, dataset: str, method: str) -> Problem:
     return Problem(folder, message, "warning", dataset, method)
 
 
-def _flat(root: Path, name: str | None = None, pred_root: Path | None = None) -> Dataset | None:
+def _flat(
+    root: Path, name: str | None = None, pred_root: Path | None = None, grouped: bool = False
+) -> Dataset | None:
     gt_dir = _child(root, GT_DIRS)
-    if gt_dir is None or not _has_maps(gt_dir):
+    if gt_dir is None or not _has_maps(gt_dir, grouped):
         return None
     img_dir = _child(root, IMAGE_DIRS)
     methods: dict[str, FolderSpec] = {}
@@ -338,40 +376,40 @@ def _flat(root: Path, name: str | None = None, pred_root: Path | None = None) ->
     empty: list[Path] = []  # method folders without a single map
     if pred_dir is not None:
         for m in _subdirs(pred_dir):
-            if _has_maps(m):
-                methods[m.name] = FolderSpec(m)
+            if _has_maps(m, grouped):
+                methods[m.name] = FolderSpec(m, grouped=grouped)
             else:
                 empty.append(m)
-        if not methods and _has_maps(pred_dir):
+        if not methods and not grouped and _has_maps(pred_dir):
             methods[pred_dir.name] = FolderSpec(pred_dir)
             empty = []
     name = name or root.resolve().name
     if pred_root is not None:
         for m in _subdirs(pred_root):
             sub = _child(m, [name.casefold()])
-            if sub is not None and _has_maps(sub):
-                methods.setdefault(m.name, FolderSpec(sub))
+            if sub is not None and _has_maps(sub, grouped):
+                methods.setdefault(m.name, FolderSpec(sub, grouped=grouped))
     problems = [_no_maps(m, name, m.name) for m in empty]
     return Dataset(
         name,
-        FolderSpec(gt_dir),
-        FolderSpec(img_dir) if img_dir else None,
+        FolderSpec(gt_dir, grouped=grouped),
+        FolderSpec(img_dir, grouped=grouped) if img_dir else None,
         methods,
         problems=problems,
-        layout="flat",
+        layout="flat" + (", grouped" if grouped else ""),
     )
 
 
-def _nested(root: Path) -> list[Dataset]:
+def _nested(root: Path, grouped: bool = False) -> list[Dataset]:
     gt_root = _child(root, GT_DIRS)
     pred_root = _child(root, PRED_DIRS)
-    if gt_root is None or pred_root is None or _has_maps(gt_root):
+    if gt_root is None or pred_root is None or _has_maps(gt_root, grouped):
         return []
     img_root = _child(root, IMAGE_DIRS)
     out = []
     for ds in _subdirs(gt_root):
-        gt_dir = ds if _has_maps(ds) else _child(ds, GT_DIRS)
-        if gt_dir is None or not _has_maps(gt_dir):
+        gt_dir = ds if _has_maps(ds, grouped) else _child(ds, GT_DIRS)
+        if gt_dir is None or not _has_maps(gt_dir, grouped):
             continue
         img_dir = None
         if img_root is not None:
@@ -382,25 +420,26 @@ def _nested(root: Path) -> list[Dataset]:
         empty = []
         for m in _subdirs(pred_root):
             sub = _child(m, [ds.name.casefold()])
-            if sub is not None and _has_maps(sub):
-                methods[m.name] = FolderSpec(sub)
+            if sub is not None and _has_maps(sub, grouped):
+                methods[m.name] = FolderSpec(sub, grouped=grouped)
             elif sub is not None:
                 empty.append(sub)
         out.append(
             Dataset(
                 ds.name,
-                FolderSpec(gt_dir),
-                FolderSpec(img_dir) if img_dir else None,
+                FolderSpec(gt_dir, grouped=grouped),
+                FolderSpec(img_dir, grouped=grouped) if img_dir else None,
                 methods,
                 problems=[_no_maps(p, ds.name, p.parent.name) for p in empty],
-                layout="nested",
+                layout="nested" + (", grouped" if grouped else ""),
             )
         )
     return out
 
 
-def discover(root: Path | str) -> tuple[list[Dataset], list[Problem]]:
-    """Find every dataset under ``root`` (see the module notes for the layouts).
+def discover(root: Path | str, grouped: bool = False) -> tuple[list[Dataset], list[Problem]]:
+    """Find every dataset under ``root`` (see the module notes for the layouts; ``grouped``:
+    the maps lie in one sub-folder per group).
 
     Returns
     -------
@@ -412,15 +451,15 @@ def discover(root: Path | str) -> tuple[list[Dataset], list[Problem]]:
     root = Path(root)
     if not root.is_dir():
         return [], [Problem(root, "not a folder")]
-    flat = _flat(root)
+    flat = _flat(root, grouped=grouped)
     if flat is not None:
         datasets = [flat]
     else:
-        datasets = _nested(root)
+        datasets = _nested(root, grouped)
         if not datasets:
             pred_root = _child(root, PRED_DIRS)
             for sub in _subdirs(root):
-                ds = _flat(sub, sub.name, pred_root)
+                ds = _flat(sub, sub.name, pred_root, grouped)
                 if ds is not None:
                     ds.layout = "several datasets"
                     datasets.append(ds)

@@ -336,3 +336,19 @@ def test_with_ci_the_tables_orders_of_methods_are_tested_and_intervals_given(
     body = text.read_text()
     assert "percentile bootstrap over images" in body and "n = 12 (DS) images" in body
     assert "reversed here" in body and "A2" in body
+
+
+def test_with_ci_on_too_few_images_the_orders_are_not_tested(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _halves(tmp_path / "data")  # 6 images: fewer than the 10 a test needs
+    ours = _eval(root, tmp_path / "ours")
+    ref = tmp_path / "same.json"
+    ref.write_text(json.dumps(ours))
+    capsys.readouterr()
+    out = tmp_path / "report.json"
+    args = ["compare", str(root), str(ref), "--format", "json", "--out", str(out), "--ci"]
+    assert main([*args, "--cache", str(tmp_path / "c.sqlite"), "--resamples", "200"]) == 0
+    report = json.loads(out.read_text())
+    assert report["orders"] and all(o["verdict"] == "not tested" for o in report["orders"])
+    assert report["statistics"]["data"]["reliable"] is False

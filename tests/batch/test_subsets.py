@@ -13,6 +13,7 @@ import pytest
 
 from fminspect.batch.subsets import (
     COD10K_NAME,
+    GROUP_PREFIX,
     SubsetError,
     apply_image_list,
     read_image_list,
@@ -428,3 +429,94 @@ def test_the_group_bootstrap_covers_where_the_image_bootstrap_does_not() -> None
         hits["images"] += lo <= 0 <= hi
     assert abs(hits["groups"] / sims - 0.935) <= 3 * math.sqrt(0.935 * 0.065 / sims)
     assert hits["images"] / sims < 0.8  # (0.66 here): intervals far too narrow
+
+
+def _into_groups(flat: Path, root: Path, nested: str = "") -> Path:
+    """The flat ``video`` dataset laid out as co-SOD sets are: one sub-folder per group in GT,
+    Imgs and every method's folder (``nested``: eval-co-sod's gt/<dataset>/<group>/)."""
+    for folder in [flat / "GT", flat / "Imgs", *(flat / "Pred").iterdir()]:
+        rel = folder.relative_to(flat)
+        for path in folder.iterdir():
+            group = GROUP_PREFIX.fullmatch(path.stem)["group"]  # type: ignore[index]
+            if nested:
+                top, *rest = rel.parts
+                target = root / top / Path(*rest) / nested / group / path.name
+            else:
+                target = root / rel / group / path.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+    return root
+
+
+@pytest.mark.parametrize("nested", ["", "VID"])
+def test_groups_from_sub_folders_as_co_sod_sets_lay_them_out(
+    video: Path, tmp_path: Path, nested: str
+) -> None:
+    """GT/<group>/x.png with Pred/<method>/<group>/x.png (CoCA, CoSal2015), or eval-co-sod's
+    gt/<dataset>/<group>/: discovered as one dataset whose samples are <group>/<name>, and
+    `--groups folders` gives exactly the values `--groups prefix` gives on the flat copy."""
+    root = _into_groups(video, tmp_path / "coSOD", nested)
+    (ds,), _ = discover(root, grouped=True)
+    assert ds.name == (nested or "coSOD") and len(ds.samples) == 9
+    assert [s.name for s in ds.samples][:2] == ["bear/bear_001", "bear/bear_002"]
+    assert set(ds.method_names) == {"A", "B"} and all(len(s.preds) == 2 for s in ds.samples)
+    args = ["--measures", "MAE", "Sm", "maxFm", "--no-plots", "--quiet"]
+    out = tmp_path / "folders"
+    assert main(["eval", str(root), "--out", str(out), "--groups", "folders", *args]) == 0
+    assert (
+        main(["eval", str(video), "--out", str(tmp_path / "p"), "--groups", "prefix", *args]) == 0
+    )
+    by_folders = json.loads((out / "summary.json").read_text())[ds.name]
+    by_prefix = json.loads((tmp_path / "p" / "summary.json").read_text())["VID"]
+    assert by_folders == by_prefix
+    assert json.loads((out / "results.json").read_text())["groups"] == {ds.name: 3}
+    # without the flag the group folders are not taken for a dataset's maps
+    found, _ = discover(root)
+    assert not any(len(d.samples) == 9 for d in found)
+
+
+def test_groups_folders_on_a_flat_dataset_is_one_clear_message(
+    video: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["eval", str(video), "--out", str(tmp_path / "o"), "--groups", "folders"])
+    err = capsys.readouterr().err
+    assert code != 0 and "Traceback" not in err
+    assert "no dataset found" in err or "group's sub-folder" in err
+
+
+def test_grouped_replicates_of_pooled_keys_weigh_each_groups_own_value() -> None:
+    """A key formed from pooled counts takes each group's own pooled value; under a resample
+    that draws group g c_g times, the value is Σ c_g·v_g / Σ c_g — checked by hand against
+    each group evaluated alone, for random counts, beside a mean key and a curve's max."""
+    from fminspect.metrics import compute_suite
+    from fminspect.metrics.dataset import DatasetAccumulator
+
+    rng = np.random.default_rng(2)
+    keys = ["pooledIoU", "MAE", "maxFm"]
+    labels = ["a", "a", "a", "b", "b", "c", "c", "c", "c"]
+    suites = []
+    for _ in labels:
+        gt = np.zeros((24, 30), np.uint8)
+        y, x = rng.integers(2, 12), rng.integers(2, 16)
+        gt[y : y + 9, x : x + 11] = 255
+        pred = np.clip(gt * 0.7 + rng.normal(60, 40, gt.shape), 0, 255).astype(np.uint8)
+        suites.append(compute_suite(pred, gt, keys=keys))
+    acc = DatasetAccumulator(keep_rows=True)
+    per_group: dict[str, DatasetAccumulator] = {}
+    for i, (g, s) in enumerate(zip(labels, suites, strict=True)):
+        acc.add(f"i{i}", s.scores(), s.curves())
+        per_group.setdefault(g, DatasetAccumulator(keep_rows=True)).add(
+            f"i{i}", s.scores(), s.curves()
+        )
+    names = ["a", "b", "c"]
+    counts = rng.integers(0, 4, size=(6, 3)).astype(float)
+    counts[counts.sum(axis=1) == 0, 0] = 1  # every resample draws some group
+    got = acc.grouped_replicates(labels, names, counts, keys)
+    alone = {g: per_group[g].results() for g in names}
+    for b, c in enumerate(counts):
+        for k in ("pooledIoU", "MAE"):
+            want = sum(c[j] * alone[g][k] for j, g in enumerate(names)) / c.sum()
+            assert got[k][b] == pytest.approx(want, abs=1e-12), (k, b)
+        curves = [per_group[g].mean_curves()["Fm"] for g in names]
+        want_curve = sum(c[j] * curves[j] for j in range(3)) / c.sum()
+        assert got["maxFm"][b] == pytest.approx(want_curve.max(), abs=1e-12), b

@@ -155,3 +155,20 @@ def test_a_stopped_job_raises_task_stopped_before_its_next_step(tmp_path, kind) 
         args = ([ds], table, EvalConfig().params, "bilinear", store)
     with pytest.raises(TaskStopped):
         run_task(kind, args, {}, stop=stop)
+
+
+def test_a_job_of_values_no_longer_shown_never_reaches_the_view(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
+    """Intervals asked for, then another folder with the same dataset and method names
+    opened at once: whatever the old job gives (a result, or "stopped") is dropped."""
+    _open_scored(qtbot, window, tmp_path)
+    view = window.dataset_view
+    window.ask_statistics(Setup(resamples=5000))
+    old = window._task_id
+    assert old is not None
+    other = make_dataset(tmp_path / "other" / "DS", n_images=12, methods=("A", "B", "C"), seed=5)
+    window.open_path(other)
+    assert window._task_id is None and not view.stop_button.isVisibleTo(view)
+    qtbot.waitUntil(lambda: not window.scorer.task_running, timeout=60000)  # it answered
+    qtbot.wait(200)
+    assert not view.model.stats and view.task_note.text() == ""
+    settle(qtbot, window)

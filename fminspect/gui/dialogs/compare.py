@@ -31,6 +31,27 @@ VERDICT_COLOURS = {
 VERDICT_ORDER = {"unexplained": 0, "explained": 1, "not here": 2, "agrees": 3}
 
 
+#: Where a cell keeps its number for sorting.
+SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
+
+
+class _Item(QtWidgets.QTableWidgetItem):
+    """A cell that sorts by its number when it has one (the text keeps the printed digits)."""
+
+    def __lt__(self, other: QtWidgets.QTableWidgetItem) -> bool:
+        a, b = self.data(SORT_ROLE), other.data(SORT_ROLE)
+        if isinstance(a, float) and isinstance(b, float):
+            return a < b
+        return super().__lt__(other)
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.replace("−", "-"))
+    except ValueError:
+        return None
+
+
 class CompareDialog(QtWidgets.QDialog):
     """The report of one comparison (a :class:`~fminspect.batch.compare.Comparison`)."""
 
@@ -55,15 +76,20 @@ class CompareDialog(QtWidgets.QDialog):
         for i, row in enumerate(table_rows):
             colour = VERDICT_COLOURS.get(row["verdict"])
             for j, col in enumerate(COLUMNS):
-                item = QtWidgets.QTableWidgetItem(row[col])
+                item = _Item(row[col])
                 if col in ("theirs", "ours", "difference"):
                     item.setTextAlignment(
                         QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
                     )
+                    number = _number(row[col])
+                    if number is not None:
+                        item.setData(SORT_ROLE, number)
                 if colour is not None:
                     item.setBackground(colour)
                 item.setToolTip(row["why"])
                 self.table.setItem(i, j, item)
+        # sortable by a click; enabling it would sort by the first column at once
+        self.table.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.AscendingOrder)
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setStretchLastSection(True)

@@ -357,7 +357,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
         )
         self.stats_resamples = QtWidgets.QSpinBox()
         self.stats_resamples.setObjectName("datasetStatsResamples")
-        self.stats_resamples.setRange(100, 100_000)
+        # the resampling weights take 24·B·n bytes in the service: 10,000 × 5,000 images
+        # is 1.2 GB (fminspect eval --resamples has no such bound)
+        self.stats_resamples.setRange(100, 10_000)
         self.stats_resamples.setSingleStep(500)
         self.stats_resamples.setValue(RESAMPLES)
         self.stats_resamples.setPrefix("B = ")
@@ -378,6 +380,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self.stop_button.hide()
         self.task_note = QtWidgets.QLabel("")
         self.task_note.setObjectName("datasetTaskNote")
+        self.task_note.setTextFormat(QtCore.Qt.TextFormat.PlainText)  # file names, errors
         self.task_note.setWordWrap(True)
         for w in (self.stats_button, self.compare_button):
             w.setEnabled(False)  # until a dataset's values are there
@@ -611,9 +614,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
         if not self.isVisible():
             self._stale = bool(self.results)  # redrawn when shown
             return
-        self.model.headerDataChanged.emit(
-            QtCore.Qt.Orientation.Vertical, 0, max(0, self.model.rowCount() - 1)
-        )
+        rows = self.model.rowCount()
+        if rows:  # (for an empty model, section 0 does not exist: the header view crashed)
+            self.model.headerDataChanged.emit(QtCore.Qt.Orientation.Vertical, 0, rows - 1)
         self._fill_pair_methods()
         self.draw_curves()
 
@@ -796,7 +799,12 @@ class DatasetViewPanel(QtWidgets.QWidget):
                 continue
             diff = pair["difference"] * (1 if pair["a"] == a else -1)
             if not math.isfinite(pair["p"]):
-                return f"<br>Dataset {key}: no test (too few: n = {n_text(setup)})."
+                why = (
+                    f"too few: n = {n_text(setup)}"
+                    if not setup.get("reliable", True)
+                    else "their difference does not vary over the resamples"
+                )
+                return f"<br>Dataset {key}: no test ({why})."
             verdict = (
                 "<b>significantly different</b>"
                 if pair["significant"]
@@ -809,7 +817,10 @@ class DatasetViewPanel(QtWidgets.QWidget):
                 f"{setup['alpha']}; {short_test(setup['test'])}; n = {n_text(setup)}, "
                 f"B = {setup['resamples']})."
             )
-        return f"<br>Dataset {key}: not tested (a method lacks images the other has)."
+        return (
+            f"<br>Dataset {key}: not tested (a method lacks images the other has, or a value "
+            "is not a number)."
+        )
 
     def _on_pair_clicked(self, row: int, _col: int) -> None:
         item = self.pair_list.item(row, 0)
