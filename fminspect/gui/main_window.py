@@ -82,7 +82,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.dataset_results: dict[str, tuple[MethodResult, ...]] = {}
         self._task_kind = ""  # the dataset view's job under way (statistics, compare)
         self._task_id: int | None = None  # its number (None: no job whose result is wanted)
-        self._task_settings: Any = None  # what the values it works on were made with
         self.compare_dialog: Any = None  # the last comparison's report
         #: per-image scores of each dataset scored (the browser shows the current one's)
         self.matrices: dict[str, ScoreMatrix] = {}
@@ -507,7 +506,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
         settings = self._scored_with
         config = EvalConfig(settings.params, settings.keys or None, settings.interpolation)
         self._task_kind = "statistics"
-        self._task_settings = settings
         self._task_id = self.scorer.run_task(
             "statistics", [(d, store_for(d.gt.path)) for d in datasets], config, setup
         )
@@ -524,7 +522,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
             return
         settings = self._scored_with
         self._task_kind = "compare"
-        self._task_settings = settings
         self._task_id = self.scorer.run_task(
             "compare",
             datasets,
@@ -551,11 +548,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     def _on_task_done(self, task: int, value: Any) -> None:
         if task != self._task_id:
-            return  # a job for values no longer shown
+            return  # a job for values no longer shown (other parameters, another folder)
         self._task_id = None
-        if self._task_settings != self._scored_with:
-            self.dataset_view.task_ended("")  # made for values no longer shown
-            return
         if self._task_kind == "statistics":
             self.dataset_view.set_statistics(value)
             return
