@@ -313,11 +313,56 @@ def take_screenshots(
         return win
 
     grab_window("meta", meta, (1500, 950))
+    if not only or "compare" in only:
+        grab_window("compare", lambda: _compare_dialog(Path(tmp), c.dataset), (1300, 720))
     if not only or {"voting", "voting_overlay", "analysis", "analysis_measures"} & set(only):
         _study_shots(app, Path(tmp), grab_window)
     window.close()
     QtCore.qInstallMessageHandler(previous)
     return written
+
+
+def _compare_dialog(tmp: Path, dataset: Any) -> Any:
+    """The compare window on the demo data against a made-up paper's table: the S-measure as
+    the MATLAB toolbox computes it, MAE as fminspect does, the mean F over eval-co-sod's 255
+    thresholds, and one maxFm typed wrongly — with intervals and the tests of the table's
+    orders (``fminspect compare --ci``)."""
+    from fminspect.batch.runner import evaluate_datasets
+    from fminspect.batch.significance import Setup
+    from fminspect.batch.tasks import compare_task
+    from fminspect.gui.dialogs.compare import CompareDialog
+    from fminspect.pipeline.config import EvalConfig
+    from fminspect.pipeline.conventions import convention
+
+    store = tmp / "compare.sqlite"
+    keys = ("Sm", "MAE", "maxFm", "meanFm255")
+    ours = evaluate_datasets([dataset], EvalConfig(keys=keys), cache_path=store, progress=False)
+    matlab = evaluate_datasets(
+        [dataset],
+        EvalConfig(convention("matlab").apply(), keys),
+        cache_path=store,
+        progress=False,
+    )
+    lines = ["method,S_alpha,MAE,maxF,meanF"]
+    for i, (r, m) in enumerate(zip(ours.results, matlab.results, strict=True)):
+        typo = 0.05 if i == 0 else 0.0
+        lines.append(
+            f"{r.method},{m.values['Sm']:.3f},{r.values['MAE']:.3f},"
+            f"{r.values['maxFm'] + typo:.3f},{r.values['meanFm255']:.3f}"
+        )
+    table = tmp / "paper.csv"
+    table.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    comparison = compare_task(
+        [dataset],
+        table,
+        EvalConfig().params,
+        EvalConfig().interpolation,
+        store,
+        significance=Setup(resamples=500),
+    )
+    dialog = CompareDialog(comparison)
+    dialog.show()
+    return dialog
 
 
 def _study_shots(app, tmp: Path, grab_window) -> None:  # type: ignore[no-untyped-def]

@@ -172,3 +172,22 @@ def test_a_job_of_values_no_longer_shown_never_reaches_the_view(qtbot, window, t
     qtbot.wait(200)
     assert not view.model.stats and view.task_note.text() == ""
     settle(qtbot, window)
+
+
+def test_the_compare_screenshot_of_the_demo_is_made(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """README's picture of the compare window, made by the screenshots command on the demo
+    data: a value explained by a convention, the mistyped one unexplained."""
+    import cv2
+
+    from fminspect.gui.screenshots import _compare_dialog
+    from fminspect.io.resources import resource
+
+    (demo,), _ = discover(resource("demo"))
+    dialog = _compare_dialog(tmp_path, demo)
+    qtbot.addWidget(dialog)
+    counts = dialog.comparison.counts()
+    assert counts["unexplained"] == 1 and counts["explained"] >= 1
+    assert dialog.comparison.statistics  # made with --ci
+    assert main(["screenshots", str(tmp_path / "shots"), "--only", "compare"]) == 0
+    picture = cv2.imread(str(tmp_path / "shots" / "compare.png"))
+    assert picture is not None and picture.shape[:2] == (720, 1300) and picture.std() > 10
