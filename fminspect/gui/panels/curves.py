@@ -117,9 +117,10 @@ class CurvesPanel(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("curvesPanel")
+        self._fm_title = f"F-measure (β²={DEFAULT_PARAMS.beta2:g})"
         self.plots = {
             "pr": pg.PlotWidget(title="Precision–recall"),
-            "fm": pg.PlotWidget(title=f"F-measure (β²={DEFAULT_PARAMS.beta2:g})"),
+            "fm": pg.PlotWidget(title=self._fm_title),
             "em": pg.PlotWidget(title="E-measure"),
         }
         labels = {"pr": ("recall", "precision"), "fm": ("threshold", "F"), "em": ("threshold", "E")}
@@ -362,7 +363,10 @@ class CurvesPanel(QtWidgets.QWidget):
     def set_beta2(self, beta2: float) -> None:
         """Name the F-measure's β² in its plot's title."""
         # short: a title wider than the plot widens it past its place (its right end is cut)
-        self.plots["fm"].setTitle(f"F-measure (β²={beta2:g})")
+        title = f"F-measure (β²={beta2:g})"
+        if title != self._fm_title:  # a new title re-lays out and repaints the plot
+            self._fm_title = title
+            self.plots["fm"].setTitle(title)
 
     def set_result(self, model: str, result: SuiteResult) -> None:
         """Draw one model's curves."""
