@@ -74,6 +74,20 @@ def command(jobs: int, nice: int) -> list[str]:
     return [sys.executable, "-c", code]
 
 
+def _latest(waiting: queue.Queue[Any]) -> Any:
+    """The next message, or the newest of those waiting: only the latest request counts."""
+    message = waiting.get()
+    while message is not None and not waiting.empty():
+        message = waiting.get()
+    return message
+
+
+def _bug(exc: Exception) -> str:
+    """An unexpected error's trace on stderr (for a report) and its one-line message."""
+    traceback.print_exc()
+    return f"{type(exc).__name__}: {exc}"
+
+
 def main(argv: list[str] | None = None) -> None:
     """Serve requests until ``quit`` or the end of stdin."""
     ap = argparse.ArgumentParser(prog="fminspect-scoring-service")
@@ -126,9 +140,7 @@ def main(argv: list[str] | None = None) -> None:
         from fminspect.batch.tasks import TaskStopped, run_task
 
         while True:
-            queued = tasks.get()
-            while queued is not None and not tasks.empty():  # only the latest counts
-                queued = tasks.get()
+            queued = _latest(tasks)
             if queued is None:
                 return
             (_, task, kind, task_args, task_kwargs), stop = queued
@@ -145,14 +157,12 @@ def main(argv: list[str] | None = None) -> None:
             except (OSError, ValueError, sqlite3.DatabaseError) as exc:  # said to the user
                 send((task, "task-failed", str(exc)))
             except Exception as exc:  # a bug: the window shows it; the trace is for a report
-                traceback.print_exc()
-                send((task, "task-failed", f"{type(exc).__name__}: {exc}"))
+                send((task, "task-failed", _bug(exc)))
             else:
                 try:
                     send((task, "task-result", value))
                 except Exception as exc:  # e.g. a result that cannot be pickled: said
-                    traceback.print_exc()
-                    send((task, "task-failed", f"{type(exc).__name__}: {exc}"))
+                    send((task, "task-failed", _bug(exc)))
 
     from fminspect.batch.pool import LocalPool
 
@@ -174,9 +184,7 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         while True:
-            request = requests.get()
-            while request is not None and not requests.empty():  # only the latest counts
-                request = requests.get()
+            request = _latest(requests)
             if request is None:
                 return
             _, generation, dataset, config, store_path = request
@@ -198,8 +206,7 @@ def main(argv: list[str] | None = None) -> None:
                     note = set_aside(Path(store_path), exc)  # the dataset again starts anew
                 send((generation, "failed", f"{store_path}: {note}; open the dataset again"))
             except Exception as exc:  # a bug: the window shows it; the trace is for a report
-                traceback.print_exc()
-                send((generation, "failed", f"{type(exc).__name__}: {exc}"))
+                send((generation, "failed", _bug(exc)))
             send((generation, "finished", None))
     finally:
         if pool is not None:
