@@ -15,11 +15,22 @@
 
 Memory stays small whatever the dataset's size: per pair two short key prefixes are kept,
 curves are summed as they are read (:class:`~fminspect.metrics.DatasetAccumulator`).
+
+Each method's dataset values are stored too (:meth:`ResultStore.put_aggregate`), keyed by a
+digest of the records they were made from, the parameters, the measures and the source of
+the code that aggregates them (:func:`aggregate_key`). The window's quick path reads them
+back instead of every image's curves; ``fminspect eval`` always aggregates afresh (it reads
+every record for its per-image rows anyway), and stores what it made for the window.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import math
+import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +47,7 @@ from fminspect.metrics.dataset import group_weights
 from fminspect.metrics.registry import CURVES, MEASURES_BY_KEY, REGISTRY, SWEEP_FAMILY
 from fminspect.pipeline.config import EvalConfig, families
 from fminspect.pipeline.notes import Note
-from fminspect.pipeline.store import Record, ResultStore, family_tag, pair_key
+from fminspect.pipeline.store import Aggregate, Record, ResultStore, family_tag, pair_key
 
 if TYPE_CHECKING:
     from fminspect.batch.subsets import Selection
@@ -54,6 +65,49 @@ __all__ = [
 #: The ROC's two curves (hit rate = recall against FPR), given with the dataset values
 #: whenever a confusion-count measure was asked (its sweep counts make them for free).
 ROC_CURVES = ("Recall", "FPR")
+
+
+#: Bumped when what an aggregate's key covers changes.
+AGGREGATE_FORMAT = 1
+
+
+@functools.cache
+def _code_digest() -> str:
+    """A digest of the source of the code that turns records into dataset values (the
+    measures and their registry, the accumulator, this module): a stored aggregate made by
+    other code is not read back, whatever the version number says."""
+    package = Path(__file__).resolve().parents[1]
+    h = hashlib.blake2b(digest_size=16)
+    try:
+        for path in sorted([*(package / "metrics").glob("*.py"), Path(__file__).resolve()]):
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
+    except OSError:  # no readable source (an unusual install): nothing stored is read back
+        return f"unreadable-{os.getpid()}-{time.time_ns()}"
+    return h.hexdigest()
+
+
+def aggregate_key(plan: DatasetPlan, method: str, names: Sequence[str], config: EvalConfig) -> str:
+    """The store key of ``method``'s dataset values when made from the records of the images
+    ``names`` (in this order): a digest of those records' keys (the input files' contents,
+    the normalisation, the resize rule, each family's parameters), the images' groups, every
+    parameter, the measures and families asked for, and the code (:func:`_code_digest`)."""
+    h = hashlib.blake2b(digest_size=20)
+    head = {
+        "format": AGGREGATE_FORMAT,
+        "code": _code_digest(),
+        "version": __version__,
+        "params": config.params.as_dict(),
+        "keys": list(plan.keys),
+        "tags": sorted(plan.tags.items()),
+        "grouped": plan.groups is not None,
+    }
+    h.update(json.dumps(head, sort_keys=True, default=repr).encode())
+    groups = plan.groups or {}
+    for name in names:
+        first, with_image = plan.pairs[(method, name)]
+        h.update(f"\n{name}\t{first}\t{with_image}\t{groups.get(name, '')}".encode())
+    return h.hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -565,6 +619,11 @@ class Evaluation:
         samples = plan.all_samples() if details else ds.samples
         left_out = {s.name for s in plan.excluded}
         for m in plan.methods:
+            if scores is not None:
+                known = self._stored_aggregate(plan, m, scores, samples, left_out)
+                if known is not None:
+                    yield known, [], []
+                    continue
             stored, _ = self._stored(plan, m, read, details, samples)
             acc = DatasetAccumulator(keep_rows=plan.groups is not None)
             failed, rows, problems = [], [], []
@@ -624,7 +683,39 @@ class Evaluation:
                 },
                 resized,
             )
+            self.store.put_aggregate(
+                aggregate_key(plan, m, acc.names, self.config),
+                Aggregate(result.values, result.counts, result.n_images, result.mean_curves),
+            )
             yield result, rows, problems
+
+    def _stored_aggregate(
+        self,
+        plan: DatasetPlan,
+        method: str,
+        scores: ScoreLookup,
+        samples: Sequence[Sample],
+        left_out: set[str],
+    ) -> MethodResult | None:
+        """``method``'s dataset values as stored when they were made from exactly the images
+        that have scores now (every image with all its records), or None."""
+        names, failed = [], []
+        for s in samples:
+            if plan.pairs.get((method, s.name)) is None or scores(s.name, method) is None:
+                if method in s.preds and s.name not in left_out:
+                    failed.append(s.name)
+            elif s.name not in left_out:
+                names.append(s.name)
+        if not names:
+            return None
+        known = self.store.get_aggregate(aggregate_key(plan, method, names, self.config))
+        if known is None:
+            return None
+        ds = plan.dataset
+        coverage = _evaluated_coverage(ds.coverage[method], failed)
+        return MethodResult(
+            ds.name, method, known.values, known.counts, known.n_images, coverage, known.curves
+        )
 
     # ------------------------------------------------------------------ selection
     def _empty_gts(self, plan: DatasetPlan) -> list[str]:

@@ -28,6 +28,13 @@ methods keeps two short strings per pair in memory, not one per measure family.
 No pickles: scores and curves are raw little-endian float64 bytes with their names (and the
 curves' lengths) beside them, notes JSON (empty when there are none), so that reading a
 hundred thousand records is quick.
+
+The store also keeps each method's dataset values (:class:`Aggregate`), keyed by a digest of
+every record they were made from (:meth:`fminspect.batch.evaluation.Evaluation.method_results`
+makes the key), so that the window opening a dataset ``eval`` has aggregated shows its
+dataset view without reading every image's curves again. Their table is made on the first
+write: a store of this schema version made before it, or one that cannot be written, simply
+has none.
 """
 
 from __future__ import annotations
@@ -74,6 +81,19 @@ CREATE TABLE IF NOT EXISTS file_digests (
 ) WITHOUT ROWID;
 """
 
+#: Dataset values of one method (see the module notes), made on the first write.
+AGGREGATES = """
+CREATE TABLE IF NOT EXISTS aggregates (
+    key TEXT PRIMARY KEY,
+    value_names TEXT NOT NULL,
+    "values" BLOB NOT NULL,
+    counts TEXT NOT NULL,
+    n_images INTEGER NOT NULL,
+    curve_names TEXT NOT NULL,
+    curves BLOB NOT NULL
+) WITHOUT ROWID
+"""
+
 
 @dataclass(frozen=True, slots=True)
 class Record:
@@ -83,6 +103,38 @@ class Record:
     scores: dict[str, float]
     curves: dict[str, np.ndarray]
     notes: tuple[Note, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregate:
+    """One method's dataset values as stored: the values, the number of images each rests
+    on, the number of images and the image-averaged curves."""
+
+    values: dict[str, float]
+    counts: dict[str, int]
+    n_images: int
+    curves: dict[str, np.ndarray]
+
+
+def _pack(arrays: dict[str, np.ndarray]) -> tuple[str, bytes]:
+    """Named 1-D arrays as ``name:length,…`` and their little-endian float64 bytes."""
+    flat = {n: np.asarray(a, dtype="<f8").ravel() for n, a in arrays.items()}
+    return ",".join(f"{n}:{a.size}" for n, a in flat.items()), b"".join(
+        a.tobytes() for a in flat.values()
+    )
+
+
+def _unpack(names: str, blob: bytes) -> dict[str, np.ndarray]:
+    """The arrays :func:`_pack` stored (read-only views of ``blob``)."""
+    found: dict[str, np.ndarray] = {}
+    if names:
+        flat = np.frombuffer(blob, dtype="<f8")
+        start = 0
+        for entry in names.split(","):
+            name, _, size = entry.rpartition(":")
+            found[name] = flat[start : start + int(size)]
+            start += int(size)
+    return found
 
 
 def file_digest(path: Path | str) -> str:
@@ -291,14 +343,7 @@ class ResultStore:
             ).fetchall()
             for key, score_names, scores, curve_names, curve_blob, note_text in rows:
                 values = np.frombuffer(scores, dtype="<f8").tolist()
-                found: dict[str, np.ndarray] = {}
-                if curve_names:
-                    flat = np.frombuffer(curve_blob, dtype="<f8")
-                    start = 0
-                    for entry in curve_names.split(","):
-                        name, _, size = entry.rpartition(":")
-                        found[name] = flat[start : start + int(size)]
-                        start += int(size)
+                found = _unpack(curve_names, curve_blob)
                 typed = tuple(Note.from_list(n) for n in json.loads(note_text)) if note_text else ()
                 named = (
                     dict(zip(score_names.split(","), values, strict=True)) if score_names else {}
@@ -320,9 +365,7 @@ class ResultStore:
         last commit (a commit per work unit cost ~1 ms each)."""
         rows = []
         for key, rec in items:
-            arrays = {n: np.asarray(c, dtype="<f8").ravel() for n, c in rec.curves.items()}
-            blob = b"".join(a.tobytes() for a in arrays.values())
-            names = ",".join(f"{n}:{a.size}" for n, a in arrays.items())
+            names, blob = _pack(rec.curves)
             notes = json.dumps([n.as_list() for n in rec.notes]) if rec.notes else ""
             scores = np.array(list(rec.scores.values()), dtype="<f8").tobytes()
             rows.append((key, ",".join(rec.scores), scores, names, blob, notes))
@@ -335,6 +378,48 @@ class ResultStore:
     def commit(self) -> None:
         """Commit pending rows."""
         self._db.commit()
+
+    # ------------------------------------------------------------------ dataset values
+    def get_aggregate(self, key: str) -> Aggregate | None:
+        """The dataset values stored under ``key``, or None (also when this store has no
+        table for them yet, or the row cannot be read)."""
+        try:
+            row = self._db.execute(
+                'SELECT value_names, "values", counts, n_images, curve_names, curves '
+                "FROM aggregates WHERE key = ?",
+                (key,),
+            ).fetchone()
+        except sqlite3.OperationalError:  # no such table: nothing stored yet
+            return None
+        if row is None:
+            return None
+        value_names, values, counts, n_images, curve_names, curves = row
+        try:
+            numbers = np.frombuffer(values, dtype="<f8").tolist()
+            named = dict(zip(value_names.split(","), numbers, strict=True)) if value_names else {}
+            return Aggregate(named, json.loads(counts), int(n_images), _unpack(curve_names, curves))
+        except (ValueError, TypeError):  # not what this version writes: computed again
+            return None
+
+    def put_aggregate(self, key: str, aggregate: Aggregate) -> bool:
+        """Store one method's dataset values (committed with the next commit); False when
+        the store cannot take them (read-only, locked): they are only a shortcut."""
+        curve_names, curves = _pack(aggregate.curves)
+        row = (
+            key,
+            ",".join(aggregate.values),
+            np.array(list(aggregate.values.values()), dtype="<f8").tobytes(),
+            json.dumps(aggregate.counts),
+            aggregate.n_images,
+            curve_names,
+            curves,
+        )
+        try:
+            self._db.execute(AGGREGATES)
+            self._db.execute("INSERT OR REPLACE INTO aggregates VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+        except sqlite3.OperationalError:
+            return False
+        return True
 
 
 def _chunks(items: list[str]) -> Iterator[list[str]]:

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
+import sqlite3
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
 from fminspect.batch import stream
+from fminspect.batch.evaluation import Evaluation, MethodResult, aggregate_key
 from fminspect.batch.progress import Progress
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.batch.service import command, read_message, write_message
 from fminspect.cli import main
 from fminspect.io.discovery import discover
+from fminspect.metrics import Params
 from fminspect.pipeline import EvalConfig
+from fminspect.pipeline.store import Aggregate, ResultStore
 from tests.datasets import make_dataset
 
 KEYS = ("MAE", "Sm", "maxFm", "meanEm", "adpIoU")
@@ -87,6 +94,123 @@ def test_the_stream_computes_what_is_missing_and_equals_eval(tmp_path: Path) -> 
     )
     (results,) = [e for e in events if isinstance(e, stream.Results)]
     assert {r.method: r.values for r in results.results} == _summary(out)
+
+
+def _results(events: list[object]) -> dict[str, MethodResult]:
+    (results,) = [e for e in events if isinstance(e, stream.Results)]
+    return {r.method: r for r in results.results}
+
+
+def _assert_same(a: MethodResult, b: MethodResult) -> None:
+    """The same dataset values to the last bit (NaN equal to NaN), counts, coverage, curves."""
+    assert list(a.values) == list(b.values)
+    np.testing.assert_array_equal(list(a.values.values()), list(b.values.values()))
+    assert (a.counts, a.n_images, a.coverage) == (b.counts, b.n_images, b.coverage)
+    assert list(a.mean_curves) == list(b.mean_curves)
+    for name, curve in a.mean_curves.items():
+        np.testing.assert_array_equal(curve, b.mean_curves[name])
+
+
+def _count_curve_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The methods whose per-image records :meth:`Evaluation.method_results` reads."""
+    read: list[str] = []
+    original = Evaluation._stored
+
+    def counted(self: Evaluation, plan: Any, method: str, *args: Any, **kw: Any) -> Any:
+        read.append(method)
+        return original(self, plan, method, *args, **kw)
+
+    monkeypatch.setattr(Evaluation, "_stored", counted)
+    return read
+
+
+def test_the_window_reads_evals_dataset_values_back_instead_of_every_curve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=6, methods=("A", "B", "C"), missing={"C": 2})
+    out = tmp_path / "out"
+    assert main(["eval", str(root), "--out", str(out), "--measures", *KEYS, "--quiet"]) == 0
+    store, config = out / "cache.sqlite", EvalConfig(keys=KEYS)
+    read = _count_curve_reads(monkeypatch)
+    stored = _results(_events(root, store, config)[0])
+    assert read == []  # eval stored every method's dataset values: no record was read
+    assert stored["C"].coverage.missing == ["img5", "img6"]
+    assert {m: r.values for m, r in stored.items()} == _summary(out)
+    # the same as made afresh from the records
+    with monkeypatch.context() as m:
+        m.setattr(ResultStore, "get_aggregate", lambda self, key: None)
+        fresh = _results(_events(root, store, config)[0])
+    assert read == ["A", "B", "C"]
+    for method in ("A", "B", "C"):
+        _assert_same(stored[method], fresh[method])
+
+
+def test_a_changed_map_makes_only_its_methods_dataset_values_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B"))
+    store, config = tmp_path / "store.sqlite", EvalConfig(keys=KEYS)
+    before = _results(_events(root, store, config)[0])  # made, and stored
+    pred = root / "Pred" / "A" / "img2.png"
+    pred.write_bytes(cv2.imencode(".png", 255 - cv2.imread(str(pred), 0))[1].tobytes())
+    read = _count_curve_reads(monkeypatch)
+    after = _results(_events(root, store, config)[0])
+    assert read == ["A"]
+    assert after["A"].values["MAE"] != before["A"].values["MAE"]
+    _assert_same(after["B"], before["B"])
+    with monkeypatch.context() as m:
+        m.setattr(ResultStore, "get_aggregate", lambda self, key: None)
+        fresh = _results(_events(root, store, config)[0])
+    _assert_same(after["A"], fresh["A"])
+
+
+def test_an_aggregates_key_names_its_records_groups_and_parameters(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
+    (ds,), _ = discover(root)
+    names = [s.name for s in ds.samples]
+    with ResultStore(tmp_path / "store.sqlite") as store:
+        plan = Evaluation([ds], EvalConfig(keys=KEYS), store).plans[0]
+        key = aggregate_key(plan, "A", names, EvalConfig(keys=KEYS))
+        assert key == aggregate_key(plan, "A", names, EvalConfig(keys=KEYS))
+        others = {
+            aggregate_key(plan, "B", names, EvalConfig(keys=KEYS)),  # other records
+            aggregate_key(plan, "A", names[:-1], EvalConfig(keys=KEYS)),  # fewer images
+            aggregate_key(plan, "A", names[::-1], EvalConfig(keys=KEYS)),  # another order
+            # a parameter the records do not depend on but a dataset value may
+            aggregate_key(plan, "A", names, EvalConfig(Params(beta2=1.0), KEYS)),
+            aggregate_key(
+                dataclasses.replace(plan, groups={n: n[-1] for n in names}),
+                "A",
+                names,
+                EvalConfig(keys=KEYS),
+            ),
+        }
+        assert key not in others and len(others) == 5
+
+
+def test_stored_dataset_values_that_cannot_be_read_or_written_are_made_again(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "store.sqlite"
+    curves = {"PR": np.linspace(0, 1, 256)}
+    with ResultStore(path) as store:
+        assert store.get_aggregate("k") is None  # no table yet: an older store
+        assert store.put_aggregate(
+            "k", Aggregate({"MAE": 0.25, "Sm": np.nan}, {"MAE": 3}, 3, curves)
+        )
+        back = store.get_aggregate("k")
+        assert back is not None and back.counts == {"MAE": 3} and back.n_images == 3
+        assert back.values["MAE"] == 0.25 and np.isnan(back.values["Sm"])
+        np.testing.assert_array_equal(back.curves["PR"], curves["PR"])
+        # a row this version cannot read (three names, two values)
+        store._db.execute("UPDATE aggregates SET value_names = 'a,b,c' WHERE key = 'k'")
+        assert store.get_aggregate("k") is None
+    # a store that cannot be written: the shortcut is left out, nothing fails
+    readonly = ResultStore(path)
+    readonly._db.close()
+    readonly._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    assert not readonly.put_aggregate("other", Aggregate({}, {}, 0, {}))
+    readonly._db.close()
 
 
 @pytest.mark.faults
