@@ -79,6 +79,7 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
         last[0] = now
 
     samples: list[tuple[float, str]] = []
+    watching = [False]  # the heartbeat runs (the timer itself is gone once the window closes)
     if why:
         import threading
         import traceback
@@ -88,7 +89,7 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
         def watch() -> None:
             while True:
                 time.sleep(0.004)
-                if heartbeat.isActive() and time.perf_counter() - last[0] > 0.025:
+                if watching[0] and time.perf_counter() - last[0] > 0.025:
                     frame = sys._current_frames().get(main_thread)
                     stack = traceback.extract_stack(frame) if frame is not None else []
                     where = " <- ".join(
@@ -118,6 +119,7 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
     listed = time.perf_counter() - t0
     last[0] = time.perf_counter()
     heartbeat.start()
+    watching[0] = True
     matrix = window.browser.model.matrix
     all_scores = dataset_view = float("nan")
 
@@ -150,6 +152,7 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
         c.step(1)
         c.wait(60000)
         latencies.append(time.perf_counter() - start)
+    watching[0] = False
     heartbeat.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     p = planned[0] if planned else None

@@ -229,9 +229,11 @@ class MapGridPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ building
     def _layout(self, names: list[str]) -> None:
-        """Lay out panels for ``names``: the first :data:`STAGED_AFTER` are made now, the
-        others one per event-loop turn as they are filled (:meth:`_fill_next`), so that
-        opening a dataset of many models never holds the GUI thread for long."""
+        """Lay out panels for ``names``: up to :data:`STAGED_AFTER` are made now; more are
+        made one per event-loop turn as they are filled (:meth:`_fill_next`), the image's and
+        the GT's too, so that opening a dataset of many models never holds the GUI thread for
+        long (laying out 14 panels and making two of them took 20–25 ms, in the turn that
+        then painted them)."""
         ci = self.graphics.ci
         ci.clear()
         self.cells = {}
@@ -241,7 +243,7 @@ class MapGridPanel(QtWidgets.QWidget):
         rows = math.ceil(n / cols)
         self._placeholders = {}
         with self._one_activation():
-            now = 2 if len(names) > STAGED_AFTER else len(names)
+            now = 0 if len(names) > STAGED_AFTER else len(names)
             made = [self._add_cell(name) for name in names[:now]]
             # the panels made later take the place of a placeholder of the same size policy,
             # so that the grid's geometry is set now: a panel added to a growing grid resized
@@ -296,6 +298,8 @@ class MapGridPanel(QtWidgets.QWidget):
         with self._one_activation():
             cell = self._add_cell(name)
         self._link(cell)
+        if len(self.cells) == 1:  # the first panel of a staged layout: the range chosen
+            self._apply_view()
         return cell
 
     def _link(self, cell: MapCell) -> None:
@@ -431,7 +435,12 @@ class MapGridPanel(QtWidgets.QWidget):
         first if it is not yet (a result that arrives meanwhile is shown in its panel, once)."""
         self._pending_fill = []
         names = list(self._layout_names)
-        now = names if not staged or len(names) <= STAGED_AFTER else names[:2]
+        # staged: the image and the GT at once if their panels are made (the same layout)
+        now = (
+            names
+            if not staged or len(names) <= STAGED_AFTER
+            else [n for n in names[:2] if n in self.cells]
+        )
         for name in now:
             cell = self.cells.get(name) or self._make_cell(name)
             self._fill(name, cell)
@@ -514,7 +523,9 @@ class MapGridPanel(QtWidgets.QWidget):
         cell.set_title(title + (" ⚠" if notes else ""), self.foreground)
         if name == "image":
             if s.image is not None:
-                cell.base.setImage(s.image, levels=(0, 255))
+                # RGB bytes are drawn as they are (no levels): with levels pyqtgraph rescales
+                # them element by element, and takes its slow general path for RGBA overlays
+                cell.base.setImage(s.image, levels=None)
                 cell.values = s.image
             else:
                 cell.values = None
@@ -538,7 +549,7 @@ class MapGridPanel(QtWidgets.QWidget):
         assert s is not None
         cell.values = values
         if self.over_image and s.image is not None:
-            cell.base.setImage(s.image, levels=(0, 255))
+            cell.base.setImage(s.image, levels=None)
             cell.map.setOpacity(self.opacity)
         else:
             cell.base.clear()
@@ -580,7 +591,7 @@ class MapGridPanel(QtWidgets.QWidget):
         if not (self.show_confusion and result is not None):
             # the contour alone is the same for every model: one image for all of them
             if self.show_contour and self._contour is not None:
-                cell.overlay.setImage(self._contour_image(), levels=(0, 255))
+                cell.overlay.setImage(self._contour_image(), levels=None)
             else:
                 cell.overlay.clear()
             return
@@ -588,7 +599,7 @@ class MapGridPanel(QtWidgets.QWidget):
         rgba = CONFUSION_RGBA[result.pair.confusion_codes(self.threshold)]
         if self.show_contour and self._contour is not None:
             rgba[self._contour] = CONTOUR_RGBA
-        cell.overlay.setImage(rgba, levels=(0, 255))
+        cell.overlay.setImage(rgba, levels=None)
 
     def _contour_image(self) -> np.ndarray:
         """The GT contour as an RGBA image (made once per sample)."""
