@@ -1,6 +1,7 @@
 """The window at the scale of a real benchmark: thousands of images × 20 methods.
 
     python benchmarks/bench_browser.py [--images 1000] [--methods 20] [--root DIR] [--steps 8]
+        [--repeat N] [--why]
 
 Generates (or takes, with ``--root``) a dataset like COD10K-test (``make_benchmark.py``), then
 in the same run:
@@ -50,7 +51,7 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
     from fminspect.gui.app import application
     from fminspect.gui.main_window import InspectorWindow
 
-    application()
+    app = application()
     QtCore.qInstallMessageHandler(lambda *a: None)
 
     def run_for(seconds: float, until=lambda: False) -> None:  # type: ignore[no-untyped-def]
@@ -150,7 +151,10 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
         run_for(2.5)
         start = time.perf_counter()
         c.step(1)
-        c.wait(60000)
+        c.wait(60000)  # scored…
+        while window.drawing and time.perf_counter() - start < 60:  # …and on screen
+            app.processEvents()
+            QtCore.QThread.msleep(1)
         latencies.append(time.perf_counter() - start)
     watching[0] = False
     heartbeat.stop()
@@ -180,7 +184,9 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
     }
 
 
-def _window(root: Path, cache_dir: Path, steps: int, timeout: float) -> dict[str, float]:
+def _window(
+    root: Path, cache_dir: Path, steps: int, timeout: float, why: bool = False
+) -> dict[str, float]:
     env = {**os.environ, "FMINSPECT_CACHE_DIR": str(cache_dir), "QT_QPA_PLATFORM": "offscreen"}
     out = subprocess.run(
         [
@@ -192,13 +198,23 @@ def _window(root: Path, cache_dir: Path, steps: int, timeout: float) -> dict[str
             str(steps),
             "--timeout",
             str(timeout),
+            *(["--why"] if why else []),
         ],
         env=env,
         capture_output=True,
         text=True,
         check=True,
     )
+    if why:  # the blocks and where the GUI thread was (the run's other messages left out)
+        lines = out.stderr.splitlines()
+        print("\n".join(x for x in lines if x.startswith(("block of", "    "))), file=sys.stderr)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _print(title: str, figures: dict[str, float]) -> None:
+    print(title)
+    for k, v in figures.items():
+        print(f"  {k:<24} {v:.2f}" if isinstance(v, float) else f"  {k:<24} {v}")
 
 
 def main() -> None:
@@ -214,7 +230,14 @@ def main() -> None:
     ap.add_argument(
         "--why",
         action="store_true",
-        help="with --window-run ROOT: print where the GUI thread was during its longest blocks",
+        help="print where the GUI thread was during the window's longest blocks",
+    )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="open the window after eval this many times, one after the other (the first "
+        "opens right after eval has written its store)",
     )
     args = ap.parse_args()
     if args.window_run:
@@ -260,14 +283,11 @@ def main() -> None:
         print(
             f"fminspect eval --jobs 2: {n_pairs} pairs in {eval_s:.1f} s = {eval_rate:.0f} pairs/s"
         )
-        a = _window(root, with_eval, args.steps, args.timeout)
-        print("window after eval (nothing recomputed):")
-        for k, v in a.items():
-            print(f"  {k:<24} {v:.2f}" if isinstance(v, float) else f"  {k:<24} {v}")
-        b = _window(root, without, args.steps, args.timeout)
-        print("window with nothing stored (the browser scores everything):")
-        for k, v in b.items():
-            print(f"  {k:<24} {v:.2f}" if isinstance(v, float) else f"  {k:<24} {v}")
+        for run in range(1, args.repeat + 1):
+            a = _window(root, with_eval, args.steps, args.timeout, args.why)
+            _print(f"window after eval (nothing recomputed), run {run}:", a)
+        b = _window(root, without, args.steps, args.timeout, args.why)
+        _print("window with nothing stored (the browser scores everything):", b)
         print(
             "browser scoring / eval --jobs 2 throughput: "
             f"{b['browser_pairs_per_s'] / eval_rate:.2f} "

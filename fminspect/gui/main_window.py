@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,9 @@ PROGRESSIVE_MS = 300
 RELEASE_AFTER_MS = 8
 #: How long a redraw step waits while the grid is still filling its panels.
 REDRAW_WAIT_MS = 5
+#: Milliseconds of drawing models' maps a redraw step takes at most (past the first map): a
+#: map is 1–2 ms, and each step is followed by a repaint of the grid (5–7 ms).
+MAPS_BUDGET_MS = 8.0
 #: The redraw steps that empty the table and the curves for a newly shown sample.
 SAMPLE_STEPS = ("table", "curves")
 
@@ -723,12 +727,25 @@ class InspectorWindow(QtWidgets.QMainWindow):
             return
         if not self._showing_progress:
             self._held.append(model)
+            if self.grid.fills_later(model):  # its panel is drawn with it, once
+                self.grid.set_result(model, result)
             return
         self._flush_sample_steps()
         self.table.set_result(model, result)
-        self._arrived.add(model)
+        if self.grid.fills_later(model):  # drawn with its panel, once
+            self.grid.set_result(model, result)
+            self._curves_pending[model] = result
+        else:
+            self._arrived.add(model)
         self._steps = ["maps", *PLOTS]  # from the start: the maps first
         self._redraw.start()
+
+    @property
+    def drawing(self) -> bool:
+        """The current sample's results are still being put on screen: held a moment after
+        its image (:meth:`_on_complete`), waiting for their redraw steps, or the grid's
+        panels being filled (screenshots and the benchmark wait for it to end)."""
+        return bool(self._held or self._steps or self._arrived) or self.grid.filling
 
     def _redraw_step(self) -> None:
         """One redraw step (see ``__init__``)."""
@@ -745,10 +762,13 @@ class InspectorWindow(QtWidgets.QMainWindow):
         results = self.controller.results
         if step in SAMPLE_STEPS:
             self._reset_for_sample(step)
-        elif step == "maps":  # one model's map per turn, in the grid's order
+        elif step == "maps":  # models' maps in the grid's order, MAPS_BUDGET_MS a turn
+            start = time.perf_counter()
             order = [m for m in self.curves.order if m in self._arrived]
-            model = order[0] if order else next(iter(self._arrived), None)
-            if model is not None:
+            order += [m for m in self._arrived if m not in order]
+            for model in order:
+                if (time.perf_counter() - start) * 1e3 >= MAPS_BUDGET_MS:
+                    break
                 self._arrived.discard(model)
                 if model in results:
                     self.grid.set_result(model, results[model])

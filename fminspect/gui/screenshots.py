@@ -25,16 +25,15 @@ def _save(widget: Any, path: Path) -> None:
 
 
 def _settle(app: Any, window: Any, controller: Any) -> None:
+    """Wait until the current sample is scored and every result is on screen (results are
+    drawn one step per event-loop turn, a moment after the sample's image)."""
     controller.wait(60000)
     for _ in range(10):
         app.processEvents()
-    for _ in range(1000):  # the panels of a new layout are filled one per turn
-        if not window.grid.filling:
-            break
-        app.processEvents()
+    _wait_until(app, lambda: not window.drawing, 60, pause_ms=1)
 
 
-def _wait_until(app, ready: Callable[[], bool], timeout_s: float) -> bool:  # type: ignore[no-untyped-def]
+def _wait_until(app, ready: Callable[[], bool], timeout_s: float, pause_ms: int = 50) -> bool:  # type: ignore[no-untyped-def]
     """Process events until ``ready()`` (True) or the timeout (False)."""
     import time
 
@@ -45,7 +44,7 @@ def _wait_until(app, ready: Callable[[], bool], timeout_s: float) -> bool:  # ty
         app.processEvents()
         if ready():
             return True
-        QtCore.QThread.msleep(50)
+        QtCore.QThread.msleep(pause_ms)
     return False
 
 

@@ -328,6 +328,43 @@ def test_panels_made_one_per_turn_show_the_whole_image(qtbot, window, many_root)
         assert x1 - x0 < 3 * w and y1 - y0 < 3 * h
 
 
+def test_stepping_to_a_sample_read_ahead_draws_each_map_once_with_its_result(
+    qtbot, window, many_root
+) -> None:  # type: ignore[no-untyped-def]
+    window.open_path(many_root)
+    settle(qtbot, window)
+    c = window.controller
+    shown = window.grid.page_models()
+    assert len(shown) > 6  # the panels are filled over several turns (staged)
+    qtbot.waitUntil(lambda: c.cached_models("Many/img2") >= set(shown), timeout=20000)
+    qtbot.waitUntil(lambda: not c.prefetching and not window.drawing, timeout=20000)
+    drawn: list[tuple[str, object]] = []
+    show_map = window.grid._show_map
+
+    def counted(name, cell, values):  # type: ignore[no-untyped-def]
+        drawn.append((name, values))
+        show_map(name, cell, values)
+
+    window.grid._show_map = counted
+    c.step(1)
+    assert c.sample.name == "img2"
+    qtbot.waitUntil(lambda: not window.drawing, timeout=10000)
+    # every model's panel was drawn once, with the map its measures used (not the map as
+    # read, then again with the result's)
+    assert sorted(n for n, _ in drawn) == sorted(shown)
+    assert all(values is c.results[n].pair.pred for n, values in drawn)
+    # and every number is on screen once the window says it has drawn everything
+    for m in shown:
+        got = window.table.model.scores.get(m, {})
+        expected = c.results[m].scores()
+        assert expected and all(
+            np.array_equal(got.get(k), v, equal_nan=True) for k, v in expected.items()
+        )
+    for m in shown:  # every curve plot drawn from this sample's results
+        f = c.results[m].fmeasure
+        assert all(window.curves._drawn[(m, k)][0] is f for k in ("pr", "fm", "em"))
+
+
 def test_the_reference_is_on_every_page(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
     window.open_path(many_root)
     settle(qtbot, window)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,6 +29,10 @@ CONTOUR_RGBA = np.array([*CONTOUR_RGB, 255], np.uint8)
 DEFAULT_PAGE_SIZE = 12
 #: Cells made anew are filled one per event-loop turn when there are more than this many.
 STAGED_AFTER = 6
+#: Milliseconds of panel filling an event-loop turn takes at most (past the first panel):
+#: panels made anew cost 5–10 ms each, panels kept 3–4 ms; one per turn made stepping to
+#: the next sample take 12 turns and their repaints.
+FILL_BUDGET_MS = 10.0
 COLORMAPS = ("viridis", "inferno", "cividis", "gray")
 #: diverging map for signed matrices (symmetric levels)
 DIVERGING = "CET-D1"
@@ -451,14 +456,18 @@ class MapGridPanel(QtWidgets.QWidget):
             self._refresh_colorbar()
 
     def _fill_next(self) -> None:
+        """Fill the next pending panels, as many as :data:`FILL_BUDGET_MS` allows."""
         if not self._pending_fill or self.sample is None:
             return
-        name = self._pending_fill.pop(0)
-        cell = self.cells.get(name) or self._make_cell(name)
-        self._fill(name, cell)
-        if name in self.results:  # its result came first: the map the measures used
-            self._show_map(name, cell, self.results[name].pair.pred)
-        prerender(cell)
+        start = time.perf_counter()
+        while self._pending_fill and (time.perf_counter() - start) * 1e3 < FILL_BUDGET_MS:
+            name = self._pending_fill.pop(0)
+            cell = self.cells.get(name) or self._make_cell(name)
+            if name in self.results:  # its result came first: the map the measures used
+                self._fill(name, cell, self.results[name].pair.pred)
+            else:
+                self._fill(name, cell)
+            prerender(cell)
         if self._pending_fill:
             self._fill_timer.start()
         else:
@@ -469,6 +478,11 @@ class MapGridPanel(QtWidgets.QWidget):
     def filling(self) -> bool:
         """Panels of the sample are still being filled (see :meth:`_fill_cells`)."""
         return bool(self._pending_fill)
+
+    def fills_later(self, model: str) -> bool:
+        """``model``'s panel is still to be filled: a result given now (:meth:`set_result`)
+        is drawn with it, once."""
+        return model in self._pending_fill
 
     def _build(self) -> bool:
         """(Re)make the cells for the current page if its panels changed; True if made."""
@@ -512,7 +526,9 @@ class MapGridPanel(QtWidgets.QWidget):
             self._view_target = (view[0], view[1], 0.0)
             self._apply_view()
 
-    def _fill(self, name: str, cell: MapCell) -> None:
+    def _fill(self, name: str, cell: MapCell, values: np.ndarray | None = None) -> None:
+        """Fill a panel for the current sample: a model's with ``values`` (the map its
+        measures used) or else its map as read."""
         s = self.sample
         assert s is not None
         cell.map.clear()
@@ -542,7 +558,7 @@ class MapGridPanel(QtWidgets.QWidget):
             cell.values = None
             cell.set_title(f"{title} ✖ unreadable", self.foreground)  # why: the Problems tab
             return
-        self._show_map(name, cell, unit_map(s.preds[name]))
+        self._show_map(name, cell, unit_map(s.preds[name]) if values is None else values)
 
     def _show_map(self, name: str, cell: MapCell, values: np.ndarray) -> None:
         s = self.sample
