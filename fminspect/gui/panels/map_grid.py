@@ -27,7 +27,8 @@ CONFUSION_RGBA[1:, 3] = 210
 CONTOUR_RGBA = np.array([*CONTOUR_RGB, 255], np.uint8)
 #: Model maps per page of the grid (the user can change it).
 DEFAULT_PAGE_SIZE = 12
-#: Cells made anew are filled one per event-loop turn when there are more than this many.
+#: With more panels than this, they are made and filled over several event-loop turns
+#: (:data:`FILL_BUDGET_MS` each), not in the turn that shows the sample.
 STAGED_AFTER = 6
 #: Milliseconds of panel filling an event-loop turn takes at most (past the first panel):
 #: panels made anew cost 5–10 ms each, panels kept 3–4 ms; one per turn made stepping to
@@ -235,8 +236,8 @@ class MapGridPanel(QtWidgets.QWidget):
     # ------------------------------------------------------------------ building
     def _layout(self, names: list[str]) -> None:
         """Lay out panels for ``names``: up to :data:`STAGED_AFTER` are made now; more are
-        made one per event-loop turn as they are filled (:meth:`_fill_next`), the image's and
-        the GT's too, so that opening a dataset of many models never holds the GUI thread for
+        made over several event-loop turns as they are filled (:meth:`_fill_next`), the
+        image's and the GT's too, so that opening a dataset of many models never holds the GUI thread for
         long (laying out 14 panels and making two of them took 20–25 ms, in the turn that
         then painted them)."""
         ci = self.graphics.ci
@@ -436,8 +437,9 @@ class MapGridPanel(QtWidgets.QWidget):
         """Show the sample in every cell. Painting a dozen maps of 400×550 (each through its
         lookup table) in one event-loop turn blocked the GUI thread for 40–70 ms, and making
         the panels of a new layout for longer: with more than :data:`STAGED_AFTER` panels the
-        image and the GT are shown at once and the models' panels one per turn, each made
-        first if it is not yet (a result that arrives meanwhile is shown in its panel, once)."""
+        image and the GT are shown at once (if their panels are made) and the others over
+        the next turns, :data:`FILL_BUDGET_MS` each, each made first if it is not yet (a
+        result that arrives meanwhile is drawn with its panel, once)."""
         self._pending_fill = []
         names = list(self._layout_names)
         # staged: the image and the GT at once if their panels are made (the same layout)
