@@ -74,17 +74,28 @@ AGGREGATE_FORMAT = 1
 @functools.cache
 def _code_digest() -> str:
     """A digest of the source of the code that turns records into dataset values (the
-    measures and their registry, the accumulator, this module): a stored aggregate made by
-    other code is not read back, whatever the version number says."""
+    measures and their registry, the accumulator, this module, the store's format): a
+    stored aggregate made by other code is not read back, whatever the version number says.
+    Made when this module is imported, so that it describes the code this process runs
+    (files edited later do not change it)."""
     package = Path(__file__).resolve().parents[1]
     h = hashlib.blake2b(digest_size=16)
+    h.update(np.__version__.encode())  # the last bits of a mean may change with NumPy
+    sources = [
+        *(package / "metrics").glob("*.py"),
+        Path(__file__),
+        package / "pipeline" / "store.py",
+    ]
     try:
-        for path in sorted([*(package / "metrics").glob("*.py"), Path(__file__).resolve()]):
+        for path in sorted(p.resolve() for p in sources):
             h.update(path.name.encode())
             h.update(path.read_bytes())
     except OSError:  # no readable source (an unusual install): nothing stored is read back
         return f"unreadable-{os.getpid()}-{time.time_ns()}"
     return h.hexdigest()
+
+
+_code_digest()  # now, from the files this process imported
 
 
 def aggregate_key(plan: DatasetPlan, method: str, names: Sequence[str], config: EvalConfig) -> str:

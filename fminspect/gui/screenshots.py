@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import tempfile
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,11 +27,13 @@ def _save(widget: Any, path: Path) -> None:
 
 def _settle(app: Any, window: Any, controller: Any) -> None:
     """Wait until the current sample is scored and every result is on screen (results are
-    drawn one step per event-loop turn, a moment after the sample's image)."""
-    controller.wait(60000)
+    drawn over several event-loop turns, a moment after the sample's image); a warning if that
+    takes more than a minute (the picture may then be incomplete)."""
+    scored = controller.wait(60000)
     for _ in range(10):
         app.processEvents()
-    _wait_until(app, lambda: not window.drawing, 60, pause_ms=1)
+    if not (_wait_until(app, lambda: not window.drawing, 60, pause_ms=1) and scored):
+        warnings.warn("the window had not drawn every result after 60 s", stacklevel=2)
 
 
 def _wait_until(app, ready: Callable[[], bool], timeout_s: float, pause_ms: int = 50) -> bool:  # type: ignore[no-untyped-def]

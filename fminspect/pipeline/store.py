@@ -64,6 +64,11 @@ SCHEMA_VERSION = 4
 #: Keys per query in bulk reads (SQLite's default limit on parameters is 32766).
 _CHUNK = 900
 
+#: Seconds a statement waits for another process's write lock before failing.
+BUSY_TIMEOUT = 30
+#: Milliseconds a stored aggregate waits for it: it is only a shortcut, never worth a wait.
+AGGREGATE_WAIT_MS = 50
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
     key TEXT PRIMARY KEY,
@@ -219,7 +224,7 @@ class ResultStore:
             self._db = self._open()
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30)
+        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT)
         try:
             self._prepare(db)
         except BaseException:
@@ -233,7 +238,10 @@ class ResultStore:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             # a cache of another release: start afresh rather than misread it
-            db.executescript("DROP TABLE IF EXISTS records; DROP TABLE IF EXISTS file_digests;")
+            db.executescript(
+                "DROP TABLE IF EXISTS records; DROP TABLE IF EXISTS file_digests; "
+                "DROP TABLE IF EXISTS aggregates;"
+            )
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.executescript(SCHEMA)
         db.commit()
@@ -402,8 +410,10 @@ class ResultStore:
             return None
 
     def put_aggregate(self, key: str, aggregate: Aggregate) -> bool:
-        """Store one method's dataset values (committed with the next commit); False when
-        the store cannot take them (read-only, locked): they are only a shortcut."""
+        """Store one method's dataset values and commit at once (with any records pending),
+        so that no write lock is held afterwards; False, after at most
+        :data:`AGGREGATE_WAIT_MS`, when the store cannot take them (read-only, or another
+        process writing): they are only a shortcut."""
         curve_names, curves = _pack(aggregate.curves)
         row = (
             key,
@@ -415,10 +425,14 @@ class ResultStore:
             curves,
         )
         try:
+            self._db.execute(f"PRAGMA busy_timeout = {AGGREGATE_WAIT_MS}")
             self._db.execute(AGGREGATES)
             self._db.execute("INSERT OR REPLACE INTO aggregates VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+            self._db.commit()
         except sqlite3.OperationalError:
             return False
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT * 1000}")
         return True
 
 
