@@ -52,7 +52,7 @@ def dataset_root(tmp_path: Path) -> Path:
 
 
 def settle(qtbot, window) -> None:  # type: ignore[no-untyped-def]
-    """Wait until the current sample's results and the browser scores are in."""
+    """Wait until the current sample's results are drawn and the browser scores are in."""
     assert window.controller.wait(30000)
-    qtbot.waitUntil(lambda: not window.scorer.running and not window.grid.filling, timeout=60000)
+    qtbot.waitUntil(lambda: not window.scorer.running and not window.drawing, timeout=60000)
     qtbot.wait(20)

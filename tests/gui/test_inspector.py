@@ -201,6 +201,7 @@ def test_a_sample_being_read_drops_the_request_for_the_previous_one(
     assert window.open_path(other)
     assert c.wait(30000)
     assert set(c.sample.preds) == {"A", "D"} and set(c.results) == {"A", "D"}
+    qtbot.waitUntil(lambda: not window.drawing, timeout=5000)  # drawn a moment after scoring
     assert window.table.model.scores["A"]["MAE"] == _expected(window, "A", c.settings.params)["MAE"]
 
 

@@ -465,10 +465,8 @@ class MapGridPanel(QtWidgets.QWidget):
         while self._pending_fill and (time.perf_counter() - start) * 1e3 < FILL_BUDGET_MS:
             name = self._pending_fill.pop(0)
             cell = self.cells.get(name) or self._make_cell(name)
-            if name in self.results:  # its result came first: the map the measures used
-                self._fill(name, cell, self.results[name].pair.pred)
-            else:
-                self._fill(name, cell)
+            result = self.results.get(name)  # if it came first: the map the measures used
+            self._fill(name, cell, result.pair.pred if result is not None else None)
             prerender(cell)
         if self._pending_fill:
             self._fill_timer.start()
