@@ -6,28 +6,12 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from fminspect.gui.panels.map_grid import MapCell, MapGridPanel
 from fminspect.io.atomic import replacing
 
 TITLE_HEIGHT = 22
-
-
-def _rgba_of(item: pg.ImageItem) -> np.ndarray | None:
-    """The RGBA pixels an ImageItem displays (its levels and lookup table applied)."""
-    data = item.image
-    if data is None:
-        return None
-    if data.ndim == 3 and data.shape[2] in (3, 4) and data.dtype == np.uint8 and item.lut is None:
-        rgba = np.empty((*data.shape[:2], 4), np.uint8)
-        rgba[..., :3] = data[..., :3]
-        rgba[..., 3] = data[..., 3] if data.shape[2] == 4 else 255
-        return rgba
-    argb, _ = pg.functions.makeARGB(data, lut=item.lut, levels=item.levels)
-    rgba = argb[..., [2, 1, 0, 3]]  # makeARGB returns BGRA
-    return rgba
 
 
 def _over(dst: np.ndarray, src: np.ndarray, opacity: float = 1.0) -> np.ndarray:
@@ -41,9 +25,9 @@ def _over(dst: np.ndarray, src: np.ndarray, opacity: float = 1.0) -> np.ndarray:
 def compose_cell(cell: MapCell) -> np.ndarray | None:
     """A panel's layers (base, map with its opacity, overlay) composited at native size."""
     all_layers = [
-        (_rgba_of(cell.base), 1.0),
-        (_rgba_of(cell.map), cell.map.opacity()),
-        (_rgba_of(cell.overlay), 1.0),
+        (cell.base.rgba(), 1.0),
+        (cell.map.rgba(), cell.map.opacity()),
+        (cell.overlay.rgba(), 1.0),
     ]
     layers = [(rgba, op) for rgba, op in all_layers if rgba is not None]
     if not layers:

@@ -12,9 +12,10 @@ import threading
 import weakref
 from pathlib import Path
 
+import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.gui.app import coalesce_scene_updates
 from fminspect.gui.workers import WORKER_NICENESS, submit
@@ -137,3 +138,88 @@ def test_opening_a_dataset_collects_what_was_frozen_and_freezes_the_rest(
     window.open_path(dataset_root)
     assert gone() is None  # …until a dataset is opened
     assert gc.get_freeze_count() > 0  # what survived is left out of later collections
+
+
+def _shown(layer) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The RGBA bytes of the pixmap Qt paints for ``layer`` (copied: the picture goes)."""
+    picture = layer.item.pixmap().toImage().convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
+    h, w, line = picture.height(), picture.width(), picture.bytesPerLine()
+    rows = np.frombuffer(picture.constBits(), np.uint8, count=h * line).reshape(h, line)
+    return rows[:, : 4 * w].reshape(h, w, 4).copy()
+
+
+def test_a_map_layer_paints_what_pyqtgraph_would_and_keeps_its_bytes(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from fminspect.gui.app import application
+    from fminspect.gui.panels.image_layer import ImageLayer
+    from fminspect.gui.panels.map_grid import lookup_table
+
+    application()
+    rng = np.random.default_rng(7)
+    grey = rng.integers(0, 256, (23, 31), dtype=np.uint8)
+    rgb = rng.integers(0, 256, (23, 31, 3), dtype=np.uint8)
+    rgba = rng.integers(0, 256, (23, 31, 4), dtype=np.uint8)
+    rgba[..., 3] = rng.choice([0, 255], (23, 31)).astype(np.uint8)  # as the overlays: on or off
+    see_through = np.concatenate(
+        [lookup_table("inferno"), np.arange(256, dtype=np.uint8)[:, None]], 1
+    )
+    cases = [
+        (grey, (0, 255), lookup_table("viridis")),
+        (grey, (0, 255), see_through),
+        (rgb, None, None),
+        (rgba, None, None),
+        (rng.random((23, 31)), (0.2, 0.8), lookup_table("cividis")),  # the general path
+    ]
+    for image, levels, lut in cases:
+        layer = ImageLayer()
+        layer.set_image(image.copy(), levels, lut)  # the copy is the layer's alone
+        gc.collect()
+        # allocations that take the place of any bytes freed meanwhile (a pixmap of the
+        # screen's format shares its image's bytes: they must live as long as it)
+        reuse = [np.full(4 * image.shape[0] * image.shape[1], 90, np.uint8) for _ in range(64)]
+        # pyqtgraph's own rendering of the same image, levels and table
+        bgra, _ = pg.functions.makeARGB(image, lut=lut, levels=levels)
+        expected = bgra[..., [2, 1, 0, 3]] if image.ndim == 2 or lut is not None else None
+        if expected is None:
+            expected = np.dstack(
+                [image[..., :3], image[..., 3] if image.shape[2] == 4 else 255 + 0 * image[..., 0]]
+            )
+        np.testing.assert_array_equal(layer.rgba(), expected)
+        shown = _shown(layer)
+        visible = expected[..., 3] > 0  # a transparent pixel's colour is not kept
+        np.testing.assert_array_equal(shown[..., 3], expected[..., 3])
+        if levels != (0, 255) or lut is None or lut.shape[1] == 3:
+            np.testing.assert_array_equal(
+                shown[visible & (expected[..., 3] == 255)],
+                expected[visible & (expected[..., 3] == 255)],
+            )
+    del reuse
+    layer.clear()
+    assert layer.image is None and layer.item.pixmap().isNull() and layer.rgba() is None
+
+
+def test_the_grid_s_maps_are_painted_without_calling_python(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
+    window.open_path(many_root)
+    settle(qtbot, window)
+    viewport = window.grid.graphics.viewport()
+    entered: set[str] = set()
+    pending: list[str] = []
+
+    def profile(frame, event, arg) -> None:  # type: ignore[no-untyped-def]
+        # a Python function entered while a C function runs: Qt calling Python
+        if event == "call":
+            if pending and pending[-1] == "c":
+                entered.add(frame.f_code.co_filename)
+            pending.append("py")
+        elif event == "c_call":
+            pending.append("c")
+        elif pending and event in ("return", "c_return", "c_exception"):
+            pending.pop()
+
+    sys.setprofile(profile)
+    try:
+        viewport.repaint()
+    finally:
+        sys.setprofile(None)
+    assert any(name.endswith("ViewBox.py") for name in entered)  # the probe sees Qt's calls
+    layers = [Path(n).name for n in entered if Path(n).name in ("ImageItem.py", "image_layer.py")]
+    assert layers == []  # the 3 layers × 14 panels: Qt alone

@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from fminspect.gui.colours import CONFUSION_RGB, CONTOUR_RGB
+from fminspect.gui.panels.image_layer import ImageLayer
 from fminspect.metrics import SuiteResult, unit_map
 from fminspect.metrics.boundary_fmeasure import boundary
 from fminspect.pipeline.notes import Note
@@ -52,20 +53,10 @@ def colormap(name: str) -> pg.ColorMap:
     return pg.colormap.get(name)
 
 
-def prerender(cell: MapCell) -> None:
-    """Make the pictures of a panel's layers now, in the turn that filled it, rather than in
-    the next paint, where every panel filled meanwhile would be rendered at once."""
-    for item in (cell.base, cell.map, cell.overlay):
-        # pyqtgraph renders on paint when its flag says the picture is stale
-        if item.image is not None and getattr(item, "_renderRequired", True):
-            item.render()
-
-
 def display_bytes(values: np.ndarray) -> np.ndarray:
     """A map in [0, 1] as the 0–255 bytes a panel draws: 256 grey levels are all a screen
-    shows, and pyqtgraph draws bytes through the lookup table directly, where it rescales a
-    float map element by element on every paint (a dozen 400×550 maps: ~40 ms of the GUI
-    thread). The panel keeps the float values for the read-outs (:attr:`MapCell.values`)."""
+    shows, and bytes index the lookup table directly (a float map would be rescaled element
+    by element). The panel keeps the float values for the read-outs (:attr:`MapCell.values`)."""
     if values.dtype == np.uint8:
         return values
     return np.rint(np.clip(values, 0.0, 1.0) * 255.0).astype(np.uint8)
@@ -73,8 +64,8 @@ def display_bytes(values: np.ndarray) -> np.ndarray:
 
 @functools.cache
 def lookup_table(name: str) -> np.ndarray:
-    """The 256-entry lookup table of a colour map, made once per name: an image item given
-    the same table again keeps its rendered picture (a new table each time re-rendered every
+    """The 256-entry lookup table of a colour map, made once per name: a layer given the
+    same table again keeps its rendered picture (a new table each time re-rendered every
     panel's map: 30 ms of the GUI thread for a dozen)."""
     lut = colormap(name).getLookupTable(nPts=256)
     lut.setflags(write=False)
@@ -127,12 +118,13 @@ class MapCell:
         self.view = layout.addViewBox(
             row=2 * row + 1, col=col, lockAspect=True, invertY=True, enableMenu=False
         )
-        self.base = pg.ImageItem()
-        self.map = pg.ImageItem()
-        self.overlay = pg.ImageItem()
-        for z, item in enumerate((self.base, self.map, self.overlay)):
-            item.setZValue(z)
-            self.view.addItem(item)
+        # layers Qt paints by itself (see fminspect.gui.panels.image_layer)
+        self.base = ImageLayer()
+        self.map = ImageLayer()
+        self.overlay = ImageLayer()
+        for z, layer in enumerate((self.base, self.map, self.overlay)):
+            layer.item.setZValue(z)
+            self.view.addItem(layer.item)
         pen = pg.mkPen((255, 255, 255, 160), width=1, style=QtCore.Qt.PenStyle.DashLine)
         self.vline = pg.InfiniteLine(angle=90, pen=pen, movable=False)
         self.hline = pg.InfiniteLine(angle=0, pen=pen, movable=False)
@@ -467,7 +459,6 @@ class MapGridPanel(QtWidgets.QWidget):
             cell = self.cells.get(name) or self._make_cell(name)
             result = self.results.get(name)  # if it came first: the map the measures used
             self._fill(name, cell, result.pair.pred if result is not None else None)
-            prerender(cell)
         if self._pending_fill:
             self._fill_timer.start()
         else:
@@ -541,7 +532,7 @@ class MapGridPanel(QtWidgets.QWidget):
             if s.image is not None:
                 # RGB bytes are drawn as they are (no levels): with levels pyqtgraph rescales
                 # them element by element, and takes its slow general path for RGBA overlays
-                cell.base.setImage(s.image, levels=None)
+                cell.base.set_image(s.image)
                 cell.values = s.image
             else:
                 cell.values = None
@@ -550,8 +541,7 @@ class MapGridPanel(QtWidgets.QWidget):
         if name == "GT":
             if s.gt is not None:
                 gt = unit_map(s.gt)
-                cell.map.setImage(display_bytes(gt), levels=(0, 255))
-                cell.map.setLookupTable(lookup_table("gray"))
+                cell.map.set_image(display_bytes(gt), (0, 255), lookup_table("gray"))
                 cell.values = gt
             return
         if name in s.unreadable:  # an empty panel saying so, rather than no panel
@@ -565,12 +555,12 @@ class MapGridPanel(QtWidgets.QWidget):
         assert s is not None
         cell.values = values
         if self.over_image and s.image is not None:
-            cell.base.setImage(s.image, levels=None)
-            cell.map.setOpacity(self.opacity)
+            cell.base.set_image(s.image)
+            cell.map.set_opacity(self.opacity)
         else:
             cell.base.clear()
-            cell.map.setOpacity(1.0)
-        cell.map.setImage(display_bytes(values), levels=(0, 255), lut=self._map_lut())
+            cell.map.set_opacity(1.0)
+        cell.map.set_image(display_bytes(values), (0, 255), self._map_lut())
         self._update_overlay(name, cell)
 
     def _map_lut(self) -> np.ndarray:
@@ -585,8 +575,7 @@ class MapGridPanel(QtWidgets.QWidget):
         lut = self._map_lut()
         for name, cell in self.cells.items():
             if name not in ("image", "GT"):
-                cell.map.setLookupTable(lut)
-                cell.map.setLevels((0, 255))
+                cell.map.set_lut(lut)
 
     # ------------------------------------------------------------------ results & overlays
     def set_result(self, model: str, result: SuiteResult) -> None:
@@ -607,7 +596,7 @@ class MapGridPanel(QtWidgets.QWidget):
         if not (self.show_confusion and result is not None):
             # the contour alone is the same for every model: one image for all of them
             if self.show_contour and self._contour is not None:
-                cell.overlay.setImage(self._contour_image(), levels=None)
+                cell.overlay.set_image(self._contour_image())
             else:
                 cell.overlay.clear()
             return
@@ -615,7 +604,7 @@ class MapGridPanel(QtWidgets.QWidget):
         rgba = CONFUSION_RGBA[result.pair.confusion_codes(self.threshold)]
         if self.show_contour and self._contour is not None:
             rgba[self._contour] = CONTOUR_RGBA
-        cell.overlay.setImage(rgba, levels=None)
+        cell.overlay.set_image(rgba)
 
     def _contour_image(self) -> np.ndarray:
         """The GT contour as an RGBA image (made once per sample)."""

@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fminspect.gui.mirror import Mirror
 from fminspect.gui.panels.curves import legend_icon
 from fminspect.metrics import MEASURES, MEASURES_BY_KEY, Params, SuiteResult, default_keys
 
@@ -34,6 +35,12 @@ _ROLES = {
     QtCore.Qt.ItemDataRole.BackgroundRole,
     QtCore.Qt.ItemDataRole.ToolTipRole,
 }
+_HEADER_ROLES = (
+    QtCore.Qt.ItemDataRole.DisplayRole,
+    QtCore.Qt.ItemDataRole.ToolTipRole,
+    QtCore.Qt.ItemDataRole.DecorationRole,
+)
+_RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 #: the background of the best value per column (also in the dataset view)
 BEST_BRUSH = QtGui.QBrush(QtGui.QColor(70, 160, 90, 110))
 
@@ -66,6 +73,7 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         self.params = Params()
         self.threshold = 128
         self._best: dict[str, float] = {}
+        self._marked: set[tuple[int, int]] = set()  # the cells marked best
 
     def reset(
         self,
@@ -92,6 +100,7 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         self.results = {}
         self.params = params
         self._best = {}
+        self._marked = set()
         self.endResetModel()
 
     def set_result(self, model: str, result: SuiteResult) -> None:
@@ -100,14 +109,16 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
             return
         self.results[model] = result
         self.scores[model] = result.scores()
-        self._refresh()
+        self._refresh(row=self.models.index(model))
 
     def set_threshold(self, index: int) -> None:
         """Move the @t columns to curve point ``index``."""
         self.threshold = index
-        self._refresh()
+        self._refresh(row=None)
 
-    def _refresh(self) -> None:
+    def _refresh(self, row: int | None) -> None:
+        """Recompute the @t values and the best per column; say which cells changed: ``row``
+        (a new result) or else the @t columns, and every column whose best changed."""
         for model, result in self.results.items():
             for name, get in AT_THRESHOLD:
                 self.scores[model][name] = float(get(result, self.threshold))
@@ -117,9 +128,31 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
             if len(values) > 1 and min(values) != max(values):  # all equal: nobody is best
                 better = max if _higher_is_better(key) else min
                 self._best[key] = better(values)
-        self.dataChanged.emit(
-            self.index(0, 0), self.index(len(self.models) - 1, len(self.keys) - 1)
-        )
+        if not self.models or not self.keys:
+            return
+        last_col = len(self.keys) - 1
+        if row is not None:
+            self.dataChanged.emit(self.index(row, 0), self.index(row, last_col))
+        else:  # the @t columns' values
+            for col, key in enumerate(self.keys):
+                if key in _AT_KEYS:
+                    self.dataChanged.emit(self.index(0, col), self.index(len(self.models) - 1, col))
+        # the cells that became or stopped being the best of their column: their marks
+        marked, self._marked = self._marked, self._best_cells()
+        marks = [QtCore.Qt.ItemDataRole.FontRole, QtCore.Qt.ItemDataRole.BackgroundRole]
+        for r, col in sorted(marked ^ self._marked):
+            if r != row:
+                self.dataChanged.emit(self.index(r, col), self.index(r, col), marks)
+
+    def _best_cells(self) -> set[tuple[int, int]]:
+        """(row, column) of every cell marked as the best of its column."""
+        return {
+            (r, c)
+            for c, key in enumerate(self.keys)
+            if key in self._best
+            for r, model in enumerate(self.models)
+            if self.scores.get(model, {}).get(key) == self._best[key]
+        }
 
     def label(self, key: str) -> str:
         """Header text naming the exact variant."""
@@ -140,26 +173,28 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
     def data(self, index: _Index, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or role not in _ROLES:
             return None  # most of the roles a repaint asks for, answered before any work
-        v = self.value(index.row(), index.column())
-        key = self.keys[index.column()]
-        best = v is not None and key in self._best and v == self._best[key]
-        if role == QtCore.Qt.ItemDataRole.DisplayRole:
-            return "…" if v is None else ("nan" if math.isnan(v) else f"{v:.4f}")
-        if role == SORT_ROLE:
-            return -math.inf if v is None or math.isnan(v) else v
-        if role == QtCore.Qt.ItemDataRole.TextAlignmentRole:
-            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
-        if role == QtCore.Qt.ItemDataRole.FontRole and best:
-            return bold_font()
-        if role == QtCore.Qt.ItemDataRole.BackgroundRole and best:
-            return BEST_BRUSH
-        if role == QtCore.Qt.ItemDataRole.ToolTipRole:
-            return (
-                f"{self.models[index.row()]} — {self.label(key)}\n"
+        return self.cell_data(index.row(), index.column()).get(role)
+
+    def cell_data(self, row: int, col: int) -> dict[int, Any]:
+        """A cell's values by role (what :class:`~fminspect.gui.mirror.Mirror` copies)."""
+        v = self.value(row, col)
+        key = self.keys[col]
+        roles: dict[int, Any] = {
+            QtCore.Qt.ItemDataRole.DisplayRole: (
+                "…" if v is None else ("nan" if math.isnan(v) else f"{v:.4f}")
+            ),
+            SORT_ROLE: -math.inf if v is None or math.isnan(v) else v,
+            QtCore.Qt.ItemDataRole.TextAlignmentRole: _RIGHT,
+            QtCore.Qt.ItemDataRole.ToolTipRole: (
+                f"{self.models[row]} — {self.label(key)}\n"
                 f"{'higher' if _higher_is_better(key) else 'lower'} is better\n"
                 f"{self.params.norm.label}\nclick to explain"
-            )
-        return None
+            ),
+        }
+        if v is not None and key in self._best and v == self._best[key]:
+            roles[QtCore.Qt.ItemDataRole.FontRole] = bold_font()
+            roles[QtCore.Qt.ItemDataRole.BackgroundRole] = BEST_BRUSH
+        return roles
 
     def headerData(
         self,
@@ -234,8 +269,10 @@ class MetricsTablePanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.setObjectName("metricsPanel")
         self.model = MetricsTableModel(self)
+        # the view reads a C++ copy of the cells (see fminspect.gui.mirror)
+        self.mirror = Mirror(self.model, tuple(_ROLES), _HEADER_ROLES, self)
         self.proxy = QtCore.QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
+        self.proxy.setSourceModel(self.mirror.items)
         self.proxy.setSortRole(SORT_ROLE)
         self.view = QtWidgets.QTableView()
         self.view.setObjectName("metricsTable")
