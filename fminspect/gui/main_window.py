@@ -107,8 +107,12 @@ class InspectorWindow(QtWidgets.QMainWindow):
         # thread for the sum of the repaints.
         self._arrived: set[str] = set()
         self._curves_pending: dict[str, SuiteResult] = {}
-        # "table" and "curves" (emptied for a new sample), "maps" (one model each), then
-        # the plots in PLOTS
+        # the results not in the table yet: the table is updated once for all that arrived
+        # meanwhile (held results are released together, and one update per result made
+        # that turn 50–60 ms under the scoring threads)
+        self._scores_pending: dict[str, SuiteResult] = {}
+        # "table" and "curves" (emptied for a new sample), "scores" (the table's numbers),
+        # "maps" (one model each), then the plots in PLOTS
         self._steps: list[str] = []
         self._redraw = QtCore.QTimer(self)
         self._redraw.setSingleShot(True)
@@ -731,13 +735,13 @@ class InspectorWindow(QtWidgets.QMainWindow):
                 self.grid.set_result(model, result)
             return
         self._flush_sample_steps()
-        self.table.set_result(model, result)
+        self._scores_pending[model] = result
         if self.grid.fills_later(model):  # drawn with its panel, once
             self.grid.set_result(model, result)
             self._curves_pending[model] = result
         else:
             self._arrived.add(model)
-        self._steps = ["maps", *PLOTS]  # from the start: the maps first
+        self._steps = ["scores", "maps", *PLOTS]  # from the start: the numbers, the maps…
         self._redraw.start()
 
     @property
@@ -762,6 +766,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         results = self.controller.results
         if step in SAMPLE_STEPS:
             self._reset_for_sample(step)
+        elif step == "scores":  # every result that arrived since: one update of the table
+            pending, self._scores_pending = self._scores_pending, {}
+            self.table.set_results({m: r for m, r in pending.items() if results.get(m) is r})
         elif step == "maps":  # models' maps in the grid's order, MAPS_BUDGET_MS a turn
             start = time.perf_counter()
             order = [m for m in self.curves.order if m in self._arrived]

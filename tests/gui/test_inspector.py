@@ -610,7 +610,7 @@ def test_labels_problems_and_highlights_follow_what_is_shown(qtbot, window, data
     # equal values everywhere: no model is highlighted as best
     model = window.table.model
     model.scores = {m: {**model.scores[m], "MAE": 0.5} for m in model.scores}
-    model._refresh(row=None)
+    model._refresh(None)
     assert "MAE" not in model._best
     col = model.keys.index("MAE")  # and the view's copy of the cells says so
     background = QtCore.Qt.ItemDataRole.BackgroundRole

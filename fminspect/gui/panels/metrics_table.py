@@ -7,7 +7,7 @@ import functools
 import io
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -104,21 +104,28 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         self.endResetModel()
 
     def set_result(self, model: str, result: SuiteResult) -> None:
-        """Fill one model's row (results arrive one model at a time)."""
-        if model not in self.models:
-            return
-        self.results[model] = result
-        self.scores[model] = result.scores()
-        self._refresh(row=self.models.index(model))
+        """Fill one model's row."""
+        self.set_results({model: result})
+
+    def set_results(self, results: Mapping[str, SuiteResult]) -> None:
+        """Fill these models' rows (results arrive a few models at a time)."""
+        rows = []
+        for model, result in results.items():
+            if model in self.models:
+                self.results[model] = result
+                self.scores[model] = result.scores()
+                rows.append(self.models.index(model))
+        if rows:
+            self._refresh(rows)
 
     def set_threshold(self, index: int) -> None:
         """Move the @t columns to curve point ``index``."""
         self.threshold = index
-        self._refresh(row=None)
+        self._refresh(None)
 
-    def _refresh(self, row: int | None) -> None:
-        """Recompute the @t values and the best per column; say which cells changed: ``row``
-        (a new result) or else the @t columns, and every column whose best changed."""
+    def _refresh(self, rows: Sequence[int] | None) -> None:
+        """Recompute the @t values and the best per column; say which cells changed: the
+        ``rows`` of new results (else the @t columns), and those whose best mark changed."""
         for model, result in self.results.items():
             for name, get in AT_THRESHOLD:
                 self.scores[model][name] = float(get(result, self.threshold))
@@ -131,8 +138,9 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         if not self.models or not self.keys:
             return
         last_col = len(self.keys) - 1
-        if row is not None:
-            self.dataChanged.emit(self.index(row, 0), self.index(row, last_col))
+        if rows is not None:
+            for row in sorted(rows):
+                self.dataChanged.emit(self.index(row, 0), self.index(row, last_col))
         else:  # the @t columns' values
             for col, key in enumerate(self.keys):
                 if key in _AT_KEYS:
@@ -141,7 +149,7 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         marked, self._marked = self._marked, self._best_cells()
         marks = [QtCore.Qt.ItemDataRole.FontRole, QtCore.Qt.ItemDataRole.BackgroundRole]
         for r, col in sorted(marked ^ self._marked):
-            if r != row:
+            if rows is None or r not in rows:
                 self.dataChanged.emit(self.index(r, col), self.index(r, col), marks)
 
     def _best_cells(self) -> set[tuple[int, int]]:
@@ -331,6 +339,10 @@ class MetricsTablePanel(QtWidgets.QWidget):
     def set_result(self, model: str, result: SuiteResult) -> None:
         """Fill a model's row."""
         self.model.set_result(model, result)
+
+    def set_results(self, results: Mapping[str, SuiteResult]) -> None:
+        """Fill these models' rows."""
+        self.model.set_results(results)
 
     def set_threshold(self, index: int) -> None:
         """Follow the threshold slider."""
