@@ -22,7 +22,8 @@ class Mirror(QtCore.QObject):
     """A ``QStandardItemModel`` (:attr:`items`) that follows ``source``, a flat table model.
 
     ``roles``: the cell roles copied; ``header_roles``: the header roles copied (both
-    orientations). Rows and columns are the source's, in its order.
+    orientations). Rows and columns are the source's, in its order; a cell's flags are
+    copied when it is made (a new shape), as the tables mirrored keep theirs.
     """
 
     def __init__(
@@ -52,7 +53,9 @@ class Mirror(QtCore.QObject):
                 for row in range(rows):
                     for col in range(cols):
                         if self.items.item(row, col) is None:
-                            self.items.setItem(row, col, QtGui.QStandardItem())
+                            item = QtGui.QStandardItem()
+                            item.setFlags(self.source.flags(self.source.index(row, col)))
+                            self.items.setItem(row, col, item)
         if rows and cols:
             self._copy(0, rows - 1, 0, cols - 1)
         for orientation, count in (
@@ -83,17 +86,13 @@ class Mirror(QtCore.QObject):
         with QtCore.QSignalBlocker(items):  # one signal for the block, not one per cell
             for row in range(top, bottom + 1):
                 for col in range(left, right + 1):
-                    index = source.index(row, col)
                     if whole is not None:
                         cell = whole(row, col)
                         # every copied role: setItemData keeps those it is not given
                         values = {r: cell.get(r) for r in self.roles}
                         items.setItemData(items.index(row, col), values)
-                        items.item(row, col).setFlags(source.flags(index))
                         continue
-                    item = items.item(row, col)
-                    if not roles:
-                        item.setFlags(source.flags(index))
+                    index, item = source.index(row, col), items.item(row, col)
                     for role in roles or self.roles:
                         item.setData(source.data(index, role), role)
         items.dataChanged.emit(items.index(top, left), items.index(bottom, right), list(roles))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.gui.mirror import Mirror
 from tests.gui.conftest import settle
@@ -87,8 +87,17 @@ def test_the_metrics_table_s_view_shows_exactly_its_model(qtbot, window, dataset
     window.controller.set_threshold(40)
     settle(qtbot, window)
     window.table.set_names({"A": "Alpha"})
-    for role in (DISPLAY, TOOLTIP, BACKGROUND, FONT, QtCore.Qt.ItemDataRole.UserRole + 1):
+    for role in (DISPLAY, BACKGROUND, FONT, QtCore.Qt.ItemDataRole.UserRole + 1):
         assert _cells(items, role) == _cells(model, role)
+    # a cell's tooltip is made when asked for, from the model
+    view = window.table.view
+    cell = window.table.proxy.index(1, 2)
+    at = view.visualRect(cell).center()
+    event = QtGui.QHelpEvent(QtCore.QEvent.Type.ToolTip, at, view.viewport().mapToGlobal(at))
+    QtWidgets.QApplication.sendEvent(view.viewport(), event)
+    source = window.table.proxy.mapToSource(cell)
+    assert QtWidgets.QToolTip.text() == model.tooltip(source.row(), source.column())
+    assert model.tooltip(source.row(), source.column()) == model.index(1, 2).data(TOOLTIP)
     rows = range(model.rowCount())
     vertical = QtCore.Qt.Orientation.Vertical
     names = [items.headerData(r, vertical, DISPLAY) for r in rows]

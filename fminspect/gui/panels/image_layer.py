@@ -129,13 +129,13 @@ def _byte_table(lut: np.ndarray | None, levels: tuple[float, float] | None) -> b
     return lut is not None and len(lut) == 256 and levels == (0, 255)
 
 
-_WORDS: dict[bytes, tuple[np.ndarray, bool]] = {}
+_WORDS: dict[tuple[tuple[int, ...], bytes], tuple[np.ndarray, bool]] = {}
 
 
 def _words(lut: np.ndarray) -> tuple[np.ndarray, bool]:
     """A 256-entry RGB(A) byte table as 32-bit 0xAARRGGBB words (Qt's RGB32/ARGB32), and
-    whether it is opaque; made once per table."""
-    key = lut.tobytes() + bytes(lut.shape[1:])
+    whether it is opaque; made once per table (the colour maps: a handful)."""
+    key = (lut.shape, lut.tobytes())
     if key not in _WORDS:
         rgb = lut.astype(np.uint32)
         alpha = rgb[:, 3] if lut.shape[1] == 4 else np.full(256, 255, np.uint32)

@@ -181,10 +181,22 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
     def data(self, index: _Index, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or role not in _ROLES:
             return None  # most of the roles a repaint asks for, answered before any work
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole:
+            return self.tooltip(index.row(), index.column())
         return self.cell_data(index.row(), index.column()).get(role)
 
+    def tooltip(self, row: int, col: int) -> str:
+        """A cell's tooltip: the model, the exact variant and which way is better."""
+        key = self.keys[col]
+        return (
+            f"{self.models[row]} — {self.label(key)}\n"
+            f"{'higher' if _higher_is_better(key) else 'lower'} is better\n"
+            f"{self.params.norm.label}\nclick to explain"
+        )
+
     def cell_data(self, row: int, col: int) -> dict[int, Any]:
-        """A cell's values by role (what :class:`~fminspect.gui.mirror.Mirror` copies)."""
+        """A cell's values by role (what :class:`~fminspect.gui.mirror.Mirror` copies; the
+        tooltip, :meth:`tooltip`, is made when asked for)."""
         v = self.value(row, col)
         key = self.keys[col]
         roles: dict[int, Any] = {
@@ -193,11 +205,6 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
             ),
             SORT_ROLE: -math.inf if v is None or math.isnan(v) else v,
             QtCore.Qt.ItemDataRole.TextAlignmentRole: _RIGHT,
-            QtCore.Qt.ItemDataRole.ToolTipRole: (
-                f"{self.models[row]} — {self.label(key)}\n"
-                f"{'higher' if _higher_is_better(key) else 'lower'} is better\n"
-                f"{self.params.norm.label}\nclick to explain"
-            ),
         }
         if v is not None and key in self._best and v == self._best[key]:
             roles[QtCore.Qt.ItemDataRole.FontRole] = bold_font()
@@ -278,7 +285,8 @@ class MetricsTablePanel(QtWidgets.QWidget):
         self.setObjectName("metricsPanel")
         self.model = MetricsTableModel(self)
         # the view reads a C++ copy of the cells (see fminspect.gui.mirror)
-        self.mirror = Mirror(self.model, tuple(_ROLES), _HEADER_ROLES, self)
+        cell_roles = tuple(_ROLES - {QtCore.Qt.ItemDataRole.ToolTipRole})
+        self.mirror = Mirror(self.model, cell_roles, _HEADER_ROLES, self)
         self.proxy = QtCore.QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.mirror.items)
         self.proxy.setSortRole(SORT_ROLE)
@@ -301,6 +309,7 @@ class MetricsTablePanel(QtWidgets.QWidget):
         # if the view ever gets the key press itself (Qt's item views copy the current cell
         # on Ctrl+C), it still copies the whole table, as documented
         self.view.installEventFilter(self)
+        self.view.viewport().installEventFilter(self)  # the cells' tooltips
         self.view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
         self.caption = QtWidgets.QLabel()
         self.caption.setWordWrap(True)
@@ -352,6 +361,16 @@ class MetricsTablePanel(QtWidgets.QWidget):
         )
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if watched is self.view.viewport() and event.type() == QtCore.QEvent.Type.ToolTip:
+            # made when asked for: copying a tooltip per cell doubled the copy's cost
+            index = self.view.indexAt(event.pos())  # type: ignore[attr-defined]
+            if index.isValid():
+                src = self.proxy.mapToSource(index)
+                text = self.model.tooltip(src.row(), src.column())
+                QtWidgets.QToolTip.showText(event.globalPos(), text, self.view)  # type: ignore[attr-defined]
+            else:
+                QtWidgets.QToolTip.hideText()
+            return True
         if (
             watched is self.view
             and event.type() == QtCore.QEvent.Type.KeyPress
