@@ -134,15 +134,20 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
 
     run_for(timeout, done)
     scoring_block = max((g for _, g in gaps), default=float("nan"))
-    if why:
+
+    def explain(what: str) -> None:
+        """The 5 longest blocks so far, with where the GUI thread was during each."""
         for end, gap in sorted(sorted(gaps, key=lambda g: -g[1])[:5]):
             print(
-                f"block of {gap * 1e3:.0f} ms, {(end - t0) * 1e3:.0f} ms after opening:",
+                f"block of {gap * 1e3:.0f} ms, {(end - t0) * 1e3:.0f} ms after opening, {what}:",
                 file=sys.stderr,
             )
             for t, where in samples:
                 if end - gap <= t <= end:
                     print(f"    {where}", file=sys.stderr)
+
+    if why:
+        explain("while the scores came in")
     gaps.clear()
     # stepping: each step once the window is idle (the next sample prefetched meanwhile)
     c = window.controller
@@ -161,6 +166,8 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
         latencies.append(float("nan") if window.drawing else time.perf_counter() - start)
     watching[0] = False
     heartbeat.stop()
+    if why:
+        explain("while stepping")
     whole = bool(latencies) and all(x == x for x in latencies)  # no step left undrawn
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     p = planned[0] if planned else None
