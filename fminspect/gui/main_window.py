@@ -663,8 +663,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         models = self.controller.scored_models(sample)
         colours = self.selection.colours(models)
         if step == "table":
+            self.table.model.threshold = self.controller.threshold  # its headers say t
             self._reset_table(self.controller.settings.params, models, colours)
-            self.table.model.threshold = self.controller.threshold
         else:
             self.curves.set_beta2(self.controller.settings.params.beta2)
             self.curves.reset(models, colours, self.selection.aliases)
@@ -763,6 +763,15 @@ class InspectorWindow(QtWidgets.QMainWindow):
             return
         self._redraw.setInterval(0)
         step = self._steps.pop(0)
+        try:
+            self._do_step(step)
+        finally:  # the next step even if this one failed: `drawing` must not stay True
+            if self._steps:
+                self._redraw.start()
+            else:
+                self._curves_pending.clear()
+
+    def _do_step(self, step: str) -> None:
         results = self.controller.results
         if step in SAMPLE_STEPS:
             self._reset_for_sample(step)
@@ -785,10 +794,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
         else:
             pending = {m: r for m, r in self._curves_pending.items() if results.get(m) is r}
             self.curves.set_results(pending, plots=(step,))
-        if self._steps:
-            self._redraw.start()
-        else:
-            self._curves_pending.clear()
 
     def _on_settings(self, settings: Settings) -> None:
         # the measures are the window's choice (View → Measures…), not the parameter panel's

@@ -306,6 +306,7 @@ def test_a_long_request_shows_results_as_they_arrive(qtbot, window, dataset_root
     assert not window._showing_progress and window._held  # …the others are held, at first
     qtbot.wait(PROGRESSIVE_MS + 50)
     assert window._showing_progress  # then shown as they are
+    qtbot.waitUntil(lambda: "A" in window.table.model.scores, timeout=5000)  # a turn later
     assert window.table.model.scores["A"]["MAE"] == window.controller.results["A"].mae.score
     assert "B" not in window.table.model.scores
     slow.set()

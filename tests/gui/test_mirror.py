@@ -89,15 +89,21 @@ def test_the_metrics_table_s_view_shows_exactly_its_model(qtbot, window, dataset
     window.table.set_names({"A": "Alpha"})
     for role in (DISPLAY, BACKGROUND, FONT, QtCore.Qt.ItemDataRole.UserRole + 1):
         assert _cells(items, role) == _cells(model, role)
-    # a cell's tooltip is made when asked for, from the model
+    # a cell's tooltip is made when asked for, from the model's row under that cell (sorted
+    # by a column, the view's rows are not the model's)
+    col = model.keys.index("MAE")
+    window.table.view.sortByColumn(col, QtCore.Qt.SortOrder.DescendingOrder)
     view = window.table.view
-    cell = window.table.proxy.index(1, 2)
+    cell = window.table.proxy.index(0, col)
+    source = window.table.proxy.mapToSource(cell)
+    assert source.row() != 0  # A has not the largest MAE: another row is on top
     at = view.visualRect(cell).center()
     event = QtGui.QHelpEvent(QtCore.QEvent.Type.ToolTip, at, view.viewport().mapToGlobal(at))
     QtWidgets.QApplication.sendEvent(view.viewport(), event)
-    source = window.table.proxy.mapToSource(cell)
-    assert QtWidgets.QToolTip.text() == model.tooltip(source.row(), source.column())
-    assert model.tooltip(source.row(), source.column()) == model.index(1, 2).data(TOOLTIP)
+    shown = QtWidgets.QToolTip.text()
+    assert shown == model.tooltip(source.row(), col)
+    assert shown.startswith(f"{model.models[source.row()]} — MAE")
+    view.sortByColumn(-1, QtCore.Qt.SortOrder.AscendingOrder)
     rows = range(model.rowCount())
     vertical = QtCore.Qt.Orientation.Vertical
     names = [items.headerData(r, vertical, DISPLAY) for r in rows]
@@ -137,3 +143,15 @@ def test_a_mirror_copies_a_cell_s_roles_at_once_and_clears_those_it_lost(qtbot) 
     table.dataChanged.emit(table.index(2, 0), table.index(2, 0), [BACKGROUND])
     assert _cells(mirror.items, BACKGROUND)[2] == [None, None]
     assert _cells(mirror.items, DISPLAY)[2] == ["25", "1"]  # the other roles were not copied
+
+
+def test_a_new_sample_clears_the_table_s_selection(qtbot, window, dataset_root) -> None:  # type: ignore[no-untyped-def]
+    # the copy is updated in place, so no reset of the model clears the view's selection
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    window.table.view.setCurrentIndex(window.table.proxy.index(1, 0))  # as a click selects it
+    assert window.table.view.selectionModel().selectedIndexes()
+    window.controller.step(1)
+    assert window.controller.wait(30000)
+    settle(qtbot, window)
+    assert window.table.view.selectionModel().selectedIndexes() == []

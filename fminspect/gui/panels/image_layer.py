@@ -69,7 +69,8 @@ class ImageLayer:
         return float(self.item.opacity())
 
     def rgba(self) -> np.ndarray | None:
-        """The RGBA bytes shown (rows × columns × 4), or None when empty."""
+        """The RGBA bytes shown (rows × columns × 4), or None when empty; RGBA bytes set
+        with no levels are the image itself (not to be written to)."""
         shown = self._pixels()
         if shown is None or shown.shape[2] == 4:
             return shown

@@ -309,7 +309,7 @@ class MetricsTablePanel(QtWidgets.QWidget):
         # if the view ever gets the key press itself (Qt's item views copy the current cell
         # on Ctrl+C), it still copies the whole table, as documented
         self.view.installEventFilter(self)
-        self.view.viewport().installEventFilter(self)  # the cells' tooltips
+        self.view.setItemDelegate(_TooltipDelegate(self.model, self.proxy, self.view))
         self.view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
         self.caption = QtWidgets.QLabel()
         self.caption.setWordWrap(True)
@@ -330,6 +330,9 @@ class MetricsTablePanel(QtWidgets.QWidget):
     ) -> None:
         """New sample, parameters or measures."""
         self.model.reset(models, with_image, params, colours, names, keys)
+        # the copy of the cells is updated in place (no reset reaches the view): a row
+        # selected for the previous sample would stay selected
+        self.view.clearSelection()
         self.caption.setText(
             f"{params.norm.label} · max/mean/min: of this image's 256-threshold curve · "
             "adp: threshold 2·mean · bin: threshold 0.5 · best per column highlighted · click "
@@ -361,16 +364,6 @@ class MetricsTablePanel(QtWidgets.QWidget):
         )
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
-        if watched is self.view.viewport() and event.type() == QtCore.QEvent.Type.ToolTip:
-            # made when asked for: copying a tooltip per cell doubled the copy's cost
-            index = self.view.indexAt(event.pos())  # type: ignore[attr-defined]
-            if index.isValid():
-                src = self.proxy.mapToSource(index)
-                text = self.model.tooltip(src.row(), src.column())
-                QtWidgets.QToolTip.showText(event.globalPos(), text, self.view)  # type: ignore[attr-defined]
-            else:
-                QtWidgets.QToolTip.hideText()
-            return True
         if (
             watched is self.view
             and event.type() == QtCore.QEvent.Type.KeyPress
@@ -388,3 +381,31 @@ class MetricsTablePanel(QtWidgets.QWidget):
         src = self.proxy.mapToSource(index)
         key = self.model.keys[src.column()]
         self.cell_activated.emit(self.model.models[src.row()], key.split("@")[0])
+
+
+class _TooltipDelegate(QtWidgets.QStyledItemDelegate):
+    """Makes a cell's tooltip when Qt asks for one (:meth:`MetricsTableModel.tooltip`): the
+    copy of the cells the view reads has none, and only this, not painting, calls Python."""
+
+    def __init__(
+        self,
+        model: MetricsTableModel,
+        proxy: QtCore.QSortFilterProxyModel,
+        parent: QtWidgets.QWidget,
+    ) -> None:
+        super().__init__(parent)
+        self._model, self._proxy = model, proxy
+
+    def helpEvent(
+        self,
+        event: QtGui.QHelpEvent,
+        view: QtWidgets.QAbstractItemView,
+        option: QtWidgets.QStyleOptionViewItem,
+        index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+    ) -> bool:
+        if event.type() != QtCore.QEvent.Type.ToolTip or not index.isValid():
+            return super().helpEvent(event, view, option, index)
+        source = self._proxy.mapToSource(self._proxy.index(index.row(), index.column()))
+        text = self._model.tooltip(source.row(), source.column())
+        QtWidgets.QToolTip.showText(event.globalPos(), text, view, view.visualRect(index))
+        return True
