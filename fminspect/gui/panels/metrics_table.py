@@ -103,10 +103,6 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         self._marked = set()
         self.endResetModel()
 
-    def set_result(self, model: str, result: SuiteResult) -> None:
-        """Fill one model's row."""
-        self.set_results({model: result})
-
     def set_results(self, results: Mapping[str, SuiteResult]) -> None:
         """Fill these models' rows (results arrive a few models at a time)."""
         rows = []
@@ -347,10 +343,6 @@ class MetricsTablePanel(QtWidgets.QWidget):
             self.model.headerDataChanged.emit(
                 QtCore.Qt.Orientation.Vertical, 0, len(self.model.models) - 1
             )
-
-    def set_result(self, model: str, result: SuiteResult) -> None:
-        """Fill a model's row."""
-        self.model.set_result(model, result)
 
     def set_results(self, results: Mapping[str, SuiteResult]) -> None:
         """Fill these models' rows."""
