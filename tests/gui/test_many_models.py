@@ -161,8 +161,7 @@ def test_grid_pages_and_legend_highlight(qtbot, window, many_root) -> None:  # t
     assert window.selection.highlighted == {shown[1]}
     assert curves.marked() == [shown[1]]
     assert (
-        curves.curves[shown[1]]["pr"].opts["pen"].widthF()
-        > curves.curves[shown[0]]["pr"].opts["pen"].widthF()
+        curves.curves[shown[1]]["pr"].pen().widthF() > curves.curves[shown[0]]["pr"].pen().widthF()
     )
     item = curves.legend.item(1)
     item.setCheckState(QtCore.Qt.CheckState.Unchecked)  # hides its curves

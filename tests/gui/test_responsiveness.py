@@ -221,7 +221,28 @@ def test_the_grid_s_maps_are_painted_without_calling_python(qtbot, window, many_
     settle(qtbot, window)
     entered = _entered_by_qt(window.grid.graphics.viewport())
     assert "ViewBox.py" in entered  # the probe sees Qt's calls
-    assert not entered & {"ImageItem.py", "image_layer.py"}  # the 3 layers × 14 panels: Qt alone
+    # the 3 layers and the (hidden) crosshair of 14 panels: Qt alone
+    assert not entered & {"ImageItem.py", "image_layer.py", "InfiniteLine.py", "plain_items.py"}
+
+
+def test_the_curves_and_threshold_lines_are_painted_without_calling_python(
+    qtbot, window, many_root
+) -> None:  # type: ignore[no-untyped-def]
+    window.open_path(many_root)
+    settle(qtbot, window)
+    curves = window.curves
+    qtbot.waitUntil(lambda: len(curves.results) == len(curves.order) > 5, timeout=5000)
+    pyqtgraph_items = {"PlotCurveItem.py", "PlotDataItem.py", "InfiniteLine.py", "plain_items.py"}
+    for plot in curves.plots.values():
+        entered = _entered_by_qt(plot.viewport())
+        assert "AxisItem.py" in entered  # the probe sees Qt's calls (the axes are pyqtgraph's)
+        # more than 5 curves and none highlighted: no markers, so the scatter items are hidden
+        assert not entered & {*pyqtgraph_items, "ScatterPlotItem.py"}
+    # highlighted: that model's markers are drawn (by pyqtgraph); the curves still by Qt
+    curves.legend.itemClicked.emit(curves.legend.item(0))
+    assert curves.marked() == [curves.order[0]]
+    entered = _entered_by_qt(curves.plots["pr"].viewport())
+    assert "ScatterPlotItem.py" in entered and not entered & pyqtgraph_items
 
 
 def test_the_metrics_table_is_painted_without_calling_python(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]

@@ -9,6 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fminspect.gui.panels.plain_items import CurveItem, line_item
 from fminspect.metrics import DEFAULT_PARAMS, SuiteResult
 
 THRESHOLDS = np.arange(256) / 255
@@ -175,10 +176,11 @@ class CurvesPanel(QtWidgets.QWidget):
         self.hidden: set[str] = set()
         self._toggled: QtWidgets.QListWidgetItem | None = None
         self.names: dict[str, str] = {}
+        # the current threshold: a line across the plot (clipped to it)
         dash = pg.mkPen((150, 150, 150), style=QtCore.Qt.PenStyle.DashLine)
-        self.lines = {k: pg.InfiniteLine(angle=90, movable=False, pen=dash) for k in ("fm", "em")}
+        self.lines = {k: line_item(dash, z=3) for k in ("fm", "em")}
         for k, line in self.lines.items():
-            self.plots[k].addItem(line)
+            self.plots[k].addItem(line, ignoreBounds=True)
         # one scatter item per plot and marker kind, holding every model's spot
         self.markers = {
             (k, kind): pg.ScatterPlotItem(symbol=symbol, size=size, pen=pg.mkPen(edge))
@@ -188,12 +190,14 @@ class CurvesPanel(QtWidgets.QWidget):
         }  # fmt: skip
         for (k, _), item in self.markers.items():
             item.setZValue(5)
+            item.hide()  # until it has markers (see _markers)
             self.plots[k].addItem(item)
-        self.curves: dict[str, dict[str, pg.PlotDataItem]] = {}
+        self.curves: dict[str, dict[str, CurveItem]] = {}
         self.results: dict[str, SuiteResult] = {}
         self.order: list[str] = []
         self.colours: dict[str, int] = {}
         self.threshold = 128
+        self._place_lines()
         self._brushes: dict[int, QtGui.QBrush] = {}
         # (model, plot) → the F- and E-measure results its curve shows
         self._drawn: dict[tuple[str, str], tuple[object, object, str]] = {}
@@ -295,17 +299,17 @@ class CurvesPanel(QtWidgets.QWidget):
         self._restyle()
         self._markers()
 
-    def _item(self, model: str, plot: str) -> pg.PlotDataItem:
+    def _item(self, model: str, plot: str) -> CurveItem:
         """The curve of ``model`` in ``plot``, made (and styled) on first use."""
         items = self.curves.setdefault(model, {})
         item = items.get(plot)
         if item is None:
-            item = items[plot] = pg.PlotDataItem()
-            self.plots[plot].addItem(item)
+            item = items[plot] = CurveItem()
+            self.plots[plot].addItem(item, ignoreBounds=True)
             self._style(model, item)
         return item
 
-    def _style(self, model: str, item: pg.PlotDataItem) -> None:
+    def _style(self, model: str, item: CurveItem) -> None:
         i = self.colours[model]
         if model in self.highlighted:
             pen = model_pen(i, width=3.0)
@@ -345,7 +349,7 @@ class CurvesPanel(QtWidgets.QWidget):
                     "fm": (THRESHOLDS, f.fmeasure.curve),
                     "em": (THRESHOLDS, _third(result, self.third)[0]),
                 }[k]
-                self._item(model, k).setData(x, y)
+                self._item(model, k).set_data(x, y)
                 self._drawn[(model, k)] = (f, e, self.third)
                 changed.add(k)
         if changed:
@@ -388,7 +392,13 @@ class CurvesPanel(QtWidgets.QWidget):
                         xs[(k, kind)].append(x)
                         ys[(k, kind)].append(y)
         for key in keys:
-            self.markers[key].setData(x=xs[key], y=ys[key], brush=brushes, data=models)
+            item = self.markers[key]
+            if not models and not len(item.data):
+                continue  # empty and hidden already: nothing to tell Qt
+            item.setData(x=xs[key], y=ys[key], brush=brushes, data=models)
+            # a hidden item is skipped when the plot is painted (an empty one is still asked
+            # for its bounds in Python)
+            item.setVisible(bool(models))
 
     def _brush(self, i: int) -> QtGui.QBrush:
         """One brush object per colour: pyqtgraph's symbol atlas keys on the object, so a new
@@ -405,9 +415,13 @@ class CurvesPanel(QtWidgets.QWidget):
                 return spot.pos().x(), spot.pos().y()
         raise KeyError(model)
 
+    def _place_lines(self) -> None:
+        x = self.threshold / 255
+        for line in self.lines.values():
+            line.setLine(x, -1.0, x, 2.0)  # past the plot's y range, which clips it
+
     def set_threshold(self, index: int) -> None:
         """Move the current-threshold markers."""
         self.threshold = index
-        for line in self.lines.values():
-            line.setPos(index / 255)
+        self._place_lines()
         self._markers()

@@ -15,6 +15,7 @@ from PySide6 import QtCore, QtWidgets
 
 from fminspect.gui.colours import CONFUSION_RGB, CONTOUR_RGB
 from fminspect.gui.panels.image_layer import ImageLayer
+from fminspect.gui.panels.plain_items import line_item
 from fminspect.metrics import SuiteResult, unit_map
 from fminspect.metrics.boundary_fmeasure import boundary
 from fminspect.pipeline.notes import Note
@@ -125,11 +126,10 @@ class MapCell:
         for z, layer in enumerate((self.base, self.map, self.overlay)):
             layer.item.setZValue(z)
             self.view.addItem(layer.item)
+        # the crosshair, across the image (lines Qt paints by itself: see plain_items)
         pen = pg.mkPen((255, 255, 255, 160), width=1, style=QtCore.Qt.PenStyle.DashLine)
-        self.vline = pg.InfiniteLine(angle=90, pen=pen, movable=False)
-        self.hline = pg.InfiniteLine(angle=0, pen=pen, movable=False)
+        self.vline, self.hline = line_item(pen, z=10), line_item(pen, z=10)
         for line in (self.vline, self.hline):
-            line.setZValue(10)
             line.hide()
             self.view.addItem(line, ignoreBounds=True)
         self.values: np.ndarray | None = None  # what the hover read-out reports
@@ -678,8 +678,8 @@ class MapGridPanel(QtWidgets.QWidget):
             cell.vline.setVisible(inside)
             cell.hline.setVisible(inside)
             if inside and row is not None and col is not None:
-                cell.vline.setPos(col + 0.5)
-                cell.hline.setPos(row + 0.5)
+                cell.vline.setLine(col + 0.5, 0, col + 0.5, h)
+                cell.hline.setLine(0, row + 0.5, w, row + 0.5)
         if not inside or row is None or col is None:
             self.hovered.emit(None)
             return
