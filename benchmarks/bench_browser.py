@@ -12,8 +12,9 @@ in the same run:
    without recomputation (the issue's targets: ≤ 2 s, ≤ 5 s, ≤ 5 s);
 3. the window opened on ROOT with nothing stored (its own empty store): the browser's
    scoring throughput in pairs per second against eval's (target: within 10 %);
-4. in both, the longest block of the GUI thread (a 2 ms heartbeat timer; target ≤ 50 ms
-   after the folder is read) while the dataset is scored and while stepping, stepping to the
+4. in both, the longest block of the GUI thread (a 2 ms heartbeat timer; target ≤ 50 ms),
+   from the moment the folder is opened (as the File menu opens it: read on a thread) and
+   while the dataset is scored, and while stepping; stepping to the
    next sample until every number of every shown model is shown (target ≤ 150 ms; the window
    shows 12 of the 20 models unless the user picks others), and the peak memory of the
    window process (target ≤ 1.5 GB).
@@ -115,12 +116,15 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
             else None
         )
     )
-    t0 = time.perf_counter()
-    window.open_path(root)
-    listed = time.perf_counter() - t0
-    last[0] = time.perf_counter()
+    # opened as the File menu does: the folders are read on a thread, and the blocks of the
+    # GUI thread are counted from the moment the user asked
+    last[0] = t0 = time.perf_counter()
     heartbeat.start()
     watching[0] = True
+    window.open_in_background(root)
+    run_for(timeout, lambda: window.browser.model.rowCount() > 0)
+    listed = time.perf_counter() - t0
+    opening_block = max((g for _, g in gaps), default=float("nan"))
     matrix = window.browser.model.matrix
     all_scores = dataset_view = float("nan")
 
@@ -185,6 +189,7 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
         "stored": p.stored if p else 0,
         "computed_images": p.units if p else 0,
         "browser_pairs_per_s": rate,
+        "longest_block_opening_ms": opening_block * 1e3,
         "longest_gui_block_ms": scoring_block * 1e3,
         "step_median_ms": statistics.median(latencies) * 1e3 if whole else float("nan"),
         "step_max_ms": max(latencies) * 1e3 if whole else float("nan"),

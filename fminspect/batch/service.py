@@ -9,7 +9,8 @@ lower priority (``nice``) than the window, which scores the sample the user look
 Protocol: length-prefixed pickles over the service's stdin and stdout (a private pipe
 between two fminspect processes of the same installation).
 
-* window → service: ``("start", generation, dataset, config, store_path)``,
+* window → service: ``("start", generation, dataset, config, store_path)`` (the dataset
+  as :class:`DatasetPieces`, or whole),
   ``("stop", generation)``, ``("task", task, kind, args, kwargs)``, ``("task-stop", task)``,
   ``("quit",)``;
 * service → window: ``(generation, "event", event)``, ``(generation, "failed", message)``,
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import pickle
 import queue
@@ -33,10 +35,48 @@ import struct
 import sys
 import threading
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from fminspect.io.discovery import Dataset
+
 _HEADER = struct.Struct("<Q")
+
+#: Samples pickled per piece by :func:`in_pieces`.
+PIECE = 25
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetPieces:
+    """A dataset pickled a few samples at a time (:func:`in_pieces`, :func:`whole`).
+
+    Pickling a dataset of 1,000 images × 20 methods in one call held the interpreter lock
+    for 50–80 ms: the window's writing thread did it while the window painted the list of
+    samples just opened, and the paint (which calls Python) waited for it. In pieces, the
+    lock changes hands between them."""
+
+    head: bytes  # the dataset without its samples
+    pieces: tuple[bytes, ...]
+
+
+def in_pieces(dataset: Dataset) -> DatasetPieces:
+    """``dataset`` pickled :data:`PIECE` samples at a time."""
+    samples = dataset.samples
+    return DatasetPieces(
+        pickle.dumps(dataclasses.replace(dataset, samples=[]), protocol=pickle.HIGHEST_PROTOCOL),
+        tuple(
+            pickle.dumps(samples[i : i + PIECE], protocol=pickle.HIGHEST_PROTOCOL)
+            for i in range(0, len(samples), PIECE)
+        ),
+    )
+
+
+def whole(pieces: DatasetPieces) -> Dataset:
+    """The dataset :func:`in_pieces` pickled."""
+    dataset: Dataset = pickle.loads(pieces.head)
+    dataset.samples = [s for piece in pieces.pieces for s in pickle.loads(piece)]
+    return dataset
 
 
 def write_message(stream: IO[bytes], message: Any) -> None:
@@ -188,6 +228,8 @@ def main(argv: list[str] | None = None) -> None:
             if request is None:
                 return
             _, generation, dataset, config, store_path = request
+            if isinstance(dataset, DatasetPieces):
+                dataset = whole(dataset)
             stop = threading.Event()
             current["generation"], current["stop"] = generation, stop
             try:

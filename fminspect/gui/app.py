@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
+from collections.abc import Iterator
 
 import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
@@ -74,6 +76,22 @@ def settle_garbage() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+
+
+@contextlib.contextmanager
+def quiet_collector() -> Iterator[None]:
+    """No automatic garbage collection while the block runs (on a thread: a collection would
+    hold the interpreter lock, and so the window, for as long as it takes), and what it made
+    left out of later ones (``gc.freeze``), as :func:`settle_garbage` does — without the
+    full collection, which would hold the window just the same. Frozen objects are still
+    freed when nothing refers to them (a dataset's samples and paths hold no cycles): only
+    cyclic garbage made meanwhile stays."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def offscreen() -> bool:

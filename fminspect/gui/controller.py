@@ -214,10 +214,12 @@ class InspectorController(QtCore.QObject):
         self._prefetching: set[tuple[Any, ...]] = set()
 
     # ------------------------------------------------------------------ sources
-    def open_datasets(self, datasets: list[Dataset]) -> None:
-        """Show these datasets; the first sample of the first one becomes current. What was
-        read or scored before is forgotten: another folder may hold a dataset of the same
-        name, or the same folder other maps."""
+    def open_datasets(self, datasets: list[Dataset], defer_first: bool = False) -> None:
+        """Show these datasets; the first sample of the first one becomes current — read
+        from the next event-loop turn with ``defer_first`` (unless another one is asked for
+        meanwhile), so that its reading does not compete with what the caller does in this
+        one. What was read or scored before is forgotten: another folder may hold a dataset
+        of the same name, or the same folder other maps."""
         self._epoch += 1
         self._load_generation += 1  # a read under way is for the old datasets
         self._loading = False
@@ -229,7 +231,17 @@ class InspectorController(QtCore.QObject):
         self._degrees.clear()
         self.datasets = datasets
         self.dataset = datasets[0] if datasets else None
+        self._requested = None
         if self.dataset and self.dataset.samples:
+            if defer_first:
+                self._loading = True  # busy, for wait() and the window's busy label
+                self.busy_changed.emit(f"reading {self.dataset.samples[0].name}…")
+                QtCore.QTimer.singleShot(0, self, functools.partial(self._load_first, self._epoch))
+            else:
+                self.select_sample(0)
+
+    def _load_first(self, epoch: int) -> None:
+        if epoch == self._epoch and self._requested is None:
             self.select_sample(0)
 
     def select_dataset(self, name: str) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 from PySide6 import QtCore
 
 from fminspect.batch.scores import ScoreMatrix
-from fminspect.batch.service import command, read_message, write_message
+from fminspect.batch.service import command, in_pieces, read_message, write_message
 from fminspect.io.discovery import Dataset
 from fminspect.pipeline.config import EvalConfig
 
@@ -124,6 +124,8 @@ class DatasetScorer(QtCore.QObject):
             message = self._outbox.get()
             if message is None:
                 return
+            if message[0] == "start":  # pickled a piece at a time (see DatasetPieces)
+                message = (*message[:2], in_pieces(message[2]), *message[3:])
             self._send(message)
 
     def _send(self, message: Any) -> None:

@@ -37,9 +37,8 @@ def run_inspector(
     window.resize(1500, 950)
     if gt is not None:
         window.open_files(Path(gt), [Path(p) for p in preds or []], Path(image) if image else None)
-    elif root is not None:
-        if window.open_path(root) and sample:
-            window.go_to(sample, dataset)
+    elif root is not None:  # read while the window shows; then the sample asked for
+        window.open_in_background(root, (lambda: window.go_to(sample, dataset)) if sample else None)
     else:
         window.open_demo()
     window.show()

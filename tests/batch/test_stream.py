@@ -20,7 +20,7 @@ from fminspect.batch import stream
 from fminspect.batch.evaluation import Evaluation, MethodResult, aggregate_key
 from fminspect.batch.progress import Progress
 from fminspect.batch.scores import ScoreMatrix
-from fminspect.batch.service import command, read_message, write_message
+from fminspect.batch.service import PIECE, command, in_pieces, read_message, whole, write_message
 from fminspect.cli import main
 from fminspect.io.discovery import discover
 from fminspect.metrics import Params
@@ -262,15 +262,25 @@ def test_progress_writes_plain_lines_when_not_on_a_terminal() -> None:
     assert silent.getvalue() == ""
 
 
-def test_the_service_process_answers_requests_over_its_pipes(tmp_path: Path) -> None:
+def test_a_dataset_pickled_in_pieces_is_the_same_dataset(tmp_path: Path) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=2 * PIECE + 3, methods=("A", "B"), size=(8, 8))
+    (ds,), _ = discover(root)
+    pieces = in_pieces(ds)
+    assert len(pieces.pieces) == 3
+    assert whole(pieces) == ds  # samples (their paths, in order), folders, coverage
+
+
+@pytest.mark.parametrize("pieces", [False, True], ids=["whole", "in-pieces"])
+def test_the_service_process_answers_requests_over_its_pipes(tmp_path: Path, pieces: bool) -> None:
     root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"))
     (ds,), _ = discover(root)
     proc = subprocess.Popen(
         command(1, 0), stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp_path
     )
     assert proc.stdin is not None and proc.stdout is not None
+    sent = in_pieces(ds) if pieces else ds  # as the window sends it, or whole
     try:
-        write_message(proc.stdin, ("start", 7, ds, EvalConfig(keys=KEYS), str(tmp_path / "s.db")))
+        write_message(proc.stdin, ("start", 7, sent, EvalConfig(keys=KEYS), str(tmp_path / "s.db")))
         kinds, results = [], None
         while True:
             generation, kind, payload = read_message(proc.stdout)

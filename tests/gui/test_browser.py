@@ -113,3 +113,40 @@ def test_a_deleted_results_folder_falls_back_to_the_window_s_own_store(qtbot, wi
     settle(qtbot, window)
     planned = next(e for e in events if isinstance(e, stream.Planned))
     assert planned.units == 3 and window.browser.model.matrix.filled.all()
+
+
+def test_a_folder_opened_from_the_menu_is_read_on_a_thread(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import gc
+
+    first = make_dataset(tmp_path / "First", n_images=3, methods=("A",), size=(30, 40))
+    second = make_dataset(tmp_path / "Second", n_images=4, methods=("A", "B"), size=(30, 40))
+    window.open_in_background(first)
+    window.open_in_background(second)  # a newer opening: the first one's list never shows
+    assert window.browser.model.rowCount() == 0  # nothing yet: read on a thread
+    assert "reading" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: window.browser.model.rowCount() > 0, timeout=10000)
+    settle(qtbot, window)
+    assert window.controller.dataset is not None
+    assert window.controller.dataset.method_names == ["A", "B"]
+    assert window.browser.model.rowCount() == 4
+    assert window.controller.sample is not None and window.controller.sample.name == "img1"
+    assert str(first) not in window._recent()  # never shown, so not a recent folder
+    assert gc.isenabled()  # collections were held only while the folder was read
+
+
+def test_a_sample_asked_for_at_start_is_shown_and_not_the_first(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A",), size=(30, 40))
+    # what `fminspect ROOT --sample NAME` does
+    window.open_in_background(root, lambda: window.go_to("img3"))
+    qtbot.waitUntil(lambda: window.browser.model.rowCount() > 0, timeout=10000)
+    settle(qtbot, window)
+    qtbot.wait(50)  # any first sample read later would have replaced it by now
+    assert window.controller.sample is not None and window.controller.sample.name == "img3"
+
+
+def test_a_folder_without_a_dataset_opened_from_the_menu_says_so(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "empty").mkdir()
+    window.open_in_background(tmp_path / "empty")
+    qtbot.waitUntil(lambda: window.problem_list.count() > 0, timeout=10000)
+    assert "no dataset" in window.statusBar().currentMessage()
+    assert window.browser.model.rowCount() == 0
