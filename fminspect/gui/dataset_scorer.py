@@ -25,7 +25,13 @@ from typing import Any
 from PySide6 import QtCore
 
 from fminspect.batch.scores import ScoreMatrix
-from fminspect.batch.service import command, in_pieces, read_message, write_message
+from fminspect.batch.service import (
+    DatasetPieces,
+    command,
+    in_pieces,
+    read_message,
+    write_message,
+)
 from fminspect.io.discovery import Dataset
 from fminspect.pipeline.config import EvalConfig
 
@@ -75,16 +81,23 @@ class DatasetScorer(QtCore.QObject):
         self._outbox: queue.Queue[Any] = queue.Queue()
         threading.Thread(target=self._write, name="fminspect-scorer-out", daemon=True).start()
 
-    def start(self, dataset: Dataset, config: EvalConfig, store_path: Path | str) -> ScoreMatrix:
+    def start(
+        self,
+        dataset: Dataset,
+        config: EvalConfig,
+        store_path: Path | str,
+        pieces: DatasetPieces | None = None,
+    ) -> ScoreMatrix:
         """Score ``dataset`` (what the store has is read, the rest computed); the returned
-        matrix fills in as the events arrive."""
+        matrix fills in as the events arrive. ``pieces``: the dataset already pickled
+        (:func:`~fminspect.batch.service.in_pieces`, done on the thread that read it)."""
         self.generation += 1
         with_images = dataset.image is not None and any(s.image for s in dataset.samples)
         keys = config.keys_for(with_images)
         self.matrix = ScoreMatrix([s.name for s in dataset.samples], dataset.method_names, keys)
         self.running = True
         self._outbox.put(
-            ("start", self.generation, dataset, config, str(Path(store_path).absolute()))
+            ("start", self.generation, pieces or dataset, config, str(Path(store_path).absolute()))
         )
         return self.matrix
 
@@ -124,7 +137,8 @@ class DatasetScorer(QtCore.QObject):
             message = self._outbox.get()
             if message is None:
                 return
-            if message[0] == "start":  # pickled a piece at a time (see DatasetPieces)
+            if message[0] == "start" and isinstance(message[2], Dataset):
+                # pickled a piece at a time (see DatasetPieces)
                 message = (*message[:2], in_pieces(message[2]), *message[3:])
             self._send(message)
 

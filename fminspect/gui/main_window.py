@@ -6,7 +6,7 @@ import contextlib
 import dataclasses
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from fminspect.batch import stream
 from fminspect.batch.evaluation import MethodResult
 from fminspect.batch.progress import clock
 from fminspect.batch.scores import ScoreMatrix
+from fminspect.batch.service import DatasetPieces, in_pieces
 from fminspect.gui.app import coalesce_scene_updates, quiet_collector, settle_garbage
 from fminspect.gui.controller import InspectorController, Settings
 from fminspect.gui.dataset_scorer import DatasetScorer
@@ -60,7 +61,8 @@ SAMPLE_STEPS = ("table", "curves")
 class InspectorWindow(QtWidgets.QMainWindow):
     """Image, GT and every model side by side, all measures live."""
 
-    # (generation, folder, (datasets, problems) or the exception) from the reading thread
+    # (generation, folder, (datasets, problems, first dataset pickled) or the exception),
+    # from the thread that read the folder
     _discovered = QtCore.Signal(object)
 
     def __init__(
@@ -135,7 +137,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._showing_progress = False
         self._relabel: Settings | None = None  # new settings not yet shown in the table
         self._opening = 0  # the latest opening of a folder (one read later is dropped)
-        self._then: Any = None  # what to do once the folder read in the background is shown
+        self._pieces: tuple[Dataset, DatasetPieces] | None = None  # pickled when it was read
+        # what to do once the folder read in the background is shown
+        self._then: Callable[[], object] | None = None
         # the dataset browser is re-scored when the parameters have been still for a while
         self._browser_timer = QtCore.QTimer(self)
         self._browser_timer.setSingleShot(True)
@@ -328,7 +332,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         datasets, problems = discover(path)
         return self._opened(path, datasets, problems)
 
-    def open_in_background(self, path: Path | str, then: Any = None) -> None:
+    def open_in_background(
+        self, path: Path | str, then: Callable[[], object] | None = None
+    ) -> None:
         """Open a dataset folder without holding the window: its folders are read on a
         thread (20,000 files took 0.2–0.25 s, all on the GUI thread), and the samples are
         listed when they are read; then ``then()`` is called if the folder held a dataset.
@@ -343,11 +349,15 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     def _discover(self, generation: int, path: Path) -> None:
         """On the reading thread: discover, then hand the result to the GUI thread."""
-        found: tuple[list[Dataset], list[Problem]] | Exception
+        found: tuple[list[Dataset], list[Problem], DatasetPieces | None] | Exception
         try:
             # no collection while it reads: the window would wait for it (one took 60–90 ms)
             with quiet_collector():
-                found = discover(path)
+                datasets, problems = discover(path)
+                # the first dataset pickled for the scoring service here, while the window
+                # waits anyway: pickled later, it competed with the first sample's display
+                pieces = in_pieces(datasets[0]) if datasets and datasets[0].gt else None
+                found = (datasets, problems, pieces)
         except Exception as exc:  # shown in the window: a thread's error would be lost
             found = exc
         with contextlib.suppress(RuntimeError):  # the window was closed meanwhile
@@ -364,7 +374,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.problem_dock.raise_()
             return
         then, self._then = self._then, None
-        datasets, problems = found
+        datasets, problems, pieces = found
+        self._pieces = (datasets[0], pieces) if pieces is not None else None
         if self._opened(path, datasets, problems, settle=False) and then is not None:
             then()
 
@@ -502,7 +513,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         settings = self._scored_with
         config = EvalConfig(settings.params, settings.keys or None, settings.interpolation)
         self._scoring = ds.name
-        self.matrices[ds.name] = self.scorer.start(ds, config, store_for(ds.gt.path))
+        pieces = self._pieces[1] if self._pieces and self._pieces[0] is ds else None
+        self._pieces = None  # sent once: scoring it again (new parameters) pickles it anew
+        self.matrices[ds.name] = self.scorer.start(ds, config, store_for(ds.gt.path), pieces)
 
     def _score_next_dataset(self) -> bool:
         """Score the first other dataset of the folder without dataset values (so that the

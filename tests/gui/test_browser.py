@@ -131,6 +131,8 @@ def test_a_folder_opened_from_the_menu_is_read_on_a_thread(qtbot, window, tmp_pa
     assert window.browser.model.rowCount() == 4
     assert window.controller.sample is not None and window.controller.sample.name == "img1"
     assert str(first) not in window._recent()  # never shown, so not a recent folder
+    # the scoring service was sent the dataset as pickled on the reading thread
+    assert window.browser.model.matrix.filled.all() and "Second" in window.dataset_results
     assert gc.isenabled()  # collections were held only while the folder was read
 
 

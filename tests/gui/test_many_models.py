@@ -198,11 +198,12 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     third = [item for k, item in view._curve_items if k == "em"]
     assert len(third) == 3 and "ROC" in view.plots["em"].getPlotItem().titleLabel.text
     curves = view.results[view.curve_dataset.currentText()][0].mean_curves  # the first line's
-    x, y = third[0].getData()
+    x, y = third[0].xData, third[0].yData
     assert np.array_equal(x, curves["FPR"]) and np.array_equal(y, curves["Recall"])
     view.third.setCurrentText("IoU")
     qtbot.waitUntil(lambda: len(view._curve_items) == 3 * 3, timeout=2000)
-    x, y = next(item for k, item in view._curve_items if k == "em").getData()
+    em = next(item for k, item in view._curve_items if k == "em")
+    x, y = em.xData, em.yData
     assert np.array_equal(y, curves["IoU"]) and x[-1] == 1.0
     for col, (ds, key) in enumerate(model.columns):
         for row, method in enumerate(model.methods):

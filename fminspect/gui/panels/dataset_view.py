@@ -46,6 +46,7 @@ from fminspect.batch.significance import RESAMPLES, SPREAD_NOTE, Setup, spread_t
 from fminspect.gui.model_selection import ModelSelection
 from fminspect.gui.panels.curves import THRESHOLDS, legend_icon, model_pen
 from fminspect.gui.panels.metrics_table import BEST_BRUSH, bold_font
+from fminspect.gui.panels.plain_items import CurveItem
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, default_keys
 
 #: What the dataset view's third plot can show: choice → (x curve or None for the
@@ -63,8 +64,8 @@ _Index = QtCore.QModelIndex | QtCore.QPersistentModelIndex
 SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 #: Images listed for a method pair.
 PAIR_ROWS = 200
-#: Dataset curves added per event-loop turn, to one plot (each costs the GUI thread ~3 ms,
-#: and the plot's repaint ~12 ms).
+#: Dataset curves added per event-loop turn, to one plot (as pyqtgraph items each cost the
+#: GUI thread ~3 ms, and the plot's repaint ~12 ms; they are Qt's own items now).
 CURVES_PER_TURN = 8
 
 
@@ -493,7 +494,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self._label_third()
         selection.changed.connect(self._on_selection)
         selection.highlight_changed.connect(self.draw_curves)
-        self._curve_items: list[tuple[str, pg.PlotDataItem]] = []
+        self._curve_items: list[tuple[str, CurveItem]] = []
         self._curve_generation = 0
 
     # ------------------------------------------------------------------ results
@@ -684,8 +685,10 @@ class DatasetViewPanel(QtWidgets.QWidget):
         while n < min(len(todo), CURVES_PER_TURN) and todo[n][0] == todo[0][0]:
             n += 1
         for k, x, y, pen, name in todo[:n]:
-            item = self.plots[k].plot(x, y, pen=pen, name=name)
+            item = CurveItem(pen)  # painted by Qt alone (see plain_items)
+            item.set_data(x, y)
             item.setToolTip(name)
+            self.plots[k].addItem(item, ignoreBounds=True)
             self._curve_items.append((k, item))
         rest = todo[n:]
         if rest:
