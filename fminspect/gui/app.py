@@ -81,11 +81,11 @@ def settle_garbage() -> None:
 @contextlib.contextmanager
 def quiet_collector() -> Iterator[None]:
     """No automatic garbage collection while the block runs (on a thread: a collection would
-    hold the interpreter lock, and so the window, for as long as it takes), and what it made
-    left out of later ones (``gc.freeze``), as :func:`settle_garbage` does — without the
-    full collection, which would hold the window just the same. Frozen objects are still
-    freed when nothing refers to them (a dataset's samples and paths hold no cycles): only
-    cyclic garbage made meanwhile stays."""
+    hold the interpreter lock, and so the window, for as long as it takes); then every object
+    tracked, what the block made included, is left out of later collections (``gc.freeze``),
+    as :func:`settle_garbage` does — without its full collection, which would hold the window
+    just the same. Frozen objects are still freed when nothing refers to them (a dataset's
+    samples and paths hold no cycles): only cyclic garbage made meanwhile stays."""
     gc.disable()
     try:
         yield

@@ -24,6 +24,10 @@ def test_records_round_trip_in_bulk_with_and_without_curves(tmp_path: Path) -> N
         assert store.present([f"k{i}" for i in range(1990, 2010)]) == {
             f"k{i}" for i in range(1990, 2000)
         }
+        # most of the store asked for: read in one scan of its keys, the same answer
+        asked = [f"k{i}" for i in range(500, 2600)]
+        assert store.present(asked) == {f"k{i}" for i in range(500, 2000)}
+        assert store.present([]) == set()
         got = dict(store.get_many([f"k{i}" for i in range(0, 2000, 7)]))
         assert len(got) == len(range(0, 2000, 7))
         for key, rec in got.items():
