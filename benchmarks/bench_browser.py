@@ -124,6 +124,8 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
     window.open_in_background(root)
     run_for(timeout, lambda: window.browser.model.rowCount() > 0)
     listed = time.perf_counter() - t0
+    # the opening's own turns: the list painted, then the first sample read and shown
+    run_for(timeout, lambda: window.controller.sample is not None)
     opening_block = max((g for _, g in gaps), default=float("nan"))
     matrix = window.browser.model.matrix
     all_scores = dataset_view = float("nan")

@@ -138,8 +138,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._relabel: Settings | None = None  # new settings not yet shown in the table
         self._opening = 0  # the latest opening of a folder (one read later is dropped)
         self._pieces: tuple[Dataset, DatasetPieces] | None = None  # pickled when it was read
-        # what to do once the folder read in the background is shown
-        self._then: Callable[[], object] | None = None
         # the dataset browser is re-scored when the parameters have been still for a while
         self._browser_timer = QtCore.QTimer(self)
         self._browser_timer.setSingleShot(True)
@@ -324,10 +322,10 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     # ------------------------------------------------------------------ opening
     def open_path(self, path: Path | str) -> bool:
-        """Open a dataset folder now (the folders are read on this thread: for scripts and
-        tests; the window's own actions use :meth:`open_in_background`); problems are listed,
-        never raised."""
-        self._opening += 1  # a folder still being read in the background is not wanted
+        """Open a dataset folder now: read on this thread, the first sample asked for at once
+        (for scripts and tests; the window's own actions use :meth:`open_in_background`);
+        problems are listed, never raised."""
+        self._stop_opening()
         path = Path(path)
         datasets, problems = discover(path)
         return self._opened(path, datasets, problems)
@@ -340,14 +338,22 @@ class InspectorWindow(QtWidgets.QMainWindow):
         listed when they are read; then ``then()`` is called if the folder held a dataset.
         A newer opening replaces one still being read."""
         self._opening += 1
-        self._then = then
         path = Path(path)
         self.statusBar().showMessage(f"reading {path}…")
         threading.Thread(
-            target=self._discover, args=(self._opening, path), name="fminspect-open", daemon=True
+            target=self._discover,
+            args=(self._opening, path, then),
+            name="fminspect-open",
+            daemon=True,
         ).start()
 
-    def _discover(self, generation: int, path: Path) -> None:
+    def _stop_opening(self) -> None:
+        """Forget a folder still being read in the background (its result is dropped)."""
+        self._opening += 1
+        if self.statusBar().currentMessage().startswith("reading "):
+            self.statusBar().clearMessage()
+
+    def _discover(self, generation: int, path: Path, then: Callable[[], object] | None) -> None:
         """On the reading thread: discover, then hand the result to the GUI thread."""
         found: tuple[list[Dataset], list[Problem], DatasetPieces | None] | Exception
         try:
@@ -360,29 +366,33 @@ class InspectorWindow(QtWidgets.QMainWindow):
                 found = (datasets, problems, pieces)
         except Exception as exc:  # shown in the window: a thread's error would be lost
             found = exc
-        with contextlib.suppress(RuntimeError):  # the window was closed meanwhile
-            self._discovered.emit((generation, path, found))
+        with contextlib.suppress(RuntimeError):  # the window was deleted meanwhile
+            self._discovered.emit((generation, path, found, then))
 
-    def _on_discovered(self, message: tuple[int, Path, Any]) -> None:
-        generation, path, found = message
+    def _on_discovered(self, message: tuple[int, Path, Any, Callable[[], object] | None]) -> None:
+        generation, path, found, then = message
         if generation != self._opening:
-            return  # a newer opening
+            return  # a newer opening, or the window was closed
         self.statusBar().clearMessage()
         if isinstance(found, Exception):
             self.show_problems([Problem(path, f"cannot be read ({found})", "error")], replace=True)
             self.statusBar().showMessage(f"cannot read {path} — see Problems", 8000)
             self.problem_dock.raise_()
             return
-        then, self._then = self._then, None
         datasets, problems, pieces = found
         self._pieces = (datasets[0], pieces) if pieces is not None else None
-        if self._opened(path, datasets, problems, settle=False) and then is not None:
-            then()
+        self._opened(path, datasets, problems, background=True, then=then)
 
     def _opened(
-        self, path: Path, datasets: list[Dataset], problems: list[Problem], settle: bool = True
+        self,
+        path: Path,
+        datasets: list[Dataset],
+        problems: list[Problem],
+        background: bool = False,
+        then: Callable[[], object] | None = None,
     ) -> bool:
-        """Show the datasets read from ``path``."""
+        """Show the datasets read from ``path`` (``background``: by :meth:`open_in_background`,
+        which calls ``then`` after the list is painted)."""
         self.show_problems(problems, replace=True)
         if not datasets:
             self.statusBar().showMessage(f"no dataset in {path} — see Problems", 8000)
@@ -390,16 +400,23 @@ class InspectorWindow(QtWidgets.QMainWindow):
             return False
         self._remember(path)
         self.setWindowTitle(f"fminspect {__version__} — {path}")
-        # The sample list is painted at the start of the next event-loop turn, and the first
-        # sample is read right after that paint (the controller's turn comes next): painted
-        # later, the list fell in the same turn as the first sample's panels (a 60–80 ms
-        # block); painted while the sample was being read, it waited for the reading
-        # threads to let go of the interpreter (50–63 ms, against 20–27); painted here, it
-        # added itself to this turn's work (50–70 ms in all).
-        QtCore.QTimer.singleShot(0, self, self.repaint)
-        self._set_datasets(datasets, defer_first=True)
-        if settle:  # read on a thread: its objects were left out of collections there
+        if not background:
+            self._set_datasets(datasets)
             settle_garbage()  # now, not while the first sample is shown
+            self.repaint()  # the list, now
+            return True
+        # The sample list is painted at the start of the next event-loop turn, and the first
+        # sample (or the one ``then`` asks for) is read right after that paint (their timers
+        # come next, in the order they were started): painted later, the list fell in the
+        # same turn as the first sample's panels (a 60–80 ms block); painted while the
+        # sample was being read, it waited for the reading threads to let go of the
+        # interpreter (50–63 ms, against 20–27); painted here, it added itself to this
+        # turn's work (50–70 ms in all). The reading thread left its objects out of the
+        # collections (see quiet_collector).
+        QtCore.QTimer.singleShot(0, self, self.repaint)
+        if then is not None:
+            QtCore.QTimer.singleShot(0, self, then)
+        self._set_datasets(datasets, defer_first=True)
         return True
 
     def open_files(self, gt: Path, preds: list[Path], image: Path | None = None) -> None:
@@ -1151,6 +1168,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._fill_recent()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        self._stop_opening()  # a folder still being read is not shown in a closed window
         self.scorer.close()
         self.qsettings.setValue("geometry", self.saveGeometry())
         self.qsettings.setValue("state", self.saveState())

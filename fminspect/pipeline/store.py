@@ -320,14 +320,15 @@ class ResultStore:
         return bool(self.present([key]))
 
     def present(self, keys: Iterable[str]) -> set[str]:
-        """Those of ``keys`` that have a record. Asked for at least half as many keys as
-        the store has records, it reads every key once (in the key index): 0.25 s for a
-        store of 340,000 records, against 0.8 s looking up 220,000 of them in chunks."""
+        """Those of ``keys`` that have a record. Asked for many keys, at least half as many
+        as the store has records, it reads every key once (in the key index): 0.31 s for a
+        store of 340,000 records, against 0.49 s looking up 220,000 of them in chunks."""
         wanted = list(dict.fromkeys(keys))
         # the largest row number is at least the number of records (rows replaced get new
         # numbers): a guess that errs towards the lookups
-        rows = self._db.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
-        if wanted and 2 * len(wanted) >= rows:
+        many = len(wanted) > _CHUNK
+        rows = self._db.execute("SELECT max(rowid) FROM records").fetchone()[0] if many else 0
+        if many and 2 * len(wanted) >= (rows or 0):
             asked = set(wanted)
             return {k for (k,) in self._db.execute("SELECT key FROM records") if k in asked}
         found: set[str] = set()

@@ -10,6 +10,7 @@ import pytest
 from PySide6 import QtCore
 
 from fminspect.batch import stream
+from fminspect.batch.service import DatasetPieces, whole
 from fminspect.cli import main
 from tests.datasets import make_dataset
 from tests.gui.conftest import settle
@@ -115,11 +116,18 @@ def test_a_deleted_results_folder_falls_back_to_the_window_s_own_store(qtbot, wi
     assert planned.units == 3 and window.browser.model.matrix.filled.all()
 
 
-def test_a_folder_opened_from_the_menu_is_read_on_a_thread(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_folder_opened_from_the_menu_is_read_on_a_thread(
+    qtbot, window, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     import gc
 
     first = make_dataset(tmp_path / "First", n_images=3, methods=("A",), size=(30, 40))
     second = make_dataset(tmp_path / "Second", n_images=4, methods=("A", "B"), size=(30, 40))
+    sent: list[object] = []  # what the scoring service is given
+    start = window.scorer.start
+    monkeypatch.setattr(
+        window.scorer, "start", lambda *a: (sent.append(a[3] if len(a) > 3 else None), start(*a))[1]
+    )
     window.open_in_background(first)
     window.open_in_background(second)  # a newer opening: the first one's list never shows
     assert window.browser.model.rowCount() == 0  # nothing yet: read on a thread
@@ -131,9 +139,23 @@ def test_a_folder_opened_from_the_menu_is_read_on_a_thread(qtbot, window, tmp_pa
     assert window.browser.model.rowCount() == 4
     assert window.controller.sample is not None and window.controller.sample.name == "img1"
     assert str(first) not in window._recent()  # never shown, so not a recent folder
-    # the scoring service was sent the dataset as pickled on the reading thread
+    # the scoring service was sent the dataset as pickled on the reading thread, and scored it
+    assert len(sent) == 1 and isinstance(sent[0], DatasetPieces)
+    assert whole(sent[0]) == window.controller.dataset
     assert window.browser.model.matrix.filled.all() and "Second" in window.dataset_results
     assert gc.isenabled()  # collections were held only while the folder was read
+
+
+def test_a_folder_opened_now_replaces_one_being_read(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    first = make_dataset(tmp_path / "First", n_images=3, methods=("A",), size=(30, 40))
+    second = make_dataset(tmp_path / "Second", n_images=4, methods=("A", "B"), size=(30, 40))
+    window.open_in_background(first, lambda: window.go_to("img2"))
+    assert window.open_path(second)  # a script's opening, while the first is being read
+    settle(qtbot, window)
+    qtbot.wait(50)  # the first one's reading has ended by now, and was dropped
+    assert window.controller.dataset is not None and window.controller.dataset.name == "Second"
+    assert window.controller.sample is not None and window.controller.sample.name == "img1"
+    assert not window.statusBar().currentMessage().startswith("reading ")
 
 
 def test_a_sample_asked_for_at_start_is_shown_and_not_the_first(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -261,3 +261,18 @@ def test_the_metrics_table_is_painted_without_calling_python(qtbot, window, many
     for _ in range(5):
         QtWidgets.QApplication.processEvents()
     assert _entered_by_qt(window.table.view.viewport()) == set()
+
+
+def test_collections_resume_when_the_last_quiet_block_ends() -> None:
+    import gc
+
+    from fminspect.gui.app import quiet_collector
+
+    first, second = quiet_collector(), quiet_collector()  # two folders read at once
+    first.__enter__()
+    second.__enter__()
+    assert not gc.isenabled()
+    first.__exit__(None, None, None)
+    assert not gc.isenabled()  # the second is still reading
+    second.__exit__(None, None, None)
+    assert gc.isenabled()

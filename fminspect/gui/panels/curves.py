@@ -176,11 +176,12 @@ class CurvesPanel(QtWidgets.QWidget):
         self.hidden: set[str] = set()
         self._toggled: QtWidgets.QListWidgetItem | None = None
         self.names: dict[str, str] = {}
-        # the current threshold: a line across the plot (clipped to it)
+        # the current threshold: a line across the plot (clipped to it), under the curves
         dash = pg.mkPen((150, 150, 150), style=QtCore.Qt.PenStyle.DashLine)
-        self.lines = {k: line_item(dash, z=3) for k in ("fm", "em")}
+        self.lines = {k: line_item(dash) for k in ("fm", "em")}
         for k, line in self.lines.items():
             self.plots[k].addItem(line, ignoreBounds=True)
+            line.setZValue(0.5)  # (curves are at 1 and 2)
         # one scatter item per plot and marker kind, holding every model's spot
         self.markers = {
             (k, kind): pg.ScatterPlotItem(symbol=symbol, size=size, pen=pg.mkPen(edge))
@@ -418,7 +419,7 @@ class CurvesPanel(QtWidgets.QWidget):
     def _place_lines(self) -> None:
         x = self.threshold / 255
         for line in self.lines.values():
-            line.setLine(x, -1.0, x, 2.0)  # past the plot's y range, which clips it
+            line.setLine(x, -10.0, x, 11.0)  # past the plot's y range (zoomed out too)
 
     def set_threshold(self, index: int) -> None:
         """Move the current-threshold markers."""

@@ -652,7 +652,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         shown = set(self.selection.shown)
         highlighted = self.selection.highlighted
         x_name, y_name = DATASET_THIRD[self.third.currentText()][:2]
-        todo: list[tuple[str, Any, Any, Any, str]] = []
+        todo: list[tuple[str, Any, Any, Any]] = []
         for r in self.results.get(d, ()):
             if r.method not in shown or not r.mean_curves:
                 continue
@@ -663,18 +663,17 @@ class DatasetViewPanel(QtWidgets.QWidget):
             )
             c = r.mean_curves
             third_x = THRESHOLDS if x_name is None else c.get(x_name)
-            name = self.selection.name(r.method)
             for k, xy in (
                 ("pr", (c.get("Recall"), c.get("Precision"))),
                 ("fm", (THRESHOLDS, c.get("Fm"))),
                 ("em", (third_x, c.get(y_name))),
             ):
                 if xy[0] is not None and xy[1] is not None:
-                    todo.append((k, xy[0], xy[1], pen, name))
+                    todo.append((k, xy[0], xy[1], pen))
         todo.sort(key=lambda t: list(self.plots).index(t[0]))  # by plot, methods in order
         self._add_curves(self._curve_generation, todo)
 
-    def _add_curves(self, generation: int, todo: list[tuple[str, Any, Any, Any, str]]) -> None:
+    def _add_curves(self, generation: int, todo: list[tuple[str, Any, Any, Any]]) -> None:
         if generation != self._curve_generation:
             return  # redrawn since
         if not self.isVisible():
@@ -684,10 +683,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
         n = 0
         while n < min(len(todo), CURVES_PER_TURN) and todo[n][0] == todo[0][0]:
             n += 1
-        for k, x, y, pen, name in todo[:n]:
+        for k, x, y, pen in todo[:n]:
             item = CurveItem(pen)  # painted by Qt alone (see plain_items)
             item.set_data(x, y)
-            item.setToolTip(name)
             self.plots[k].addItem(item, ignoreBounds=True)
             self._curve_items.append((k, item))
         rest = todo[n:]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtGui, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 
 class CurveItem(QtWidgets.QGraphicsPathItem):
@@ -25,6 +25,11 @@ class CurveItem(QtWidgets.QGraphicsPathItem):
         super().__init__()
         self.xData: np.ndarray | None = None
         self.yData: np.ndarray | None = None
+        # Qt measures its bounds and shape with the pen's width in data units, not pixels:
+        # on a [0, 1] plot a curve's "shape" covers the plot. It takes no mouse events (the
+        # view box under it gets them) and carries no tooltip.
+        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        self.setAcceptHoverEvents(False)
         if pen is not None:
             self.setPen(pen)
 
@@ -42,6 +47,7 @@ class CurveItem(QtWidgets.QGraphicsPathItem):
 def line_item(pen: QtGui.QPen, z: float = 0.0) -> QtWidgets.QGraphicsLineItem:
     """A straight line in ``pen`` (made cosmetic), placed with ``setLine``."""
     line = QtWidgets.QGraphicsLineItem()
+    line.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)  # (see CurveItem)
     pen = QtGui.QPen(pen)
     pen.setCosmetic(True)
     line.setPen(pen)
