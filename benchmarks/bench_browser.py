@@ -40,6 +40,33 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 
+def _descendants_peak_mb() -> float:
+    """The summed peak resident memory (VmHWM) of this process's descendants still running:
+    the scoring service and its workers (an upper bound: their peaks need not coincide)."""
+    parent: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parent[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    total = 0.0
+    for pid in parent:
+        up = parent.get(pid)
+        while up is not None and up != os.getpid():
+            up = parent.get(up)
+        if up is None:
+            continue
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            pass
+    return total
+
+
 def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict[str, float]:
     """Open the window on ``root`` in this process and measure (see the module notes).
     ``why``: also print, to standard error, where the GUI thread was during each of the
@@ -182,6 +209,7 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
         (t_a, d_a), (t_b, d_b) = progress[0], progress[-1]
         per_image = len(c.dataset.method_names) if c.dataset else 0
         rate = (d_b - d_a) * per_image / (t_b - t_a) if t_b > t_a else float("nan")
+    service_rss = _descendants_peak_mb()
     window.close()
     return {
         "list_visible_s": listed,
@@ -199,6 +227,7 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
         "models_shown": len(window.selection.shown),
         "models_in_dataset": len(window.selection.all),
         "peak_rss_mb": rss,
+        "service_peak_rss_mb": service_rss,
     }
 
 

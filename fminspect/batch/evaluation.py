@@ -465,16 +465,18 @@ class Evaluation:
         pairs = list(plan.pairs)
         for start in range(0, len(pairs), batch):
             chunk = pairs[start : start + batch]
-            owner: dict[str, int] = {}
+            # a key → the pairs that have it (two methods may have the same file)
+            owner: dict[str, list[int]] = {}
             for r, (m, name) in enumerate(chunk):
                 for k in plan.keys_of(m, name).values():  # type: ignore[union-attr]
-                    owner[k] = r
+                    owner.setdefault(k, []).append(r)
             # records of one family have the same score names: decode them together
             grouped: dict[str, tuple[list[int], list[bytes]]] = {}
             for key, names, blob in self.store.raw_scores(list(owner)):
                 rows, blobs = grouped.setdefault(names, ([], []))
-                rows.append(owner[key])
-                blobs.append(blob)
+                for r in owner[key]:
+                    rows.append(r)
+                    blobs.append(blob)
             values = np.full((len(chunk), len(matrix.keys)), np.nan)
             found = np.zeros(len(chunk), np.intp)
             for names, (rows, blobs) in grouped.items():

@@ -35,6 +35,7 @@ from fminspect.metrics import (
     update_suite,
 )
 from fminspect.metrics.suite import families_for
+from fminspect.pipeline.config import EvalConfig
 from fminspect.pipeline.notes import Note
 from fminspect.pipeline.sample import LoadedSample, load_sample, prepare, score_model
 
@@ -132,6 +133,11 @@ class Settings:
         (the curves, the @t columns, the TP/FP/FN overlay: F, E and IoU/Dice, cheap from
         the one threshold sweep)."""
         return families_for([*self.measure_keys(), *PANEL_KEYS])
+
+    def eval_config(self) -> EvalConfig:
+        """The dataset evaluation's configuration for these settings (the browser's and the
+        dataset view's scores, as ``fminspect eval`` makes them)."""
+        return EvalConfig(self.params, self.keys or None, self.interpolation)
 
     def key(self) -> tuple[Any, ...]:
         """Hashable identity (part of the result-cache key)."""

@@ -20,7 +20,7 @@ from fminspect.batch.scores import ScoreMatrix
 from fminspect.batch.service import DatasetPieces, in_pieces
 from fminspect.gui.app import coalesce_scene_updates, quiet_collector, settle_garbage
 from fminspect.gui.controller import InspectorController, Settings
-from fminspect.gui.dataset_scorer import DatasetScorer
+from fminspect.gui.dataset_scorer import DatasetScorer, score_matrix
 from fminspect.gui.dialogs.measures import MeasuresDialog, fill_combo
 from fminspect.gui.dialogs.shortcuts import ShortcutsDialog
 from fminspect.gui.export import export_grid
@@ -137,7 +137,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._showing_progress = False
         self._relabel: Settings | None = None  # new settings not yet shown in the table
         self._opening = 0  # the latest opening of a folder (one read later is dropped)
-        self._pieces: tuple[Dataset, DatasetPieces] | None = None  # pickled when it was read
+        # the first dataset pickled, and its empty score matrix, made when it was read
+        self._pieces: tuple[Dataset, DatasetPieces, ScoreMatrix] | None = None
         # the dataset browser is re-scored when the parameters have been still for a while
         self._browser_timer = QtCore.QTimer(self)
         self._browser_timer.setSingleShot(True)
@@ -340,9 +341,10 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._opening += 1
         path = Path(path)
         self.statusBar().showMessage(f"reading {path}…")
+        config = self.controller.settings.eval_config()
         threading.Thread(
             target=self._discover,
-            args=(self._opening, path, then),
+            args=(self._opening, path, config, then),
             name="fminspect-open",
             daemon=True,
         ).start()
@@ -353,16 +355,29 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if self.statusBar().currentMessage().startswith("reading "):
             self.statusBar().clearMessage()
 
-    def _discover(self, generation: int, path: Path, then: Callable[[], object] | None) -> None:
+    def _discover(
+        self,
+        generation: int,
+        path: Path,
+        config: EvalConfig,
+        then: Callable[[], object] | None,
+    ) -> None:
         """On the reading thread: discover, then hand the result to the GUI thread."""
-        found: tuple[list[Dataset], list[Problem], DatasetPieces | None] | Exception
+        found: (
+            tuple[list[Dataset], list[Problem], tuple[DatasetPieces, ScoreMatrix] | None]
+            | Exception
+        )
         try:
             # no collection while it reads: the window would wait for it (one took 60–90 ms)
             with quiet_collector():
                 datasets, problems = discover(path)
                 # the first dataset pickled for the scoring service here, while the window
                 # waits anyway: pickled later, it competed with the first sample's display
-                pieces = in_pieces(datasets[0]) if datasets and datasets[0].gt else None
+                pieces = None
+                if datasets and datasets[0].gt:
+                    # and its score matrix made here, for the same reason (NumPy fills it
+                    # without holding the interpreter lock)
+                    pieces = (in_pieces(datasets[0]), score_matrix(datasets[0], config))
                 found = (datasets, problems, pieces)
         except Exception as exc:  # shown in the window: a thread's error would be lost
             found = exc
@@ -380,7 +395,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.problem_dock.raise_()
             return
         datasets, problems, pieces = found
-        self._pieces = (datasets[0], pieces) if pieces is not None else None
+        self._pieces = (datasets[0], *pieces) if pieces is not None else None
         self._opened(path, datasets, problems, background=True, then=then)
 
     def _opened(
@@ -527,12 +542,17 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.browser.select(self.controller.sample.name)
 
     def _start_scoring(self, ds: Dataset) -> None:
-        settings = self._scored_with
-        config = EvalConfig(settings.params, settings.keys or None, settings.interpolation)
+        config = self._scored_with.eval_config()
         self._scoring = ds.name
-        pieces = self._pieces[1] if self._pieces and self._pieces[0] is ds else None
-        self._pieces = None  # sent once: scoring it again (new parameters) pickles it anew
-        self.matrices[ds.name] = self.scorer.start(ds, config, store_for(ds.gt.path), pieces)
+        made = self._pieces if self._pieces and self._pieces[0] is ds else None
+        self._pieces = None  # used once: scoring it again (new parameters) pickles it anew
+        self.matrices[ds.name] = self.scorer.start(
+            ds,
+            config,
+            store_for(ds.gt.path),
+            made[1] if made else None,
+            made[2] if made else None,
+        )
 
     def _score_next_dataset(self) -> bool:
         """Score the first other dataset of the folder without dataset values (so that the
@@ -605,8 +625,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         datasets = self._scored_datasets()
         if not datasets:
             return
-        settings = self._scored_with
-        config = EvalConfig(settings.params, settings.keys or None, settings.interpolation)
+        config = self._scored_with.eval_config()
         self._task_kind = "statistics"
         self._task_id = self.scorer.run_task(
             "statistics", [(d, store_for(d.gt.path)) for d in datasets], config, setup

@@ -67,6 +67,45 @@ def test_the_stream_reads_what_eval_stored_and_computes_nothing(tmp_path: Path) 
                 assert matrix.value(row["image"], row["method"], key) == float(text)
 
 
+def test_stored_scores_are_read_for_whole_pairs_only_and_for_twin_methods(
+    tmp_path: Path,
+) -> None:
+    """The scores read back from the store are those computed, for pairs whose every family
+    is stored; two methods with the same file each get them, the camouflage family is
+    found by the image's pair key, and records of other parameters are left alone."""
+    root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B"))
+    twin = root / "Pred" / "Twin"  # a method whose maps are A's, file for file
+    twin.mkdir()
+    for f in (root / "Pred" / "A").iterdir():
+        (twin / f.name).write_bytes(f.read_bytes())
+    keys = (*KEYS, "CCm")
+    store = tmp_path / "store.sqlite"
+    for params in (Params(beta2=0.5), Params()):  # records of other parameters as well
+        events, computed = _events(root, store, EvalConfig(params=params, keys=keys))
+        assert isinstance(events[0], stream.Planned) and events[0].units == 5
+    (ds,), _ = discover(root)
+    config = EvalConfig(keys=keys)
+    with ResultStore(store) as rs:
+        plan = Evaluation([ds], config, rs).plans[0]
+        # one family of B's img2, and the camouflage record A's and Twin's img4 share
+        gone = [plan.keys_of("B", "img2")["fmeasure"]]  # type: ignore[index]
+        gone.append(plan.keys_of("Twin", "img4")["camouflage_context"])  # type: ignore[index]
+        rs._db.executemany("DELETE FROM records WHERE key = ?", [(k,) for k in gone])
+        rs.commit()
+        ev = Evaluation([ds], config, rs)
+        matrix = ScoreMatrix([s.name for s in ds.samples], ds.method_names, config.keys_for(True))
+        for block in ev.stored_blocks(ev.plans[0], matrix):
+            matrix.put(block)
+    expected = computed.filled.copy()
+    for name, method in (("img2", "B"), ("img4", "A"), ("img4", "Twin")):
+        expected[computed.sample_index[name], computed.method_index[method]] = False
+    assert expected.sum() == 15 - 3
+    np.testing.assert_array_equal(matrix.filled, expected)
+    np.testing.assert_array_equal(matrix.values[expected], computed.values[expected])
+    assert np.isnan(matrix.values[~expected]).all()
+    assert matrix.get("img1", "Twin") == matrix.get("img1", "A")
+
+
 def test_the_stream_computes_what_is_missing_and_equals_eval(tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B"))
     events, matrix = _events(root, tmp_path / "store.sqlite", EvalConfig(keys=KEYS))

@@ -12,6 +12,7 @@ from PySide6 import QtCore
 from fminspect.batch import stream
 from fminspect.batch.service import DatasetPieces, whole
 from fminspect.cli import main
+from fminspect.io.discovery import discover
 from tests.datasets import make_dataset
 from tests.gui.conftest import settle
 
@@ -123,11 +124,9 @@ def test_a_folder_opened_from_the_menu_is_read_on_a_thread(
 
     first = make_dataset(tmp_path / "First", n_images=3, methods=("A",), size=(30, 40))
     second = make_dataset(tmp_path / "Second", n_images=4, methods=("A", "B"), size=(30, 40))
-    sent: list[object] = []  # what the scoring service is given
+    sent: list[tuple[object, ...]] = []  # the pickled dataset and the empty matrix given
     start = window.scorer.start
-    monkeypatch.setattr(
-        window.scorer, "start", lambda *a: (sent.append(a[3] if len(a) > 3 else None), start(*a))[1]
-    )
+    monkeypatch.setattr(window.scorer, "start", lambda *a: (sent.append(a[3:]), start(*a))[1])
     window.open_in_background(first)
     window.open_in_background(second)  # a newer opening: the first one's list never shows
     assert window.browser.model.rowCount() == 0  # nothing yet: read on a thread
@@ -140,10 +139,27 @@ def test_a_folder_opened_from_the_menu_is_read_on_a_thread(
     assert window.controller.sample is not None and window.controller.sample.name == "img1"
     assert str(first) not in window._recent()  # never shown, so not a recent folder
     # the scoring service was sent the dataset as pickled on the reading thread, and scored it
-    assert len(sent) == 1 and isinstance(sent[0], DatasetPieces)
-    assert whole(sent[0]) == window.controller.dataset
+    # into the matrix made there
+    assert len(sent) == 1 and isinstance(sent[0][0], DatasetPieces)
+    assert whole(sent[0][0]) == window.controller.dataset
+    assert window.browser.model.matrix is sent[0][1]
     assert window.browser.model.matrix.filled.all() and "Second" in window.dataset_results
     assert gc.isenabled()  # collections were held only while the folder was read
+
+
+def test_a_matrix_made_in_advance_is_used_only_if_it_fits(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from fminspect.gui.dataset_scorer import score_matrix
+    from fminspect.pipeline import EvalConfig
+
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"), size=(30, 40))
+    (ds,), _ = discover(root)
+    made = score_matrix(ds, EvalConfig())
+    assert made.samples == ["img1", "img2", "img3"] and made.methods == ["A", "B"]
+    assert score_matrix(ds, EvalConfig(), made) is made
+    other = score_matrix(ds, EvalConfig(keys=("MAE",)), made)  # measures changed meanwhile
+    assert other is not made and other.keys == ("MAE",)
+    made.filled[0, 0] = True  # one that has been written to is not reused
+    assert score_matrix(ds, EvalConfig(), made) is not made
 
 
 def test_a_folder_opened_now_replaces_one_being_read(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
