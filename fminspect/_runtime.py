@@ -4,6 +4,9 @@ Nothing here runs on ``import fminspect``; library users are not affected.
 
 :func:`single_thread_blas` keeps BLAS to one thread where fminspect parallelises itself.
 
+:func:`quiet_collector` holds Python's garbage collector off during a block (reading a
+folder in the window, reading a dataset's stored scores in the scoring service).
+
 :func:`tune_allocator` stops glibc from handing large temporary arrays back to the
 kernel after every free. With its defaults, a NumPy pipeline that allocates and frees
 megabyte-sized arrays for each image page-faults on every one of them. On virtual machines,
@@ -14,9 +17,13 @@ an mmap threshold of 64 MiB, a trim threshold of 256 MiB, and a top pad of 64 Mi
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
+import gc
 import sys
+import threading
+from collections.abc import Iterator
 
 _M_TRIM_THRESHOLD = -1
 _M_TOP_PAD = -2
@@ -68,3 +75,33 @@ def single_thread_blas() -> None:
         os.environ.setdefault(var, "1")
     threadpool_limits(limits=1, user_api="blas")  # libraries already loaded
     _single_blas = True
+
+
+#: Blocks of :func:`quiet_collector` under way (on any thread), under its lock.
+_quiet = [0]
+_quiet_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def quiet_collector() -> Iterator[None]:
+    """No automatic garbage collection while the block runs (on a thread of the window: a
+    collection would hold the interpreter lock, and so the window, for as long as it takes;
+    in a bulk read of millions of small objects, the collections their number triggers
+    would visit every object alive again and again); then every object tracked, what the
+    block made included, is left out of later collections (``gc.freeze``), as
+    :func:`fminspect.gui.app.settle_garbage` does — without its full collection, which
+    would hold the window just the same. Frozen objects are still freed when nothing refers
+    to them; only cyclic garbage frozen with them stays (opening the 1,000 × 20 benchmark
+    four times in a row left none: a full collection afterwards found nothing). Blocks may
+    overlap: collection resumes when the last one ends."""
+    with _quiet_lock:
+        _quiet[0] += 1
+        gc.disable()
+    try:
+        yield
+    finally:
+        with _quiet_lock:
+            _quiet[0] -= 1
+            if not _quiet[0]:
+                gc.freeze()
+                gc.enable()

@@ -47,7 +47,14 @@ from fminspect.metrics.dataset import group_weights
 from fminspect.metrics.registry import CURVES, MEASURES_BY_KEY, REGISTRY, SWEEP_FAMILY
 from fminspect.pipeline.config import EvalConfig, families
 from fminspect.pipeline.notes import Note
-from fminspect.pipeline.store import Aggregate, Record, ResultStore, family_tag, pair_key
+from fminspect.pipeline.store import (
+    Aggregate,
+    Record,
+    ResultStore,
+    family_tag,
+    pair_key,
+    whole_pair_key,
+)
 
 if TYPE_CHECKING:
     from fminspect.batch.subsets import Selection
@@ -255,6 +262,21 @@ def merge_records(records: dict[str, Record], keys: Sequence[str]) -> Record:
     return Record(scores, curves, tuple(notes))
 
 
+def _decode(
+    values: np.ndarray,
+    rows: Sequence[int],
+    names: Sequence[str],
+    blobs: Sequence[bytes],
+    cols: Mapping[str, int],
+) -> None:
+    """Write scores stored as raw bytes, all with the same ``names``, into ``values``: row
+    ``rows[i]`` gets ``blobs[i]``'s scores in the columns ``cols`` gives their names."""
+    arr = np.frombuffer(b"".join(blobs), "<f8").reshape(len(rows), len(names))
+    pick = [(c, cols[n]) for c, n in enumerate(names) if n in cols]
+    idx = np.array(rows, np.intp)
+    values[idx[:, None], [t for _, t in pick]] = arr[:, [c for c, _ in pick]]
+
+
 @dataclass(slots=True)
 class DatasetPlan:
     """One dataset of an evaluation: its methods, measures and every pair's store keys."""
@@ -292,6 +314,18 @@ class DatasetPlan:
             fam: prefix[1 if fam == "camouflage_context" else 0] + tag
             for fam, tag in self.tags.items()
         }
+
+    def whole_key(self, method: str, sample: str) -> bytes:
+        """The key of the row of every score of the plan's families of one of its pairs
+        (:meth:`~fminspect.pipeline.store.ResultStore.pair_scores`)."""
+        return whole_pair_key(self.pairs[(method, sample)], self.tags.values())
+
+    def whole_row(self, records: Mapping[str, Record]) -> tuple[str, bytes]:
+        """A pair's row of every score (names, little-endian float64 bytes) from its
+        families' ``records``, in the plan's family order."""
+        names = [k for fam in self.tags for k in records[fam].scores]
+        values = [v for fam in self.tags for v in records[fam].scores.values()]
+        return ",".join(names), np.array(values, dtype="<f8").tobytes()
 
     def curve_families(self) -> tuple[str, ...]:
         """The families whose records hold arrays: curves, and the sweep's counts from which
@@ -404,13 +438,21 @@ class Evaluation:
                     plain,
                     pair_key((gt_digest, img_digest, d)) if img_digest else plain,
                 )
+        # pairs with a row of every score have every record; the others are asked per family
+        whole_keys = {
+            pair: whole_pair_key(prefix, tags.values()) for pair, prefix in plan.pairs.items()
+        }
+        whole = store.pairs_present(list(whole_keys.values()))
+        rest = [pair for pair, key in whole_keys.items() if key not in whole]
+        del whole_keys
+        report.reused += len(plan.pairs) - len(rest)
         present = store.present(
             k
-            for (m, name) in plan.pairs
+            for (m, name) in rest
             for k in plan.keys_of(m, name).values()  # type: ignore[union-attr]
         )
         todo: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-        for m, name in plan.pairs:
+        for m, name in rest:
             fam_keys = plan.keys_of(m, name)
             assert fam_keys is not None
             missing = tuple(f for f, k in fam_keys.items() if k not in present)
@@ -434,17 +476,20 @@ class Evaluation:
         self.store.put_many((keyed[method][fam], rec) for method, fam, rec in result.records)
         self._report.computed += len(keyed)
         self._unit_problems += result.problems
-        scores: dict[str, dict[str, float]] = {m: {} for m in keyed}
-        computed: dict[str, set[str]] = {m: set() for m in keyed}
+        records: dict[str, dict[str, Record]] = {m: {} for m in keyed}  # by family
         for method, fam, rec in result.records:
-            scores[method].update(rec.scores)
-            computed[method].add(fam)
+            records[method][fam] = rec
         done = []
+        rows: list[tuple[bytes, str, bytes]] = []
         for method, fam_keys in keyed.items():
-            earlier = [k for f, k in fam_keys.items() if f not in computed[method]]
-            for _, rec in self.store.get_many(earlier, curves=False, notes=False):
-                scores[method].update(rec.scores)
-            got = scores[method]
+            family_of = {k: f for f, k in fam_keys.items() if f not in records[method]}
+            for key, rec in self.store.get_many(list(family_of), curves=False, notes=False):
+                records[method][family_of[key]] = rec
+            got = {k: v for rec in records[method].values() for k, v in rec.scores.items()}
+            if len(records[method]) == len(plan.tags):  # every family stored: one row of all
+                rows.append(
+                    (plan.whole_key(method, result.sample), *plan.whole_row(records[method]))
+                )
             done.append(
                 (
                     result.dataset,
@@ -453,6 +498,7 @@ class Evaluation:
                     {k: got.get(k, math.nan) for k in plan.keys},
                 )
             )
+        self.store.put_pair_scores(rows)
         return done
 
     def stored_blocks(
@@ -460,40 +506,79 @@ class Evaluation:
     ) -> Iterator[ScoreBlock]:
         """The scores the store has for ``plan``'s pairs, read in bulk (no curves, no notes)
         as blocks of ``matrix``'s indices, in natural sample order; only pairs whose every
-        measure family is stored."""
+        measure family is stored. A pair's scores come from its row of every score when it
+        has one, else from its families' records, and are then stored as such a row for
+        the next reading (when the store can take it at once), all of them after the last
+        block, in key order (200,000 rows written in batches as they were read took 40 s,
+        each batch rewriting pages all over the table)."""
         cols = matrix.key_index
         pairs = list(plan.pairs)
+        # rows to store (a dict of bytes: not a tuple per row for the collector to walk)
+        made: dict[bytes, bytes] = {}
         for start in range(0, len(pairs), batch):
             chunk = pairs[start : start + batch]
+            values = np.full((len(chunk), len(matrix.keys)), np.nan)
+            whole = np.zeros(len(chunk), bool)
             # a key → the pairs that have it (two methods may have the same file)
-            owner: dict[str, list[int]] = {}
+            owner: dict[bytes, list[int]] = {}
             for r, (m, name) in enumerate(chunk):
-                for k in plan.keys_of(m, name).values():  # type: ignore[union-attr]
-                    owner.setdefault(k, []).append(r)
-            # records of one family have the same score names: decode them together
+                owner.setdefault(plan.whole_key(m, name), []).append(r)
             grouped: dict[str, tuple[list[int], list[bytes]]] = {}
-            for key, names, blob in self.store.raw_scores(list(owner)):
+            for key, names, blob in self.store.pair_scores(list(owner)):
                 rows, blobs = grouped.setdefault(names, ([], []))
                 for r in owner[key]:
                     rows.append(r)
                     blobs.append(blob)
-            values = np.full((len(chunk), len(matrix.keys)), np.nan)
-            found = np.zeros(len(chunk), np.intp)
             for names, (rows, blobs) in grouped.items():
-                idx = np.array(rows, np.intp)
-                np.add.at(found, idx, 1)
-                if not names:  # a record without scores (the sweep's counts)
-                    continue
-                split = names.split(",")
-                arr = np.frombuffer(b"".join(blobs), "<f8").reshape(len(rows), len(split))
-                pick = [(c, cols[n]) for c, n in enumerate(split) if n in cols]
-                values[idx[:, None], [t for _, t in pick]] = arr[:, [c for c, _ in pick]]
-            whole = np.flatnonzero(found == len(plan.tags))
+                split = names.split(",") if names else []
+                if cols.keys() <= set(split):  # (a row written for fewer measures: not used)
+                    _decode(values, rows, split, blobs, cols)
+                    whole[rows] = True
+            rest = np.flatnonzero(~whole)
+            if len(rest):
+                fam_values, fam_whole, rows_made = self._family_scores(
+                    plan, [chunk[r] for r in rest], cols
+                )
+                values[rest] = fam_values
+                whole[rest] = fam_whole
+                made.update(rows_made)
+            got = np.flatnonzero(whole)
             yield ScoreBlock(
-                np.array([matrix.sample_index[chunk[r][1]] for r in whole], np.intp),
-                np.array([matrix.method_index[chunk[r][0]] for r in whole], np.intp),
-                values[whole],
+                np.array([matrix.sample_index[chunk[r][1]] for r in got], np.intp),
+                np.array([matrix.method_index[chunk[r][0]] for r in got], np.intp),
+                values[got],
             )
+        text = ",".join(sorted(cols, key=cols.__getitem__))
+        self.store.put_pair_scores(((k, text, made[k]) for k in sorted(made)), shortcut=True)
+
+    def _family_scores(
+        self, plan: DatasetPlan, pairs: list[tuple[str, str]], cols: Mapping[str, int]
+    ) -> tuple[np.ndarray, np.ndarray, dict[bytes, bytes]]:
+        """The scores of ``pairs`` read from their families' records: values in the
+        columns ``cols``, which pairs have every family, and their rows of those scores by
+        key (what reading these records gives: NaN where a record has no such score)."""
+        # a record key → the pairs that have it (two methods may have the same file)
+        owner: dict[str, list[int]] = {}
+        for r, (m, name) in enumerate(pairs):
+            for k in plan.keys_of(m, name).values():  # type: ignore[union-attr]
+                owner.setdefault(k, []).append(r)
+        # records of one family have the same score names: decode them together
+        grouped: dict[str, tuple[list[int], list[bytes]]] = {}
+        for key, names, blob in self.store.raw_scores(list(owner)):
+            rows, blobs = grouped.setdefault(names, ([], []))
+            for r in owner[key]:
+                rows.append(r)
+                blobs.append(blob)
+        values = np.full((len(pairs), len(cols)), np.nan)
+        found = np.zeros(len(pairs), np.intp)
+        for names, (rows, blobs) in grouped.items():
+            np.add.at(found, np.array(rows, np.intp), 1)
+            if names:  # (a record without scores: the sweep's counts)
+                _decode(values, rows, names.split(","), blobs, cols)
+        whole = found == len(plan.tags)
+        rows_of = np.flatnonzero(whole).tolist()
+        made = {plan.whole_key(*pairs[r]): values[r].astype("<f8").tobytes() for r in rows_of}
+        return values, whole, made
 
     # ------------------------------------------------------------------ collect
     def _stored(

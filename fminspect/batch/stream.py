@@ -25,6 +25,7 @@ from pathlib import Path
 from threading import Event
 from typing import Any
 
+from fminspect._runtime import quiet_collector
 from fminspect.batch.evaluation import Evaluation, MethodResult
 from fminspect.batch.pool import LocalPool
 from fminspect.batch.runner import run_units
@@ -99,16 +100,19 @@ def stream_evaluation(
     ``pool``: local worker processes, or a function that returns them, called only when
     something is left to compute."""
     with ResultStore(store_path) as store:
-        ev = Evaluation([dataset], config, store, methods=methods, digest_threads=max(jobs, 2))
-        plan = ev.plans[0]
-        name = dataset.name
-        yield Planned(name, len(plan.pairs), ev.reused, len(ev.units), tuple(ev.problems))
-        for block in ev.stored_blocks(plan, matrix):
-            if stop is not None and stop.is_set():
-                return
-            if len(block):
-                matrix.put(block)
-                yield Scores(name, block, True)
+        # planning and reading make millions of short-lived objects at 5,019 × 40: without
+        # collections meanwhile the reading took 10 s instead of 16–20 s
+        with quiet_collector():
+            ev = Evaluation([dataset], config, store, methods=methods, digest_threads=max(jobs, 2))
+            plan = ev.plans[0]
+            name = dataset.name
+            yield Planned(name, len(plan.pairs), ev.reused, len(ev.units), tuple(ev.problems))
+            for block in ev.stored_blocks(plan, matrix):
+                if stop is not None and stop.is_set():
+                    return
+                if len(block):
+                    matrix.put(block)
+                    yield Scores(name, block, True)
         total = len(ev.units)
         started = last = time.monotonic()
         pending: list[tuple[str, str, dict[str, float]]] = []

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import sys
-import threading
-from collections.abc import Iterator
 
 import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
@@ -77,34 +74,6 @@ def settle_garbage() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
-
-
-#: Blocks of :func:`quiet_collector` under way (on any thread), under its lock.
-_quiet = [0]
-_quiet_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def quiet_collector() -> Iterator[None]:
-    """No automatic garbage collection while the block runs (on a thread: a collection would
-    hold the interpreter lock, and so the window, for as long as it takes); then every object
-    tracked, what the block made included, is left out of later collections (``gc.freeze``),
-    as :func:`settle_garbage` does — without its full collection, which would hold the window
-    just the same. Frozen objects are still freed when nothing refers to them; only cyclic
-    garbage frozen with them stays (opening the 1,000 × 20 benchmark four times in a row left
-    none: a full collection afterwards found nothing). Blocks may overlap: collection resumes
-    when the last one ends."""
-    with _quiet_lock:
-        _quiet[0] += 1
-        gc.disable()
-    try:
-        yield
-    finally:
-        with _quiet_lock:
-            _quiet[0] -= 1
-            if not _quiet[0]:
-                gc.freeze()
-                gc.enable()
 
 
 def offscreen() -> bool:

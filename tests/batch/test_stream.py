@@ -41,11 +41,19 @@ def _summary(out: Path) -> dict[str, dict[str, float]]:
     return json.loads((out / "summary.json").read_text())["DS"]
 
 
-def test_the_stream_reads_what_eval_stored_and_computes_nothing(tmp_path: Path) -> None:
+def test_the_stream_reads_what_eval_stored_and_computes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make_dataset(tmp_path / "DS", n_images=6, methods=("A", "B", "C"))
     out = tmp_path / "out"
     assert main(["eval", str(root), "--out", str(out), "--measures", *KEYS, "--quiet"]) == 0
+    # eval stored every pair's scores in one row as well: the stream reads those only
+    with sqlite3.connect(out / "cache.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM pair_scores").fetchone()[0] == 18
+    family_reads: list[object] = []
+    monkeypatch.setattr(ResultStore, "raw_scores", lambda *a: family_reads.append(a) or [])
     events, matrix = _events(root, out / "cache.sqlite", EvalConfig(keys=KEYS))
+    assert family_reads == []
     planned = events[0]
     assert isinstance(planned, stream.Planned)
     assert (planned.pairs, planned.stored, planned.units) == (18, 18, 0)
@@ -68,7 +76,7 @@ def test_the_stream_reads_what_eval_stored_and_computes_nothing(tmp_path: Path) 
 
 
 def test_stored_scores_are_read_for_whole_pairs_only_and_for_twin_methods(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The scores read back from the store are those computed, for pairs whose every family
     is stored; two methods with the same file each get them, the camouflage family is
@@ -91,11 +99,31 @@ def test_stored_scores_are_read_for_whole_pairs_only_and_for_twin_methods(
         gone = [plan.keys_of("B", "img2")["fmeasure"]]  # type: ignore[index]
         gone.append(plan.keys_of("Twin", "img4")["camouflage_context"])  # type: ignore[index]
         rs._db.executemany("DELETE FROM records WHERE key = ?", [(k,) for k in gone])
+        # and every pair's row of all its scores: read from the families' records
+        rs._db.execute("DELETE FROM pair_scores")
         rs.commit()
-        ev = Evaluation([ds], config, rs)
-        matrix = ScoreMatrix([s.name for s in ds.samples], ds.method_names, config.keys_for(True))
-        for block in ev.stored_blocks(ev.plans[0], matrix):
-            matrix.put(block)
+        matrices = []
+        read: list[list[str]] = []
+        original = rs.raw_scores
+        monkeypatch.setattr(rs, "raw_scores", lambda k: (read.append(k), original(k))[1])
+        for _ in range(2):  # the second time from the rows the first reading wrote
+            ev = Evaluation([ds], config, rs)
+            assert ev.reused == 15 - 3
+            matrix = ScoreMatrix(
+                [s.name for s in ds.samples], ds.method_names, config.keys_for(True)
+            )
+            for block in ev.stored_blocks(ev.plans[0], matrix):
+                matrix.put(block)
+            matrices.append((matrix, sum(len(k) for k in read)))
+            read.clear()
+        # one row per whole pair, the twins' shared: 12 - 4
+        assert rs._db.execute("SELECT count(*) FROM pair_scores").fetchone()[0] == 8
+    (matrix, families_read), (again, none_read) = matrices
+    fams = len(ev.plans[0].tags)
+    # all the records the first time (the twins' shared once), then only the 3 broken pairs'
+    assert (families_read, none_read) == (10 * fams, 2 * fams)
+    np.testing.assert_array_equal(again.filled, matrix.filled)
+    np.testing.assert_array_equal(again.values, matrix.values)
     expected = computed.filled.copy()
     for name, method in (("img2", "B"), ("img4", "A"), ("img4", "Twin")):
         expected[computed.sample_index[name], computed.method_index[method]] = False

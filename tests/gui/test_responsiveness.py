@@ -266,7 +266,7 @@ def test_the_metrics_table_is_painted_without_calling_python(qtbot, window, many
 def test_collections_resume_when_the_last_quiet_block_ends() -> None:
     import gc
 
-    from fminspect.gui.app import quiet_collector
+    from fminspect._runtime import quiet_collector
 
     first, second = quiet_collector(), quiet_collector()  # two folders read at once
     first.__enter__()

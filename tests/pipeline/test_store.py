@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import numpy as np
 
 from fminspect.metrics import DatasetAccumulator
 from fminspect.pipeline import Note, Record, ResultStore, register_store, store_for
-from fminspect.pipeline.store import SCHEMA_VERSION, default_store_path
+from fminspect.pipeline.store import SCHEMA_VERSION, default_store_path, whole_pair_key
 
 
 def _record(i: int) -> Record:
@@ -104,3 +105,34 @@ def test_running_curve_sums_equal_numpy_mean_to_the_last_bit() -> None:
         for i, c in enumerate(curves):
             acc.add(str(i), {"maxFm": 0.0}, {"Fm": c})
         assert np.array_equal(acc.mean_curves()["Fm"], np.mean(np.array(curves), axis=0))
+
+
+def test_rows_of_every_score_of_a_pair_are_only_a_shortcut(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite"
+    key, other = whole_pair_key(("a" * 32, "b" * 32), ["t1", "t2"]), b"x" * 16
+    assert key == whole_pair_key(("a" * 32, "b" * 32), ["t2", "t1"])  # tags in any order
+    with ResultStore(path) as store:  # none stored yet: no table, nothing found
+        assert store.pairs_present([key]) == set() and list(store.pair_scores([key])) == []
+        blob = np.array([0.5, 0.25]).astype("<f8").tobytes()
+        assert store.put_pair_scores([(key, "MAE,Sm", blob)])
+    with ResultStore(path) as store:
+        assert store.pairs_present([key, other]) == {key}
+        assert list(store.pair_scores([key, other])) == [(key, "MAE,Sm", blob)]
+    # another process writing: the shortcut is left out within milliseconds, and what was
+    # stored before stays
+    with ResultStore(path) as store:
+        other_writer = sqlite3.connect(path, timeout=0)
+        other_writer.execute("BEGIN IMMEDIATE")
+        start = time.monotonic()
+        assert not store.put_pair_scores([(other, "MAE", blob[:8])], shortcut=True)
+        assert time.monotonic() - start < 5
+        other_writer.rollback()
+        other_writer.close()
+        assert store.pairs_present([key, other]) == {key}
+    # a store that cannot be written: left out, nothing fails
+    readonly = ResultStore(path)
+    readonly._db.close()
+    readonly._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    assert not readonly.put_pair_scores([(other, "MAE", blob[:8])], shortcut=True)
+    assert readonly.pairs_present([key, other]) == {key}
+    readonly._db.close()
