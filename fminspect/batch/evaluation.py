@@ -3,10 +3,14 @@
 * **Plan** (:class:`Evaluation`): the input files are hashed (digests are remembered in the
   store), every (sample, method) pair gets its store keys — one per measure family — and what
   the store lacks becomes work units (:class:`Unit`), one per image
-  with every pending method inside it.
+  with every pending method inside it. A pair that has a row of every score in the store
+  (:meth:`~fminspect.pipeline.store.ResultStore.pair_scores`) has every record: only the
+  others' records are asked for.
 * **Stream**: :meth:`Evaluation.stored_blocks` gives the per-image scores already in the
-  store (what the window's browser shows at once); :meth:`Evaluation.add` stores each unit's
-  result as it arrives and returns the pairs it completed.
+  store (what the window's browser shows at once), from those rows where they exist, and
+  writes the rows it had to make from the records; :meth:`Evaluation.add` stores each unit's
+  result, and a row of every score of each pair it completed, as it arrives and returns the
+  pairs it completed.
 * **Collect**: :meth:`Evaluation.report` (``fminspect eval``'s outputs) and
   :meth:`Evaluation.method_results` (the window's dataset view) assemble the dataset values
   from the store in natural sample order, so they are byte-identical whatever the number of
@@ -31,7 +35,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -438,7 +442,9 @@ class Evaluation:
                     plain,
                     pair_key((gt_digest, img_digest, d)) if img_digest else plain,
                 )
-        # pairs with a row of every score have every record; the others are asked per family
+        # pairs with a row of every score have every record (a row is written once they are
+        # all stored, and records are never deleted: a damaged store is set aside whole);
+        # the others' records are asked for, per family
         whole_keys = {
             pair: whole_pair_key(prefix, tags.values()) for pair, prefix in plan.pairs.items()
         }
@@ -503,18 +509,17 @@ class Evaluation:
 
     def stored_blocks(
         self, plan: DatasetPlan, matrix: ScoreMatrix, *, batch: int = 4000
-    ) -> Iterator[ScoreBlock]:
+    ) -> Generator[ScoreBlock, None, None]:
         """The scores the store has for ``plan``'s pairs, read in bulk (no curves, no notes)
         as blocks of ``matrix``'s indices, in natural sample order; only pairs whose every
         measure family is stored. A pair's scores come from its row of every score when it
         has one, else from its families' records, and are then stored as such a row for
         the next reading (when the store can take it at once), all of them after the last
         block, in key order (200,000 rows written in batches as they were read took 40 s,
-        each batch rewriting pages all over the table)."""
+        each batch rewriting pages all over the table; none if the reading is stopped)."""
         cols = matrix.key_index
         pairs = list(plan.pairs)
-        # rows to store (a dict of bytes: not a tuple per row for the collector to walk)
-        made: dict[bytes, bytes] = {}
+        made: dict[str, dict[bytes, bytes]] = {}  # rows to store: names → key → scores
         for start in range(0, len(pairs), batch):
             chunk = pairs[start : start + batch]
             values = np.full((len(chunk), len(matrix.keys)), np.nan)
@@ -541,22 +546,25 @@ class Evaluation:
                 )
                 values[rest] = fam_values
                 whole[rest] = fam_whole
-                made.update(rows_made)
+                made.setdefault(rows_made[0], {}).update(rows_made[1])
             got = np.flatnonzero(whole)
             yield ScoreBlock(
                 np.array([matrix.sample_index[chunk[r][1]] for r in got], np.intp),
                 np.array([matrix.method_index[chunk[r][0]] for r in got], np.intp),
                 values[got],
             )
-        text = ",".join(sorted(cols, key=cols.__getitem__))
-        self.store.put_pair_scores(((k, text, made[k]) for k in sorted(made)), shortcut=True)
+        self.store.put_pair_scores(
+            sorted((k, text, blob) for text, rows in made.items() for k, blob in rows.items()),
+            shortcut=True,
+        )
 
     def _family_scores(
         self, plan: DatasetPlan, pairs: list[tuple[str, str]], cols: Mapping[str, int]
-    ) -> tuple[np.ndarray, np.ndarray, dict[bytes, bytes]]:
+    ) -> tuple[np.ndarray, np.ndarray, tuple[str, dict[bytes, bytes]]]:
         """The scores of ``pairs`` read from their families' records: values in the
-        columns ``cols``, which pairs have every family, and their rows of those scores by
-        key (what reading these records gives: NaN where a record has no such score)."""
+        columns ``cols``, which pairs have every family, and the rows of every score of
+        those that have (the names, and each key's scores: every score their records hold,
+        NaN where a pair's record has no such score, as reading the records gives)."""
         # a record key → the pairs that have it (two methods may have the same file)
         owner: dict[str, list[int]] = {}
         for r, (m, name) in enumerate(pairs):
@@ -569,16 +577,25 @@ class Evaluation:
             for r in owner[key]:
                 rows.append(r)
                 blobs.append(blob)
-        values = np.full((len(pairs), len(cols)), np.nan)
+        every: dict[str, int] = {}  # every score name the records hold → its column
+        for names in grouped:
+            for n in names.split(",") if names else ():
+                every.setdefault(n, len(every))
+        scores = np.full((len(pairs), len(every)), np.nan)
         found = np.zeros(len(pairs), np.intp)
         for names, (rows, blobs) in grouped.items():
             np.add.at(found, np.array(rows, np.intp), 1)
             if names:  # (a record without scores: the sweep's counts)
-                _decode(values, rows, names.split(","), blobs, cols)
+                _decode(scores, rows, names.split(","), blobs, every)
+        values = np.full((len(pairs), len(cols)), np.nan)
+        pick = [(every[k], c) for k, c in cols.items() if k in every]
+        values[:, [c for _, c in pick]] = scores[:, [e for e, _ in pick]]
         whole = found == len(plan.tags)
-        rows_of = np.flatnonzero(whole).tolist()
-        made = {plan.whole_key(*pairs[r]): values[r].astype("<f8").tobytes() for r in rows_of}
-        return values, whole, made
+        made = {
+            plan.whole_key(*pairs[r]): scores[r].astype("<f8").tobytes()
+            for r in np.flatnonzero(whole).tolist()
+        }
+        return values, whole, (",".join(every), made)
 
     # ------------------------------------------------------------------ collect
     def _stored(

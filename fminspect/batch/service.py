@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import gc
 import os
 import pickle
 import queue
@@ -250,6 +251,8 @@ def main(argv: list[str] | None = None) -> None:
             except Exception as exc:  # a bug: the window shows it; the trace is for a report
                 send((generation, "failed", _bug(exc)))
             send((generation, "finished", None))
+            # what the evaluation's reading left frozen (quiet_collector) is collected again
+            gc.unfreeze()
     finally:
         if pool is not None:
             pool.close()

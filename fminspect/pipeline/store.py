@@ -240,7 +240,6 @@ class ResultStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._committed = -COMMIT_EVERY  # the first records stored are committed at once
-        self._pair_names: dict[str, int] = {}  # score names → their id, once the table is made
         #: Set when the file was damaged and moved aside: what happened, for the user
         #: (:class:`~fminspect.batch.evaluation.Evaluation` reports it as a warning).
         self.recovered: str | None = None
@@ -447,41 +446,40 @@ class ResultStore:
     def put_pair_scores(
         self, rows: Iterable[tuple[bytes, str, bytes]], *, shortcut: bool = False
     ) -> bool:
-        """Store rows ``(key, score names, scores)`` of every score of a pair, with the
-        records (committed with them). ``shortcut``: rows made while reading, committed at
-        once, or left out after at most :data:`AGGREGATE_WAIT_MS` when the store cannot
-        take them (read-only, or another process writing): False then."""
+        """Store rows ``(key, score names, scores)`` of every score of a pair, committed
+        with the records (:meth:`put_many`'s next commit, :meth:`commit` or :meth:`close`).
+        ``shortcut``: rows made while reading, committed at once (with any records pending),
+        or left out after at most :data:`AGGREGATE_WAIT_MS` when the store cannot take them
+        (read-only, or another process writing): False then."""
         rows = list(rows)
         if not rows:
             return True
-        if shortcut:
-            self._db.commit()  # what is pending stays whatever happens to these rows
+        alone = False  # the transaction holds these rows only (records pending committed)
         try:
             if shortcut:
                 self._db.execute(f"PRAGMA busy_timeout = {AGGREGATE_WAIT_MS}")
-            if not self._pair_names:
-                for statement in PAIRS:
-                    self._db.execute(statement)
-                self._pair_names.update(
-                    (n, i) for i, n in self._db.execute("SELECT id, names FROM pair_names")
-                )
-            for names in {n for _, n, _ in rows} - self._pair_names.keys():
-                # another process may have written them meanwhile
+                self._db.commit()
+                alone = True
+            for statement in PAIRS:
+                self._db.execute(statement)
+            # the names' ids, asked in this transaction (another process may add names)
+            ids = {}
+            for names in {n for _, n, _ in rows}:
                 self._db.execute("INSERT OR IGNORE INTO pair_names (names) VALUES (?)", (names,))
-                (self._pair_names[names],) = self._db.execute(
+                (ids[names],) = self._db.execute(
                     "SELECT id FROM pair_names WHERE names = ?", (names,)
                 ).fetchone()
             self._db.executemany(
                 "INSERT OR REPLACE INTO pair_scores VALUES (?, ?, ?)",
-                [(k, self._pair_names[n], b) for k, n, b in rows],
+                [(k, ids[n], b) for k, n, b in rows],
             )
             if shortcut:
                 self._db.commit()
         except sqlite3.OperationalError:
             if not shortcut:
                 raise
-            self._db.rollback()
-            self._pair_names.clear()  # the names written may have been rolled back
+            if alone and self._db.in_transaction:
+                self._db.rollback()
             return False
         finally:
             if shortcut:

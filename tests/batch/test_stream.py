@@ -8,6 +8,7 @@ import io
 import json
 import sqlite3
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -132,6 +133,57 @@ def test_stored_scores_are_read_for_whole_pairs_only_and_for_twin_methods(
     np.testing.assert_array_equal(matrix.values[expected], computed.values[expected])
     assert np.isnan(matrix.values[~expected]).all()
     assert matrix.get("img1", "Twin") == matrix.get("img1", "A")
+
+
+def test_a_row_of_scores_is_remade_when_it_lacks_a_measure_or_a_family_was_missing(
+    tmp_path: Path,
+) -> None:
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"))
+    store, config = tmp_path / "store.sqlite", EvalConfig(keys=KEYS)
+    _, computed = _events(root, store, config)
+    (ds,), _ = discover(root)
+    with ResultStore(store) as rs:
+        plan = Evaluation([ds], config, rs).plans[0]
+        narrow, partial = plan.whole_key("A", "img1"), plan.whole_key("B", "img2")
+        # A's img1 has a row with one score only (as a reader of fewer measures could
+        # write); B's img2 lost a family's record and its row
+        rs.put_pair_scores([(narrow, "MAE", np.array([9.0]).astype("<f8").tobytes())])
+        rs._db.execute(
+            "DELETE FROM records WHERE key = ?", (plan.keys_of("B", "img2")["smeasure"],)
+        )  # type: ignore[index]
+        rs._db.execute("DELETE FROM pair_scores WHERE key = ?", (partial,))
+        rs.commit()
+    events, matrix = _events(root, store, config)
+    assert (events[0].stored, events[0].units) == (5, 1)  # type: ignore[attr-defined]
+    # the narrow row was passed over for the records, the lost family computed again
+    np.testing.assert_array_equal(matrix.values, computed.values)
+    with ResultStore(store) as rs:
+        rows = {k: n for k, n, _ in rs.pair_scores([narrow, partial])}
+    assert set(rows) == {narrow, partial}
+    for names in rows.values():  # both remade whole: every score of every family
+        assert set(KEYS) <= set(names.split(","))
+
+
+def test_a_stream_holds_the_collector_off_only_while_it_reads(tmp_path: Path) -> None:
+    import gc
+
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
+    store, config = tmp_path / "store.sqlite", EvalConfig(keys=KEYS)
+    _events(root, store, config)
+    (ds,), _ = discover(root)
+    for stop_after in (1, 2, None):  # stopped, dropped after an event, read to the end
+        assert gc.isenabled()
+        matrix = ScoreMatrix([s.name for s in ds.samples], ds.method_names, config.keys)
+        stop = threading.Event()
+        events = stream.stream_evaluation(ds, matrix, config, store, stop=stop, every=0)
+        for n, _ in enumerate(events, 1):
+            assert gc.isenabled()  # not while the caller handles an event
+            if n == stop_after:
+                stop.set()
+            if stop_after is None and n == 2:
+                del events  # dropped by its caller without being finished
+                break
+        assert gc.isenabled()
 
 
 def test_the_stream_computes_what_is_missing_and_equals_eval(tmp_path: Path) -> None:
