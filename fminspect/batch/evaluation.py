@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -62,6 +62,8 @@ from fminspect.pipeline.store import (
 
 if TYPE_CHECKING:
     from fminspect.batch.subsets import Selection
+
+_Key = TypeVar("_Key", str, bytes)  # a record's key, or a pair's (its row of every score)
 
 __all__ = [
     "DatasetPlan",
@@ -279,6 +281,21 @@ def _decode(
     pick = [(c, cols[n]) for c, n in enumerate(names) if n in cols]
     idx = np.array(rows, np.intp)
     values[idx[:, None], [t for _, t in pick]] = arr[:, [c for c, _ in pick]]
+
+
+def _by_names(
+    found: Iterable[tuple[_Key, str, bytes]], owner: Mapping[_Key, list[int]]
+) -> dict[str, tuple[list[int], list[bytes]]]:
+    """Stored scores ``(key, names, bytes)`` grouped by their names (a family's records, or
+    rows made alike, have the same names: decoded together): the rows of the pairs ``owner``
+    gives for each key, and the key's bytes once for each of them."""
+    grouped: dict[str, tuple[list[int], list[bytes]]] = {}
+    for key, names, blob in found:
+        rows, blobs = grouped.setdefault(names, ([], []))
+        for r in owner[key]:
+            rows.append(r)
+            blobs.append(blob)
+    return grouped
 
 
 @dataclass(slots=True)
@@ -528,12 +545,7 @@ class Evaluation:
             owner: dict[bytes, list[int]] = {}
             for r, (m, name) in enumerate(chunk):
                 owner.setdefault(plan.whole_key(m, name), []).append(r)
-            grouped: dict[str, tuple[list[int], list[bytes]]] = {}
-            for key, names, blob in self.store.pair_scores(list(owner)):
-                rows, blobs = grouped.setdefault(names, ([], []))
-                for r in owner[key]:
-                    rows.append(r)
-                    blobs.append(blob)
+            grouped = _by_names(self.store.pair_scores(list(owner)), owner)
             for names, (rows, blobs) in grouped.items():
                 split = names.split(",") if names else []
                 if cols.keys() <= set(split):  # (a row written for fewer measures: not used)
@@ -570,13 +582,7 @@ class Evaluation:
         for r, (m, name) in enumerate(pairs):
             for k in plan.keys_of(m, name).values():  # type: ignore[union-attr]
                 owner.setdefault(k, []).append(r)
-        # records of one family have the same score names: decode them together
-        grouped: dict[str, tuple[list[int], list[bytes]]] = {}
-        for key, names, blob in self.store.raw_scores(list(owner)):
-            rows, blobs = grouped.setdefault(names, ([], []))
-            for r in owner[key]:
-                rows.append(r)
-                blobs.append(blob)
+        grouped = _by_names(self.store.raw_scores(list(owner)), owner)
         every: dict[str, int] = {}  # every score name the records hold → its column
         for names in grouped:
             for n in names.split(",") if names else ():

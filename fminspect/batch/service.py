@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> None:
 
     threading.Thread(target=read_commands, daemon=True).start()
     threading.Thread(target=run_tasks, daemon=True).start()
-    from fminspect.batch.scores import ScoreMatrix
+    from fminspect.batch.scores import score_matrix
     from fminspect.batch.stream import stream_evaluation
     from fminspect.pipeline.store import is_damaged, set_aside
 
@@ -234,9 +234,7 @@ def main(argv: list[str] | None = None) -> None:
             stop = threading.Event()
             current["generation"], current["stop"] = generation, stop
             try:
-                with_images = dataset.image is not None and any(s.image for s in dataset.samples)
-                keys = config.keys_for(with_images)
-                matrix = ScoreMatrix([s.name for s in dataset.samples], dataset.method_names, keys)
+                matrix = score_matrix(dataset, config)
                 for event in stream_evaluation(
                     dataset, matrix, config, store_path, jobs=args.jobs, pool=workers, stop=stop
                 ):

@@ -24,7 +24,7 @@ from typing import Any
 
 from PySide6 import QtCore
 
-from fminspect.batch.scores import ScoreMatrix
+from fminspect.batch.scores import ScoreMatrix, score_matrix
 from fminspect.batch.service import (
     DatasetPieces,
     command,
@@ -37,26 +37,6 @@ from fminspect.pipeline.config import EvalConfig
 
 #: Priority of the scoring service and its workers below the window's own.
 SERVICE_NICE = 10
-
-
-def score_matrix(
-    dataset: Dataset, config: EvalConfig, made: ScoreMatrix | None = None
-) -> ScoreMatrix:
-    """An empty score matrix of ``dataset``'s samples × methods × ``config``'s measures, or
-    ``made`` if it is one. At 5,019 × 40 its first allocation took 80–150 ms (the pages are
-    touched as it is filled with NaN): the window makes it on the thread that reads the
-    folder."""
-    with_images = dataset.image is not None and any(s.image for s in dataset.samples)
-    keys = tuple(config.keys_for(with_images))
-    if (
-        made is not None
-        and made.keys == keys
-        and made.methods == dataset.method_names
-        and len(made.samples) == len(dataset.samples)
-        and not made.filled.any()
-    ):
-        return made
-    return ScoreMatrix([s.name for s in dataset.samples], dataset.method_names, keys)
 
 
 class DatasetScorer(QtCore.QObject):

@@ -17,11 +17,11 @@ from fminspect._runtime import quiet_collector
 from fminspect.batch import stream
 from fminspect.batch.evaluation import MethodResult
 from fminspect.batch.progress import clock
-from fminspect.batch.scores import ScoreMatrix
+from fminspect.batch.scores import ScoreMatrix, score_matrix
 from fminspect.batch.service import DatasetPieces, in_pieces
 from fminspect.gui.app import coalesce_scene_updates, settle_garbage
 from fminspect.gui.controller import InspectorController, Settings
-from fminspect.gui.dataset_scorer import DatasetScorer, score_matrix
+from fminspect.gui.dataset_scorer import DatasetScorer
 from fminspect.gui.dialogs.measures import MeasuresDialog, fill_combo
 from fminspect.gui.dialogs.shortcuts import ShortcutsDialog
 from fminspect.gui.export import export_grid

@@ -148,7 +148,7 @@ def test_a_folder_opened_from_the_menu_is_read_on_a_thread(
 
 
 def test_a_matrix_made_in_advance_is_used_only_if_it_fits(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from fminspect.gui.dataset_scorer import score_matrix
+    from fminspect.batch.scores import score_matrix
     from fminspect.pipeline import EvalConfig
 
     root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"), size=(30, 40))
