@@ -462,9 +462,7 @@ class Evaluation:
         # pairs with a row of every score have every record (a row is written once they are
         # all stored, and records are never deleted: a damaged store is set aside whole);
         # the others' records are asked for, per family
-        whole_keys = {
-            pair: whole_pair_key(prefix, tags.values()) for pair, prefix in plan.pairs.items()
-        }
+        whole_keys = {pair: plan.whole_key(*pair) for pair in plan.pairs}
         whole = store.pairs_present(list(whole_keys.values()))
         rest = [pair for pair, key in whole_keys.items() if key not in whole]
         del whole_keys
