@@ -54,11 +54,11 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -72,6 +72,7 @@ COMMIT_EVERY = 0.25
 SCHEMA_VERSION = 4
 
 _Key = TypeVar("_Key", str, bytes)
+_Path = TypeVar("_Path", Path, str)
 
 #: Keys per query in bulk reads (SQLite's default limit on parameters is 32766).
 _CHUNK = 900
@@ -225,10 +226,13 @@ def set_aside(path: Path, exc: Exception) -> str:
 def _path_text(path: Path | str) -> str:
     """The absolute path a digest is remembered under (the same file from another working
     folder is the same file). Names that are not valid UTF-8 keep their bytes escaped."""
+    text = os.fspath(path)
+    # already absolute and normal, in ASCII (a folder's files as listed): as it is (4 times
+    # quicker, 0.7 s → 0.2 s for 205,800 files)
+    if text.isascii() and text[:1] == "/" and not ("/." in text or "//" in text or text[-1] == "/"):
+        return text
     return (
-        os.path.abspath(os.fspath(path))
-        .encode("utf-8", "surrogateescape")
-        .decode("utf-8", "backslashreplace")
+        os.path.abspath(text).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     )
 
 
@@ -295,36 +299,34 @@ class ResultStore:
             raise digest
         return digest
 
-    def digests(self, paths: Sequence[Path], threads: int = 1) -> dict[Path, str | OSError]:
-        """:meth:`digest` of many files, the unknown ones hashed on ``threads`` threads
-        (reading and hashing release the interpreter lock). A file that cannot be read
-        maps to its ``OSError``."""
-        out: dict[Path, str | OSError] = {}
+    def digests(self, paths: Sequence[_Path], threads: int = 1) -> dict[_Path, str | OSError]:
+        """:meth:`digest` of many files (paths or their texts: the answer is keyed by what
+        was given; texts are quicker to hash and to look up), the unknown ones hashed on
+        ``threads`` threads (reading and hashing release the interpreter lock). A file
+        that cannot be read maps to its ``OSError``."""
+        out: dict[_Path, str | OSError] = {}
         unique = list(dict.fromkeys(paths))
-        texts = {p: _path_text(p) for p in unique}
+        texts = [_path_text(p) for p in unique]
         known = {
-            row[0]: (row[1], row[2], row[3])
-            for chunk in _chunks(list(texts.values()))
-            for row in self._db.execute(
-                "SELECT path, size, mtime_ns, digest FROM file_digests WHERE path IN "
-                f"({','.join('?' * len(chunk))})",
-                chunk,
+            row[0]: row[1:]
+            for row in self._rows_in(
+                "file_digests", "path", "size, mtime_ns, digest", texts, self._count
             )
         }
-        todo: list[tuple[Path, os.stat_result]] = []
-        for path in unique:
+        todo: list[tuple[_Path, str, os.stat_result]] = []
+        for path, text in zip(unique, texts, strict=True):
             try:
-                st = os.stat(path)
+                st = os.stat(path)  # (the text has undecodable bytes escaped)
             except OSError as exc:
                 out[path] = exc
                 continue
-            row = known.get(texts[path])
+            row = known.get(text)
             if row and row[0] == st.st_size and row[1] == st.st_mtime_ns:
                 out[path] = str(row[2])
             else:
-                todo.append((path, st))
+                todo.append((path, text, st))
 
-        def attempt(path: Path) -> str | OSError:
+        def attempt(path: _Path) -> str | OSError:
             try:
                 return file_digest(path)
             except OSError as exc:
@@ -332,14 +334,14 @@ class ResultStore:
 
         if threads > 1 and len(todo) > 1:
             with ThreadPoolExecutor(threads) as pool:
-                hashed = list(pool.map(attempt, [p for p, _ in todo]))
+                hashed = list(pool.map(attempt, [p for p, _, _ in todo]))
         else:
-            hashed = [attempt(p) for p, _ in todo]
+            hashed = [attempt(p) for p, _, _ in todo]
         rows = []
-        for (path, st), digest in zip(todo, hashed, strict=True):
+        for (path, text, st), digest in zip(todo, hashed, strict=True):
             out[path] = digest
             if isinstance(digest, str):
-                rows.append((texts[path], st.st_size, st.st_mtime_ns, digest))
+                rows.append((text, st.st_size, st.st_mtime_ns, digest))
         self._db.executemany("INSERT OR REPLACE INTO file_digests VALUES (?, ?, ?, ?)", rows)
         return out
 
@@ -349,26 +351,42 @@ class ResultStore:
         return bool(self.present([key]))
 
     def present(self, keys: Iterable[str]) -> set[str]:
-        """Those of ``keys`` that have a record. Asked for many keys, at least half as many
-        as the store has records, it reads every key once (in the key index): 0.31 s for a
-        store of 340,000 records, against 0.49 s looking up 220,000 of them in chunks."""
+        """Those of ``keys`` that have a record (read as :meth:`_rows_in` says: 0.31 s for
+        every key of a store of 340,000 records, against 0.49 s looking up 220,000 of them
+        in the order given)."""
+        return {k for (k,) in self._rows_in("records", "key", "", keys, self._last_rowid)}
+
+    def _last_rowid(self, table: str) -> int:
+        """The largest row number of ``table``: at least its number of rows (rows replaced
+        get new numbers), a guess that errs towards the lookups."""
+        return int(self._db.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0)
+
+    def _count(self, table: str) -> int:
+        return int(self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+    def _rows_in(
+        self,
+        table: str,
+        key: str,
+        columns: str,
+        keys: Iterable[_Key],
+        size: Callable[[str], int],
+    ) -> Iterator[tuple[Any, ...]]:
+        """The rows ``(key, *columns)`` of ``table`` whose ``key`` is one of ``keys``. Asked
+        for at least half as many keys as the table has rows (``size(table)``, asked only
+        then), one pass over the table; else lookups in key order, which visit the
+        index's pages in order (200,000 keys: 0.12 s in one pass, 0.48 s looked up in key
+        order, 0.95 s in the order given)."""
         wanted = list(dict.fromkeys(keys))
-        # the largest row number is at least the number of records (rows replaced get new
-        # numbers): a guess that errs towards the lookups
-        many = len(wanted) > _CHUNK
-        rows = self._db.execute("SELECT max(rowid) FROM records").fetchone()[0] if many else 0
-        if many and 2 * len(wanted) >= (rows or 0):
+        select = f"SELECT {key}{', ' + columns if columns else ''} FROM {table}"
+        if len(wanted) > _CHUNK and 2 * len(wanted) >= size(table):
             asked = set(wanted)
-            return {k for (k,) in self._db.execute("SELECT key FROM records") if k in asked}
-        found: set[str] = set()
-        for chunk in _chunks(wanted):
-            found.update(
-                row[0]
-                for row in self._db.execute(
-                    f"SELECT key FROM records WHERE key IN ({','.join('?' * len(chunk))})", chunk
-                )
+            yield from (row for row in self._db.execute(select) if row[0] in asked)
+            return
+        for chunk in _chunks(sorted(wanted)):
+            yield from self._db.execute(
+                f"{select} WHERE {key} IN ({','.join('?' * len(chunk))})", chunk
             )
-        return found
 
     def get(self, key: str) -> Record | None:
         """The record stored under ``key``, or None."""
@@ -383,7 +401,7 @@ class ResultStore:
         columns = "key, score_names, scores"
         columns += ", curve_names, curves" if curves else ", '', x''"
         columns += ", notes" if notes else ", ''"
-        for chunk in _chunks(list(dict.fromkeys(keys))):
+        for chunk in _chunks(sorted(set(keys))):
             rows = self._db.execute(
                 f"SELECT {columns} FROM records WHERE key IN ({','.join('?' * len(chunk))})",
                 chunk,
@@ -400,7 +418,7 @@ class ResultStore:
     def raw_scores(self, keys: Sequence[str]) -> Iterator[tuple[str, str, bytes]]:
         """``(key, score names, scores as little-endian float64 bytes)`` for those of
         ``keys`` that are stored: the quickest read, for filling a score matrix."""
-        for chunk in _chunks(list(dict.fromkeys(keys))):
+        for chunk in _chunks(sorted(set(keys))):
             yield from self._db.execute(
                 "SELECT key, score_names, scores FROM records WHERE key IN "
                 f"({','.join('?' * len(chunk))})",
@@ -410,19 +428,10 @@ class ResultStore:
     # ------------------------------------------------------------------ a pair's scores
     def pairs_present(self, keys: Sequence[bytes]) -> set[bytes]:
         """Those of ``keys`` (:func:`whole_pair_key`) that have a row of every score."""
-        found: set[bytes] = set()
         try:
-            for chunk in _chunks(list(dict.fromkeys(keys))):
-                found.update(
-                    row[0]
-                    for row in self._db.execute(
-                        f"SELECT key FROM pair_scores WHERE key IN ({','.join('?' * len(chunk))})",
-                        chunk,
-                    )
-                )
+            return {k for (k,) in self._rows_in("pair_scores", "key", "", keys, self._count)}
         except sqlite3.OperationalError:  # no such table: nothing stored yet
             return set()
-        return found
 
     def pair_scores(self, keys: Sequence[bytes]) -> Iterator[tuple[bytes, str, bytes]]:
         """``(key, score names, scores as little-endian float64 bytes)`` of those of
@@ -431,7 +440,7 @@ class ResultStore:
         instead of 2.2 million)."""
         try:
             names = dict(self._db.execute("SELECT id, names FROM pair_names").fetchall())
-            for chunk in _chunks(list(dict.fromkeys(keys))):
+            for chunk in _chunks(sorted(set(keys))):
                 rows = self._db.execute(
                     "SELECT key, names, scores FROM pair_scores WHERE key IN "
                     f"({','.join('?' * len(chunk))})",

@@ -77,6 +77,47 @@ def test_digests_are_remembered_by_absolute_path_from_any_working_folder(
     assert len(hashed) == 1
 
 
+def test_many_digests_and_rows_read_in_one_pass_or_looked_up_give_the_same_answer(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Asked for most of a table, the store reads it in one pass; asked for a few of its
+    rows, it looks them up in key order: both answer the same, for paths given as paths or
+    as texts, absolute and normal or not."""
+    from fminspect.pipeline import store as store_module
+
+    folder = tmp_path / "maps"
+    folder.mkdir()
+    files = []
+    for i in range(1200):  # more than one chunk of lookups
+        files.append(folder / f"m{i:04d}.png")
+        files[-1].write_bytes(str(i).encode())
+    hashed: list[str] = []
+    real = store_module.file_digest
+    monkeypatch.setattr(store_module, "file_digest", lambda p: hashed.append(str(p)) or real(p))
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        first = store.digests(files)
+        assert len(hashed) == 1200 and all(isinstance(d, str) for d in first.values())
+        texts = [os.fspath(f) for f in files]
+        assert store.digests(texts) == {os.fspath(f): d for f, d in first.items()}  # one pass
+        few = [*texts[:3], str(folder / ".." / "maps" / "m0004.png")]  # looked up
+        assert store.digests(few) == {
+            **{t: first[f] for t, f in zip(texts[:3], files[:3], strict=True)},
+            few[3]: first[files[4]],
+        }
+        assert len(hashed) == 1200  # nothing hashed again
+        files[7].write_bytes(b"changed")
+        os.utime(files[7], ns=(1, 1))
+        again = store.digests(files)
+        assert len(hashed) == 1201 and again[files[7]] != first[files[7]]
+        # rows of every score: every key (one pass) and a few (looked up)
+        blob = np.zeros(1).astype("<f8").tobytes()
+        keys = [whole_pair_key((f"{i:032x}", ""), ["t"]) for i in range(2000)]
+        assert store.put_pair_scores([(k, "MAE", blob) for k in keys[:1500]])
+        store.commit()
+        assert store.pairs_present(keys) == set(keys[:1500])
+        assert store.pairs_present(keys[1490:1510]) == set(keys[1490:1500])
+
+
 def test_the_window_finds_the_store_eval_registered_for_a_gt_folder(tmp_path: Path) -> None:
     gt = tmp_path / "DS" / "GT"
     gt.mkdir(parents=True)
