@@ -13,6 +13,7 @@ megabyte-sized arrays for each image page-faults on every one of them. On virtua
 where page faults are expensive, that cost was measured at up to half the time of a
 400×400 per-image suite (benchmarks/bench_metrics.py prints both settings). The change is:
 an mmap threshold of 64 MiB, a trim threshold of 256 MiB, and a top pad of 64 MiB.
+:func:`release_free_memory` hands what a long-running process keeps that way back.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import functools
 import gc
 import sys
 import threading
@@ -39,13 +41,10 @@ def tune_allocator() -> bool:
     global _tuned
     if _tuned:
         return True
-    if not sys.platform.startswith("linux"):
+    libc = _glibc()
+    if libc is None:
         return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False
+    mallopt = libc.mallopt
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     ok = (
         mallopt(_M_MMAP_THRESHOLD, 64 * _MIB)
@@ -54,6 +53,34 @@ def tune_allocator() -> bool:
     )
     _tuned = bool(ok)
     return _tuned
+
+
+@functools.cache
+def _glibc() -> ctypes.CDLL | None:
+    """The C library, if it is glibc's (with ``mallopt`` and ``malloc_trim``)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt, libc.malloc_trim  # noqa: B018 (both there: glibc, not musl)
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+def release_free_memory() -> bool:
+    """Hand the free memory the allocator keeps back to the system (glibc's
+    ``malloc_trim``; False elsewhere). With :func:`tune_allocator`'s thresholds freed blocks
+    stay in the heap, and a long-running window's heap fragments: stepping through 240
+    samples of 400×550 with 12 models, its resident memory rose from 946 to 1,043 MB while
+    Python's allocations and the memory in use stayed level; trimmed every 10 samples, from
+    822 to 913 MB. A trim took 7–23 ms there, and ctypes lets go of the interpreter lock
+    meanwhile: call it from a worker thread."""
+    libc = _glibc()
+    if libc is None:
+        return False
+    libc.malloc_trim(0)
+    return True
 
 
 def single_thread_blas() -> None:

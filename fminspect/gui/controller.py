@@ -23,6 +23,7 @@ from typing import Any
 
 from PySide6 import QtCore
 
+from fminspect._runtime import release_free_memory
 from fminspect.gui.workers import cancel, submit
 from fminspect.io.discovery import Dataset, Sample
 from fminspect.io.validation import Problem
@@ -48,6 +49,9 @@ GT_CACHE_SIZE = 16
 LOADED_CACHE_SIZE = 4  # samples read from disk (the current one and its neighbours)
 PREFETCH_PRIORITY = -1  # below the scoring the user is waiting for (priority 0)
 PREFETCH_DELAY_MS = 250  # after a sample's results are in, before prefetching the next
+#: Samples shown between two hand-backs of the free memory the allocator keeps
+#: (:func:`~fminspect._runtime.release_free_memory`), on a worker thread.
+TRIM_EVERY = 10
 
 
 def _own_attributes(obj: object) -> list[object]:
@@ -212,6 +216,7 @@ class InspectorController(QtCore.QObject):
         # in the background at low priority, so that A/D shows it at once
         self._direction = 1
         self._prefetch_jobs: list[tuple[Any, tuple[Any, ...]]] = []  # (job, tag)
+        self._completed = 0  # requests whose every result is in (see TRIM_EVERY)
         self._prefetch_timer = QtCore.QTimer(self)
         self._prefetch_timer.setSingleShot(True)
         self._prefetch_timer.setInterval(PREFETCH_DELAY_MS)
@@ -543,6 +548,10 @@ class InspectorController(QtCore.QObject):
         self.results_complete.emit()
         # once the window has drawn the results, read and score the next sample
         self._prefetch_timer.start()
+        self._completed += 1
+        if self._completed % TRIM_EVERY == 0:
+            # before the prefetch: at a lower priority, it waited behind it while stepping on
+            submit(release_free_memory, lambda _: None, owner=self)
 
     def _job(self, sample: LoadedSample, model: str, gt: GroundTruth, settings: Settings) -> Any:
         """The work for one model: an update of a cached result under the same normalisation

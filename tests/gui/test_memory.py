@@ -86,3 +86,32 @@ def test_a_job_lets_go_of_what_its_function_held(qtbot) -> None:  # type: ignore
     gc.collect()
     assert [r() for r in refs] == [None, None, None]
     assert got[:2] == [1, "ValueError: no"] and not workers._ACTIVE
+
+
+def test_the_window_hands_free_memory_back_every_few_samples(
+    qtbot, window, dataset_root, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The allocator's free memory is handed back on a worker thread every TRIM_EVERY
+    samples shown (a long browse otherwise fragments the heap: 928 → 1,000 MB over 240
+    samples at 400×550 while Python's own allocations stayed level)."""
+    import sys
+    import threading
+
+    from fminspect import _runtime
+
+    calls: list[str] = []
+
+    def trim() -> bool:
+        calls.append(threading.current_thread().name)
+        return True
+
+    monkeypatch.setattr(controller_module, "release_free_memory", trim)
+    monkeypatch.setattr(controller_module, "TRIM_EVERY", 2)
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    for _ in range(3):
+        window.controller.step(1)
+        settle(qtbot, window)
+    qtbot.waitUntil(lambda: len(calls) >= 2, timeout=10000)
+    assert threading.main_thread().name not in calls  # never on the GUI thread
+    assert _runtime.release_free_memory() is sys.platform.startswith("linux")
