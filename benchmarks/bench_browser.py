@@ -1,7 +1,7 @@
 """The window at the scale of a real benchmark: thousands of images × 20 methods.
 
     python benchmarks/bench_browser.py [--images 1000] [--methods 20] [--root DIR] [--steps 8]
-        [--repeat N] [--why]
+        [--walk 80] [--repeat N] [--why]
 
 Generates (or takes, with ``--root``) a dataset like COD10K-test (``make_benchmark.py``), then
 in the same run:
@@ -17,7 +17,10 @@ in the same run:
    while the dataset is scored, and while stepping; stepping to the
    next sample until every number of every shown model is shown (target ≤ 150 ms; the window
    shows 12 of the 20 models unless the user picks others), and the peak memory of the
-   window process (target ≤ 1.5 GB).
+   window process (target ≤ 1.5 GB);
+5. after eval, a walk through ``--walk`` more samples, each scored and drawn before the
+   next: the window's resident memory at each quarter of the walk (bounded: it levels off
+   once the result cache is full, ~10 samples in).
 
 Nothing here asserts: it prints the figures and the ratios measured in this run.
 """
@@ -67,7 +70,14 @@ def _descendants_peak_mb() -> float:
     return total
 
 
-def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict[str, float]:
+def _rss_mb() -> float:
+    """The resident memory of this process now."""
+    return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def window_run(
+    root: str, steps: int, timeout: float, why: bool = False, walk: int = 0
+) -> dict[str, float | str]:
     """Open the window on ``root`` in this process and measure (see the module notes).
     ``why``: also print, to standard error, where the GUI thread was during each of the
     longest blocks (its Python stack sampled every 4 ms while a block lasts > 25 ms; a
@@ -182,6 +192,7 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
     if why:
         explain("while the scores came in")
     gaps.clear()
+    last[0] = time.perf_counter()  # the time explain() took is not a block of the window
     # stepping: each step once the window is idle (the next sample prefetched meanwhile)
     c = window.controller
     latencies = []
@@ -202,6 +213,19 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
     if why:
         explain("while stepping")
     whole = bool(latencies) and all(x == x for x in latencies)  # no step left undrawn
+    # walking on through the dataset, each sample scored and drawn before the next: the
+    # resident memory along the way (the result cache fills in the first ~10 steps; after
+    # that it should stay level)
+    walked: list[float] = []
+    for i in range(walk):
+        c.step(1)
+        c.wait(60000)
+        end = time.perf_counter() + 60
+        while window.drawing and time.perf_counter() < end:
+            app.processEvents()
+            QtCore.QThread.msleep(1)
+        if (i + 1) % max(1, walk // 4) == 0:
+            walked.append(_rss_mb())
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     p = planned[0] if planned else None
     rate = float("nan")
@@ -228,12 +252,14 @@ def window_run(root: str, steps: int, timeout: float, why: bool = False) -> dict
         "models_in_dataset": len(window.selection.all),
         "peak_rss_mb": rss,
         "service_peak_rss_mb": service_rss,
+        "walked_samples": walk,
+        "rss_along_the_walk_mb": " → ".join(f"{x:.0f}" for x in walked),
     }
 
 
 def _window(
-    root: Path, cache_dir: Path, steps: int, timeout: float, why: bool = False
-) -> dict[str, float]:
+    root: Path, cache_dir: Path, steps: int, timeout: float, why: bool = False, walk: int = 0
+) -> dict[str, float | str]:
     env = {**os.environ, "FMINSPECT_CACHE_DIR": str(cache_dir), "QT_QPA_PLATFORM": "offscreen"}
     out = subprocess.run(
         [
@@ -245,6 +271,8 @@ def _window(
             str(steps),
             "--timeout",
             str(timeout),
+            "--walk",
+            str(walk),
             *(["--why"] if why else []),
         ],
         env=env,
@@ -258,7 +286,7 @@ def _window(
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _print(title: str, figures: dict[str, float]) -> None:
+def _print(title: str, figures: dict[str, float | str]) -> None:
     print(title)
     for k, v in figures.items():
         print(f"  {k:<24} {v:.2f}" if isinstance(v, float) else f"  {k:<24} {v}")
@@ -273,6 +301,13 @@ def main() -> None:
     ap.add_argument("--root", type=Path, help="an existing dataset (default: generate one)")
     ap.add_argument("--steps", type=int, default=8)
     ap.add_argument("--timeout", type=float, default=1200)
+    ap.add_argument(
+        "--walk",
+        type=int,
+        default=80,
+        help="then step through this many more samples and report the resident memory "
+        "along the way (after eval only)",
+    )
     ap.add_argument("--window-run", help=argparse.SUPPRESS)
     ap.add_argument(
         "--why",
@@ -288,7 +323,9 @@ def main() -> None:
     )
     args = ap.parse_args()
     if args.window_run:
-        print(json.dumps(window_run(args.window_run, args.steps, args.timeout, args.why)))
+        print(
+            json.dumps(window_run(args.window_run, args.steps, args.timeout, args.why, args.walk))
+        )
         return
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
@@ -331,13 +368,13 @@ def main() -> None:
             f"fminspect eval --jobs 2: {n_pairs} pairs in {eval_s:.1f} s = {eval_rate:.0f} pairs/s"
         )
         for run in range(1, args.repeat + 1):
-            a = _window(root, with_eval, args.steps, args.timeout, args.why)
+            a = _window(root, with_eval, args.steps, args.timeout, args.why, args.walk)
             _print(f"window after eval (nothing recomputed), run {run}:", a)
         b = _window(root, without, args.steps, args.timeout, args.why)
         _print("window with nothing stored (the browser scores everything):", b)
         print(
             "browser scoring / eval --jobs 2 throughput: "
-            f"{b['browser_pairs_per_s'] / eval_rate:.2f} "
+            f"{float(b['browser_pairs_per_s']) / eval_rate:.2f} "
             "(eval's includes its start-up and outputs; the browser's is measured between "
             "its first and last progress report)"
         )
