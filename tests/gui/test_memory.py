@@ -85,7 +85,8 @@ def test_a_job_lets_go_of_what_its_function_held(qtbot) -> None:  # type: ignore
     del held, queued, blockers
     gc.collect()
     assert [r() for r in refs] == [None, None, None]
-    assert got[:2] == [1, "ValueError: no"] and not workers._ACTIVE
+    # the first two jobs ran side by side: their results come in either order
+    assert sorted(map(str, got[:2])) == ["1", "ValueError: no"] and not workers._ACTIVE
 
 
 def test_the_window_hands_free_memory_back_every_few_samples(
