@@ -83,6 +83,10 @@ def _yield_to_the_gui() -> None:
 
 #: Workers in flight. Python must keep each worker (and its signals object) alive until its
 #: result has been delivered, or the queued signal is lost with the garbage-collected QObject.
+#: The pool deletes a worker's C++ side once it has run (Qt's ``autoDelete``); that is also
+#: what lets PySide drop the reference it takes when the pool is given the worker. Kept with
+#: ``autoDelete`` off, every worker and its signals object stayed in memory for good: ~13 a
+#: sample shown, +34 MB of the window's memory in use over 500 samples.
 _ACTIVE: set[FunctionWorker] = set()
 
 
@@ -99,7 +103,6 @@ def submit(
     callbacks belong to), nothing is called once it has been deleted: a window closed while
     its job ran."""
     worker = FunctionWorker(func)
-    worker.setAutoDelete(False)
     _ACTIVE.add(worker)
 
     def finished(callback: Callable[[Any], None] | None) -> Callable[[Any], None]:
@@ -119,9 +122,13 @@ def submit(
 def cancel(worker: FunctionWorker) -> bool:
     """Take a job that has not started off the queue (its callbacks are never called);
     False if it is running or done."""
-    if QtCore.QThreadPool.globalInstance().tryTake(worker):
-        _release(worker)
-        return True
+    if not shiboken6.isValid(worker):
+        return False  # it has run, and the pool has deleted it
+    with contextlib.suppress(RuntimeError):  # (deleted meanwhile, on the pool's thread)
+        if QtCore.QThreadPool.globalInstance().tryTake(worker):
+            _release(worker)
+            shiboken6.delete(worker)  # taken back from the pool, it is ours to delete
+            return True
     return False
 
 
