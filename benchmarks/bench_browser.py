@@ -29,6 +29,7 @@ Nothing here asserts: it prints the figures and the ratios measured in this run.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import resource
@@ -82,7 +83,8 @@ def window_run(
     """Open the window on ``root`` in this process and measure (see the module notes).
     ``why``: also print, to standard error, where the GUI thread was during each of the
     longest blocks (its Python stack sampled every 4 ms while a block lasts > 25 ms; a
-    stack ending in the event loop means Qt's own work: painting, layout)."""
+    stack ending in the event loop means Qt's own work: painting, layout), and the garbage
+    collections on the GUI thread that took over 5 ms within them."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6 import QtCore
 
@@ -138,6 +140,26 @@ def window_run(
                     samples.append((time.perf_counter(), where))
 
         threading.Thread(target=watch, daemon=True).start()
+
+        # and each garbage collection on the GUI thread that took over 5 ms
+        started = [0.0]
+
+        def collection(phase: str, info: dict[str, int]) -> None:
+            if threading.get_ident() != main_thread:
+                return
+            now = time.perf_counter()
+            if phase == "start":
+                started[0] = now
+            elif now - started[0] > 0.005:
+                samples.append(
+                    (
+                        now,
+                        f"garbage collection of generation {info['generation']}: "
+                        f"{(now - started[0]) * 1e3:.0f} ms, {info['collected']} collected",
+                    )
+                )
+
+        gc.callbacks.append(collection)
 
     heartbeat = QtCore.QTimer()
     heartbeat.setInterval(2)
