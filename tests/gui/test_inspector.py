@@ -635,12 +635,21 @@ def test_an_open_explain_window_says_when_the_parameters_changed(qtbot, window, 
 
 
 @pytest.mark.slow
-def test_the_zoom_of_a_size_comes_back_with_a_sample_of_that_size(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("kept", [64, 1])
+def test_the_zoom_of_a_size_comes_back_with_a_sample_of_that_size(
+    qtbot, window, dataset_root, monkeypatch, kept
+):  # type: ignore[no-untyped-def]
+    """The last zoom of each of the RANGES_KEPT sizes last shown comes back; that of a size
+    not shown since is forgotten (a long browse through images of many sizes)."""
+    from fminspect.gui.panels import map_grid
+
+    monkeypatch.setattr(map_grid, "RANGES_KEPT", kept)
     for folder in ("GT", "Imgs", "Pred/A", "Pred/B", "Pred/C"):  # img2 at another size
         path = next((dataset_root / folder).glob("img2.*"))
         cv2.imwrite(str(path), cv2.resize(cv2.imread(str(path), cv2.IMREAD_UNCHANGED), (50, 30)))
     c = opened(qtbot, window, dataset_root)
     view = window.grid.views[0]
+    whole = view.viewRange()
     view.setRange(xRange=(10, 30), yRange=(5, 20), padding=0)
     zoomed = view.viewRange()
     c.step(1)
@@ -648,7 +657,11 @@ def test_the_zoom_of_a_size_comes_back_with_a_sample_of_that_size(qtbot, window,
     assert view.viewRange() != zoomed  # another size: the whole image
     c.step(-1)
     assert c.wait(30000) and c.sample.name == "img1"
-    np.testing.assert_allclose(view.viewRange(), zoomed)
+    assert len(window.grid._ranges) <= kept
+    if kept > 1:
+        np.testing.assert_allclose(view.viewRange(), zoomed)
+    else:  # img2's size was remembered last, and img1's forgotten: the whole image
+        np.testing.assert_allclose(view.viewRange(), whole)
 
 
 @pytest.mark.faults

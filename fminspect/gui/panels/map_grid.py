@@ -6,6 +6,7 @@ import contextlib
 import functools
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +30,9 @@ CONFUSION_RGBA[1:, 3] = 210
 CONTOUR_RGBA = np.array([*CONTOUR_RGB, 255], np.uint8)
 #: Model maps per page of the grid (the user can change it).
 DEFAULT_PAGE_SIZE = 12
+#: Image sizes whose last zoom is remembered (the most recently shown; a dataset of images
+#: of many sizes would otherwise add one for every size met in a long browse)
+RANGES_KEPT = 64
 #: With more panels than this, they are made and filled over several event-loop turns
 #: (:data:`FILL_BUDGET_MS` each), not in the turn that shows the sample.
 STAGED_AFTER = 6
@@ -192,7 +196,8 @@ class MapGridPanel(QtWidgets.QWidget):
         self.cells: dict[str, MapCell] = {}
         self.sample: LoadedSample | None = None
         self.gt_notes: tuple[Note, ...] = ()
-        self._ranges: dict[tuple[int, int] | None, list[list[float]]] = {}  # view range per size
+        # the last view range per image size, most recent last (RANGES_KEPT of them)
+        self._ranges: OrderedDict[tuple[int, int] | None, list[list[float]]] = OrderedDict()
         self.results: dict[str, SuiteResult] = {}
         self.threshold = 128
         self.show_contour = True
@@ -348,6 +353,9 @@ class MapGridPanel(QtWidgets.QWidget):
         self.gt_notes = gt_notes
         if self.sample is not None and self.cells:
             self._ranges[self.sample.shape] = self.views[0].viewRange()
+            self._ranges.move_to_end(self.sample.shape)
+            while len(self._ranges) > RANGES_KEPT:
+                self._ranges.popitem(last=False)
         self.sample = sample
         self.results = {}
         self._build()
