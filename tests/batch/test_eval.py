@@ -614,6 +614,7 @@ def test_ctrl_c_stops_eval_jobs_2_and_a_rerun_resumes(tmp_path: Path) -> None:
         pytest.fail("fminspect eval --jobs 2 did not stop after Ctrl-C")
     # one line saying what was kept where (no traceback), and the documented exit status
     assert proc.returncode == 130 and "Traceback" not in err, err
+    assert len(err.splitlines()) == 1, err
     (line,) = err.splitlines()
     assert line.startswith("fminspect eval: interrupted: ") and line.endswith(
         f"of 120 images were done and their results are kept in {out / 'cache.sqlite'}; "
