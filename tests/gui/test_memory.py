@@ -61,16 +61,6 @@ def test_a_job_lets_go_of_what_its_function_held(qtbot) -> None:  # type: ignore
 
     from fminspect.gui import workers
 
-    def alive() -> tuple[int, int]:
-        gc.collect()
-        objects = gc.get_objects()
-        return (
-            sum(isinstance(o, workers.FunctionWorker) for o in objects),
-            sum(isinstance(o, workers.JobSignals) for o in objects),
-        )
-
-    before = alive()
-
     def job(held: _Held, fail: bool = False):  # type: ignore[no-untyped-def]
         def run() -> int:
             assert held is not None
@@ -83,8 +73,10 @@ def test_a_job_lets_go_of_what_its_function_held(qtbot) -> None:  # type: ignore
     got: list[object] = []
     held = [_Held(), _Held(), _Held()]
     refs = [weakref.ref(h) for h in held]
-    workers.submit(job(held[0]), got.append)
-    workers.submit(job(held[1], fail=True), got.append, got.append)
+    jobs = [
+        workers.submit(job(held[0]), got.append),
+        workers.submit(job(held[1], fail=True), got.append, got.append),
+    ]
     qtbot.waitUntil(lambda: len(got) == 2, timeout=10000)
     # a job taken off the queue before it started: the pool kept busy meanwhile
     pool = QtCore.QThreadPool.globalInstance()
@@ -95,13 +87,15 @@ def test_a_job_lets_go_of_what_its_function_held(qtbot) -> None:  # type: ignore
     busy = len(blockers)
     gate.release(busy)
     qtbot.waitUntil(lambda: len(got) == 2 + busy, timeout=10000)
-    del held, queued, blockers
+    jobs += [queued, *blockers]
+    watched = [weakref.ref(o) for j in jobs for o in (j, j.signals)]
+    del held, queued, blockers, jobs
     gc.collect()
     assert [r() for r in refs] == [None, None, None]
     # the first two jobs ran side by side: their results come in either order
     assert sorted(map(str, got[:2])) == ["1", "ValueError: no"] and not workers._ACTIVE
     # and the jobs, their signals objects with them, are gone: delivered or taken off
-    assert alive() == before
+    assert [w() for w in watched] == [None] * len(watched)
     # (calling cancel on a job that has run and been deleted is harmless)
     done = workers.submit(lambda: 2, got.append)
     qtbot.waitUntil(lambda: len(got) == 3 + busy, timeout=10000)
