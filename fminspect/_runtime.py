@@ -74,8 +74,10 @@ def release_free_memory() -> bool:
     stay in the heap, and a long-running window's heap fragments: stepping through 240
     samples of 400×550 with 12 models, its resident memory rose from 946 to 1,043 MB while
     Python's allocations and the memory in use stayed level; trimmed every 10 samples, from
-    822 to 913 MB. A trim took 7–23 ms there, and ctypes lets go of the interpreter lock
-    meanwhile: call it from a worker thread."""
+    822 to 913 MB (both measured while the window still kept every job it had run, fixed
+    since, see :mod:`fminspect.gui.workers`: part of that rise was those jobs, the ~100 MB
+    the trim saved was not). A trim took 7–23 ms there, and ctypes lets go of the
+    interpreter lock meanwhile: call it from a worker thread."""
     libc = _glibc()
     if libc is None:
         return False
