@@ -25,7 +25,7 @@ from typing import Any
 
 from fminspect.batch.evaluation import EvalReport, Evaluation, MethodResult, Unit, UnitResult
 from fminspect.batch.memory import unit_memory
-from fminspect.batch.pool import LocalPool, configure_worker
+from fminspect.batch.pool import LocalPool, configure_worker, interrupts_deferred
 from fminspect.batch.progress import Progress
 from fminspect.batch.stopped import RunStopped
 from fminspect.io.discovery import Dataset
@@ -108,30 +108,40 @@ def _run_local(
     waiting: Any = None  # a unit that did not fit yet
     try:
         while True:
-            if stop is not None and stop.is_set():
-                for fut in running:
-                    fut.cancel()  # those not started; the others finish and are yielded
-            else:
-                while len(running) < limit:
-                    unit = waiting if waiting is not None else next(pending, None)
-                    if unit is None:
-                        break
-                    need = unit_memory(unit) if budget is not None else 0
-                    if running and budget is not None and sum(running.values()) + need > budget:
-                        waiting = unit  # handed out when enough of those in flight end
-                        break
-                    waiting = None
-                    running[pool.executor.submit(fn, unit)] = need
-            if not running:
-                return
-            done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
-            for fut in done:
-                del running[fut]
-                if not fut.cancelled():
-                    yield fut.result()
+            # Ctrl-C is acted on between the pool's calls, never inside one (which could
+            # leave one of its locks held: see interrupts_deferred)
+            with interrupts_deferred():
+                if stop is not None and stop.is_set():
+                    for fut in running:
+                        fut.cancel()  # those not started; the others finish and are yielded
+                else:
+                    while len(running) < limit:
+                        unit = waiting if waiting is not None else next(pending, None)
+                        if unit is None:
+                            break
+                        need = unit_memory(unit) if budget is not None else 0
+                        if running and budget is not None and sum(running.values()) + need > budget:
+                            waiting = unit  # handed out when enough of those in flight end
+                            break
+                        waiting = None
+                        running[pool.executor.submit(fn, unit)] = need
+                if not running:
+                    return
+                done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+                outcomes: list[tuple[Any, BaseException | None]] = []
+                for fut in done:
+                    del running[fut]
+                    if not fut.cancelled():
+                        error = fut.exception()
+                        outcomes.append((None if error else fut.result(), error))
+            for result, error in outcomes:
+                if error is not None:
+                    raise error
+                yield result
     finally:
-        for fut in running:
-            fut.cancel()
+        with interrupts_deferred():
+            for fut in running:
+                fut.cancel()
 
 
 def _run_dask(
