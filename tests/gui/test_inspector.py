@@ -225,6 +225,26 @@ def test_switching_samples_keeps_the_zoom(qtbot, window, dataset_root):  # type:
 
 @pytest.mark.faults
 @pytest.mark.slow
+def test_a_missing_map_keeps_an_empty_panel_saying_so(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
+    """A shown model whose folder has no map of this image: an empty panel saying so, last
+    (as an unreadable map gets), rather than a panel that silently disappears."""
+    (dataset_root / "Pred" / "B" / "img1.png").unlink()
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    assert window.controller.sample.name == "img1"
+    assert list(window.controller.sample.preds) == ["A", "C"]
+    assert list(window.grid.cells) == ["image", "GT", "A", "C", "B"]
+    b = window.grid.cells["B"]
+    assert "no map" in b.label.text and b.values is None and b.map.image is None
+    # the next image has B's map: its panel is a map again, in its place
+    window.controller.step(1)
+    settle(qtbot, window)
+    assert list(window.grid.cells) == ["image", "GT", "A", "B", "C"]
+    assert window.grid.cells["B"].values is not None
+
+
+@pytest.mark.faults
+@pytest.mark.slow
 def test_corrupt_prediction_shows_a_message_and_the_others_still_display(
     qtbot, window, dataset_root
 ):  # type: ignore[no-untyped-def]

@@ -374,14 +374,15 @@ class MapGridPanel(QtWidgets.QWidget):
     # ------------------------------------------------------------------ pages
     def sample_models(self) -> list[str]:
         """The models of the current sample the grid shows, over all pages, in order
-        (unreadable maps last, as empty panels saying so)."""
+        (unreadable maps, and shown models with no map for this image, last, as empty
+        panels saying so)."""
         s = self.sample
         if s is None:
             return []
         if self.models is None:
             return [*s.preds, *s.unreadable]
         readable = [m for m in self.models if m in s.preds]
-        return readable + [m for m in self.models if m in s.unreadable]
+        return readable + [m for m in self.models if m in s.unreadable or _no_map(s, m)]
 
     def _paged(self) -> tuple[list[str], list[str]]:
         """(the pinned model on every page, if the sample has it; the models paged)."""
@@ -556,6 +557,10 @@ class MapGridPanel(QtWidgets.QWidget):
             cell.values = None
             cell.set_title(f"{title} ✖ unreadable", self.foreground)  # why: the Problems tab
             return
+        if _no_map(s, name):  # its folder has no file of this name (the Problems tab too)
+            cell.values = None
+            cell.set_title(f"{title} ✖ no map", self.foreground)
+            return
         self._show_map(name, cell, unit_map(s.preds[name]) if values is None else values)
 
     def _show_map(self, name: str, cell: MapCell, values: np.ndarray) -> None:
@@ -598,7 +603,8 @@ class MapGridPanel(QtWidgets.QWidget):
         self._show_map(model, cell, result.pair.pred)
 
     def _update_overlay(self, name: str, cell: MapCell) -> None:
-        if self.sample is None or self.sample.gt is None or name in self.sample.unreadable:
+        s = self.sample
+        if s is None or s.gt is None or name in s.unreadable or _no_map(s, name):
             return
         result = self.results.get(name)
         if not (self.show_confusion and result is not None):
@@ -701,3 +707,9 @@ class MapGridPanel(QtWidgets.QWidget):
                 "RGB " + ",".join(str(int(c)) for c in px) if np.ndim(px) else f"{float(px):.3f}"
             )
         self.hovered.emit((row, col, values))
+
+
+def _no_map(sample: LoadedSample, model: str) -> bool:
+    """Whether ``model`` has no map for ``sample`` at all: none read, and no file found for
+    it (not one still being read)."""
+    return model not in sample.preds and model not in sample.sample.preds
