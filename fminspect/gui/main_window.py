@@ -35,7 +35,7 @@ from fminspect.gui.panels.model_picker import ModelPickerPanel
 from fminspect.gui.panels.parameters import ParameterPanel
 from fminspect.gui.theme import THEMES, apply_theme
 from fminspect.io.atomic import write_text
-from fminspect.io.discovery import Dataset, discover, single_sample
+from fminspect.io.discovery import Dataset, discover, sample_name, single_sample
 from fminspect.io.validation import Problem
 from fminspect.metrics import MEASURES_BY_KEY, Params, SuiteResult, default_keys, measure_keys
 from fminspect.pipeline.config import EvalConfig
@@ -1082,6 +1082,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         """Show ``sample`` (of ``dataset``); False, with a message, when there is none."""
         if dataset and self.browser.dataset.findText(dataset) >= 0:
             self.browser.dataset.setCurrentText(dataset)
+        if sample not in self.controller.sample_names:
+            sample = sample_name(sample)  # given as its file's name or path
         if sample not in self.controller.sample_names:
             self.statusBar().showMessage(f"no sample {sample!r} in this dataset", 8000)
             return False

@@ -87,6 +87,7 @@ def take_dataset_screenshots(
     from fminspect.gui.app import application, drop_offscreen_notices
     from fminspect.gui.main_window import InspectorWindow
     from fminspect.gui.theme import apply_theme
+    from fminspect.io.discovery import sample_name
 
     say = log or (lambda _text: None)
     out = Path(outdir)
@@ -107,6 +108,8 @@ def take_dataset_screenshots(
             raise ValueError("; ".join(problems[:3]) if problems else f"no dataset in {dataset}")
         c = window.controller
         if sample is not None:
+            if not any(s.name == sample for d in c.datasets for s in d.samples):
+                sample = sample_name(sample)  # given as its file's name or path
             # in whichever dataset of the folder holds it (the first one that does)
             holder = next(
                 (d.name for d in c.datasets if any(s.name == sample for s in d.samples)), None

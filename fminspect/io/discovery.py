@@ -149,6 +149,14 @@ class Dataset:
 _PREFERENCE = {ext: i for i, ext in enumerate(IMAGE_EXTENSIONS)}
 
 
+def sample_name(text: str) -> str:
+    """A sample's name as a user may type it: the name itself or its file's name
+    (``COD10K-CAM-1-Aquatic-3-Crab-10.png`` → ``COD10K-CAM-1-Aquatic-3-Crab-10``; in a
+    dataset of groups, ``group/name.png`` → ``group/name``)."""
+    stem, dot, ext = text.strip().rpartition(".")
+    return stem if dot and stem and f".{ext.lower()}" in _PREFERENCE else text.strip()
+
+
 def list_maps(
     spec: FolderSpec, dataset: str = "", method: str = ""
 ) -> tuple[dict[str, Path], list[Problem]]:

@@ -174,10 +174,13 @@ def test_a_folder_opened_now_replaces_one_being_read(qtbot, window, tmp_path) ->
     assert not window.statusBar().currentMessage().startswith("reading ")
 
 
-def test_a_sample_asked_for_at_start_is_shown_and_not_the_first(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("asked", ["img3", "img3.png"])  # its name, or its file's name
+def test_a_sample_asked_for_at_start_is_shown_and_not_the_first(
+    qtbot, window, tmp_path, asked
+) -> None:  # type: ignore[no-untyped-def]
     root = make_dataset(tmp_path / "DS", n_images=4, methods=("A",), size=(30, 40))
     # what `fminspect ROOT --sample NAME` does
-    window.open_in_background(root, lambda: window.go_to("img3"))
+    window.open_in_background(root, lambda: window.go_to(asked))
     qtbot.waitUntil(lambda: window.browser.model.rowCount() > 0, timeout=10000)
     settle(qtbot, window)
     qtbot.wait(50)  # any first sample read later would have replaced it by now

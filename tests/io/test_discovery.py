@@ -8,13 +8,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fminspect.io.discovery import discover, from_toolkit_configs, natural_key
+from fminspect.io.discovery import discover, from_toolkit_configs, natural_key, sample_name
 from tests.datasets import make_dataset, write_png
 
 
 def test_natural_order() -> None:
     names = ["img10", "img2", "IMG1", "img1b"]
     assert sorted(names, key=natural_key) == ["IMG1", "img1b", "img2", "img10"]
+
+
+def test_a_sample_may_be_named_by_its_file() -> None:
+    assert sample_name("COD10K-CAM-1-Aquatic-3-Crab-10.png") == "COD10K-CAM-1-Aquatic-3-Crab-10"
+    assert sample_name(" img1.JPG ") == "img1"
+    assert sample_name("group/img1.png") == "group/img1"  # a dataset of groups
+    assert sample_name("img.001") == "img.001"  # a dot that is not an image's extension
+    assert sample_name("img1") == "img1"
 
 
 def test_flat_layout(tmp_path: Path) -> None:
