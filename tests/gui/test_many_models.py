@@ -221,6 +221,7 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     diffs = matrix.column("A", "Sm") - matrix.column("B", "Sm")
     assert [r[3] for r in rows] == sorted(diffs.tolist(), key=lambda d: -abs(d))
     assert view.pair_list.rowCount() == 5
+    assert view.pair_list.item(0, 0).toolTip() == rows[0][0]  # the whole name, if elided
     with qtbot.waitSignal(view.sample_chosen) as signal:
         view.pair_list.cellClicked.emit(0, 0)
     assert signal.args == ["COD10K", rows[0][0]]
@@ -228,6 +229,31 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     assert window.controller.dataset.name == "COD10K"
     assert window.controller.sample.name == rows[0][0]
     assert window.tabs.currentIndex() == 0
+
+
+def test_the_pair_list_is_wide_enough_to_read_until_the_user_drags_it(qtbot, qsettings) -> None:  # type: ignore[no-untyped-def]
+    """COD10K's image names (…-Aquatic-3-Crab-28) were cut to "…rab-28": the list now gets
+    35 % of the view (within 270–460 px) as the view is resized, and the width the user drags
+    it to is kept."""
+    from fminspect.gui.panels.dataset_view import DatasetViewPanel
+
+    view = DatasetViewPanel(ModelSelection(qsettings), lambda name: None)
+    qtbot.addWidget(view)
+    view.resize(1000, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    width = view.splitter.width()
+    assert abs(view.splitter.sizes()[1] - 0.35 * width) <= 2
+    view.resize(1200, 700)  # it follows the view's width
+    qtbot.waitUntil(lambda: view.splitter.width() > width)
+    width = view.splitter.width()
+    assert abs(view.splitter.sizes()[1] - 0.35 * width) <= 2
+    view.splitter.moveSplitter(700, 1)  # the user drags it wider
+    dragged = view.splitter.sizes()[1]
+    assert dragged > 0.4 * width
+    view.resize(1150, 700)
+    qtbot.waitUntil(lambda: view.splitter.width() < width)
+    assert view.splitter.sizes()[1] == dragged
 
 
 def test_aliases_never_make_two_models_look_the_same(qsettings) -> None:  # type: ignore[no-untyped-def]

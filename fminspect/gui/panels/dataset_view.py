@@ -405,7 +405,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
                 plot.setLabel("bottom", labels[k][0])
                 plot.setLabel("left", labels[k][1])
             plot.showGrid(x=True, y=True, alpha=0.25)
-            plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.04)
+            # more room on the right than 0.04 gave: the "1.0" label was dropped there
+            plot.setXRange(0, 1, padding=0.1)
+            plot.setYRange(0, 1, padding=0.04)
             plot.setMinimumWidth(120)
             plot.hideButtons()
         # method pair
@@ -421,12 +423,12 @@ class DatasetViewPanel(QtWidgets.QWidget):
             QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Minimum
         )
         self.pair_summary.setToolTip(
-            "'A ahead by' > 0: A is better on that image, whichever direction the measure "
+            "'A ahead' > 0: A is better on that image, by that much, whichever direction the measure "
             "counts as better (lower for MAE)"
         )
         self.pair_list = QtWidgets.QTableWidget(0, 4)
         self.pair_list.setObjectName("pairDisagreement")
-        self.pair_list.setHorizontalHeaderLabels(["image", "A", "B", "A ahead by"])
+        self.pair_list.setHorizontalHeaderLabels(["image", "A", "B", "A ahead"])
         self.pair_list.verticalHeader().hide()
         self.pair_list.verticalHeader().setDefaultSectionSize(20)
         self.pair_list.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -482,11 +484,23 @@ class DatasetViewPanel(QtWidgets.QWidget):
         right.addWidget(self.pair_list, 1)
         pair_box = QtWidgets.QWidget()
         pair_box.setLayout(right)
-        pair_box.setMaximumWidth(460)
+        left_box = QtWidgets.QWidget()
+        left_box.setLayout(left)
+        left.setContentsMargins(0, 0, 0, 0)
+        # a splitter, so that the pair list can be widened to read long image names
+        # (COD10K's: COD10K-CAM-1-Aquatic-3-Crab-12) when the table needs less room
+        self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("datasetSplitter")
+        self.splitter.addWidget(left_box)
+        self.splitter.addWidget(pair_box)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 0)
+        self.splitter.setChildrenCollapsible(False)
+        self._dragged = False  # the user's width of the pair list is kept, once dragged
+        self.splitter.splitterMoved.connect(lambda *_: setattr(self, "_dragged", True))
         box = QtWidgets.QHBoxLayout(self)
         box.setContentsMargins(2, 2, 2, 2)
-        box.addLayout(left, 1)
-        box.addWidget(pair_box)
+        box.addWidget(self.splitter)
         for combo in (self.pair_a, self.pair_b, self.pair_measure, self.pair_dataset):
             combo.currentIndexChanged.connect(self.update_pair)
         self.curve_dataset.currentIndexChanged.connect(self.draw_curves)
@@ -508,6 +522,13 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self._stale = True
         if self.isVisible():
             self.refresh()
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if not self._dragged:  # the pair list: 35 % of the width, within 270–460 px
+            width = self.splitter.width()
+            pair = min(460, max(270, int(0.35 * width)))
+            self.splitter.setSizes([max(1, width - pair), pair])
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)
@@ -781,6 +802,8 @@ class DatasetViewPanel(QtWidgets.QWidget):
                     item.setTextAlignment(
                         QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
                     )
+                else:
+                    item.setToolTip(name)  # the whole name, however narrow the column
                 self.pair_list.setItem(i, j, item)
         header = self.pair_list.horizontalHeader()
         header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
