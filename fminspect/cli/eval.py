@@ -34,7 +34,15 @@ if TYPE_CHECKING:
 
 
 def add_parser(sub: Subparsers) -> None:
-    ev = sub.add_parser("eval", help="evaluate methods × datasets in batch (parallel, cached)")
+    ev = sub.add_parser(
+        "eval",
+        help="evaluate methods × datasets in batch (parallel, cached)",
+        epilog="exit status: 0 done (warnings such as 16-bit or missing maps included); 1 a "
+        "file could not be used (an error, each named, in problems.csv too: the rest is "
+        "evaluated and written all the same), or nothing could be evaluated; 2 wrong options "
+        "or paths; 130 stopped (Ctrl-C, kill), the results so far kept: the same command "
+        "resumes.",
+    )
     ev.add_argument("root", type=Path, nargs="?", help="dataset folder (see README for layouts)")
     ev.add_argument("--methods", nargs="+", help="only these methods")
     ev.add_argument("--datasets", nargs="+", help="only these datasets")
@@ -45,7 +53,9 @@ def add_parser(sub: Subparsers) -> None:
         help="measure keys, family names or 'all' (default: the default measures, CCm when "
         "images exist); `fminspect measures` lists them",
     )
-    ev.add_argument("--out", default="fminspect-results", help="output folder")
+    ev.add_argument(
+        "--out", default="fminspect-results", help="output folder (default: fminspect-results)"
+    )
     ev.add_argument("--jobs", type=int, default=1, help="local worker processes (1)")
     add_cluster_options(ev)
     ev.add_argument("--cache", type=Path, help="result cache (default OUT/cache.sqlite)")
