@@ -324,6 +324,12 @@ def _evaluate_datasets(
             with Progress(len(units), "evaluating", enabled=progress) as bar:
                 if cluster is not None:
                     cluster.say = bar.note
+                images = sum(len(p.dataset.samples) for p in evaluation.plans if not p.subset_of)
+                if units and images > len(units) and bar.enabled:  # a rerun resuming: its count
+                    bar.note(
+                        f"{images - len(units)} of {images} images have every result stored "
+                        f"already; evaluating the other {len(units)}"
+                    )
                 try:
                     for res in run_units(units, scheduler=cluster, pool=pool if units else None):
                         evaluation.add(res)

@@ -168,6 +168,23 @@ def test_cache_reuses_and_resumes(tmp_path: Path) -> None:
     assert changed.computed == 15
 
 
+def test_a_resuming_run_says_how_many_images_it_found_done(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Its progress lines count only the images left (22/123): a line first says why."""
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A",), size=(40, 40))
+    cmd = ["eval", str(root), "--out", str(tmp_path / "out"), "--no-plots", "--measures", "MAE"]
+    assert main(cmd) == 0
+    assert "stored already" not in capsys.readouterr().err  # nothing was stored before
+    for folder, ext in (("GT", ".png"), ("Imgs", ".jpg"), ("Pred/A", ".png")):  # one image more
+        img1 = cv2.imread(str(root / folder / f"img1{ext}"))  # flipped: not img1's content
+        cv2.imwrite(str(root / folder / f"img5{ext}"), img1[::-1].copy())
+    assert main(cmd) == 0
+    err = capsys.readouterr().err
+    assert "4 of 5 images have every result stored already; evaluating the other 1" in err
+    assert "evaluating: 1/1 (100.0%)" in err
+    assert main([*cmd, "--quiet"]) == 0  # nothing left, and --quiet: no such line
+    assert "stored already" not in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_cache_is_kept_per_measure_family(tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
