@@ -283,7 +283,7 @@ class LocalPool:
         # shutdown(wait=False) leaves the pool's queues to its manager thread alone, so
         # their named semaphores were freed on that thread as it ended, racing this
         # process's exit: a semaphore unlinked but never unregistered made multiprocessing's
-        # resource tracker print two warnings after "interrupted" (once in ~25 Ctrl-Cs on 2
+        # resource tracker print two warnings after "interrupted" (2 in 75 Ctrl-Cs on 2
         # busy cores). Held here, joined below, they are freed on this thread instead.
         manager = getattr(self.executor, "_executor_manager_thread", None)
         self.executor.shutdown(wait=False, cancel_futures=True)

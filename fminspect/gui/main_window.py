@@ -1083,7 +1083,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if dataset and self.browser.dataset.findText(dataset) >= 0:
             self.browser.dataset.setCurrentText(dataset)
         if sample not in self.controller.sample_names:
-            sample = sample_name(sample)  # given as its file's name or path
+            sample = sample_name(sample)  # given as its file's name (Crab-10.png)
         if sample not in self.controller.sample_names:
             self.statusBar().showMessage(f"no sample {sample!r} in this dataset", 8000)
             return False

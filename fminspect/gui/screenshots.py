@@ -109,7 +109,7 @@ def take_dataset_screenshots(
         c = window.controller
         if sample is not None:
             if not any(s.name == sample for d in c.datasets for s in d.samples):
-                sample = sample_name(sample)  # given as its file's name or path
+                sample = sample_name(sample)  # given as its file's name (Crab-10.png)
             # in whichever dataset of the folder holds it (the first one that does)
             holder = next(
                 (d.name for d in c.datasets if any(s.name == sample for s in d.samples)), None

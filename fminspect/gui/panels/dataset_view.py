@@ -423,8 +423,8 @@ class DatasetViewPanel(QtWidgets.QWidget):
             QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Minimum
         )
         self.pair_summary.setToolTip(
-            "'A ahead' > 0: A is better on that image, by that much, whichever direction the measure "
-            "counts as better (lower for MAE)"
+            "'A ahead' > 0: A is better on that image, by that much, whichever direction the "
+            "measure counts as better (lower for MAE)"
         )
         self.pair_list = QtWidgets.QTableWidget(0, 4)
         self.pair_list.setObjectName("pairDisagreement")
