@@ -214,6 +214,12 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
                 assert value == summary[ds][method][key]  # exactly eval's numbers
     lines = view.model.to_csv().splitlines()
     assert len(lines) == 1 + 2 * 3 and lines[0].startswith("dataset,method,alias,images")
+    # a method's row selected: its curves highlighted (thicker, with markers), as the legend
+    # of the sample view's curves does
+    first = model.methods[view.proxy.mapToSource(view.proxy.index(0, 0)).row()]
+    view.table.selectRow(0)
+    assert window.selection.highlighted == {first}
+    window.selection.set_highlighted(())
     # a method pair: where A and B differ most on the chosen dataset
     view.set_pair("A", "B", "Sm", "COD10K")
     rows = view.pair_rows()

@@ -8,7 +8,7 @@
   was scored on (⚠ when some are missing or unreadable). Sortable, best per column marked,
   copyable as CSV.
 * The dataset-level PR, F-measure and E-measure curves (the averaged curves) of the shown
-  methods.
+  methods; the methods whose rows are selected are highlighted in them.
 * Choosing two methods (two rows of the table, or the A/B lists) lists the images of the
   dataset where the two differ most on a measure, and says on how many images each is better
   — where the ranking of the whole dataset flips. Clicking an image opens it.
@@ -729,6 +729,8 @@ class DatasetViewPanel(QtWidgets.QWidget):
         rows = sorted(
             {self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()}
         )
+        if rows:  # their curves stand out (thicker, with markers), here and in the sample view
+            self.selection.set_highlighted(self.model.methods[r] for r in rows)
         if len(rows) >= 2:
             a, b = self.model.methods[rows[0]], self.model.methods[rows[1]]
             self.set_pair(a, b)
