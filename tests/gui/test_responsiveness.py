@@ -106,8 +106,14 @@ def test_the_grid_is_laid_out_once_and_titles_do_not_resize_it(qtbot, window, ma
     window.selection.set_alias("M03", "a very long display name " * 4)
     settle(qtbot, window)
     QtWidgets.QApplication.processEvents()
-    assert window.grid.cells["M03"].label.text.startswith("a very long")
-    assert _geometry(window) == before  # a long title is clipped, not laid out
+    label = window.grid.cells["M03"].label
+    assert label.text.startswith("a very long")
+    assert _geometry(window) == before  # a long title is elided, not laid out
+    # the whole title is the tooltip; the one drawn ends in "…" and fits its panel
+    assert label.toolTip() == label.text
+    assert label.shown.endswith("…") and label.shown[:-1] in label.text
+    width = QtGui.QFontMetricsF(label.font()).horizontalAdvance(label.shown)
+    assert 0 < width <= window.grid.cells["M03"].view.geometry().width()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness: Linux")
