@@ -537,8 +537,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.browser.status.setText(
             f"reading {len(ds.samples)} samples × {len(ds.method_names)} models…"
         )
-        self.browser.progress.setRange(0, 0)
-        self.browser.progress.show()
+        self.browser.show_progress(0, 0)
         if self.controller.sample is not None:
             self.browser.select(self.controller.sample.name)
 
@@ -596,11 +595,10 @@ class InspectorWindow(QtWidgets.QMainWindow):
                 + (f", scoring the other {todo} ({event.units} images)…" if event.units else "")
             )
             if event.units:
-                self.browser.progress.setRange(0, event.units)
-                self.browser.progress.setValue(0)
+                self.browser.show_progress(0, event.units)
         elif isinstance(event, stream.Progress) and ds is not None:
             self.show_problems(list(event.problems))
-            self.browser.progress.setValue(event.done)
+            self.browser.show_progress(event.done, event.total)
             self.browser.status.setText(
                 f"scoring: {event.done}/{event.total} images, {event.rate:.1f}/s, "
                 f"ETA {clock(event.eta)}"

@@ -75,6 +75,37 @@ def test_scenes_mark_the_window_dirty_instead_of_repainting_it(qtbot) -> None:  
     assert (during, total) == (0, 1)  # one repaint, in its own turn
 
 
+def test_the_browser_progress_waits_for_the_window_repaint(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A ``QProgressBar`` repaints the whole window at once when its value changes; the
+    browser's bar is repainted with the rest of the window, in a turn of its own."""
+    from fminspect.gui.panels.browser import DatasetBrowserPanel
+
+    host = QtWidgets.QWidget()
+    layout = QtWidgets.QHBoxLayout(host)
+    panel, table = DatasetBrowserPanel(), QtWidgets.QTableWidget(3, 3)
+    layout.addWidget(panel)
+    layout.addWidget(table)
+    qtbot.addWidget(host)
+    host.resize(600, 300)
+    host.show()
+    qtbot.waitExposed(host)
+    counter = _UpdateRequests()
+    host.installEventFilter(counter)
+    for done, total in ((0, 0), (0, 10), (3, 10), (9, 10)):
+        table.viewport().update()  # something else waits to be repainted
+        before = counter.count
+        panel.show_progress(done, total)
+        assert counter.count == before  # not repainted at once
+        assert (panel.progress.value(), panel.progress.maximum()) == (done, total)
+        assert panel.progress.isVisible()
+        qtbot.waitUntil(lambda b=before: counter.count > b, timeout=5000)  # but soon
+    table.viewport().update()
+    before = counter.count
+    panel.progress.setValue(1)  # what Qt's own call does
+    assert counter.count > before
+    host.removeEventFilter(counter)
+
+
 def test_every_scene_of_the_inspector_is_coalesced(window) -> None:  # type: ignore[no-untyped-def]
     views = window.findChildren(QtWidgets.QGraphicsView)
     assert len(views) >= 5  # the grid, three curve plots, the dataset view's curves

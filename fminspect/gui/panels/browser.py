@@ -346,6 +346,22 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self.model.set_columns(models, names)
         self._on_view_changed()
 
+    def show_progress(self, done: int, total: int) -> None:
+        """Show the progress bar at ``done`` of ``total`` (0 of 0: busy, no end known).
+
+        Changing a ``QProgressBar``'s value or range repaints it at once, and with it
+        everything else waiting to be repainted in the window: the paint of the whole
+        window joined the event-loop turn that reported the progress. Its updates are held
+        meanwhile, so that it is repainted with the rest of the window, in a turn of its
+        own."""
+        bar = self.progress
+        bar.setUpdatesEnabled(False)
+        if (bar.minimum(), bar.maximum()) != (0, total):
+            bar.setRange(0, total)
+        bar.setValue(done)
+        bar.setUpdatesEnabled(True)  # and marked for repainting
+        bar.show()
+
     def scores_changed(self, samples: frozenset[int]) -> None:
         """Scores of these samples arrived: shown (and re-sorted) within :data:`RESORT_MS`."""
         self._changed |= samples
