@@ -40,6 +40,18 @@ import tempfile
 import time
 from pathlib import Path
 
+# innermost frames of a thread that waits (for work, a lock or input), left out of --why
+_IDLE = {
+    "wait",
+    "_wait_for_tstate_lock",
+    "select",
+    "readinto",
+    "read",
+    "get",
+    "poll",
+    "read_message",
+}
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -83,7 +95,8 @@ def window_run(
     """Open the window on ``root`` in this process and measure (see the module notes).
     ``why``: also print, to standard error, where the GUI thread was during each of the
     longest blocks (its Python stack sampled every 4 ms while a block lasts > 25 ms; a
-    stack ending in the event loop means Qt's own work: painting, layout), and the garbage
+    stack ending in the event loop means Qt's own work: painting, layout), with the
+    innermost frame of each other thread not waiting (after ``||``), and the garbage
     collections on the GUI thread that took over 5 ms within them."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6 import QtCore
@@ -137,7 +150,17 @@ def window_run(
                     where = " <- ".join(
                         f"{Path(f.filename).name}:{f.lineno}:{f.name}" for f in stack[-6:][::-1]
                     )
-                    samples.append((time.perf_counter(), where))
+                    # and the other threads' innermost frames: a GUI thread stopped in the
+                    # event loop may be waiting for the interpreter lock one of them holds
+                    names = {t.ident: t.name for t in threading.enumerate()}
+                    others = "; ".join(
+                        f"{names.get(ident, ident)}: "
+                        f"{Path(f.f_code.co_filename).name}:{f.f_lineno}:{f.f_code.co_name}"
+                        for ident, f in sys._current_frames().items()
+                        if ident not in (main_thread, threading.get_ident())
+                        and f.f_code.co_name not in _IDLE
+                    )
+                    samples.append((time.perf_counter(), f"{where}  || {others or '-'}"))
 
         threading.Thread(target=watch, daemon=True).start()
 
