@@ -1,7 +1,8 @@
 """What keeps the GUI thread's turns short when a dataset is opened (issue #18's ≤ 50 ms
 target; benchmarks/bench_browser.py measures it): one repaint of the window per turn, a grid
 whose geometry is set once, pool threads that yield to the GUI thread, and the full garbage
-collection done while opening rather than while the first sample is shown."""
+collection done while opening rather than while the first sample is shown, and Qt's raster
+fills painted on the painting thread."""
 
 from __future__ import annotations
 
@@ -161,6 +162,48 @@ class _Probe:
 
     def __init__(self) -> None:
         self.me = self
+
+
+_FILL = """
+import os, sys
+from PySide6 import QtCore, QtGui
+from fminspect.gui.app import application
+application()
+threads = lambda: len(os.listdir("/proc/self/task"))
+before = threads()
+image = QtGui.QImage(600, 600, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+image.fill(0)
+painter = QtGui.QPainter(image)
+painter.setPen(QtCore.Qt.PenStyle.NoPen)
+painter.setBrush(QtGui.QColor(200, 10, 10, 128))  # translucent: blended line by line
+corners = [QtCore.QPointF(0, 0), QtCore.QPointF(590, 20), QtCore.QPointF(300, 590)]
+painter.drawPolygon(QtGui.QPolygonF(corners))
+painter.end()
+print(before, threads())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_raster_fills_are_painted_on_the_painting_thread() -> None:
+    """Qt's default hands a tall fill to a pool of threads that end after 30 s idle (the
+    first repaint after a pause waited for new ones); the application keeps it serial."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "QT_NO_GUI_THREADPOOL"}
+    env["QT_QPA_PLATFORM"] = "offscreen"
+
+    def threads(**extra: str) -> tuple[int, int]:
+        run = subprocess.run(
+            [sys.executable, "-c", _FILL], env={**env, **extra}, capture_output=True, text=True
+        )
+        assert run.returncode == 0, run.stderr
+        before, after = run.stdout.split()
+        return int(before), int(after)
+
+    before, after = threads()
+    assert after == before  # no thread started to paint
+    before, after = threads(FMINSPECT_QT_GUI_THREADPOOL="1")  # Qt's default, on request
+    assert after > before
 
 
 def test_opening_a_dataset_collects_what_was_frozen_and_freezes_the_rest(
