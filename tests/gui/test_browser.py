@@ -57,6 +57,35 @@ def test_samples_are_in_natural_order_both_ways(qtbot, window, tmp_path) -> None
     settle(qtbot, window)
 
 
+def test_long_names_are_cut_at_their_start_and_scores_are_seen(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = _renamed(make_dataset(tmp_path / "DS", n_images=7, methods=("A", "B"), size=(30, 40)))
+    window.browser_dock.setMinimumWidth(0)
+    window.resizeDocks([window.browser_dock], [300], QtCore.Qt.Orientation.Horizontal)
+    window.open_path(root)
+    b = window.browser
+    view, header = b.view, b.view.horizontalHeader()
+    longest = max(COD_NAMES, key=len)
+    fit = view.fontMetrics().horizontalAdvance(longest) + 12
+    qtbot.waitUntil(lambda: view.viewport().width() < fit + 2 * 64)  # a narrow list
+    width = view.viewport().width()
+    assert header.sectionViewportPosition(2) + header.sectionSize(2) <= width  # A's and B's
+    assert header.sectionSize(0) == int(b.NAME_SHARE * width) < fit
+    assert view.textElideMode() == QtCore.Qt.TextElideMode.ElideLeft  # "…Aquatic-3-Crab-10"
+    row = b.ordered_samples().index(longest)
+    tip = b.model.data(b.model.index(row, 0), QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert tip == longest
+    # a wider list: the whole names
+    window.resize(2600, 900)
+    window.resizeDocks([window.browser_dock], [700], QtCore.Qt.Orientation.Horizontal)
+    qtbot.waitUntil(lambda: header.sectionSize(0) == fit)
+    # a width the user dragged to is kept when the list is resized
+    header.resizeSection(0, 150)
+    window.resizeDocks([window.browser_dock], [400], QtCore.Qt.Orientation.Horizontal)
+    qtbot.wait(50)
+    assert header.sectionSize(0) == 150
+    settle(qtbot, window)
+
+
 @pytest.mark.slow
 def test_the_list_shows_at_once_and_scores_stream_in_worst_first(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = make_dataset(tmp_path / "DS", n_images=12, methods=("A", "B", "C"), size=(40, 50))

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.gui.dialogs.measures import fill_combo
@@ -178,7 +178,11 @@ class BrowserModel(QtCore.QAbstractTableModel):
         return 0 if parent.isValid() else len(self.matrix.samples)
 
     def data(self, index: _Index, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or role != QtCore.Qt.ItemDataRole.DisplayRole:
+        if not index.isValid():
+            return None
+        if role != QtCore.Qt.ItemDataRole.DisplayRole:
+            if role == QtCore.Qt.ItemDataRole.ToolTipRole and index.column() == 0:
+                return self.cell(index.row(), 0)  # the whole name, where it is elided
             return None
         v = self.cell(index.row(), index.column())
         return v if isinstance(v, str) else ("–" if math.isnan(v) else f"{v:.3f}")
@@ -203,6 +207,17 @@ class BrowserModel(QtCore.QAbstractTableModel):
             a, b = self.pair
             return f"Δ {name(a, a)} − {name(b, b)}"
         return f"τ({self.measures_xy[0]}, {self.measures_xy[1]})"
+
+
+class _SampleTable(QtWidgets.QTableView):
+    """The browser's table; tells when its size changed (Qt calls back into Python for that
+    alone, not for each of its viewport's events as an event filter would)."""
+
+    resized = QtCore.Signal()
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.resized.emit()
 
 
 class DatasetBrowserPanel(QtWidgets.QWidget):
@@ -249,7 +264,7 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(6)
         self.progress.hide()
-        self.view = QtWidgets.QTableView()
+        self.view = _SampleTable()
         self.view.setObjectName("sampleBrowser")
         self.view.setModel(self.model)
         self.view.setSortingEnabled(True)
@@ -259,6 +274,13 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 4)
         self.view.horizontalHeader().setDefaultSectionSize(64)
+        # sample names differ at their end (…-Frog-52): elided at the start when too long
+        self.view.setTextElideMode(QtCore.Qt.TextElideMode.ElideLeft)
+        self.view.setWordWrap(False)
+        self._name_widths = (0, 0)  # the sample column: its names' width, its title's
+        self._name_sized_by_user = self._sizing_names = False
+        self.view.horizontalHeader().sectionResized.connect(self._on_section_resized)
+        self.view.resized.connect(self._on_view_resized)
         self.view.clicked.connect(self._on_clicked)
         form = QtWidgets.QFormLayout()
         form.addRow("dataset", self.dataset)
@@ -302,15 +324,42 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self._on_view_changed()
         self._fit_names(matrix.samples)
 
+    #: The most of the list's width the sample column takes, so that the score columns of
+    #: the shown models are seen beside it; longer names are elided at their start.
+    NAME_SHARE = 0.55
+
     def _fit_names(self, names: Sequence[str]) -> None:
         """Make the sample column as wide as its longest name (measured from the font: the
-        view's own fitting asked the model for 1,000 cells, 60 ms at 1,000 samples)."""
+        view's own fitting asked the model for 1,000 cells, 60 ms at 1,000 samples), but no
+        wider than :attr:`NAME_SHARE` of the list. COD10K's names (``COD10K-CAM-1-Aquatic-
+        3-Crab-154``) took the whole width of the dock: one score column was seen of 12."""
         metrics = self.view.fontMetrics()
         longest = sorted(names, key=len)[-20:]  # measured on the 20 longest in characters
         text = max((metrics.horizontalAdvance(n) for n in longest), default=0)
         header = self.view.horizontalHeader()
         title = header.fontMetrics().horizontalAdvance("sample") + 24  # and the sort arrow
-        self.view.setColumnWidth(0, max(text + 12, title))
+        self._name_widths = (text + 12, title)
+        self._name_sized_by_user = False
+        self._size_names()
+
+    def _size_names(self) -> None:
+        fit, title = self._name_widths
+        if not fit:
+            return  # no dataset yet
+        share = int(self.NAME_SHARE * self.view.viewport().width())
+        self._sizing_names = True
+        self.view.setColumnWidth(0, max(min(fit, share), title))
+        self._sizing_names = False
+
+    def _on_section_resized(self, section: int, *_: int) -> None:
+        if section == 0 and not self._sizing_names:
+            self._name_sized_by_user = True  # a width the user dragged to is kept
+
+    def _on_view_resized(self) -> None:
+        """The sample column follows the list's width (the dock resized, the window shown)
+        until the user drags it."""
+        if not self._name_sized_by_user:
+            self._size_names()
 
     def _fill_measures(self, keys: Sequence[str]) -> None:
         """The measure lists offer the keys being scored."""
