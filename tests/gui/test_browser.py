@@ -74,6 +74,10 @@ def test_long_names_are_cut_at_their_start_and_scores_are_seen(qtbot, window, tm
     row = b.ordered_samples().index(longest)
     tip = b.model.data(b.model.index(row, 0), QtCore.Qt.ItemDataRole.ToolTipRole)
     assert tip == longest
+    # a model's title longer than its column keeps both ends; its tooltip is the whole name
+    assert header.textElideMode() == QtCore.Qt.TextElideMode.ElideMiddle
+    horizontal, tooltip = QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.ToolTipRole
+    assert [b.model.headerData(c, horizontal, tooltip) for c in (1, 2)] == ["A", "B"]
     # a wider list: the whole names
     window.resize(2600, 900)
     window.resizeDocks([window.browser_dock], [700], QtCore.Qt.Orientation.Horizontal)
@@ -84,6 +88,20 @@ def test_long_names_are_cut_at_their_start_and_scores_are_seen(qtbot, window, tm
     qtbot.wait(50)
     assert header.sectionSize(0) == 150
     settle(qtbot, window)
+
+
+def test_the_dataset_table_s_titles_fit_their_columns(qtbot, window, dataset_root) -> None:  # type: ignore[no-untyped-def]
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    window.tabs.setCurrentIndex(1)  # the dataset view, drawn when shown
+    view = window.dataset_view
+    qtbot.waitUntil(lambda: view.model.rowCount() == 3)
+    header = view.table.horizontalHeader()
+    metrics = header.fontMetrics()
+    horizontal = QtCore.Qt.Orientation.Horizontal
+    for col in range(view.model.columnCount()):
+        title = view.model.headerData(col, horizontal)
+        assert header.sectionSize(col) >= metrics.horizontalAdvance(title) + 8, title
 
 
 @pytest.mark.slow

@@ -193,10 +193,13 @@ class BrowserModel(QtCore.QAbstractTableModel):
         orientation: QtCore.Qt.Orientation,
         role: int = QtCore.Qt.ItemDataRole.DisplayRole,
     ) -> Any:
-        if (
-            role != QtCore.Qt.ItemDataRole.DisplayRole
-            or orientation != QtCore.Qt.Orientation.Horizontal
-        ):
+        if orientation != QtCore.Qt.Orientation.Horizontal:
+            return None
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole and 0 < section <= len(self.models):
+            model = self.models[section - 1]  # the whole name, where the title is elided
+            shown = self.names.get(model, model)
+            return shown if shown == model else f"{shown} ({model})"
+        if role != QtCore.Qt.ItemDataRole.DisplayRole:
             return None
         if section == 0:
             return "sample"
@@ -277,6 +280,8 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         # sample names differ at their end (…-Frog-52): elided at the start when too long
         self.view.setTextElideMode(QtCore.Qt.TextElideMode.ElideLeft)
         self.view.setWordWrap(False)
+        # and a model's title longer than its column keeps both ends (BSA…t-v2)
+        self.view.horizontalHeader().setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
         self._name_widths = (0, 0)  # the sample column: its names' width, its title's
         self._name_sized_by_user = self._sizing_names = False
         self.view.horizontalHeader().sectionResized.connect(self._on_section_resized)

@@ -541,10 +541,19 @@ class DatasetViewPanel(QtWidgets.QWidget):
         results, note = self.results, self._note
         self.model.set_results(self.results)
         header = self.table.horizontalHeader()
+        header.setDefaultSectionSize(66)  # (this resizes every column)
+        metrics = header.fontMetrics()
+        horizontal = QtCore.Qt.Orientation.Horizontal
         for col, (_d, key) in enumerate(self.model.columns):
             if key == "coverage":
                 self.table.resizeColumnToContents(col)
-        header.setDefaultSectionSize(66)
+                continue
+            # as wide as its title ("meanEm ↑" was cut to "eanEm ↑"), measured from the
+            # font rather than by Qt's fitting, which asks the model for every cell
+            title = str(self.model.headerData(col, horizontal))
+            need = max(metrics.horizontalAdvance(line) for line in title.split("\n")) + 14
+            if need > 66:
+                header.resizeSection(col, need)
         n = sum(len(r) for r in results.values())
         if results:
             self.status.setText(
