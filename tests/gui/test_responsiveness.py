@@ -165,7 +165,7 @@ class _Probe:
 
 
 _FILL = """
-import os, sys
+import os
 from PySide6 import QtCore, QtGui
 from fminspect.gui.app import application
 application()

@@ -280,7 +280,7 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         # sample names differ at their end (…-Frog-52): elided at the start when too long
         self.view.setTextElideMode(QtCore.Qt.TextElideMode.ElideLeft)
         self.view.setWordWrap(False)
-        # and a model's title longer than its column keeps both ends (BSA…t-v2)
+        # and a model's title longer than its column keeps both ends (BS…v2)
         self.view.horizontalHeader().setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
         self._name_widths = (0, 0)  # the sample column: its names' width, its title's
         self._name_sized_by_user = self._sizing_names = False

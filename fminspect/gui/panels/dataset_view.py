@@ -541,7 +541,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         results, note = self.results, self._note
         self.model.set_results(self.results)
         header = self.table.horizontalHeader()
-        header.setDefaultSectionSize(66)  # (this resizes every column)
+        header.setDefaultSectionSize(66)
         metrics = header.fontMetrics()
         horizontal = QtCore.Qt.Orientation.Horizontal
         for col, (_d, key) in enumerate(self.model.columns):
@@ -552,8 +552,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
             # font rather than by Qt's fitting, which asks the model for every cell
             title = str(self.model.headerData(col, horizontal))
             need = max(metrics.horizontalAdvance(line) for line in title.split("\n")) + 14
-            if need > 66:
-                header.resizeSection(col, need)
+            header.resizeSection(col, max(need, 66))
         n = sum(len(r) for r in results.values())
         if results:
             self.status.setText(
