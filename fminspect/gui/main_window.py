@@ -34,6 +34,7 @@ from fminspect.gui.panels.metrics_table import MetricsTablePanel
 from fminspect.gui.panels.model_picker import ModelPickerPanel
 from fminspect.gui.panels.parameters import ParameterPanel
 from fminspect.gui.theme import THEMES, apply_theme
+from fminspect.gui.workers import hold_jobs, release_jobs
 from fminspect.io.atomic import write_text
 from fminspect.io.discovery import Dataset, discover, sample_name, single_sample
 from fminspect.io.validation import Problem
@@ -419,7 +420,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if not background:
             self._set_datasets(datasets)
             settle_garbage()  # now, not while the first sample is shown
-            self.repaint()  # the list, now
+            self._paint_now()  # the list, now
             return True
         # The sample list is painted at the start of the next event-loop turn, and the first
         # sample (or the one ``then`` asks for) is read right after that paint (their timers
@@ -429,11 +430,21 @@ class InspectorWindow(QtWidgets.QMainWindow):
         # interpreter (50–63 ms, against 20–27); painted here, it added itself to this
         # turn's work (50–70 ms in all). The reading thread left its objects out of the
         # collections (see quiet_collector).
-        QtCore.QTimer.singleShot(0, self, self.repaint)
+        QtCore.QTimer.singleShot(0, self, self._paint_now)
         if then is not None:
             QtCore.QTimer.singleShot(0, self, then)
         self._set_datasets(datasets, defer_first=True)
         return True
+
+    def _paint_now(self) -> None:
+        """Paint the window now, once the layouts that opening asked for are done. Painted
+        before the layout requests posted meanwhile were handled (the browser's progress bar
+        shown, the status bar's), the list was painted whole twice more in the next turns,
+        as its frame moved by a pixel or two (15–25 ms each at 1,000 samples); the view's
+        own delayed layout, done here too, repainted it once more."""
+        QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
+        self.browser.view.doItemsLayout()
+        self.repaint()
 
     def open_files(self, gt: Path, preds: list[Path], image: Path | None = None) -> None:
         """Open one sample from explicit files."""
@@ -751,6 +762,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         # the table and the curves next, see _redraw_step): Qt repaints what changed after
         # each turn, and one turn changing all of them held the GUI thread for the grid's,
         # the table's and the plots' first paint together (60–80 ms on 12 models).
+        # Its scoring jobs start once they have been drawn (see workers.hold_jobs).
+        hold_jobs()
         self.grid.set_sample(sample, keep_view=True, gt_notes=self.controller.gt_notes())
         self._relabel = None  # the table and the F plot are labelled with the settings now
         self._steps = [*SAMPLE_STEPS, *(s for s in self._steps if s not in SAMPLE_STEPS)]
@@ -787,6 +800,14 @@ class InspectorWindow(QtWidgets.QMainWindow):
         for step in [s for s in self._steps if s in SAMPLE_STEPS]:
             self._steps.remove(step)
             self._reset_for_sample(step)
+        release_jobs()
+
+    def _release_when_drawn(self) -> None:
+        """Let the jobs held since the sample was shown start once the last of its panels
+        has been emptied and painted (a zero timer: once the paint queued meanwhile is
+        done)."""
+        if not any(s in SAMPLE_STEPS for s in self._steps):
+            QtCore.QTimer.singleShot(0, release_jobs)
 
     def _reset_table(
         self,
@@ -882,6 +903,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
                 self._redraw.start()
             else:
                 self._curves_pending.clear()
+            if step in SAMPLE_STEPS:
+                self._release_when_drawn()
 
     def _do_step(self, step: str) -> None:
         results = self.controller.results
@@ -1190,6 +1213,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self._stop_opening()  # a folder still being read is not shown in a closed window
         self.scorer.close()
+        release_jobs()
         self.qsettings.setValue("geometry", self.saveGeometry())
         self.qsettings.setValue("state", self.saveState())
         super().closeEvent(event)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +44,7 @@ class FunctionWorker(QtCore.QRunnable):
 
     def run(self) -> None:
         _yield_to_the_gui()
+        _wait_for_the_gui()
         # what the job holds (a sample read from disk, its GT) is let go once it has run
         func, self.func = self.func, None
         if func is None:
@@ -79,6 +81,39 @@ def _yield_to_the_gui() -> None:
     with contextlib.suppress(OSError):
         current = os.getpriority(os.PRIO_PROCESS, tid)
         os.setpriority(os.PRIO_PROCESS, tid, max(current, WORKER_NICENESS))
+
+
+#: The longest a :func:`hold_jobs` keeps jobs from starting, whether or not it is released.
+HOLD_LIMIT_S = 0.3
+_released = threading.Event()
+_released.set()
+_held_until = 0.0  # (time.monotonic) when the hold under way lapses
+
+
+def hold_jobs(limit: float | None = None) -> None:
+    """Keep jobs from starting until :func:`release_jobs`, or for ``limit`` seconds at most
+    (:data:`HOLD_LIMIT_S` by default); on the GUI thread. Jobs under way go on.
+
+    A newly shown sample is drawn over several event-loop turns (the grid's panels, then
+    the table and the curves emptied for it); jobs scoring it meanwhile held Python's
+    interpreter lock in turn with the GUI thread, whose turns then took two to three times
+    as long. The window holds the jobs while it draws a sample, so that its models are
+    scored once the sample is on screen."""
+    global _held_until
+    _held_until = time.monotonic() + (HOLD_LIMIT_S if limit is None else limit)
+    _released.clear()
+
+
+def release_jobs() -> None:
+    """Let held jobs start (GUI thread)."""
+    _released.set()
+
+
+def _wait_for_the_gui() -> None:
+    """On a pool thread: wait while a :func:`hold_jobs` is under way."""
+    remaining = _held_until - time.monotonic()
+    if remaining > 0:
+        _released.wait(remaining)
 
 
 #: Workers in flight. Python must keep each worker (and its signals object) alive until its

@@ -19,7 +19,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.gui.app import coalesce_scene_updates
-from fminspect.gui.workers import WORKER_NICENESS, submit
+from fminspect.gui.workers import WORKER_NICENESS, hold_jobs, release_jobs, submit
 from tests.datasets import make_dataset
 from tests.gui.conftest import settle
 
@@ -356,3 +356,99 @@ def test_collections_resume_when_the_last_quiet_block_ends() -> None:
     assert not gc.isenabled()  # the second is still reading
     second.__exit__(None, None, None)
     assert gc.isenabled()
+
+
+_LAYOUT = (QtCore.QEvent.Type.LayoutRequest, QtCore.QEvent.Type.Resize, QtCore.QEvent.Type.Move)
+
+
+class _LaidOutAfterPaint(QtCore.QObject):
+    """Counts the layout requests, moves and resizes of the watched widgets once ``first``
+    was painted whole."""
+
+    def __init__(self, first: QtWidgets.QWidget, widgets: list[QtWidgets.QWidget]) -> None:
+        super().__init__()
+        self.first, self.painted, self.late = first, False, 0
+        for widget in widgets:
+            widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        kind = event.type()
+        if kind == QtCore.QEvent.Type.Paint and watched is self.first:
+            assert isinstance(event, QtGui.QPaintEvent)
+            self.painted |= event.rect().size() == self.first.size()
+        elif kind in _LAYOUT and self.painted:
+            self.late += 1
+        return False
+
+
+def test_an_opened_list_is_painted_once_it_is_laid_out(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
+    """The list is painted once the layouts that opening asked for are done: painted before
+    them (the browser's progress bar shown, the status bar's), it was painted whole twice
+    more in the next turns, as they were laid out (at 1,000 samples its frame moved: 15–25 ms
+    each)."""
+    qtbot.waitExposed(window)
+    qtbot.wait(50)  # the empty window painted
+    view = window.browser.view
+    watched: list[QtWidgets.QWidget] = [view.viewport(), view]
+    while (parent := watched[-1].parentWidget()) is not None and parent is not window:
+        watched.append(parent)
+    probe = _LaidOutAfterPaint(view.viewport(), watched)
+    window.open_in_background(many_root)
+    qtbot.waitUntil(lambda: window.controller.sample is not None, timeout=20000)
+    assert window.browser.model.rowCount() == 3
+    assert probe.painted and probe.late == 0
+    for widget in watched:
+        widget.removeEventFilter(probe)
+
+
+def test_held_jobs_start_when_released(qtbot) -> None:  # type: ignore[no-untyped-def]
+    ran: list[int] = []
+    hold_jobs(limit=60)
+    try:
+        submit(lambda: ran.append(1), lambda _: None)
+        qtbot.wait(300)
+        assert not ran  # held
+    finally:
+        release_jobs()
+    qtbot.waitUntil(lambda: bool(ran), timeout=10000)
+
+
+def test_a_hold_lapses_by_itself(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A hold nobody releases keeps jobs from starting for its limit at most."""
+    ran: list[int] = []
+    hold_jobs(limit=0.2)
+    submit(lambda: ran.append(1), lambda _: None)
+    qtbot.waitUntil(lambda: bool(ran), timeout=10000)
+    release_jobs()
+
+
+def test_a_shown_sample_is_scored_once_its_panels_are_drawn(
+    qtbot, window, many_root, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Scoring threads held the interpreter lock in turn with the GUI thread while it drew
+    the sample's panels: its models are scored once the grid is filled and the table and
+    the curves are emptied for it (and painted)."""
+    from fminspect.gui import controller as controller_module
+    from fminspect.gui import workers
+
+    monkeypatch.setattr(workers, "HOLD_LIMIT_S", 60.0)  # only the release lets them start
+    events: list[str] = []
+    score_model = controller_module.score_model
+
+    def scoring(*args, **kwargs):  # type: ignore[no-untyped-def]
+        events.append("scored")  # (on a pool thread: list.append is atomic)
+        return score_model(*args, **kwargs)
+
+    monkeypatch.setattr(controller_module, "score_model", scoring)
+    reset = window._reset_for_sample
+
+    def emptied(step: str) -> None:
+        reset(step)
+        events.append(step)
+
+    monkeypatch.setattr(window, "_reset_for_sample", emptied)
+    window.open_path(many_root)
+    settle(qtbot, window)
+    assert len(window.controller.results) == 12
+    first = events.index("scored")
+    assert {"table", "curves"} <= set(events[:first])
