@@ -3,6 +3,8 @@
 Every job runs on Qt's global thread pool and reports through a ``JobSignals`` object whose
 signals are delivered on the GUI thread (queued connections). Each job carries the
 generation number of the request that created it, so the controller can drop stale results.
+The window can keep jobs from starting while it draws a newly shown sample
+(:func:`hold_jobs`).
 """
 
 from __future__ import annotations
