@@ -42,22 +42,23 @@ class FunctionWorker(QtCore.QRunnable):
     def __init__(self, func: Callable[[], Any]) -> None:
         super().__init__()
         self.func: Callable[[], Any] | None = func
-        self.signals = JobSignals()
+        self.signals: JobSignals | None = JobSignals()
 
     def run(self) -> None:
         _yield_to_the_gui()
         _wait_for_the_gui()
         # what the job holds (a sample read from disk, its GT) is let go once it has run
         func, self.func = self.func, None
-        if func is None:
+        signals = self.signals
+        if func is None or signals is None:
             return
         try:
             result = func()
         except Exception as exc:
             traceback.print_exc()
-            self._emit(self.signals.failed, f"{type(exc).__name__}: {exc}")
+            self._emit(signals.failed, f"{type(exc).__name__}: {exc}")
             return
-        self._emit(self.signals.done, result)
+        self._emit(signals.done, result)
 
     @staticmethod
     def _emit(signal: QtCore.SignalInstance, value: Any) -> None:
@@ -150,8 +151,10 @@ def submit(
 
         return deliver
 
-    worker.signals.done.connect(finished(on_done), QtCore.Qt.ConnectionType.QueuedConnection)
-    worker.signals.failed.connect(finished(on_failed), QtCore.Qt.ConnectionType.QueuedConnection)
+    signals = worker.signals
+    assert signals is not None  # (a new worker's)
+    signals.done.connect(finished(on_done), QtCore.Qt.ConnectionType.QueuedConnection)
+    signals.failed.connect(finished(on_failed), QtCore.Qt.ConnectionType.QueuedConnection)
     QtCore.QThreadPool.globalInstance().start(worker, priority)
     return worker
 
@@ -177,6 +180,12 @@ def _release(worker: FunctionWorker) -> None:
     models, without end) until the signals' connections are dropped."""
     _ACTIVE.discard(worker)
     worker.func = None
+    # and its signals object: now, on the thread it belongs to. A worker can outlive its
+    # runnable: PySide kept one reference to a worker the pool had deleted in ~1 run of 12
+    # of tests/gui/test_memory.py (6.11.3); emptied, it holds nothing
+    signals, worker.signals = worker.signals, None
+    if signals is None:
+        return
     with contextlib.suppress(RuntimeError, TypeError):  # (already dropped)
-        worker.signals.done.disconnect()
-        worker.signals.failed.disconnect()
+        signals.done.disconnect()
+        signals.failed.disconnect()
