@@ -199,8 +199,8 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 def groups(order: Sequence[str], different: set[frozenset[str]]) -> dict[str, str]:
     """Piepho's compact letter display of ``order`` (best first): two methods share a
-    letter exactly when their pair is not in ``different``."""
-    columns: list[set[str]] = [set(order)]
+    letter exactly when their pair is not in ``different``. No method, no letter."""
+    columns: list[set[str]] = [set(order)] if order else []
     for pair in sorted(different, key=lambda p: sorted(order.index(m) for m in p)):
         i, j = sorted(pair, key=order.index)
         split: list[set[str]] = []

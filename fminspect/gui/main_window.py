@@ -664,6 +664,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
         )
         self.dataset_view.task_started(f"comparing with {reference.name}…")
 
+    @property
+    def task_running(self) -> bool:
+        """A job of the dataset view (intervals and tests, or a comparison) is under way."""
+        return self._task_id is not None
+
     def _forget_statistics(self) -> None:
         """The values the statistics were made for are gone: so are they, and what the job
         under way would give is dropped (another folder may have the same names)."""

@@ -143,13 +143,20 @@ def take_dataset_screenshots(
             view = window.dataset_view
             window.tabs.setCurrentIndex(1)
             window.ask_statistics(view.setup())
-            if _wait_until(app, lambda: bool(view.model.stats), timeout_s):
+            # until they arrive, or the job fails (the view then says why)
+            _wait_until(app, lambda: bool(view.model.stats) or not window.task_running, timeout_s)
+            if view.model.stats:
                 methods = view.model.methods
                 if len(methods) >= 2:
                     view.set_pair(methods[0], methods[1])
                 shot("dataset_statistics", 1)
-            else:
+            elif window.task_running:
                 say("the intervals did not arrive in time; no dataset_statistics picture")
+            else:
+                say(
+                    f"no intervals ({view.task_note.text() or 'the job gave none'}); "
+                    "no dataset_statistics picture"
+                )
     finally:
         window.close()
         QtCore.qInstallMessageHandler(previous)

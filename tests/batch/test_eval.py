@@ -718,6 +718,21 @@ def test_the_beta2_note_reads_family_names_and_groups() -> None:
     assert "maxFm" in noted and "Sm" not in noted
 
 
+def test_eval_ci_with_no_method_on_every_image_writes_intervals_only(tmp_path: Path) -> None:
+    """An unreadable GT leaves every method without that image: nothing is paired, and
+    eval --ci says so rather than stopping with a traceback (it did)."""
+    from fminspect.batch.significance import Setup
+
+    root = make_dataset(tmp_path / "DS", n_images=8, methods=("A", "B"))
+    (root / "GT" / "img_3.png").write_text("not an image")
+    _run(root, tmp_path / "out", significance=Setup(resamples=100, seed=1))
+    stats = json.loads((tmp_path / "out" / "statistics.json").read_text())["datasets"]["DS"]
+    assert stats["setup"]["tested_methods"] == []
+    for key in CLASSIC:
+        ks = stats["keys"][key]
+        assert set(ks["intervals"]) == {"A", "B"} and ks["pairs"] == [] and ks["groups"] == {}
+
+
 def test_eval_ci_writes_intervals_tests_and_groups_from_the_stored_records(
     tmp_path: Path,
 ) -> None:

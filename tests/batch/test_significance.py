@@ -92,6 +92,7 @@ def test_letters_are_shared_exactly_by_methods_not_significantly_different() -> 
     diff = {frozenset(p) for p in (("A", "C"), ("A", "D"), ("B", "D"))}
     assert groups(order, diff) == {"A": "a", "B": "ab", "C": "bc", "D": "c"}
     assert groups(order, set()) == dict.fromkeys(order, "a")
+    assert groups([], set()) == {}  # no method to compare: no letter (it raised)
     every = {frozenset((x, y)) for x in order for y in order if x != y}
     assert groups(order, every) == {"A": "a", "B": "b", "C": "c", "D": "d"}
     # a pattern no run of neighbours can show: A–B and C–D differ, nothing else
@@ -275,6 +276,18 @@ def test_compare_reports_intervals_tests_and_groups() -> None:
     assert not sig[frozenset(("good", "good_too"))]
     assert st.groups["good"] == st.groups["good_too"] == "a" and st.groups["poor"] == "b"
     assert setup.describe(n)["images"] == n and "Holm" in setup.describe(n)["correction"]
+
+
+def test_compare_with_no_comparable_method_gives_intervals_only() -> None:
+    """Every method lacking an image (an unreadable GT lacks it for all): intervals, no
+    test, no group (the letters raised on an empty list)."""
+    n, setup = 20, Setup(resamples=100)
+    w = resampling_weights(n, setup.resamples, 3)
+    per = {m: np.linspace(0.2, 0.8, n) + i / 10 for i, m in enumerate(("A", "B"))}
+    values = {m: {"Sm": float(v.mean())} for m, v in per.items()}
+    reps = {m: {"Sm": w @ v / n} for m, v in per.items()}
+    st = compare(values, reps, ["Sm"], setup, comparable=[], images=n)["Sm"]
+    assert set(st.intervals) == {"A", "B"} and st.pairs == [] and st.groups == {}
 
 
 @pytest.mark.slow

@@ -473,6 +473,18 @@ def test_screenshots_of_the_user_s_own_dataset(tmp_path, dataset_root, capsys) -
 
 
 @pytest.mark.slow
+def test_screenshots_of_a_dataset_with_an_unreadable_gt(tmp_path, dataset_root) -> None:  # type: ignore[no-untyped-def]
+    """An unreadable GT leaves every method without that image: the intervals job raised
+    (no method to group), and the command waited for them until its timeout."""
+    from fminspect.cli import main
+
+    (dataset_root / "GT" / "img1.png").write_text("not an image")
+    out = tmp_path / "shots"
+    assert main(["screenshots", str(out), "--dataset", str(dataset_root)]) == 0
+    assert (out / "dataset_statistics.png").is_file()
+
+
+@pytest.mark.slow
 def test_ctrl_c_copies_the_whole_table_even_after_a_click(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     window.open_path(dataset_root)
     settle(qtbot, window)
