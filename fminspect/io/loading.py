@@ -30,9 +30,11 @@ from fminspect.io.limits import MAX_PIXELS
 from fminspect.io.validation import LoadError
 
 # A corrupt file is reported by fminspect with its path and problem (LoadError); OpenCV's own
-# decoder warnings on stderr would only repeat it, less clearly.
+# decoder messages on stderr would only repeat it, less clearly and without the file's name
+# (a PNG signature with nothing after it is logged at OpenCV's ERROR level). OpenCV's
+# failures that matter are raised (cv2.error) whatever the level.
 with contextlib.suppress(AttributeError):  # builds without the logging module keep theirs
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
 
 
 INTERPOLATIONS: dict[str, int] = {

@@ -248,3 +248,23 @@ def test_a_valid_float_map_is_read_as_16_bits(tmp_path: Path) -> None:
     got = load_map(path).array
     assert got.dtype == np.uint16 and got[0, 0] == 0 and got[-1, -1] == 65535
     assert np.allclose(got / 65535, array, atol=1 / 65535)
+
+
+def test_a_corrupt_file_is_named_once_not_by_opencv_too(tmp_path: Path) -> None:
+    """Only fminspect's message, with the file's name: OpenCV logged its own (``[ERROR:0@…]
+    readHeader IHDR chunk shall be first``) on stderr for a bare PNG signature."""
+    import subprocess
+    import sys
+
+    bad = tmp_path / "img_6.jpg"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n")
+    code = (
+        "from fminspect.io.loading import decode\n"
+        "try:\n"
+        f"    decode({str(bad)!r})\n"
+        "except Exception as exc:\n"
+        "    print(exc)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert str(bad) in run.stdout and "not an image" in run.stdout
+    assert run.stderr == ""
