@@ -413,3 +413,25 @@ def test_the_reference_is_on_every_page(qtbot, window, many_root) -> None:  # ty
     others = [m for page in pages for m in page[1:]]
     assert others == [m for m in window.selection.shown if m != "M13"]  # each once
     assert "reference" in grid.page_label.text()
+
+
+def _fill(window) -> float:  # type: ignore[no-untyped-def]
+    """How much of its panel's limiting side the image takes: 1 when it fills it."""
+    h, w = window.controller.sample.shape
+    (x0, x1), (y0, y1) = window.grid.views[0].viewRange()
+    return 1 / min((x1 - x0) / w, (y1 - y0) / h)
+
+
+def test_a_new_layout_fits_the_maps_to_their_panels_again(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
+    """The zoom kept across a new layout is the range asked for, not the one shown: the
+    range shown in a wide panel is widened to keep the image's aspect, and kept in the
+    smaller panels of a fuller page it drew every map at about half their size."""
+    window.open_path(many_root)
+    settle(qtbot, window)
+    window.selection.set_shown(MODELS[:1])  # 3 panels in a row: wide ones
+    settle(qtbot, window)
+    assert _fill(window) > 0.95
+    window.selection.set_shown(MODELS)  # a page of 12 models
+    settle(qtbot, window)
+    assert len(window.grid.cells) == 14
+    assert _fill(window) > 0.95

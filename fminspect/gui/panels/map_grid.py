@@ -36,6 +36,8 @@ RANGES_KEPT = 64
 #: With more panels than this, they are made and filled over several event-loop turns
 #: (:data:`FILL_BUDGET_MS` each), not in the turn that shows the sample.
 STAGED_AFTER = 6
+#: The margin around a whole image in its panel, as a share of its width and height.
+FIT_PADDING = 0.02
 #: Milliseconds of panel filling an event-loop turn takes at most (past the first panel):
 #: panels made anew cost 5–10 ms each, panels kept 3–4 ms; one per turn made stepping to
 #: the next sample take 12 turns and their repaints.
@@ -387,7 +389,7 @@ class MapGridPanel(QtWidgets.QWidget):
         on the GT under the current GT rule (its panel is marked ⚠)."""
         self.gt_notes = gt_notes
         if self.sample is not None and self.cells:
-            self._ranges[self.sample.shape] = self.views[0].viewRange()
+            self._ranges[self.sample.shape] = self._kept_range()
             self._ranges.move_to_end(self.sample.shape)
             while len(self._ranges) > RANGES_KEPT:
                 self._ranges.popitem(last=False)
@@ -403,7 +405,7 @@ class MapGridPanel(QtWidgets.QWidget):
             self._view_target = (kept[0], kept[1], 0.0)
         elif sample.shape is not None:
             h, w = sample.shape
-            self._view_target = ((0, w), (0, h), 0.02)
+            self._view_target = ((0, w), (0, h), FIT_PADDING)
         self._apply_view()
 
     # ------------------------------------------------------------------ pages
@@ -552,7 +554,7 @@ class MapGridPanel(QtWidgets.QWidget):
         """Show another page (or other models) of the same sample."""
         if self.sample is None:
             return
-        view = self.views[0].viewRange() if self.cells else None
+        view = self._kept_range() if self.cells else None
         rebuilt = self._build()
         self._fill_cells(staged=rebuilt)
         for name in set(self.results) & set(self.cells) - set(self._pending_fill):
@@ -560,6 +562,23 @@ class MapGridPanel(QtWidgets.QWidget):
         if view is not None:
             self._view_target = (view[0], view[1], 0.0)
             self._apply_view()
+
+    def _kept_range(self) -> list[list[float]]:
+        """The range shown, cut to the image (with the margin a whole image is shown with):
+        a panel widens the range beyond the image to keep the image's aspect, and that
+        widening, kept in panels of another shape (a fuller page), drew every map at about
+        half its size. A zoom into the image is kept as it is."""
+        (x0, x1), (y0, y1) = self.views[0].viewRange()
+        shape = self.sample.shape if self.sample is not None else None
+        if shape is None:
+            return [[x0, x1], [y0, y1]]
+        h, w = shape
+        x = [max(x0, -FIT_PADDING * w), min(x1, (1 + FIT_PADDING) * w)]
+        y = [max(y0, -FIT_PADDING * h), min(y1, (1 + FIT_PADDING) * h)]
+        if x[0] >= x[1] or y[0] >= y[1]:  # panned off the image: the whole of it
+            x = [-FIT_PADDING * w, (1 + FIT_PADDING) * w]
+            y = [-FIT_PADDING * h, (1 + FIT_PADDING) * h]
+        return [x, y]
 
     def _fill(self, name: str, cell: MapCell, values: np.ndarray | None = None) -> None:
         """Fill a panel for the current sample: a model's with ``values`` (the map its
@@ -701,7 +720,7 @@ class MapGridPanel(QtWidgets.QWidget):
         """Fit the whole image in every panel."""
         if self.cells and self.sample is not None and self.sample.shape is not None:
             h, w = self.sample.shape
-            self._view_target = ((0, w), (0, h), 0.02)
+            self._view_target = ((0, w), (0, h), FIT_PADDING)
             self._apply_view()
 
     def mouseDoubleClickEvent(self, event) -> None:
