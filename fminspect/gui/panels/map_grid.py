@@ -573,12 +573,13 @@ class MapGridPanel(QtWidgets.QWidget):
         if shape is None:
             return [[x0, x1], [y0, y1]]
         h, w = shape
-        x = [max(x0, -FIT_PADDING * w), min(x1, (1 + FIT_PADDING) * w)]
-        y = [max(y0, -FIT_PADDING * h), min(y1, (1 + FIT_PADDING) * h)]
-        if x[0] >= x[1] or y[0] >= y[1]:  # panned off the image: the whole of it
-            x = [-FIT_PADDING * w, (1 + FIT_PADDING) * w]
-            y = [-FIT_PADDING * h, (1 + FIT_PADDING) * h]
-        return [x, y]
+        whole = [
+            [-FIT_PADDING * w, (1 + FIT_PADDING) * w],
+            [-FIT_PADDING * h, (1 + FIT_PADDING) * h],
+        ]
+        x = [max(x0, whole[0][0]), min(x1, whole[0][1])]
+        y = [max(y0, whole[1][0]), min(y1, whole[1][1])]
+        return [x, y] if x[0] < x[1] and y[0] < y[1] else whole  # panned off it: the whole
 
     def _fill(self, name: str, cell: MapCell, values: np.ndarray | None = None) -> None:
         """Fill a panel for the current sample: a model's with ``values`` (the map its
