@@ -434,17 +434,23 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if then is not None:
             QtCore.QTimer.singleShot(0, self, then)
         self._set_datasets(datasets, defer_first=True)
+        # laid out now: a repaint of the window queued before the folder was read (the
+        # "reading…" line) comes before that timer, and painted the list before its layouts
+        self._lay_out_now()
         return True
 
-    def _paint_now(self) -> None:
-        """Paint the window now, once the layouts that opening asked for are done. Painted
-        before the layout requests posted meanwhile were handled (the browser's progress bar
-        shown, the status bar's), the list was painted whole twice more in the next turns,
-        as its frame moved by a pixel or two (15–25 ms each at 1,000 samples); the view's
-        own delayed layout, done here too, repainted it once more."""
+    def _lay_out_now(self) -> None:
+        """Do the layouts that opening asked for (the browser's progress bar shown, the
+        status bar's) and the view's own delayed layout of its rows. The list painted
+        before them was painted whole twice more in the next turns, as its frame moved by a
+        pixel or two (15–25 ms each at 1,000 samples)."""
         QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
         self.browser.view.doItemsLayout()
-        self.repaint()
+
+    def _paint_now(self) -> None:
+        """Paint what changed in the window now (once), laid out first."""
+        self._lay_out_now()
+        QtCore.QCoreApplication.sendPostedEvents(self, QtCore.QEvent.Type.UpdateRequest)
 
     def open_files(self, gt: Path, preds: list[Path], image: Path | None = None) -> None:
         """Open one sample from explicit files."""

@@ -38,7 +38,8 @@ RANGES_KEPT = 64
 STAGED_AFTER = 6
 #: The margin around a whole image in its panel, as a share of its width and height.
 FIT_PADDING = 0.02
-#: Milliseconds of panel filling an event-loop turn takes at most (past the first panel):
+#: Milliseconds of panel filling an event-loop turn takes at most (past the first panel,
+#: which every turn fills; 0: one panel per turn):
 #: panels made anew cost 5–10 ms each, panels kept 3–4 ms; one per turn made stepping to
 #: the next sample take 12 turns and their repaints.
 FILL_BUDGET_MS = 10.0
@@ -500,11 +501,13 @@ class MapGridPanel(QtWidgets.QWidget):
         if not self._pending_fill or self.sample is None:
             return
         start = time.perf_counter()
-        while self._pending_fill and (time.perf_counter() - start) * 1e3 < FILL_BUDGET_MS:
+        while True:  # one panel at least, then as many as the budget allows
             name = self._pending_fill.pop(0)
             cell = self.cells.get(name) or self._make_cell(name)
             result = self.results.get(name)  # if it came first: the map the measures used
             self._fill(name, cell, result.pair.pred if result is not None else None)
+            if not self._pending_fill or (time.perf_counter() - start) * 1e3 >= FILL_BUDGET_MS:
+                break
         if self._pending_fill:
             self._fill_timer.start()
         else:
