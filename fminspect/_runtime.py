@@ -14,6 +14,8 @@ where page faults are expensive, that cost was measured at up to half the time o
 400×400 per-image suite (benchmarks/bench_metrics.py prints both settings). The change is:
 an mmap threshold of 64 MiB, a trim threshold of 256 MiB, and a top pad of 64 MiB.
 :func:`release_free_memory` hands what a long-running process keeps that way back.
+
+:func:`background_niceness` is the priority the window lowers its background work to.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import ctypes
 import ctypes.util
 import functools
 import gc
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -134,3 +137,17 @@ def quiet_collector() -> Iterator[None]:
             if not _quiet[0]:
                 gc.freeze()
                 gc.enable()
+
+
+#: Set to 1, the window's background work (its scoring threads, its scoring service) runs
+#: at the window's own priority.
+NO_NICE_VARIABLE = "FMINSPECT_NO_NICE"
+
+
+def background_niceness(niceness: int) -> int:
+    """``niceness``, or 0 where ``$FMINSPECT_NO_NICE`` is 1. The window lowers its background
+    work so that the sample the user looks at comes first; the test suite runs it at its own
+    priority, because on a machine kept busy by other work at the usual priority, niced work
+    gets a few per cent of a core: the tests that wait for it took 40–50 s each instead of
+    one (tests/gui/test_responsiveness.py checks the niceness itself)."""
+    return 0 if os.environ.get(NO_NICE_VARIABLE) == "1" else niceness

@@ -6,6 +6,10 @@ import os
 
 # Qt must never try to open a display in tests (set before any QApplication exists).
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The window's background work at the tests' own priority: on a machine kept busy by other
+# work, niced work gets a few per cent of a core (fminspect._runtime.background_niceness;
+# tests/gui/test_responsiveness.py checks the niceness the window gives it by default).
+os.environ["FMINSPECT_NO_NICE"] = "1"
 
 import tempfile
 from pathlib import Path

@@ -24,6 +24,7 @@ from typing import Any
 
 from PySide6 import QtCore
 
+from fminspect._runtime import background_niceness
 from fminspect.batch.scores import ScoreMatrix, score_matrix
 from fminspect.batch.service import (
     DatasetPieces,
@@ -127,7 +128,9 @@ class DatasetScorer(QtCore.QObject):
             if self._process is not None and self._process.stdin is not None:
                 self._process.stdin.close()
             self._process = subprocess.Popen(
-                command(self.jobs, SERVICE_NICE), stdin=subprocess.PIPE, stdout=subprocess.PIPE
+                command(self.jobs, background_niceness(SERVICE_NICE)),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
             )
             threading.Thread(
                 target=self._read, args=(self._process,), name="fminspect-scorer", daemon=True

@@ -139,6 +139,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._showing_progress = False
         self._relabel: Settings | None = None  # new settings not yet shown in the table
         self._opening = 0  # the latest opening of a folder (one read later is dropped)
+        self._readings = 0  # folders being read on a thread (their result not handled yet)
         # the first dataset pickled, and its empty score matrix, made when it was read
         self._pieces: tuple[Dataset, DatasetPieces, ScoreMatrix] | None = None
         # the dataset browser is re-scored when the parameters have been still for a while
@@ -344,12 +345,18 @@ class InspectorWindow(QtWidgets.QMainWindow):
         path = Path(path)
         self.statusBar().showMessage(f"reading {path}…")
         config = self.controller.settings.eval_config()
+        self._readings += 1
         threading.Thread(
             target=self._discover,
             args=(self._opening, path, config, then),
             name="fminspect-open",
             daemon=True,
         ).start()
+
+    @property
+    def reading(self) -> bool:
+        """A folder is being read on a thread (see :meth:`open_in_background`)."""
+        return self._readings > 0
 
     def _stop_opening(self) -> None:
         """Forget a folder still being read in the background (its result is dropped)."""
@@ -388,6 +395,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     def _on_discovered(self, message: tuple[int, Path, Any, Callable[[], object] | None]) -> None:
         generation, path, found, then = message
+        self._readings -= 1
         if generation != self._opening:
             return  # a newer opening, or the window was closed
         self.statusBar().clearMessage()

@@ -16,6 +16,7 @@ twice). Nothing on screen names a model: candidates are "left" and "right".
 from __future__ import annotations
 
 import sqlite3
+import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -141,6 +142,7 @@ class VotingWindow(QtWidgets.QWidget):
         min_view_ms: int = 150,
         break_every: int = 60,
         check_files: bool = True,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
         self.store = store
@@ -151,7 +153,8 @@ class VotingWindow(QtWidgets.QWidget):
         self.break_every = break_every
         self.session: VotingSession | None = None
         self.results_file: Path | None = None
-        self._clock = QtCore.QElapsedTimer()
+        self._clock = clock  # seconds, monotonic (a test gives its own)
+        self._shown_at = clock()
         self._carried_ms = 0.0  # time the current pair was shown before a pause
         self._since_break = 0
         self._shown_index: int | None = None
@@ -366,13 +369,17 @@ class VotingWindow(QtWidgets.QWidget):
         if not (keep_time and self._shown_index == trial.index):
             self._carried_ms = 0.0
         self._shown_index = trial.index
-        self._clock.start()
+        self._shown_at = self._clock()
+
+    def _shown_ms(self) -> float:
+        """Milliseconds since the shown pair was shown (or shown again after a pause)."""
+        return (self._clock() - self._shown_at) * 1e3
 
     def pause(self) -> None:
         """Show the pause screen; the shown pair's response time stops until it is back."""
         if self.page != "vote" or self.session is None:
             return
-        self._carried_ms += self._clock.elapsed()
+        self._carried_ms += self._shown_ms()
         self.pause_title.setText("Paused")
         self.pause_text.setText(
             f"{self.session.position} of {self.session.total} answered — every answer "
@@ -390,7 +397,7 @@ class VotingWindow(QtWidgets.QWidget):
             return False
         if choice == "tie" and not self.design.allow_ties:
             return False
-        shown_ms = self._clock.elapsed()
+        shown_ms = self._shown_ms()
         if shown_ms < self.min_view_ms:
             return False
         rt_ms = self._carried_ms + shown_ms

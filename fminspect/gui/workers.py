@@ -20,6 +20,8 @@ from typing import Any
 import shiboken6
 from PySide6 import QtCore
 
+from fminspect._runtime import background_niceness
+
 
 class JobSignals(QtCore.QObject):
     """Signals of one background job.
@@ -78,12 +80,13 @@ def _yield_to_the_gui() -> None:
     the same priority the GUI thread waited for a core, and for the interpreter lock held by
     jobs that had one, in the middle of a repaint."""
     tid = threading.get_native_id()
-    if tid in _niced or not hasattr(os, "setpriority"):
+    niceness = background_niceness(WORKER_NICENESS)
+    if tid in _niced or not niceness or not hasattr(os, "setpriority"):
         return
     _niced.add(tid)
     with contextlib.suppress(OSError):
         current = os.getpriority(os.PRIO_PROCESS, tid)
-        os.setpriority(os.PRIO_PROCESS, tid, max(current, WORKER_NICENESS))
+        os.setpriority(os.PRIO_PROCESS, tid, max(current, niceness))
 
 
 #: The longest a :func:`hold_jobs` keeps jobs from starting, whether or not it is released.

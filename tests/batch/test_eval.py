@@ -24,7 +24,7 @@ from fminspect.cli import main
 from fminspect.io.discovery import discover
 from fminspect.metrics import DatasetAccumulator, Params, compute_suite, measure_keys, prepare_gt
 from tests.datasets import make_dataset
-from tests.processes import wait_until_stored
+from tests.processes import PATIENCE_S, wait_until_stored
 
 CLASSIC = ("MAE", "Sm", "wFm", "adpEm", "meanEm", "maxEm", "adpFm", "meanFm", "maxFm")
 
@@ -322,7 +322,7 @@ def test_piping_into_a_reader_that_stops_is_not_a_traceback(tmp_path: Path) -> N
     proc.stdout.close()  # like `| head -0`: nobody reads what it prints
     with proc.stderr:
         err = proc.stderr.read().decode()
-    assert proc.wait(60) == 141 and "Traceback" not in err, err
+    assert proc.wait(PATIENCE_S) == 141 and "Traceback" not in err, err
 
 
 @pytest.mark.slow
@@ -601,7 +601,7 @@ pool.close()
 print("closed")
 """
     proc = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=PATIENCE_S
     )
     assert proc.returncode == 0, proc.stderr
     assert "closed" in proc.stdout
@@ -624,7 +624,7 @@ def test_ctrl_c_stops_eval_jobs_2_and_a_rerun_resumes(tmp_path: Path) -> None:
         pytest.skip("the run ended before it could be interrupted")
     os.killpg(proc.pid, signal.SIGINT)
     try:
-        _, err = proc.communicate(timeout=60)  # it used to be able to hang here
+        _, err = proc.communicate(timeout=PATIENCE_S)  # it used to be able to hang here
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
@@ -637,7 +637,7 @@ def test_ctrl_c_stops_eval_jobs_2_and_a_rerun_resumes(tmp_path: Path) -> None:
         f"of 120 images were done and their results are kept in {out / 'cache.sqlite'}; "
         "rerun the same command to resume"
     ), line
-    rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=PATIENCE_S)
     assert rerun.returncode == 0, rerun.stderr
     assert "240 (image, method) pairs evaluated" in rerun.stderr
     assert " 0 wholly from the cache" not in rerun.stderr  # the first run's results were kept
@@ -655,7 +655,9 @@ def test_eval_jobs_2_from_a_folder_holding_a_fminspect_folder(tmp_path: Path) ->
     command = Path(sys.executable).parent / "fminspect"
     cmd = [str(command), "eval", "DS", "--out", "out", "--jobs", "2", "--quiet", "--no-plots"]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
-    done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    done = subprocess.run(
+        cmd, cwd=tmp_path, capture_output=True, text=True, timeout=PATIENCE_S, env=env
+    )
     assert done.returncode == 0, done.stderr
     assert "8 (image, method) pairs evaluated: 8 computed" in done.stderr
     assert "started one by one" not in done.stderr  # the preloaded pool worked

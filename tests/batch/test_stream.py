@@ -28,6 +28,7 @@ from fminspect.metrics import Params
 from fminspect.pipeline import EvalConfig
 from fminspect.pipeline.store import Aggregate, ResultStore
 from tests.datasets import make_dataset
+from tests.processes import PATIENCE_S
 
 KEYS = ("MAE", "Sm", "maxFm", "meanEm", "adpIoU")
 
@@ -412,7 +413,7 @@ def test_the_service_process_answers_requests_over_its_pipes(tmp_path: Path, pie
         assert kinds[0] == "Planned" and kinds[-2:] == ["Results", "finished"]
         assert results is not None and {r.method for r in results.results} == {"A", "B"}
         write_message(proc.stdin, ("quit",))
-        assert proc.wait(30) == 0
+        assert proc.wait(PATIENCE_S) == 0
     finally:
         proc.kill()
         proc.stdin.close()

@@ -35,6 +35,7 @@ from fminspect.cli import main
 from fminspect.io.discovery import discover
 from fminspect.metrics import Params
 from tests.datasets import make_dataset
+from tests.processes import PATIENCE_S
 
 KEYS = ("MAE", "Sm", "wFm", "maxFm", "meanEm")
 
@@ -149,7 +150,7 @@ def test_latex_is_a_well_formed_booktabs_table(results: Path, transpose: bool) -
             [engine, "-interaction=nonstopmode", "-halt-on-error", tex.name],
             cwd=tex.parent,
             capture_output=True,
-            timeout=120,
+            timeout=PATIENCE_S,
         )
         assert done.returncode == 0, done.stdout[-2000:]
 

@@ -15,7 +15,7 @@ import pytest
 
 from fminspect.cli import main
 from tests.datasets import make_dataset, write_png
-from tests.processes import wait_until_stored
+from tests.processes import PATIENCE_S, wait_until_stored
 
 pytestmark = pytest.mark.faults
 
@@ -148,12 +148,12 @@ def test_workers_die_with_a_killed_eval_and_a_pipeline_ends(tmp_path: Path) -> N
     proc.wait()
     ended = time.monotonic()
     try:  # the pipe ends once no process holds its write end
-        assert _reaches_eof(proc.stdout.fileno(), seconds=10), "the pipe is held open"
+        assert _reaches_eof(proc.stdout.fileno(), seconds=PATIENCE_S), "the pipe is held open"
     finally:
         proc.stdout.close()
         for p in _alive(workers):  # what a failure left behind
             os.kill(p, signal.SIGKILL)
-    while _alive(workers) and time.monotonic() - ended < 10:
+    while _alive(workers) and time.monotonic() - ended < PATIENCE_S:
         time.sleep(0.1)
     assert _alive(workers) == []
 

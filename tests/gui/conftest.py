@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import gc
+import inspect
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import pytestqt.exceptions
 from PySide6 import QtCore
 
 from tests.datasets import make_dataset
@@ -29,8 +32,8 @@ def window(qtbot, qsettings):  # type: ignore[no-untyped-def]
     w.resize(1400, 900)
     w.show()
     yield w
-    w.controller.wait(30000)
-    QtCore.QThreadPool.globalInstance().waitForDone(30000)
+    w.controller.wait(PATIENCE_MS)
+    QtCore.QThreadPool.globalInstance().waitForDone(PATIENCE_MS)
     # free what the window held (results with their matrices, explain windows, the Qt
     # objects): kept until the interpreter's next cycle collection otherwise, the windows of
     # successive tests added up to 1.5 GB in one test file
@@ -51,8 +54,46 @@ def dataset_root(tmp_path: Path) -> Path:
     return make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B", "C"), size=(60, 80))
 
 
+#: How long a test waits for something that will come, in ms: only a hung test reaches it.
+#: On a machine kept busy by other work a sample's scoring takes many times its idle time,
+#: and a test waits for the condition, never for a time.
+PATIENCE_MS = 600_000
+
+
+def _described(condition: Callable[[], object]) -> str:
+    """The source of ``condition`` (a lambda's line), for a message."""
+    try:
+        return inspect.getsource(condition).strip()
+    except (OSError, TypeError):
+        return repr(condition)
+
+
+def wait_for(
+    qtbot, condition: Callable[[], object], what: str | None = None, timeout_ms: int = PATIENCE_MS
+) -> None:  # type: ignore[no-untyped-def]
+    """Process events until ``condition()`` is true; fail naming what it waited for."""
+    try:
+        qtbot.waitUntil(condition, timeout=timeout_ms)
+    except pytestqt.exceptions.TimeoutError as exc:
+        raise AssertionError(
+            f"waited {timeout_ms / 1000:g} s for {what or _described(condition)}"
+        ) from exc
+
+
 def settle(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     """Wait until the current sample's results are drawn and the browser scores are in."""
-    assert window.controller.wait(30000)
-    qtbot.waitUntil(lambda: not window.scorer.running and not window.drawing, timeout=60000)
-    qtbot.wait(20)
+    assert window.controller.wait(PATIENCE_MS), "waited for the current sample's scores"
+    wait_for(
+        qtbot,
+        lambda: not window.scorer.running and not window.drawing,
+        "the browser's scores and the sample's drawing",
+    )
+
+
+def deliver_posted() -> None:
+    """Deliver what other threads have posted to the GUI thread so far (a finished job's
+    result, a queued signal): for a test that checks that something is *not* shown."""
+    from PySide6 import QtWidgets
+
+    QtCore.QCoreApplication.sendPostedEvents()
+    QtWidgets.QApplication.processEvents()

@@ -14,7 +14,7 @@ from fminspect.batch.service import DatasetPieces, whole
 from fminspect.cli import main
 from fminspect.io.discovery import discover
 from tests.datasets import make_dataset
-from tests.gui.conftest import settle
+from tests.gui.conftest import deliver_posted, settle, wait_for
 
 COD_NAMES = [
     "COD10K-CAM-1-Aquatic-3-Crab-10",
@@ -66,7 +66,7 @@ def test_long_names_are_cut_at_their_start_and_scores_are_seen(qtbot, window, tm
     view, header = b.view, b.view.horizontalHeader()
     longest = max(COD_NAMES, key=len)
     fit = view.fontMetrics().horizontalAdvance(longest) + 12
-    qtbot.waitUntil(lambda: view.viewport().width() < fit + 2 * 64)  # a narrow list
+    wait_for(qtbot, lambda: view.viewport().width() < fit + 2 * 64)  # a narrow list
     width = view.viewport().width()
     assert header.sectionViewportPosition(2) + header.sectionSize(2) <= width  # A's and B's
     assert header.sectionSize(0) == int(b.NAME_SHARE * width) < fit
@@ -81,11 +81,12 @@ def test_long_names_are_cut_at_their_start_and_scores_are_seen(qtbot, window, tm
     # a wider list: the whole names
     window.resize(2600, 900)
     window.resizeDocks([window.browser_dock], [700], QtCore.Qt.Orientation.Horizontal)
-    qtbot.waitUntil(lambda: header.sectionSize(0) == fit)
+    wait_for(qtbot, lambda: header.sectionSize(0) == fit)
     # a width the user dragged to is kept when the list is resized
     header.resizeSection(0, 150)
+    wide = view.viewport().width()
     window.resizeDocks([window.browser_dock], [400], QtCore.Qt.Orientation.Horizontal)
-    qtbot.wait(50)
+    wait_for(qtbot, lambda: view.viewport().width() < wide)
     assert header.sectionSize(0) == 150
     settle(qtbot, window)
 
@@ -95,7 +96,7 @@ def test_the_dataset_table_s_titles_fit_their_columns(qtbot, window, dataset_roo
     settle(qtbot, window)
     window.tabs.setCurrentIndex(1)  # the dataset view, drawn when shown
     view = window.dataset_view
-    qtbot.waitUntil(lambda: view.model.rowCount() == 3)
+    wait_for(qtbot, lambda: view.model.rowCount() == 3)
     header = view.table.horizontalHeader()
     metrics = header.fontMetrics()
     horizontal = QtCore.Qt.Orientation.Horizontal
@@ -115,7 +116,7 @@ def test_the_list_shows_at_once_and_scores_stream_in_worst_first(qtbot, window, 
     window.open_path(root)
     assert b.model.rowCount() == 12 and b.model.matrix.done == 0  # names now, scores later
     settle(qtbot, window)
-    qtbot.wait(b.RESORT_MS + 100)  # the last re-sort
+    wait_for(qtbot, lambda: not b._resort.isActive())  # the last re-sort
     planned = next(e for e in events if isinstance(e, stream.Planned))
     assert (planned.pairs, planned.stored, planned.units) == (36, 0, 12)
     assert any(isinstance(e, stream.Progress) for e in events)
@@ -178,7 +179,7 @@ def test_a_folder_opened_from_the_menu_is_read_on_a_thread(
     window.open_in_background(second)  # a newer opening: the first one's list never shows
     assert window.browser.model.rowCount() == 0  # nothing yet: read on a thread
     assert "reading" in window.statusBar().currentMessage()
-    qtbot.waitUntil(lambda: window.browser.model.rowCount() > 0, timeout=10000)
+    wait_for(qtbot, lambda: window.browser.model.rowCount() > 0)
     settle(qtbot, window)
     assert window.controller.dataset is not None
     assert window.controller.dataset.method_names == ["A", "B"]
@@ -215,7 +216,7 @@ def test_a_folder_opened_now_replaces_one_being_read(qtbot, window, tmp_path) ->
     window.open_in_background(first, lambda: window.go_to("img2"))
     assert window.open_path(second)  # a script's opening, while the first is being read
     settle(qtbot, window)
-    qtbot.wait(50)  # the first one's reading has ended by now, and was dropped
+    wait_for(qtbot, lambda: not window.reading)  # the first one was read, and dropped
     assert window.controller.dataset is not None and window.controller.dataset.name == "Second"
     assert window.controller.sample is not None and window.controller.sample.name == "img1"
     assert not window.statusBar().currentMessage().startswith("reading ")
@@ -228,15 +229,15 @@ def test_a_sample_asked_for_at_start_is_shown_and_not_the_first(
     root = make_dataset(tmp_path / "DS", n_images=4, methods=("A",), size=(30, 40))
     # what `fminspect ROOT --sample NAME` does
     window.open_in_background(root, lambda: window.go_to(asked))
-    qtbot.waitUntil(lambda: window.browser.model.rowCount() > 0, timeout=10000)
+    wait_for(qtbot, lambda: window.browser.model.rowCount() > 0)
     settle(qtbot, window)
-    qtbot.wait(50)  # any first sample read later would have replaced it by now
+    deliver_posted()  # (a first sample read meanwhile would replace it)
     assert window.controller.sample is not None and window.controller.sample.name == "img3"
 
 
 def test_a_folder_without_a_dataset_opened_from_the_menu_says_so(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "empty").mkdir()
     window.open_in_background(tmp_path / "empty")
-    qtbot.waitUntil(lambda: window.problem_list.count() > 0, timeout=10000)
+    wait_for(qtbot, lambda: window.problem_list.count() > 0)
     assert "no dataset" in window.statusBar().currentMessage()
     assert window.browser.model.rowCount() == 0

@@ -19,7 +19,7 @@ from fminspect.gui.panels.dataset_view import p_text
 from fminspect.io.discovery import discover
 from fminspect.pipeline.config import EvalConfig
 from tests.datasets import make_dataset
-from tests.gui.conftest import settle
+from tests.gui.conftest import deliver_posted, settle, wait_for
 
 
 def _open_scored(qtbot, window, tmp_path: Path) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
@@ -30,7 +30,7 @@ def _open_scored(qtbot, window, tmp_path: Path) -> tuple[Path, Path]:  # type: i
     window.open_path(root)
     settle(qtbot, window)
     window.tabs.setCurrentWidget(window.dataset_view)
-    qtbot.waitUntil(lambda: window.dataset_view.stats_button.isEnabled(), timeout=30000)
+    wait_for(qtbot, lambda: window.dataset_view.stats_button.isEnabled())
     return root, out
 
 
@@ -42,7 +42,7 @@ def test_intervals_and_tests_are_eval_ci_s_and_shown_in_the_table_and_the_pair(
     assert not view.model.stats and "±" not in view.model.data(view.model.index(0, 1))
     qtbot.mouseClick(view.stats_button, QtCore.Qt.MouseButton.LeftButton)
     assert view.stop_button.isVisibleTo(view)  # a job under way can be stopped
-    qtbot.waitUntil(lambda: bool(view.model.stats), timeout=60000)
+    wait_for(qtbot, lambda: bool(view.model.stats))
     cli = json.loads((out / "statistics.json").read_text())["datasets"]["DS"]
     got = json.loads(json.dumps(view.model.stats["DS"]))  # (tuples as lists, as written)
     assert got["setup"] == cli["setup"]  # the same method, B, seed and n
@@ -74,7 +74,7 @@ def test_intervals_and_tests_are_eval_ci_s_and_shown_in_the_table_and_the_pair(
     assert a["Sm group"] == cli["keys"]["Sm"]["groups"]["A"]
     # other parameters: the values and their statistics are gone
     window.params.beta2.setValue(0.5)
-    qtbot.waitUntil(lambda: not view.model.stats, timeout=10000)
+    wait_for(qtbot, lambda: not view.model.stats)
     settle(qtbot, window)
 
 
@@ -89,7 +89,7 @@ def test_compare_in_the_window_reports_what_the_command_reports(qtbot, window, t
     )
     view = window.dataset_view
     view.compare_requested.emit(table)
-    qtbot.waitUntil(lambda: window.compare_dialog is not None, timeout=240000)
+    wait_for(qtbot, lambda: window.compare_dialog is not None)
     dialog = window.compare_dialog
     assert dialog.objectName() == "compareDialog"
     verdicts = {
@@ -133,7 +133,7 @@ def test_a_wrong_table_is_said_in_the_view_not_raised(qtbot, window, tmp_path): 
     bad.write_text("nothing,here\n1,2\n")
     view = window.dataset_view
     view.compare_requested.emit(bad)
-    qtbot.waitUntil(lambda: view.task_note.text().startswith("compare:"), timeout=60000)
+    wait_for(qtbot, lambda: view.task_note.text().startswith("compare:"))
     assert "paper.csv" in view.task_note.text()
     assert window.compare_dialog is None and not view.stop_button.isVisibleTo(view)
 
@@ -168,8 +168,8 @@ def test_a_job_of_values_no_longer_shown_never_reaches_the_view(qtbot, window, t
     other = make_dataset(tmp_path / "other" / "DS", n_images=12, methods=("A", "B", "C"), seed=5)
     window.open_path(other)
     assert window._task_id is None and not view.stop_button.isVisibleTo(view)
-    qtbot.waitUntil(lambda: not window.scorer.task_running, timeout=60000)  # it answered
-    qtbot.wait(200)
+    wait_for(qtbot, lambda: not window.scorer.task_running)  # it answered
+    deliver_posted()
     assert not view.model.stats and view.task_note.text() == ""
     settle(qtbot, window)
 

@@ -9,7 +9,7 @@ from PySide6 import QtGui
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, REGISTRY, emeasure_at
 from fminspect.metrics.equations import EQUATIONS, cite
 from fminspect.teaching import claim_holds, flaw_demos, rank_demo
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, wait_for
 
 ALL_KEYS = ("MAE", "maxFm", "maxIoU", "wFm", "Sm", "maxEm", "relaxFm", "adpMSIoU", "Cm", "CCm")
 
@@ -221,13 +221,13 @@ def test_views_open_on_the_binarisation_behind_the_clicked_number(qtbot, demo_wi
 def test_brush_stroke_changes_the_prediction_and_the_scores(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
     pg_ = demo_window.open_playground()
     qtbot.addWidget(pg_)
-    qtbot.waitUntil(lambda: bool(pg_.scores), timeout=30000)
+    wait_for(qtbot, lambda: bool(pg_.scores))
     before, pred_before = dict(pg_.scores), pg_.pred.copy()
     pg_.brush_on.setChecked(True)
     pg_.brush_size.setValue(25)
     pg_.brush_value.setValue(1.0)
     pg_.pred_panel.paint_at(150, 150)
-    qtbot.waitUntil(lambda: pg_.scores != before, timeout=30000)
+    wait_for(qtbot, lambda: pg_.scores != before)
     assert not np.array_equal(pg_.pred, pred_before)
     assert pg_.pred[150, 150] == 1.0
     assert pg_.scores["MAE"] != before["MAE"]
@@ -236,7 +236,7 @@ def test_brush_stroke_changes_the_prediction_and_the_scores(qtbot, demo_window) 
     pg_.kind.setCurrentText("erosion (−) / dilation (+)")
     pg_.strength.setValue(80)
     pg_.run_sweep()
-    qtbot.waitUntil(lambda: hasattr(pg_, "sweep_curves"), timeout=60000)
+    wait_for(qtbot, lambda: hasattr(pg_, "sweep_curves"))
     assert len(pg_.sweep_curves["Sm"]) == 11
 
 

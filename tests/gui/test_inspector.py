@@ -14,7 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fminspect.gui.export import export_grid
 from fminspect.gui.panels.map_grid import CONFUSION_RGBA
 from fminspect.metrics import DEFAULT_PARAMS, Params, compute_suite, prepare_gt
-from tests.gui.conftest import settle
+from tests.gui.conftest import PATIENCE_MS, deliver_posted, settle, wait_for
 
 
 def opened(qtbot, window, root: Path):  # type: ignore[no-untyped-def]
@@ -85,7 +85,7 @@ def test_parameter_change_recomputes_off_thread_and_drops_stale_results(
                 return False
         return True
 
-    qtbot.waitUntil(curves_show_the_results, timeout=2000)  # redrawn a plot per event turn
+    wait_for(qtbot, curves_show_the_results)  # redrawn a plot per event turn
     assert "β²=2" in window.curves.plots["fm"].getPlotItem().titleLabel.text
     window.params.gt_rule.setCurrentIndex(1)  # GT >= 128
     settle(qtbot, window)
@@ -97,7 +97,7 @@ def test_the_third_plot_shows_e_iou_or_dice_against_the_threshold(qtbot, window,
     window.open_path(dataset_root)
     settle(qtbot, window)
     result = window.controller.results["A"]
-    qtbot.waitUntil(lambda: "A" in window.curves.curves, timeout=2000)
+    wait_for(qtbot, lambda: "A" in window.curves.curves)
     for which, scores in (("IoU", result.overlap.iou), ("Dice", result.overlap.dice)):
         window.curves.third_choice.setCurrentText(which)
         item = window.curves.curves["A"]["em"]
@@ -147,7 +147,7 @@ def test_threshold_moves_overlay_curve_markers_and_table(qtbot, window, dataset_
             return False
         return True
 
-    qtbot.waitUntil(f_plot_drawn, timeout=2000)
+    wait_for(qtbot, f_plot_drawn)
     x, y = window.curves.marker("A", "fm")
     assert x == pytest.approx(40 / 255)
     assert y == pytest.approx(result.fmeasure.fmeasure.curve[40])
@@ -166,21 +166,21 @@ def test_samples_are_read_off_the_gui_thread_and_the_next_one_is_prefetched(
     c = opened(qtbot, window, dataset_root)
     assert c.sample.name == "img1"
     # after a short pause the next sample is read and scored in the background…
-    qtbot.waitUntil(lambda: c.cached_models("DS/img2") == {"A", "B", "C"}, timeout=10000)
-    qtbot.waitUntil(lambda: not c.prefetching, timeout=10000)
+    wait_for(qtbot, lambda: c.cached_models("DS/img2") == {"A", "B", "C"})
+    wait_for(qtbot, lambda: not c.prefetching)
     done: list[bool] = []
     c.results_complete.connect(lambda: done.append(True))
     c.step(1)  # …so that stepping shows it at once, with every result
     assert c.sample.name == "img2" and not c.loading and done
     # the table draws them a moment later (after the sample's image has been painted)
-    qtbot.waitUntil(lambda: _table_shows(window, ("A", "B", "C")), timeout=2000)
+    wait_for(qtbot, lambda: _table_shows(window, ("A", "B", "C")))
     # two quick presses: nothing read yet, the window keeps the current sample meanwhile
     c.step(1)
     c.step(1)
     assert c.loading and c.sample.name in ("img2", "img3")
-    assert c.wait(30000)
+    assert c.wait(PATIENCE_MS)
     assert c.sample.name == "img4"
-    qtbot.waitUntil(lambda: _table_shows(window, ("A", "B", "C")), timeout=2000)  # img4's
+    wait_for(qtbot, lambda: _table_shows(window, ("A", "B", "C")))  # img4's
 
 
 @pytest.mark.slow
@@ -194,14 +194,14 @@ def test_a_sample_being_read_drops_the_request_for_the_previous_one(
     assert c._pending
     c.select_sample(3)  # …when img4 is asked for: none of img1's results may be shown now
     assert c.loading and not c._pending and not c.results
-    assert c.wait(30000) and c.sample.name == "img4"
+    assert c.wait(PATIENCE_MS) and c.sample.name == "img4"
     assert set(c.results) == {"A", "B", "C"}
     # another folder holding a dataset of the same name: nothing read or scored before is used
     other = make_dataset(tmp_path / "other" / "DS", n_images=2, methods=("A", "D"), seed=3)
     assert window.open_path(other)
-    assert c.wait(30000)
+    assert c.wait(PATIENCE_MS)
     assert set(c.sample.preds) == {"A", "D"} and set(c.results) == {"A", "D"}
-    qtbot.waitUntil(lambda: not window.drawing, timeout=5000)  # drawn a moment after scoring
+    wait_for(qtbot, lambda: not window.drawing)  # drawn a moment after scoring
     assert window.table.model.scores["A"]["MAE"] == _expected(window, "A", c.settings.params)["MAE"]
 
 
@@ -306,7 +306,6 @@ def test_a_normalisation_change_scores_at_once_and_shows_all_models_together(
 @pytest.mark.slow
 def test_a_long_request_shows_results_as_they_arrive(qtbot, window, dataset_root, monkeypatch):  # type: ignore[no-untyped-def]
     import fminspect.gui.controller as controller_module
-    from fminspect.gui.main_window import PROGRESSIVE_MS
 
     window.open_path(dataset_root)
     settle(qtbot, window)
@@ -316,20 +315,21 @@ def test_a_long_request_shows_results_as_they_arrive(qtbot, window, dataset_root
     def score_model(sample, model, *args, **kw):  # type: ignore[no-untyped-def]
         result = scored(sample, model, *args, **kw)
         if model == "B":
-            slow.wait(5)  # model B takes long until the test lets it finish
+            slow.wait(PATIENCE_MS / 1000)  # model B takes long until the test lets it finish
         return result
 
     monkeypatch.setattr(controller_module, "score_model", score_model)
-    window.params.stretch.toggle()
-    qtbot.waitUntil(lambda: set(window.controller.results) >= {"A", "C"}, timeout=5000)
-    assert "B" in window.controller._pending  # still scoring B…
-    assert not window._showing_progress and window._held  # …the others are held, at first
-    qtbot.wait(PROGRESSIVE_MS + 50)
-    assert window._showing_progress  # then shown as they are
-    qtbot.waitUntil(lambda: "A" in window.table.model.scores, timeout=5000)  # a turn later
-    assert window.table.model.scores["A"]["MAE"] == window.controller.results["A"].mae.score
-    assert "B" not in window.table.model.scores
-    slow.set()
+    try:
+        window.params.stretch.toggle()
+        wait_for(qtbot, lambda: set(window.controller.results) >= {"A", "C"})
+        assert "B" in window.controller._pending  # still scoring B…
+        assert not window._showing_progress and window._held  # …the others are held, at first
+        wait_for(qtbot, lambda: window._showing_progress)  # then shown as they are
+        wait_for(qtbot, lambda: "A" in window.table.model.scores)  # a turn later
+        assert window.table.model.scores["A"]["MAE"] == window.controller.results["A"].mae.score
+        assert "B" not in window.table.model.scores
+    finally:
+        slow.set()
     settle(qtbot, window)
     assert not window.controller.settings.params.stretch
     assert window.table.model.scores["B"]["MAE"] == window.controller.results["B"].mae.score
@@ -376,7 +376,7 @@ def test_open_files_and_hover_readout(qtbot, window, dataset_root):  # type: ign
         [dataset_root / "Pred" / "A" / "img1.png", dataset_root / "Pred" / "B" / "img1.png"],
         dataset_root / "Imgs" / "img1.jpg",
     )
-    assert window.controller.wait(30000)
+    assert window.controller.wait(PATIENCE_MS)
     seen = []
     window.grid.hovered.connect(seen.append)
     window.grid.show_cursor(10, 20)
@@ -526,9 +526,9 @@ def test_a_job_of_a_deleted_window_calls_nothing(qtbot) -> None:  # type: ignore
     for name, owner in (("kept", kept), ("gone", gone)):
         submit(lambda: time.sleep(0.2), lambda _v, n=name: called.append(n), owner=owner)
     shiboken6.delete(gone)  # the window closed while its job ran
-    assert QtCore.QThreadPool.globalInstance().waitForDone(10000)
-    qtbot.waitUntil(lambda: called == ["kept"], timeout=5000)
-    qtbot.wait(50)
+    assert QtCore.QThreadPool.globalInstance().waitForDone(PATIENCE_MS)
+    wait_for(qtbot, lambda: called == ["kept"])
+    deliver_posted()
     assert called == ["kept"]
 
 
@@ -555,7 +555,7 @@ def test_quick_successive_changes_drop_the_queued_scoring_of_the_older_ones(
         for _ in range(4):  # four changes before any finishes, each of 3 models
             c._cache.clear()
             window.params.stretch.toggle()
-        assert c.wait(30000)
+        assert c.wait(PATIENCE_MS)
     finally:
         pool.setMaxThreadCount(threads)
     # each older request scored only the 2 models that had started; the last scored all 3
@@ -580,19 +580,22 @@ def test_a_result_of_datasets_closed_meanwhile_is_not_cached(
     def score_model(sample, model, *args, **kw):  # type: ignore[no-untyped-def]
         result = scored(sample, model, *args, **kw)
         if sample is old and model == "A":
-            release.wait(10)  # the old folder's model A is still being scored…
+            release.wait(PATIENCE_MS / 1000)  # the old folder's model A is still being scored…
         return result
 
     monkeypatch.setattr(controller_module, "score_model", score_model)
-    window.params.stretch.toggle()
-    other = make_dataset(tmp_path / "other" / "DS", n_images=2, methods=("A", "B"), seed=4)
-    assert window.open_path(other)  # …when another folder with a dataset "DS" is opened
-    assert c.wait(30000)
-    release.set()
-    assert QtCore.QThreadPool.globalInstance().waitForDone(30000)
-    qtbot.wait(50)  # deliver what the old job sends back
+    try:
+        window.params.stretch.toggle()
+        other = make_dataset(tmp_path / "other" / "DS", n_images=2, methods=("A", "B"), seed=4)
+        assert window.open_path(other)  # …when another folder with a dataset "DS" is opened
+        assert c.wait(PATIENCE_MS)
+    finally:
+        release.set()
+    assert QtCore.QThreadPool.globalInstance().waitForDone(PATIENCE_MS)
+    deliver_posted()  # what the old job sends back
     key = (c.sample.key, "A", c.settings.key())
     assert c._cache[key].mae.score == _expected(window, "A", c.settings.params)["MAE"]
+    wait_for(qtbot, lambda: not window.drawing)
     assert window.table.model.scores["A"]["MAE"] == c._cache[key].mae.score
 
 
@@ -612,9 +615,9 @@ def test_maps_that_could_not_be_read_again_are_not_scored_and_it_says_so(
 
     monkeypatch.setattr(controller_module, "load_sample", load_sample)
     window.params.interpolation.setCurrentText("nearest")
-    assert c.wait(30000)
+    assert c.wait(PATIENCE_MS)
     window.params.beta2.setValue(1.0)  # anything scored now would be bilinear maps as nearest
-    assert c.wait(30000)
+    assert c.wait(PATIENCE_MS)
     assert not c.results
     messages = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
     assert any("could not be read" in m for m in messages)
@@ -633,11 +636,11 @@ def test_labels_problems_and_highlights_follow_what_is_shown(qtbot, window, data
     assert sum("img2.png" in t and "error" in t for t in listed) == 1
     window.params.beta2.setValue(2.0)
     c.step(1)  # a new sample right after a change of β²
-    assert c.wait(30000)
+    assert c.wait(PATIENCE_MS)
     assert "β²=2" in window.curves.plots["fm"].getPlotItem().titleLabel.text
     for delta in (-1, 1, -1, 1):  # visiting img2 again does not list its problem again
         c.step(delta)
-        assert c.wait(30000)
+        assert c.wait(PATIENCE_MS)
     listed = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
     assert len(listed) == len(set(listed)) and sum("img2.png" in t for t in listed) == 1
     # equal values everywhere: no model is highlighted as best
@@ -662,7 +665,7 @@ def test_an_open_explain_window_says_when_the_parameters_changed(qtbot, window, 
     window.params.alpha.setValue(0.5)  # back to what the view shows
     assert "out of date" not in explain.windowTitle()
     c.step(1)  # to img2, whose map B cannot be read
-    assert c.wait(30000)
+    assert c.wait(PATIENCE_MS)
     assert "1 error: see Problems" in window.statusBar().currentMessage()
 
 
@@ -685,10 +688,10 @@ def test_the_zoom_of_a_size_comes_back_with_a_sample_of_that_size(
     view.setRange(xRange=(10, 30), yRange=(5, 20), padding=0)
     zoomed = view.viewRange()
     c.step(1)
-    assert c.wait(30000) and c.sample.shape == (30, 50)
+    assert c.wait(PATIENCE_MS) and c.sample.shape == (30, 50)
     assert view.viewRange() != zoomed  # another size: the whole image
     c.step(-1)
-    assert c.wait(30000) and c.sample.name == "img1"
+    assert c.wait(PATIENCE_MS) and c.sample.name == "img1"
     assert len(window.grid._ranges) <= kept
     if kept > 1:
         np.testing.assert_allclose(view.viewRange(), zoomed)
@@ -709,7 +712,7 @@ def test_an_unreadable_gt_is_listed_once_and_a_rescoring_does_not_announce_it_ag
     window.open_path(dataset_root)
     settle(qtbot, window)
     c.step(1)  # to img2: the loader reports its GT too
-    assert c.wait(30000)
+    assert c.wait(PATIENCE_MS)
     listed = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
     assert sum("GT" in t and "img2.png" in t for t in listed) == 1, listed
     window.statusBar().clearMessage()

@@ -14,7 +14,7 @@ from fminspect.cli import main
 from fminspect.gui.model_selection import DEFAULT_SHOWN, ModelSelection
 from fminspect.gui.panels.curves import DISTINCT_STYLES, model_colour, model_line_style
 from tests.datasets import make_dataset
-from tests.gui.conftest import settle
+from tests.gui.conftest import PATIENCE_MS, settle, wait_for
 
 MODELS = tuple(f"M{i:02d}" for i in range(14))
 
@@ -75,7 +75,7 @@ def test_only_the_shown_models_are_read_scored_and_listed(qtbot, window, many_ro
             item.setCheckState(QtCore.Qt.CheckState.Checked)
         elif model == "M00":
             item.setCheckState(QtCore.Qt.CheckState.Unchecked)
-    qtbot.waitUntil(lambda: "M13" in window.controller.results, timeout=10000)
+    wait_for(qtbot, lambda: "M13" in window.controller.results)
     settle(qtbot, window)
     now = [m for m in MODELS if m != "M00"]
     assert window.selection.shown == now
@@ -137,7 +137,7 @@ def test_grid_pages_and_legend_highlight(qtbot, window, many_root) -> None:  # t
     grid = window.grid
 
     def filled() -> None:  # the panels of a new page are made and filled one per turn
-        qtbot.waitUntil(lambda: not grid.filling, timeout=2000)
+        wait_for(qtbot, lambda: not grid.filling)
 
     grid.set_page_size(5)
     filled()
@@ -155,7 +155,7 @@ def test_grid_pages_and_legend_highlight(qtbot, window, many_root) -> None:  # t
     assert list(grid.cells)[2] == shown[0]
     # markers: none for 12 curves until some are highlighted, then for those only
     curves = window.curves
-    qtbot.waitUntil(lambda: len(curves.results) == len(shown), timeout=5000)
+    wait_for(qtbot, lambda: len(curves.results) == len(shown))
     assert curves.marked() == []
     curves.legend.itemClicked.emit(curves.legend.item(1))  # a click on the second model
     assert window.selection.highlighted == {shown[1]}
@@ -184,24 +184,24 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     assert main(["eval", str(root), "--out", str(out), "--quiet", "--no-plots"]) == 0
     summary = json.loads((out / "summary.json").read_text())
     window.open_path(root)
-    qtbot.waitUntil(lambda: len(window.dataset_results) == 2, timeout=60000)
+    wait_for(qtbot, lambda: len(window.dataset_results) == 2)
     settle(qtbot, window)
     view = window.dataset_view
     model = view.model
     assert model.datasets == []  # drawn when the view is shown, not while it is hidden
     window.tabs.setCurrentIndex(1)
     assert model.datasets == ["CAMO", "COD10K"]
-    qtbot.waitUntil(lambda: len(view._curve_items) == 3 * 3, timeout=2000)  # 3 methods × 3 plots
+    wait_for(qtbot, lambda: len(view._curve_items) == 3 * 3)  # 3 methods × 3 plots
     # the third plot: the ROC of the mean curves (hit rate = recall against FPR)
     view.third.setCurrentText("ROC")
-    qtbot.waitUntil(lambda: len(view._curve_items) == 3 * 3, timeout=2000)  # one plot a turn
+    wait_for(qtbot, lambda: len(view._curve_items) == 3 * 3)  # one plot a turn
     third = [item for k, item in view._curve_items if k == "em"]
     assert len(third) == 3 and "ROC" in view.plots["em"].getPlotItem().titleLabel.text
     curves = view.results[view.curve_dataset.currentText()][0].mean_curves  # the first line's
     x, y = third[0].xData, third[0].yData
     assert np.array_equal(x, curves["FPR"]) and np.array_equal(y, curves["Recall"])
     view.third.setCurrentText("IoU")
-    qtbot.waitUntil(lambda: len(view._curve_items) == 3 * 3, timeout=2000)
+    wait_for(qtbot, lambda: len(view._curve_items) == 3 * 3)
     em = next(item for k, item in view._curve_items if k == "em")
     x, y = em.xData, em.yData
     assert np.array_equal(y, curves["IoU"]) and x[-1] == 1.0
@@ -228,7 +228,7 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     assert [r[3] for r in rows] == sorted(diffs.tolist(), key=lambda d: -abs(d))
     assert view.pair_list.rowCount() == 5
     assert view.pair_list.item(0, 0).toolTip() == rows[0][0]  # the whole name, if elided
-    with qtbot.waitSignal(view.sample_chosen) as signal:
+    with qtbot.waitSignal(view.sample_chosen, timeout=PATIENCE_MS) as signal:
         view.pair_list.cellClicked.emit(0, 0)
     assert signal.args == ["COD10K", rows[0][0]]
     settle(qtbot, window)
@@ -251,14 +251,14 @@ def test_the_pair_list_is_wide_enough_to_read_until_the_user_drags_it(qtbot, qse
     width = view.splitter.width()
     assert abs(view.splitter.sizes()[1] - 0.35 * width) <= 2
     view.resize(1200, 700)  # it follows the view's width
-    qtbot.waitUntil(lambda: view.splitter.width() > width)
+    wait_for(qtbot, lambda: view.splitter.width() > width)
     width = view.splitter.width()
     assert abs(view.splitter.sizes()[1] - 0.35 * width) <= 2
     view.splitter.moveSplitter(700, 1)  # the user drags it wider
     dragged = view.splitter.sizes()[1]
     assert dragged > 0.4 * width
     view.resize(1150, 700)
-    qtbot.waitUntil(lambda: view.splitter.width() < width)
+    wait_for(qtbot, lambda: view.splitter.width() < width)
     assert view.splitter.sizes()[1] == dragged
 
 
@@ -321,7 +321,7 @@ def test_a_dataset_whose_scoring_fails_is_not_restarted_in_a_loop(
     start = window.scorer.start
     monkeypatch.setattr(window.scorer, "start", lambda *a, **k: starts.append(a) or start(*a, **k))
     window.open_path(many_root)
-    qtbot.waitUntil(lambda: not window.scoring, timeout=30000)
+    wait_for(qtbot, lambda: not window.scoring)
     qtbot.wait(500)
     assert len(starts) == 1
     assert "scoring failed" in window.browser.status.text()
@@ -368,8 +368,8 @@ def test_stepping_to_a_sample_read_ahead_draws_each_map_once_with_its_result(
     c = window.controller
     shown = window.grid.page_models()
     assert len(shown) > 6  # the panels are filled over several turns (staged)
-    qtbot.waitUntil(lambda: c.cached_models("Many/img2") >= set(shown), timeout=20000)
-    qtbot.waitUntil(lambda: not c.prefetching and not window.drawing, timeout=20000)
+    wait_for(qtbot, lambda: c.cached_models("Many/img2") >= set(shown))
+    wait_for(qtbot, lambda: not c.prefetching and not window.drawing)
     drawn: list[tuple[str, object]] = []
     show_map = window.grid._show_map
 
@@ -380,7 +380,7 @@ def test_stepping_to_a_sample_read_ahead_draws_each_map_once_with_its_result(
     window.grid._show_map = counted
     c.step(1)
     assert c.sample.name == "img2"
-    qtbot.waitUntil(lambda: not window.drawing, timeout=10000)
+    wait_for(qtbot, lambda: not window.drawing)
     # every model's panel was drawn once, with the map its measures used (not the map as
     # read, then again with the result's)
     assert sorted(n for n, _ in drawn) == sorted(shown)
@@ -406,7 +406,7 @@ def test_the_reference_is_on_every_page(qtbot, window, many_root) -> None:  # ty
     grid.set_page_size(4)  # the reference and 3 others a page
     pages = []
     for _ in range(grid.page_count()):
-        qtbot.waitUntil(lambda: not grid.filling, timeout=2000)
+        wait_for(qtbot, lambda: not grid.filling)
         pages.append(list(grid.cells)[2:])
         grid.turn_page(1)
     assert all(page[0] == "M13" for page in pages)

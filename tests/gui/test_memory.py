@@ -7,7 +7,7 @@ import pytest
 
 from fminspect.gui import controller as controller_module
 from fminspect.gui.controller import array_bytes
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, wait_for
 
 
 def test_array_bytes_counts_each_array_once() -> None:
@@ -78,7 +78,7 @@ def test_a_job_lets_go_of_what_its_function_held(qtbot) -> None:  # type: ignore
         workers.submit(job(held[1], fail=True), got.append, got.append),
     ]
     signals = [weakref.ref(j.signals) for j in jobs]
-    qtbot.waitUntil(lambda: len(got) == 2, timeout=10000)
+    wait_for(qtbot, lambda: len(got) == 2)
     # a job taken off the queue before it started: the pool kept busy meanwhile
     pool = QtCore.QThreadPool.globalInstance()
     gate = QtCore.QSemaphore(0)
@@ -88,7 +88,7 @@ def test_a_job_lets_go_of_what_its_function_held(qtbot) -> None:  # type: ignore
     assert workers.cancel(queued)
     busy = len(blockers)
     gate.release(busy)
-    qtbot.waitUntil(lambda: len(got) == 2 + busy, timeout=10000)
+    wait_for(qtbot, lambda: len(got) == 2 + busy)
     jobs += [queued, *blockers]
     watched = [weakref.ref(j) for j in jobs]
     del held, queued, blockers, jobs
@@ -103,7 +103,7 @@ def test_a_job_lets_go_of_what_its_function_held(qtbot) -> None:  # type: ignore
         gc.collect()
         return all(s() is None for s in signals)
 
-    qtbot.waitUntil(signals_gone, timeout=10000)
+    wait_for(qtbot, signals_gone)
     # and the jobs themselves, deleted by the pool or by cancel: kept from the pool's
     # deletion, each stayed with its signals object (~13 a sample). PySide 6.11.3 still
     # kept one reference to a worker the pool had deleted in ~1 run of 12 of this file:
@@ -112,8 +112,8 @@ def test_a_job_lets_go_of_what_its_function_held(qtbot) -> None:  # type: ignore
     assert all(not shiboken6.isValid(w) and w.func is None and w.signals is None for w in left)
     # (calling cancel on a job that has run and been deleted is harmless)
     done = workers.submit(lambda: 2, got.append)
-    qtbot.waitUntil(lambda: len(got) == 3 + busy, timeout=10000)
-    qtbot.waitUntil(lambda: not shiboken6.isValid(done), timeout=10000)
+    wait_for(qtbot, lambda: len(got) == 3 + busy)
+    wait_for(qtbot, lambda: not shiboken6.isValid(done))
     assert not workers.cancel(done)
 
 
@@ -141,6 +141,6 @@ def test_the_window_hands_free_memory_back_every_few_samples(
     for _ in range(3):
         window.controller.step(1)
         settle(qtbot, window)
-    qtbot.waitUntil(lambda: len(calls) >= 2, timeout=10000)
+    wait_for(qtbot, lambda: len(calls) >= 2)
     assert threading.main_thread().name not in calls  # never on the GUI thread
     assert _runtime.release_free_memory() is sys.platform.startswith("linux")

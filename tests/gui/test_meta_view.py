@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui.conftest import settle
+from tests.gui.conftest import PATIENCE_MS, settle
 
 
 @pytest.mark.slow
@@ -27,7 +27,7 @@ def test_meta_window_runs_and_opens_a_case_in_the_inspector(
     meta.show()
     for name in ("generic", "noise_injection"):
         meta.boxes[name].setChecked(False)
-    with qtbot.waitSignal(meta.finished_run, timeout=120000):
+    with qtbot.waitSignal(meta.finished_run, timeout=PATIENCE_MS):
         meta.run()
     assert meta.report is not None and meta.table.rowCount() == len(meta.report.labels)
     headers = [meta.table.horizontalHeaderItem(j).text() for j in range(meta.table.columnCount())]
@@ -39,7 +39,7 @@ def test_meta_window_runs_and_opens_a_case_in_the_inspector(
     assert meta.cases.rowCount() == len(window.controller.sample_names)
     target = meta.cases.item(meta.cases.rowCount() - 1, 0).text()
     meta._open_case(meta.cases.rowCount() - 1, 0)
-    assert window.controller.wait(30000)  # the sample is read on the thread pool
+    assert window.controller.wait(PATIENCE_MS)  # the sample is read on the thread pool
     assert window.controller.sample.name == target
     # a paper's protocol: only its meta-measures can be ticked, and the run uses its settings
     meta.protocol.setCurrentText("context2025")

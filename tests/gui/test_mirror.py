@@ -7,7 +7,7 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.gui.mirror import Mirror
-from tests.gui.conftest import settle
+from tests.gui.conftest import PATIENCE_MS, settle
 
 DISPLAY = QtCore.Qt.ItemDataRole.DisplayRole
 TOOLTIP = QtCore.Qt.ItemDataRole.ToolTipRole
@@ -152,6 +152,6 @@ def test_a_new_sample_clears_the_table_s_selection(qtbot, window, dataset_root) 
     window.table.view.setCurrentIndex(window.table.proxy.index(1, 0))  # as a click selects it
     assert window.table.view.selectionModel().selectedIndexes()
     window.controller.step(1)
-    assert window.controller.wait(30000)
+    assert window.controller.wait(PATIENCE_MS)
     settle(qtbot, window)
     assert window.table.view.selectionModel().selectedIndexes() == []

@@ -15,7 +15,7 @@ from PySide6 import QtWidgets
 
 from fminspect.metrics import REGISTRY, Family, default_keys
 from fminspect.metrics.suite import PLUGINS_VARIABLE
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, wait_for
 from tests.toy_measure import FAMILY as TOY
 
 
@@ -44,9 +44,9 @@ def test_a_registered_measure_reaches_every_surface_of_the_window(
     settle(qtbot, window)
     assert "Toy" not in window.table.model.keys  # not a default measure
     window.set_measures([*default_keys(), "Toy"])
-    qtbot.waitUntil(lambda: "Toy" in window.browser.model.matrix.keys, timeout=30000)
+    wait_for(qtbot, lambda: "Toy" in window.browser.model.matrix.keys)
     settle(qtbot, window)
-    qtbot.waitUntil(lambda: bool(window.dataset_results.get("DS")), timeout=30000)
+    wait_for(qtbot, lambda: bool(window.dataset_results.get("DS")))
     # the metrics table: a column with the toy's value for every model
     table = window.table.model
     assert "Toy" in table.keys and table.label("Toy") == "Toy thr=0.5"

@@ -16,6 +16,7 @@ from fminspect.ranking.present import Presenter
 from fminspect.ranking.simulate import SimulatedParticipant, simulate, strengths_by_position
 from fminspect.ranking.store import StudyStore
 from tests.datasets import make_dataset
+from tests.gui.conftest import PATIENCE_MS, wait_for
 
 Key = QtCore.Qt.Key
 
@@ -88,9 +89,11 @@ def test_no_model_name_on_screen_and_it_scales(qtbot, study: Path) -> None:
         assert f" {model} " not in f" {texts} "
     for item in store.design.groups[0].items:
         assert item.model not in w.left_pic.caption + w.right_pic.caption
+    before = w.left_pic.size().toTuple()
     for size in ((1600, 1000), (420, 300)):
         w.resize(*size)
-        qtbot.wait(10)
+        wait_for(qtbot, lambda old=before: w.left_pic.size().toTuple() != old)
+        before = w.left_pic.size().toTuple()
         r = w.left_pic.image_rect()
         assert 0 < r.width() <= w.left_pic.width() and 0 < r.height() <= w.left_pic.height()
         assert abs(r.width() / r.height() - 80 / 60) < 0.05  # the aspect ratio is kept
@@ -121,14 +124,18 @@ def test_ties_refused_when_not_allowed_and_min_view_time(qtbot, tmp_path: Path) 
 
 def test_resume_after_closing_and_pause_time_is_not_counted(qtbot, study: Path) -> None:
     store = StudyStore(study)
-    w = _window(qtbot, store, participant="dan")
+    now = [100.0]  # the window's clock (seconds), moved by the test
+    w = _window(qtbot, store, participant="dan", clock=lambda: now[0])
+    now[0] += 0.5
     qtbot.keyClick(w, Key.Key_Left)
+    now[0] += 0.12  # the second pair, shown for 120 ms
     qtbot.keyClick(w, Key.Key_P)
-    qtbot.wait(400)  # a long pause
+    now[0] += 400.0  # a long pause
     qtbot.keyClick(w, Key.Key_P)
+    now[0] += 0.03  # and 30 ms after it
     qtbot.keyClick(w, Key.Key_Right)
     w.close()
-    assert store.votes("dan")[1].rt_ms < 350
+    assert [v.rt_ms for v in store.votes("dan")] == pytest.approx([500, 150])
     w2 = _window(qtbot, StudyStore(study), participant="dan")
     assert w2.page == "pause" and "Welcome back" in w2.pause_title.text()
     qtbot.keyClick(w2, Key.Key_Space)
@@ -205,9 +212,9 @@ def test_analysis_window_rule_exclusion_and_measures(qtbot, study: Path) -> None
     w = AnalysisWindow(store, measure_keys=["MAE", "Sm"])
     qtbot.addWidget(w)
     w.show()
-    qtbot.waitUntil(lambda: w.result is not None, timeout=30000)  # aggregated off the GUI thread
+    wait_for(qtbot, lambda: w.result is not None)  # aggregated off the GUI thread
     assert not w.result.consensual  # 'rev' breaks unanimity
-    with qtbot.waitSignal(w.agreement_ready, timeout=30000):
+    with qtbot.waitSignal(w.agreement_ready, timeout=PATIENCE_MS):
         w.rule.setCurrentIndex(w.rule.findData("majority"))
         assert w._still_aggregating()  # no export of the previous rule's numbers meanwhile
     assert not w._still_aggregating()
@@ -235,10 +242,10 @@ def test_analysis_window_rule_exclusion_and_measures(qtbot, study: Path) -> None
     row = next(
         r for r in range(w.participants.rowCount()) if w.participants.item(r, 1).text() == "rev"
     )
-    with qtbot.waitSignal(w.agreement_ready, timeout=30000):
+    with qtbot.waitSignal(w.agreement_ready, timeout=PATIENCE_MS):
         w.participants.item(row, 0).setCheckState(QtCore.Qt.CheckState.Checked)
     assert w.result.excluded == ["rev"] and len(w.result.consensual) == 4
-    QtCore.QThreadPool.globalInstance().waitForDone(30000)
+    QtCore.QThreadPool.globalInstance().waitForDone(PATIENCE_MS)
 
 
 def test_undo_after_the_end_removes_the_outdated_results_file(
@@ -343,6 +350,6 @@ def test_an_active_pack_opens_for_its_participant_and_its_pairs_are_chosen_as_vo
     qtbot.addWidget(a)
     assert a.rule.currentData() == "bt"
     assert not a.rule.model().item(a.rule.findData("unanimous")).isEnabled()
-    qtbot.waitUntil(lambda: a.result is not None, timeout=30000)
+    wait_for(qtbot, lambda: a.result is not None)
     assert str(a.result.rule) == "bt:0.9"
-    QtCore.QThreadPool.globalInstance().waitForDone(30000)
+    QtCore.QThreadPool.globalInstance().waitForDone(PATIENCE_MS)
