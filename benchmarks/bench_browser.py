@@ -189,10 +189,10 @@ def window_run(
     heartbeat.timeout.connect(beat)
     planned: list[stream.Planned] = []
     progress: list[tuple[float, int]] = []
-    window.scorer.news.connect(
+    window.model.service.news.connect(
         lambda e: planned.append(e) if isinstance(e, stream.Planned) else None
     )
-    window.scorer.news.connect(
+    window.model.service.news.connect(
         lambda e: (
             progress.append((time.perf_counter(), e.done))
             if isinstance(e, stream.Progress)
@@ -208,7 +208,7 @@ def window_run(
     run_for(timeout, lambda: window.browser.model.rowCount() > 0)
     listed = time.perf_counter() - t0
     # the opening's own turns: the list painted, then the first sample read and shown
-    run_for(timeout, lambda: window.controller.sample is not None)
+    run_for(timeout, lambda: window.model.sample is not None)
     opening_block = max((g for _, g in gaps), default=float("nan"))
     matrix = window.browser.model.matrix
     all_scores = dataset_view = float("nan")
@@ -217,9 +217,9 @@ def window_run(
         nonlocal all_scores, dataset_view
         if all_scores != all_scores and matrix.filled.all():
             all_scores = time.perf_counter() - t0
-        if dataset_view != dataset_view and window.dataset_results:
+        if dataset_view != dataset_view and window.model.scores.results:
             dataset_view = time.perf_counter() - t0
-        return dataset_view == dataset_view and not window.scorer.running
+        return dataset_view == dataset_view and not window.model.service.running
 
     run_for(timeout, done)
     scoring_block = max((g for _, g in gaps), default=float("nan"))
@@ -240,7 +240,7 @@ def window_run(
     gaps.clear()
     last[0] = time.perf_counter()  # the time explain() took is not a block of the window
     # stepping: each step once the window is idle (the next sample prefetched meanwhile)
-    c = window.controller
+    c = window.model
     latencies = []
     for _ in range(steps):
         run_for(2.5)

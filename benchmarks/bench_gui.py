@@ -65,7 +65,7 @@ def main() -> None:
         w.show()
         t = time.perf_counter()
         w.open_path(root)
-        w.controller.wait(120000)
+        w.model.wait(120000)
         print(
             f"first scoring incl. the camouflage degree: {(time.perf_counter() - t) * 1e3:.0f} ms "
             f"({args.models} models, {args.size}×{args.size}, with image)"
@@ -77,8 +77,8 @@ def main() -> None:
         heart.start(2)
         done: list[float] = []
         complete: list[bool] = []
-        w.controller.results_complete.connect(lambda: complete.append(True))
-        release = w._release_held
+        w.model.results_complete.connect(lambda: complete.append(True))
+        release = w.drawer._release_held
 
         def released() -> None:
             """The window draws the table with every new value (a moment after the
@@ -87,7 +87,7 @@ def main() -> None:
             if complete:
                 done.append(time.perf_counter())
 
-        w._release_held = released  # type: ignore[method-assign]
+        w.drawer._release_held = released  # type: ignore[method-assign]
 
         def measure(change) -> tuple[float, float]:  # type: ignore[no-untyped-def]
             done.clear()
@@ -120,7 +120,7 @@ def main() -> None:
                     w.params.beta2.blockSignals(True)
                     w.params.beta2.setValue(w.params.beta2.value() + 0.01)
                     w.params.beta2.blockSignals(False)
-                    w.controller._cache.clear()  # no cached result to update (see above)
+                    w.model._cache.clear()  # no cached result to update (see above)
                 a, b = measure(lambda i=i, change=change: change(i))
                 lat.append(a)
                 if args.verbose:

@@ -18,6 +18,7 @@ HEADLESS = [
     "fminspect.ranking",
     "fminspect.batch",
     "fminspect.meta",
+    "fminspect.inspector",
     "fminspect.cli",
 ]
 

@@ -110,7 +110,7 @@ def score_matrix(
     """An empty score matrix of ``dataset``'s samples × methods × ``config``'s measures, or
     ``made`` if it is one. At 5,019 × 40 its first allocation took 80–150 ms (the pages are
     touched as it is filled with NaN): the window makes it on the thread that reads the
-    folder (:meth:`fminspect.gui.dataset_scorer.DatasetScorer.start`)."""
+    folder (:meth:`fminspect.inspector.scoring.ScoringService.start`)."""
     with_images = dataset.image is not None and any(s.image for s in dataset.samples)
     keys = tuple(config.keys_for(with_images))
     if (

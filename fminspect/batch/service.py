@@ -130,7 +130,7 @@ def _bug(exc: Exception) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Serve requests until ``quit`` or the end of stdin."""
+    """Serve requests from stdin until ``quit`` or its end (the service process)."""
     ap = argparse.ArgumentParser(prog="fminspect-scoring-service")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--nice", type=int, default=0)
@@ -140,6 +140,13 @@ def main(argv: list[str] | None = None) -> None:
             os.nice(args.nice)
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not corrupt the protocol
+    serve(sys.stdin.buffer, out, args.jobs)
+
+
+def serve(commands: IO[bytes], out: IO[bytes], jobs: int = 1) -> None:
+    """Serve the requests read from ``commands`` until ``quit`` or its end, writing the
+    events to ``out``: in the service process (:func:`main`), or on a thread of the caller's
+    (:class:`fminspect.inspector.scoring.ScoringService` with ``in_process``)."""
     lock = threading.Lock()
     requests: queue.Queue[Any] = queue.Queue()
     current: dict[str, Any] = {"generation": None, "stop": threading.Event()}
@@ -154,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
 
     def read_commands() -> None:
         while True:
-            message = read_message(sys.stdin.buffer)
+            message = read_message(commands)
             if message is None or message[0] == "quit":
                 current["stop"].set()
                 task_state["stop"].set()
@@ -186,7 +193,7 @@ def main(argv: list[str] | None = None) -> None:
                 return
             (_, task, kind, task_args, task_kwargs), stop = queued
             if kind == "compare":  # it scores on the service's workers
-                task_kwargs = {**task_kwargs, "jobs": args.jobs, "pool": workers()}
+                task_kwargs = {**task_kwargs, "jobs": jobs, "pool": workers()}
 
             def report(text: str, task: int = task) -> None:
                 send((task, "task-progress", text))
@@ -213,8 +220,8 @@ def main(argv: list[str] | None = None) -> None:
     def workers() -> LocalPool | None:  # shared by the scoring and the tasks
         nonlocal pool
         with pool_lock:
-            if pool is None and args.jobs > 1:
-                pool = LocalPool(args.jobs, preload=True)
+            if pool is None and jobs > 1:
+                pool = LocalPool(jobs, preload=True)
             return pool
 
     threading.Thread(target=read_commands, daemon=True).start()
@@ -236,7 +243,7 @@ def main(argv: list[str] | None = None) -> None:
             try:
                 matrix = score_matrix(dataset, config)
                 for event in stream_evaluation(
-                    dataset, matrix, config, store_path, jobs=args.jobs, pool=workers, stop=stop
+                    dataset, matrix, config, store_path, jobs=jobs, pool=workers, stop=stop
                 ):
                     send((generation, "event", event))
             except OSError as exc:  # a store or file that cannot be used: the window says so

@@ -1,750 +1,134 @@
-"""The inspector's controller: what is shown, with which parameters, and the results.
+"""The Qt side of the inspector model: where its work runs, and where it keeps preferences.
 
-It owns the selection (dataset, sample, threshold) and the parameters, reads samples and
-sends scoring jobs to the thread pool, and receives their results. Every request (a sample
-asked for, new parameters) bumps a generation number; results of an older generation are
-cached but never shown. Results are cached by (sample, model, parameters), and each
-sample's prepared GT (with its distance transform, kernel and camouflage degree) is reused
-across models and parameter changes that keep the GT rule; opening datasets empties every
-cache. When a sample's results are in, the next sample in the stepping direction is read and
-scored in the background at low priority (dropped as soon as anything else is asked for),
-so A/D shows it at once.
+:class:`QtRuntime` gives :class:`~fminspect.inspector.model.InspectorModel` Qt's global
+thread pool (:mod:`fminspect.gui.workers`: jobs niced below the GUI thread, held while a
+sample is drawn), threads of their own for reading folders, ``QTimer`` s, and queued calls
+to the GUI thread; :class:`QtPreferences` its ``QSettings``. Everything else the window
+knows of the model it learns from the model's events.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-from collections import OrderedDict
+import contextlib
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from PySide6 import QtCore
 
-from fminspect._runtime import release_free_memory
 from fminspect.gui.workers import cancel, submit
-from fminspect.io.discovery import Dataset, Sample
-from fminspect.io.validation import Problem
-from fminspect.metrics import (
-    DEFAULT_PARAMS,
-    GroundTruth,
-    Params,
-    SuiteResult,
-    measure_keys,
-    update_suite,
-)
-from fminspect.metrics.suite import families_for
-from fminspect.pipeline.config import EvalConfig
-from fminspect.pipeline.notes import Note
-from fminspect.pipeline.sample import LoadedSample, load_sample, prepare, score_model
-
-RESULT_CACHE_SIZE = 80
-#: Bytes of the arrays the result cache may hold: a result keeps its intermediate matrices
-#: (~10 MB for a 400×550 map with the camouflage degree), so a count alone would let 80
-#: results of a large image take gigabytes. The oldest results go first.
-RESULT_CACHE_BYTES = 600 * 2**20
-GT_CACHE_SIZE = 16
-LOADED_CACHE_SIZE = 4  # samples read from disk (the current one and its neighbours)
-PREFETCH_PRIORITY = -1  # below the scoring the user is waiting for (priority 0)
-PREFETCH_DELAY_MS = 250  # after a sample's results are in, before prefetching the next
-#: Samples shown between two hand-backs of the free memory the allocator keeps
-#: (:func:`~fminspect._runtime.release_free_memory`), on a worker thread.
-TRIM_EVERY = 10
+from fminspect.inspector.model import InspectorModel
+from fminspect.inspector.runtime import failure_message
 
 
-def _own_attributes(obj: object) -> list[object]:
-    """The values in an object's slots and ``__dict__``."""
-    values: list[object] = []
-    for cls in type(obj).__mro__:
-        slots = cls.__dict__.get("__slots__", ())
-        for name in (slots,) if isinstance(slots, str) else slots:
-            if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
-                values.append(getattr(obj, name))
-    values.extend(getattr(obj, "__dict__", {}).values())
-    return values
+class _QtTimer:
+    """A single-shot ``QTimer`` as :class:`~fminspect.inspector.runtime.Timer`."""
+
+    def __init__(self, owner: QtCore.QObject, ms: int, callback: Callable[[], None]) -> None:
+        self._timer = QtCore.QTimer(owner)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(ms)
+        self._timer.timeout.connect(callback)
+
+    def start(self, ms: int | None = None) -> None:
+        if ms is None:
+            self._timer.start()
+        else:
+            self._timer.start(ms)
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def is_active(self) -> bool:
+        return self._timer.isActive()
 
 
-def array_bytes(obj: object) -> int:
-    """Bytes of the NumPy arrays reachable from ``obj`` (through dataclass fields, the slots
-    and attributes of fminspect's own objects — a Pair's map, a GroundTruth's memo of
-    distance maps —, tuples, lists and dict values), each array's memory counted once
-    (views count their base)."""
-    import numpy as np
+class _Poster(QtCore.QObject):
+    """Runs callables sent from any thread on the thread it lives on (the GUI thread)."""
 
-    seen: set[int] = set()
-    total = 0
-    stack = [obj]
-    while stack:
-        item = stack.pop()
-        if item is None or isinstance(item, (str, bytes, int, float, bool)):
-            continue
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, np.ndarray):
-            base = item
-            while isinstance(base.base, np.ndarray):
-                base = base.base
-            if base is not item and id(base) in seen:
-                continue
-            seen.add(id(base))
-            total += base.nbytes
-        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
-            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
-            stack.extend(_own_attributes(item))
-        elif type(item).__module__.startswith("fminspect."):
-            stack.extend(_own_attributes(item))
-        elif isinstance(item, (tuple, list)):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-    return total
+    posted = QtCore.Signal(object)
 
-
-def _sized(job: Callable[[], SuiteResult]) -> Callable[[], tuple[SuiteResult, int]]:
-    """``job`` returning its result with :func:`array_bytes` of it, counted on the worker
-    thread that made it (about 2 ms a result, which the GUI thread need not spend)."""
-
-    def run() -> tuple[SuiteResult, int]:
-        result = job()
-        return result, array_bytes(result)
-
-    return run
-
-
-#: Keys whose families the inspector computes whatever measures are chosen: its curves
-#: panel, the metrics table's @t columns and the threshold overlay read them.
-PANEL_KEYS = ("maxFm", "maxEm", "maxIoU")
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """Everything that changes the numbers: measure parameters, the resize rule and which
-    measures are computed (``keys``; empty: the default ones)."""
-
-    params: Params = DEFAULT_PARAMS
-    interpolation: str = "bilinear"
-    keys: tuple[str, ...] = ()
-
-    def measure_keys(self) -> tuple[str, ...]:
-        """The measures computed (the default ones when none were chosen)."""
-        return measure_keys(self.keys or None)
-
-    def families(self) -> tuple[str, ...]:
-        """The measure families computed for them, and those the window's panels always draw
-        (the curves, the @t columns, the TP/FP/FN overlay: F, E and IoU/Dice, cheap from
-        the one threshold sweep)."""
-        return families_for([*self.measure_keys(), *PANEL_KEYS])
-
-    def eval_config(self) -> EvalConfig:
-        """The dataset evaluation's configuration for these settings (the browser's and the
-        dataset view's scores, as ``fminspect eval`` makes them)."""
-        return EvalConfig(self.params, self.keys or None, self.interpolation)
-
-    def key(self) -> tuple[Any, ...]:
-        """Hashable identity (part of the result-cache key)."""
-        return (tuple(sorted(self.params.as_dict().items())), self.interpolation, self.families())
-
-
-class InspectorController(QtCore.QObject):
-    """Selection, parameters and background scoring of the inspector window.
-
-    Signals
-    -------
-    sample_loaded(object)
-        A :class:`LoadedSample` is now current (panels redraw the maps).
-    result_ready(str)
-        The result of one model for the current sample and settings arrived.
-    results_complete()
-        Every model of the current sample has its result for the current settings.
-    request_started()
-        Scoring of the current sample under the current settings begins; ``result_ready``
-        and ``results_complete`` of this request follow.
-    busy_changed(str)
-        What the background is doing ('' when idle).
-    problems(object)
-        A list of :class:`Problem` s to show the user.
-    threshold_changed(int)
-        The curve point (0–255) shown in overlays and curve markers.
-    settings_changed(object)
-        New :class:`Settings`.
-    """
-
-    sample_loaded = QtCore.Signal(object)
-    result_ready = QtCore.Signal(str)
-    results_complete = QtCore.Signal()
-    busy_changed = QtCore.Signal(str)
-    request_started = QtCore.Signal()
-    problems = QtCore.Signal(object)
-    threshold_changed = QtCore.Signal(int)
-    settings_changed = QtCore.Signal(object)
-
-    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+    def __init__(self, parent: QtCore.QObject) -> None:
         super().__init__(parent)
-        self.datasets: list[Dataset] = []
-        self.dataset: Dataset | None = None
-        self.sample: LoadedSample | None = None
-        self.settings = Settings()
-        self.threshold = 128
-        self.results: dict[str, SuiteResult] = {}
-        #: the models read and scored (the window's shown ones); None: every model
-        self.models: list[str] | None = None
-        self.generation = 0
-        self._pending: set[str] = set()
-        self._request_jobs: list[Any] = []  # scoring jobs of the current request
-        self._cache: OrderedDict[tuple[Any, ...], SuiteResult] = OrderedDict()
-        self._cache_bytes: dict[tuple[Any, ...], int] = {}
-        # a sample's GT prepared under a GT rule, and the notes on it
-        self._gts: OrderedDict[tuple[str, str], tuple[GroundTruth | None, tuple[Note, ...]]] = (
-            OrderedDict()
-        )
-        self._degrees: set[tuple[str, str]] = set()  # samples whose camouflage degree exists
-        self._debounce = QtCore.QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(30)
-        self._debounce.timeout.connect(self.recompute)
-        # samples are read from disk on the thread pool; the latest request wins
-        self._requested: Sample | None = None
-        self._load_generation = 0
-        self._loading = False
-        self._read_with = ""  # the resize rule the current sample's maps were read with
-        self._epoch = 0  # bumped by open_datasets: callbacks of an older epoch are dropped
-        self._loaded: OrderedDict[tuple[str, str, str], LoadedSample] = OrderedDict()
-        # after a sample is scored, the next one in the stepping direction is read and scored
-        # in the background at low priority, so that A/D shows it at once
-        self._direction = 1
-        self._prefetch_jobs: list[tuple[Any, tuple[Any, ...]]] = []  # (job, tag)
-        self._completed = 0  # requests whose every result is in (see TRIM_EVERY)
-        self._prefetch_timer = QtCore.QTimer(self)
-        self._prefetch_timer.setSingleShot(True)
-        self._prefetch_timer.setInterval(PREFETCH_DELAY_MS)
-        self._prefetch_timer.timeout.connect(self._prefetch_next)
-        # what is being prefetched: ("read", *loaded key) or a result-cache key
-        self._prefetching: set[tuple[Any, ...]] = set()
+        self.posted.connect(self._run, QtCore.Qt.ConnectionType.QueuedConnection)
 
-    # ------------------------------------------------------------------ sources
-    def open_datasets(self, datasets: list[Dataset], defer_first: bool = False) -> None:
-        """Show these datasets; the first sample of the first one becomes current — read
-        from the next event-loop turn with ``defer_first`` (unless another one is asked for
-        meanwhile), so that its reading does not compete with what the caller does in this
-        one. What was read or scored before is forgotten: another folder may hold a dataset
-        of the same name, or the same folder other maps."""
-        self._epoch += 1
-        self._load_generation += 1  # a read under way is for the old datasets
-        self._loading = False
-        self._cancel_prefetch()
-        self._loaded.clear()
-        self._cache.clear()
-        self._cache_bytes.clear()
-        self._gts.clear()
-        self._degrees.clear()
-        self.datasets = datasets
-        self.dataset = datasets[0] if datasets else None
-        self._requested = None
-        if self.dataset and self.dataset.samples:
-            if defer_first:
-                self._loading = True  # busy, for wait() and the window's busy label
-                self.busy_changed.emit(f"reading {self.dataset.samples[0].name}…")
-                QtCore.QTimer.singleShot(0, self, functools.partial(self._load_first, self._epoch))
-            else:
-                self.select_sample(0)
+    @staticmethod
+    def _run(callback: Callable[[], None]) -> None:
+        callback()
 
-    def _load_first(self, epoch: int) -> None:
-        if epoch == self._epoch and self._requested is None:
-            self.select_sample(0)
 
-    def select_dataset(self, name: str) -> None:
-        """Make the dataset ``name`` current."""
-        for ds in self.datasets:
-            if ds.name == name:
-                self.dataset = ds
-                if ds.samples:
-                    self.select_sample(0)
+class QtRuntime:
+    """The model's :class:`~fminspect.inspector.runtime.Runtime` in the window: nothing is
+    called back once ``owner`` (the window) has been deleted."""
+
+    def __init__(self, owner: QtCore.QObject) -> None:
+        self.owner = owner
+        self._poster = _Poster(owner)
+
+    def submit(
+        self,
+        func: Callable[[], Any],
+        done: Callable[[Any], None],
+        failed: Callable[[str], None] | None = None,
+        *,
+        priority: int = 0,
+        own_thread: bool = False,
+    ) -> Any:
+        if not own_thread:
+            return submit(func, done, failed, priority=priority, owner=self.owner)
+
+        def run() -> None:
+            try:
+                result = func()
+            except Exception as exc:  # said in the window: a thread's error would be lost
+                message = failure_message(exc)
+                self.post(lambda: failed(message) if failed is not None else None)
                 return
-        raise KeyError(name)
+            self.post(lambda: done(result))
 
-    @property
-    def sample_names(self) -> list[str]:
-        """Names of the current dataset's samples, in order."""
-        return [s.name for s in self.dataset.samples] if self.dataset else []
+        thread = threading.Thread(target=run, name="fminspect-read", daemon=True)
+        thread.start()
+        return thread
 
-    @property
-    def sample_index(self) -> int:
-        """Index of the current sample in the current dataset (−1 if none)."""
-        if self.sample is None or self.dataset is None:
-            return -1
-        return self.sample_names.index(self.sample.name)
+    def cancel(self, job: Any) -> bool:
+        return False if isinstance(job, threading.Thread) else cancel(job)
 
-    def select_sample(self, index: int) -> None:
-        """Load sample ``index`` of the current dataset (wraps around) and score it."""
-        if self.dataset is None or not self.dataset.samples:
-            return
-        index %= len(self.dataset.samples)
-        self.load(self.dataset.samples[index])
+    def timer(self, ms: int, callback: Callable[[], None]) -> _QtTimer:
+        return _QtTimer(self.owner, ms, callback)
 
-    def step(self, delta: int) -> None:
-        """Next (+1) or previous (−1) sample (from the one last asked for, so that quick
-        presses advance even while a sample is being read)."""
-        current = self._requested
-        if current is None or self.dataset is None or current not in self.dataset.samples:
-            return
-        self._direction = 1 if delta >= 0 else -1
-        self.select_sample(self.dataset.samples.index(current) + delta)
+    def call_later(self, ms: int, callback: Callable[[], object]) -> None:
+        QtCore.QTimer.singleShot(ms, self.owner, callback)
 
-    def _loaded_key(self, sample: Sample) -> tuple[str, str, str]:
-        return (sample.dataset, sample.name, self.settings.interpolation)
+    def post(self, callback: Callable[[], None]) -> None:
+        with contextlib.suppress(RuntimeError):  # the window was deleted meanwhile
+            self._poster.posted.emit(callback)
 
-    def _wanted(self, sample: Sample) -> list[str] | None:
-        """The models of ``sample`` to read (None: all of them)."""
-        if self.models is None:
-            return None
-        return [m for m in self.models if m in sample.preds]
-
-    def _has_models(self, loaded: LoadedSample) -> bool:
-        """``loaded`` holds (or failed to read) every wanted model of its sample (a sample
-        whose GT could not be read holds no map, and reading it again would not help)."""
-        if loaded.gt is None:
-            return True
-        wanted = self._wanted(loaded.sample)
-        if wanted is None:
-            wanted = list(loaded.sample.preds)
-        return all(m in loaded.preds or m in loaded.unreadable for m in wanted)
-
-    def scored_models(self, sample: LoadedSample) -> list[str]:
-        """The models of a read sample that are scored: the wanted ones it could read."""
-        if self.models is None:
-            return list(sample.preds)
-        return [m for m in self.models if m in sample.preds]
-
-    def set_models(self, models: list[str] | None) -> None:
-        """Read and score only these models from now on (None: every model); the current
-        sample is read again if it lacks one of them, else only rescored (from the cache)."""
-        if models == self.models:
-            return
-        self.models = None if models is None else list(models)
-        if self._requested is None:
-            return
-        loaded = self._loaded.get(self._loaded_key(self._requested))
-        if loaded is None or not self._has_models(loaded):
-            self._loaded.pop(self._loaded_key(self._requested), None)
-            self.load(self._requested)
-        elif self.sample is loaded and not self._loading:
-            self._show(loaded, self._read_with)
-
-    def load(self, sample: Sample) -> None:
-        """Show ``sample`` and score it: at once if it has been read already (the previous
-        ones and the prefetched neighbour), otherwise once it has been read on the thread
-        pool — the window stays live meanwhile."""
-        self._requested = sample
-        self._cancel_prefetch()
-        self._load_generation += 1
-        gen = self._load_generation
-        key = self._loaded_key(sample)
-        if key in self._loaded and self._has_models(self._loaded[key]):
-            self._loaded.move_to_end(key)
-            self._loading = False
-            self._show(self._loaded[key], key[2])
-            return
-        self._loading = True
-        # the request under way was for the sample shown: none of its results may be shown now
-        self._cancel_request()
-        self.generation += 1
-        self._pending = set()
-        self.results = {}
-        self.busy_changed.emit(f"reading {sample.name}…")
-        interpolation, epoch = self.settings.interpolation, self._epoch
-        models = self._wanted(sample)
-        submit(
-            lambda: load_sample(sample, interpolation, models=models),
-            lambda loaded: self._on_loaded(gen, key, loaded) if epoch == self._epoch else None,
-            lambda message: self._on_load_failed(gen, sample, message),
-            owner=self,
-        )
-
-    def _remember_loaded(self, key: tuple[str, str, str], loaded: LoadedSample) -> None:
-        self._loaded[key] = loaded
-        self._loaded.move_to_end(key)
-        while len(self._loaded) > LOADED_CACHE_SIZE:
-            self._loaded.popitem(last=False)
-
-    def _on_loaded(self, gen: int, key: tuple[str, str, str], loaded: LoadedSample) -> None:
-        self._remember_loaded(key, loaded)
-        if gen != self._load_generation:
-            return  # another sample was asked for meanwhile
-        self._loading = False
-        if not self._has_models(loaded):  # models were chosen while it was being read
-            self._loaded.pop(key, None)
-            self.load(loaded.sample)
-            return
-        self._show(loaded, key[2])
-
-    def _on_load_failed(self, gen: int, sample: Sample, message: str) -> None:
-        if gen != self._load_generation:
-            return
-        self._loading = False
-        self.busy_changed.emit("")
-        self.problems.emit(
-            [
-                Problem(
-                    sample.gt,
-                    f"could not be read: {message}",
-                    "error",
-                    sample.dataset,
-                    "",
-                    sample.name,
-                )
-            ]
-        )
-
-    def _show(self, loaded: LoadedSample, interpolation: str) -> None:
-        self.sample = loaded
-        self._read_with = interpolation
-        self.results = {}
-        problems = list(loaded.problems)
-        problems += [
-            Problem(loaded.sample.gt, n.message, "warning", loaded.dataset, "", loaded.name)
-            for n in self.gt_notes()
-            if n.kind == "empty-gt"
-        ]
-        if problems:
-            self.problems.emit(problems)
-        self.sample_loaded.emit(loaded)
-        self.recompute()
-
-    # ------------------------------------------------------------------ parameters
-    def set_settings(self, settings: Settings) -> None:
-        """Change parameters. A change of the normalisation or the resize rule (a check box, a
-        list: one discrete step, and everything is recomputed) starts scoring at once; a
-        change of β² or α only (spin boxes, typed digit by digit or held down) starts it after
-        a short debounce."""
-        if settings == self.settings:
-            return
-        reload = settings.interpolation != self.settings.interpolation
-        at_once = reload or settings.params.norm != self.settings.params.norm
-        self.settings = settings
-        self.settings_changed.emit(settings)
-        if reload and self._requested is not None:
-            self._debounce.stop()
-            self.load(self._requested)  # read again with the new resize rule, then scored
-            return
-        if at_once:
-            self.recompute()
-        else:
-            self._debounce.start()
-
-    def set_threshold(self, index: int) -> None:
-        """Show curve point ``index`` (0–255) in overlays and curves; nothing is recomputed."""
-        index = max(0, min(255, int(index)))
-        if index != self.threshold:
-            self.threshold = index
-            self.threshold_changed.emit(index)
-
-    # ------------------------------------------------------------------ scoring
-    def gt(self) -> GroundTruth | None:
-        """The current sample's prepared GT under the current GT rule (reused)."""
-        return None if self.sample is None else self._gt_of(self.sample)[0]
-
-    def gt_notes(self) -> tuple[Note, ...]:
-        """The notes on the current sample's GT under the current GT rule (conversions, no
-        foreground)."""
-        return () if self.sample is None else self._gt_of(self.sample)[1]
-
-    def _gt_of(self, sample: LoadedSample) -> tuple[GroundTruth | None, tuple[Note, ...]]:
-        norm = self.settings.params.norm
-        key = (sample.key, norm.gt_rule)
-        if key not in self._gts:
-            self._gts[key] = prepare(sample, norm)
-            while len(self._gts) > GT_CACHE_SIZE:
-                self._gts.popitem(last=False)
-        self._gts.move_to_end(key)
-        return self._gts[key]
-
-    def _cancel_request(self) -> None:
-        """Take the scoring jobs of the request under way that have not started off the
-        queue (quick successive changes would otherwise each score every model)."""
-        jobs, self._request_jobs = self._request_jobs, []
-        for job in jobs:
-            cancel(job)
-
-    def recompute(self) -> None:
-        """Score every model of the current sample with the current settings."""
-        self._debounce.stop()
-        self._cancel_prefetch()
-        self._cancel_request()
-        if self._loading:
-            return  # the sample being read is scored when it arrives
-        self.generation += 1
-        if self.sample is not None and self._read_with != self.settings.interpolation:
-            # its maps were resized by another rule (reading them again failed): scoring
-            # them would cache results under a key that says otherwise
-            self.results, self._pending = {}, set()
-            self.request_started.emit()
-            self.problems.emit(
-                [
-                    Problem(
-                        Path(self.sample.name),
-                        f"not scored: its maps were read with resize '{self._read_with}' and "
-                        f"reading them with '{self.settings.interpolation}' failed; choose "
-                        f"'{self._read_with}' again or reopen the dataset",
-                        "error",
-                        self.sample.dataset,
-                        "",
-                        self.sample.name,
-                    )
-                ]
-            )
-            self._complete()
-            return
-        gen = self.generation
-        sample, gt = self.sample, self.gt()
-        self.results = {}
-        self._pending = set()
-        self.request_started.emit()
-        if sample is None or gt is None:
-            self.busy_changed.emit("")
-            return
-        settings, epoch = self.settings, self._epoch  # other datasets: drop what comes back
-        for model in self.scored_models(sample):
-            key = (sample.key, model, settings.key())
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                self.results[model] = self._cache[key]
-                continue
-            self._pending.add(model)
-
-            def done(
-                sized: tuple[SuiteResult, int], model: str = model, key: tuple[Any, ...] = key
-            ) -> None:
-                if epoch == self._epoch:
-                    self._on_result(gen, model, key, *sized)
-
-            def failed(message: str, model: str = model) -> None:
-                if epoch == self._epoch:
-                    self._on_failed(gen, model, message)
-
-            job = submit(
-                self._job(sample, model, gt, settings),
-                done,
-                failed,
-                owner=self,
-            )
-            self._request_jobs.append(job)
-        for model in self.results:
-            self.result_ready.emit(model)
-        if self._pending:
-            first_camo = (
-                sample.image is not None and (sample.key, gt.norm.gt_rule) not in self._degrees
-            )
-            self.busy_changed.emit(
-                "computing the camouflage degree…" if first_camo else self.busy_changed_text()
-            )
-        else:
-            self._complete()
-
-    def _complete(self) -> None:
-        self.busy_changed.emit("")
-        self.results_complete.emit()
-        # once the window has drawn the results, read and score the next sample
-        self._prefetch_timer.start()
-        self._completed += 1
-        if self._completed % TRIM_EVERY == 0:
-            # before the prefetch: at a lower priority, it waited behind it while stepping on
-            submit(release_free_memory, lambda _: None, owner=self)
-
-    def _job(self, sample: LoadedSample, model: str, gt: GroundTruth, settings: Settings) -> Any:
-        """The work for one model: an update of a cached result under the same normalisation
-        (only the measures the change affects), or a full scoring; with its size (see
-        :func:`_sized`)."""
-        base = self._reusable(sample.key, model, settings)
-        families = settings.families()
-        if base is not None:
-            return _sized(
-                lambda: update_suite(base, settings.params, img=sample.image, families=families)
-            )
-        return _sized(lambda: score_model(sample, model, gt, settings.params, families=families))
-
-    def _reusable(self, sample_key: str, model: str, settings: Settings) -> SuiteResult | None:
-        """A cached result of this model under the same normalisation and resize rule."""
-        for (s, m, (_, interpolation, _)), result in reversed(self._cache.items()):
-            if (s, m, interpolation) == (sample_key, model, settings.interpolation) and (
-                result.params.norm == settings.params.norm
-            ):
-                return result
-        return None
-
-    def busy_changed_text(self) -> str:
-        """Status text while models are being scored."""
-        n = len(self._pending)
-        return f"scoring {n} model{'s' if n != 1 else ''}…"
-
-    def _store(self, key: tuple[Any, ...], result: SuiteResult, nbytes: int) -> None:
-        self._cache[key] = result
-        self._cache.move_to_end(key)
-        self._cache_bytes[key] = nbytes
-        while len(self._cache) > 1 and (
-            len(self._cache) > RESULT_CACHE_SIZE or self.cache_bytes > RESULT_CACHE_BYTES
-        ):
-            old, _ = self._cache.popitem(last=False)
-            self._cache_bytes.pop(old, None)
-        if result.camouflage_context is not None:
-            self._degrees.add((key[0], result.pair.gt.norm.gt_rule))
-
-    @property
-    def cache_bytes(self) -> int:
-        """Bytes of the arrays held by the result cache (arrays shared between results, such
-        as a sample's GT and its distance maps, are counted with each: an upper bound)."""
-        return sum(self._cache_bytes.values())
-
-    def _on_result(
-        self, gen: int, model: str, key: tuple[Any, ...], result: SuiteResult, nbytes: int
-    ) -> None:
-        self._store(key, result, nbytes)
-        if gen != self.generation:
-            return  # a newer request superseded this one
-        self.results[model] = result
-        self._pending.discard(model)
-        self.result_ready.emit(model)
-        if not self._pending:
-            self._complete()
-        else:
-            self.busy_changed.emit(self.busy_changed_text())
-
-    def _on_failed(self, gen: int, model: str, message: str) -> None:
-        if gen != self.generation or self.sample is None:
-            return
-        self._pending.discard(model)
-        self.problems.emit(
-            [
-                Problem(
-                    Path(self.sample.name),
-                    f"scoring failed: {message}",
-                    "error",
-                    self.sample.dataset,
-                    model,
-                    self.sample.name,
-                )
-            ]
-        )
-        if not self._pending:
-            self._complete()
-
-    # ------------------------------------------------------------------ prefetch
-    def _next_sample(self) -> Sample | None:
-        """The sample after the one asked for, in the stepping direction (None if none)."""
-        if self.dataset is None or self._requested is None:
-            return None
-        samples = self.dataset.samples
-        if len(samples) < 2 or self._requested not in samples:
-            return None
-        return samples[(samples.index(self._requested) + self._direction) % len(samples)]
-
-    def _prefetch_next(self) -> None:
-        """Read the next sample in the stepping direction and score its models, at low
-        priority; queued work is dropped as soon as anything else is asked for."""
-        sample = self._next_sample()
-        if sample is None or self._loading or self._pending:
-            return
-        key = self._loaded_key(sample)
-        if key in self._loaded and self._has_models(self._loaded[key]):
-            self._prefetch_scores(self._loaded[key])
-            return
-        models = self._wanted(sample)
-        self._prefetch(
-            ("read", *key),
-            lambda: load_sample(sample, key[2], models=models),
-            lambda loaded: self._on_prefetch_loaded(sample, key, loaded),
-        )
-
-    def _prefetch(self, tag: tuple[Any, ...], func: Any, on_done: Any) -> None:
-        """Run ``func`` at low priority unless the same work (``tag``) is under way; its
-        result reaches ``on_done`` only if no other datasets were opened meanwhile."""
-        if tag in self._prefetching:
-            return
-        epoch = self._epoch
-
-        def done(value: Any) -> None:
-            self._prefetching.discard(tag)
-            if epoch == self._epoch:
-                on_done(value)
-
-        self._prefetching.add(tag)
-        job = submit(
-            func,
-            done,
-            lambda _msg: self._prefetching.discard(tag),
-            priority=PREFETCH_PRIORITY,
-            owner=self,
-        )
-        self._prefetch_jobs.append((job, tag))
-
-    def _on_prefetch_loaded(
-        self, sample: Sample, key: tuple[str, str, str], loaded: LoadedSample
-    ) -> None:
-        self._remember_loaded(key, loaded)
-        # score it only if it is still the next sample, under the current resize rule
-        if (
-            self._next_sample() is sample
-            and key == self._loaded_key(sample)
-            and not (self._pending or self._loading)
-        ):
-            self._prefetch_scores(loaded)
-
-    def _prefetch_scores(self, sample: LoadedSample) -> None:
-        gt = self._gt_of(sample)[0]
-        if gt is None:
-            return
-        settings = self.settings
-        for model in self.scored_models(sample):
-            key = (sample.key, model, settings.key())
-            if key in self._cache:
-                continue
-            self._prefetch(
-                key,
-                _sized(functools.partial(score_model, sample, model, gt, settings.params)),
-                functools.partial(self._store_sized, key),
-            )
-
-    def _store_sized(self, key: tuple[Any, ...], sized: tuple[SuiteResult, int]) -> None:
-        self._store(key, *sized)
-
-    def _cancel_prefetch(self) -> None:
-        """Drop the prefetch work still queued (running jobs finish, and are cached)."""
-        self._prefetch_timer.stop()
-        jobs, self._prefetch_jobs = self._prefetch_jobs, []
-        for job, tag in jobs:
-            if cancel(job):
-                self._prefetching.discard(tag)
-
-    def cached_models(self, sample: str) -> set[str]:
-        """Models of ``sample`` (its key, 'dataset/name') with a cached result under the
-        current settings."""
-        settings = self.settings.key()
-        return {m for (s, m, k) in self._cache if s == sample and k == settings}
-
-    @property
-    def loading(self) -> bool:
-        """Whether the sample asked for is still being read from disk."""
-        return self._loading
-
-    @property
-    def prefetching(self) -> bool:
-        """Whether the next sample is still being read or scored in the background."""
-        return bool(self._prefetching)
-
-    def wait(self, timeout_ms: int = 30000) -> bool:
-        """Block until the current request is complete (for tests and screenshots)."""
+    def wait_until(self, condition: Callable[[], bool], timeout_ms: int) -> bool:
         timer = QtCore.QElapsedTimer()
         timer.start()
         app = QtCore.QCoreApplication.instance()
-        assert app is not None, "wait() needs the application"
-
-        def busy() -> bool:
-            return bool(self._pending or self._loading or self._debounce.isActive())
-
-        while busy() and timer.elapsed() < timeout_ms:
+        assert app is not None, "wait_until() needs the application"
+        while not condition() and timer.elapsed() < timeout_ms:
             app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 20)
             QtCore.QThread.msleep(2)
         app.processEvents()
-        return not busy()
+        return condition()
+
+
+class QtPreferences:
+    """``QSettings`` as the model's :class:`~fminspect.inspector.preferences.Preferences`."""
+
+    def __init__(self, settings: QtCore.QSettings) -> None:
+        self.settings = settings
+
+    def value(self, key: str, default: Any = None) -> Any:
+        return self.settings.value(key, default)
+
+    def set_value(self, key: str, value: Any) -> None:
+        self.settings.setValue(key, value)
+
+
+def window_model(owner: QtCore.QObject, settings: QtCore.QSettings) -> InspectorModel:
+    """The inspector model of a window: its work on Qt's pool and timers, its preferences
+    in ``settings``."""
+    return InspectorModel(QtRuntime(owner), QtPreferences(settings))

@@ -55,10 +55,10 @@ def _wait_scored(app, window, timeout_s: float) -> bool:  # type: ignore[no-unty
     """Wait until the background evaluation of every dataset is over (or the timeout)."""
 
     def ready() -> bool:
-        if window.scorer.running:
+        if window.model.service.running:
             return False
         app.processEvents()  # the folder's other datasets are scored one after the other
-        return not window.scorer.running
+        return not window.model.service.running
 
     return _wait_until(app, ready, timeout_s)
 
@@ -106,7 +106,7 @@ def take_dataset_screenshots(
                 window.problem_list.item(i).text() for i in range(window.problem_list.count())
             ]
             raise ValueError("; ".join(problems[:3]) if problems else f"no dataset in {dataset}")
-        c = window.controller
+        c = window.model
         if sample is not None:
             if not any(s.name == sample for d in c.datasets for s in d.samples):
                 sample = sample_name(sample)  # given as its file's name (Crab-10.png)
@@ -138,19 +138,19 @@ def take_dataset_screenshots(
         shot("dataset_dark", 1)
         shot("sample_dark", 0)
         window.set_theme("light")
-        if window.dataset_results:  # the same view with intervals, groups and a pair's test
+        if window.model.scores.results:  # the same view with intervals, groups and a pair's test
             say("resampling for the intervals and tests…")
             view = window.dataset_view
             window.tabs.setCurrentIndex(1)
-            window.ask_statistics(view.setup())
+            window.model.scores.ask_statistics(view.setup())
             # until they arrive, or the job fails (the view then says why)
-            _wait_until(app, lambda: bool(view.model.stats) or not window.task_running, timeout_s)
+            _wait_until(app, lambda: bool(view.model.stats) or not window.model.scores.task_running, timeout_s)
             if view.model.stats:
                 methods = view.model.methods
                 if len(methods) >= 2:
                     view.set_pair(methods[0], methods[1])
                 shot("dataset_statistics", 1)
-            elif window.task_running:
+            elif window.model.scores.task_running:
                 say("the intervals did not arrive in time; no dataset_statistics picture")
             else:
                 say(
@@ -189,7 +189,7 @@ def take_screenshots(
     window.resize(*SIZE)
     window.show()
     window.open_demo()
-    c = window.controller
+    c = window.model
     written: list[Path] = []
 
     def shot(name: str, prepare: Callable[[], None]) -> None:
@@ -199,7 +199,7 @@ def take_screenshots(
         _settle(app, window, c)
         # wait for the browser's background scores as well (at most a minute)
         for _ in range(1200):
-            if not window.scorer.running:
+            if not window.model.service.running:
                 break
             app.processEvents()
             QtCore.QThread.msleep(50)

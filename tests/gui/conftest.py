@@ -32,7 +32,7 @@ def window(qtbot, qsettings):  # type: ignore[no-untyped-def]
     w.resize(1400, 900)
     w.show()
     yield w
-    w.controller.wait(PATIENCE_MS)
+    w.model.wait(PATIENCE_MS)
     QtCore.QThreadPool.globalInstance().waitForDone(PATIENCE_MS)
     # free what the window held (results with their matrices, explain windows, the Qt
     # objects): kept until the interpreter's next cycle collection otherwise, the windows of
@@ -41,7 +41,7 @@ def window(qtbot, qsettings):  # type: ignore[no-untyped-def]
         other.close()
         other.deleteLater()
     w.explain_windows.clear()
-    w.controller.open_datasets([])
+    w.model.open_datasets([])
     w.close()
     w.deleteLater()
     QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
@@ -82,10 +82,10 @@ def wait_for(
 
 def settle(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     """Wait until the current sample's results are drawn and the browser scores are in."""
-    assert window.controller.wait(PATIENCE_MS), "waited for the current sample's scores"
+    assert window.model.wait(PATIENCE_MS), "waited for the current sample's scores"
     wait_for(
         qtbot,
-        lambda: not window.scorer.running and not window.drawing,
+        lambda: not window.model.service.running and not window.drawing,
         "the browser's scores and the sample's drawing",
     )
 

@@ -49,7 +49,7 @@ def test_samples_are_in_natural_order_both_ways(qtbot, window, tmp_path) -> None
         "img_00100",
     ]
     assert b.ordered_samples() == expected  # at once: before any score
-    assert window.controller.sample_names == expected
+    assert window.model.sample_names == expected
     b.view.sortByColumn(0, QtCore.Qt.SortOrder.DescendingOrder)  # a click on the header
     assert b.ordered_samples() == expected[::-1]
     b.apply_order()  # the order chosen in the list: by name
@@ -109,7 +109,7 @@ def test_the_dataset_table_s_titles_fit_their_columns(qtbot, window, dataset_roo
 def test_the_list_shows_at_once_and_scores_stream_in_worst_first(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = make_dataset(tmp_path / "DS", n_images=12, methods=("A", "B", "C"), size=(40, 50))
     events: list[object] = []
-    window.scorer.news.connect(events.append)
+    window.model.service.news.connect(events.append)
     b = window.browser
     b.measure.setCurrentText("MAE")
     b.order.setCurrentIndex(1)  # worst first for model A, while scores arrive
@@ -123,7 +123,7 @@ def test_the_list_shows_at_once_and_scores_stream_in_worst_first(qtbot, window, 
     assert b.model.matrix.filled.all()
     values = [b.model.matrix.value(n, "A", "MAE") for n in b.ordered_samples()]
     assert values == sorted(values, reverse=True)  # MAE: larger is worse
-    assert "DS" in window.dataset_results
+    assert "DS" in window.model.scores.results
 
 
 def test_an_earlier_eval_is_read_not_recomputed_and_the_dataset_values_are_eval_s(
@@ -137,14 +137,14 @@ def test_an_earlier_eval_is_read_not_recomputed_and_the_dataset_values_are_eval_
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # …the window from another one, with the absolute path
     events: list[object] = []
-    window.scorer.news.connect(events.append)
+    window.model.service.news.connect(events.append)
     window.open_path(root)
     settle(qtbot, window)
     planned = next(e for e in events if isinstance(e, stream.Planned))
     assert (planned.pairs, planned.stored, planned.units) == (12, 12, 0)  # nothing computed
     assert not any(isinstance(e, stream.Progress) for e in events)
     summary = json.loads((out / "summary.json").read_text())["DS"]
-    got = {r.method: r.values for r in window.dataset_results["DS"]}
+    got = {r.method: r.values for r in window.model.scores.results["DS"]}
     assert got == summary  # exactly, CCm included (the dataset has images)
     assert "CCm" in got["A"]
 
@@ -158,7 +158,7 @@ def test_a_deleted_results_folder_falls_back_to_the_window_s_own_store(qtbot, wi
     )
     shutil.rmtree(out)
     events: list[object] = []
-    window.scorer.news.connect(events.append)
+    window.model.service.news.connect(events.append)
     window.open_path(root)
     settle(qtbot, window)
     planned = next(e for e in events if isinstance(e, stream.Planned))
@@ -173,25 +173,25 @@ def test_a_folder_opened_from_the_menu_is_read_on_a_thread(
     first = make_dataset(tmp_path / "First", n_images=3, methods=("A",), size=(30, 40))
     second = make_dataset(tmp_path / "Second", n_images=4, methods=("A", "B"), size=(30, 40))
     sent: list[tuple[object, ...]] = []  # the pickled dataset and the empty matrix given
-    start = window.scorer.start
-    monkeypatch.setattr(window.scorer, "start", lambda *a: (sent.append(a[3:]), start(*a))[1])
+    start = window.model.service.start
+    monkeypatch.setattr(window.model.service, "start", lambda *a: (sent.append(a[3:]), start(*a))[1])
     window.open_in_background(first)
     window.open_in_background(second)  # a newer opening: the first one's list never shows
     assert window.browser.model.rowCount() == 0  # nothing yet: read on a thread
     assert "reading" in window.statusBar().currentMessage()
     wait_for(qtbot, lambda: window.browser.model.rowCount() > 0)
     settle(qtbot, window)
-    assert window.controller.dataset is not None
-    assert window.controller.dataset.method_names == ["A", "B"]
+    assert window.model.dataset is not None
+    assert window.model.dataset.method_names == ["A", "B"]
     assert window.browser.model.rowCount() == 4
-    assert window.controller.sample is not None and window.controller.sample.name == "img1"
+    assert window.model.sample is not None and window.model.sample.name == "img1"
     assert str(first) not in window._recent()  # never shown, so not a recent folder
     # the scoring service was sent the dataset as pickled on the reading thread, and scored it
     # into the matrix made there
     assert len(sent) == 1 and isinstance(sent[0][0], DatasetPieces)
-    assert whole(sent[0][0]) == window.controller.dataset
+    assert whole(sent[0][0]) == window.model.dataset
     assert window.browser.model.matrix is sent[0][1]
-    assert window.browser.model.matrix.filled.all() and "Second" in window.dataset_results
+    assert window.browser.model.matrix.filled.all() and "Second" in window.model.scores.results
     assert gc.isenabled()  # collections were held only while the folder was read
 
 
@@ -217,8 +217,8 @@ def test_a_folder_opened_now_replaces_one_being_read(qtbot, window, tmp_path) ->
     assert window.open_path(second)  # a script's opening, while the first is being read
     settle(qtbot, window)
     wait_for(qtbot, lambda: not window.reading)  # the first one was read, and dropped
-    assert window.controller.dataset is not None and window.controller.dataset.name == "Second"
-    assert window.controller.sample is not None and window.controller.sample.name == "img1"
+    assert window.model.dataset is not None and window.model.dataset.name == "Second"
+    assert window.model.sample is not None and window.model.sample.name == "img1"
     assert not window.statusBar().currentMessage().startswith("reading ")
 
 
@@ -232,7 +232,7 @@ def test_a_sample_asked_for_at_start_is_shown_and_not_the_first(
     wait_for(qtbot, lambda: window.browser.model.rowCount() > 0)
     settle(qtbot, window)
     deliver_posted()  # (a first sample read meanwhile would replace it)
-    assert window.controller.sample is not None and window.controller.sample.name == "img3"
+    assert window.model.sample is not None and window.model.sample.name == "img3"
 
 
 def test_a_folder_without_a_dataset_opened_from_the_menu_says_so(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]

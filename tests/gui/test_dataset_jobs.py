@@ -54,7 +54,7 @@ def test_intervals_and_tests_are_eval_ci_s_and_shown_in_the_table_and_the_pair(
     row = view.model.methods.index("A")
     lo, hi = cli["keys"]["Sm"]["intervals"]["A"]
     text = view.model.data(view.model.index(row, col))
-    value = next(r for r in window.dataset_results["DS"] if r.method == "A").values["Sm"]
+    value = next(r for r in window.model.scores.results["DS"] if r.method == "A").values["Sm"]
     assert f"{value:.4f} {spread_text(value, (lo, hi), 4)}" in text
     assert text.endswith(cli["keys"]["Sm"]["groups"]["A"])
     tip = view.model.data(view.model.index(row, col), QtCore.Qt.ItemDataRole.ToolTipRole)
@@ -162,13 +162,13 @@ def test_a_job_of_values_no_longer_shown_never_reaches_the_view(qtbot, window, t
     opened at once: whatever the old job gives (a result, or "stopped") is dropped."""
     _open_scored(qtbot, window, tmp_path)
     view = window.dataset_view
-    window.ask_statistics(Setup(resamples=5000))
-    old = window._task_id
+    window.model.scores.ask_statistics(Setup(resamples=5000))
+    old = window.model.scores.task_id
     assert old is not None
     other = make_dataset(tmp_path / "other" / "DS", n_images=12, methods=("A", "B", "C"), seed=5)
     window.open_path(other)
-    assert window._task_id is None and not view.stop_button.isVisibleTo(view)
-    wait_for(qtbot, lambda: not window.scorer.task_running)  # it answered
+    assert window.model.scores.task_id is None and not view.stop_button.isVisibleTo(view)
+    wait_for(qtbot, lambda: not window.model.service.task_running)  # it answered
     deliver_posted()
     assert not view.model.stats and view.task_note.text() == ""
     settle(qtbot, window)

@@ -17,7 +17,7 @@ ALL_KEYS = ("MAE", "maxFm", "maxIoU", "wFm", "Sm", "maxEm", "relaxFm", "adpMSIoU
 @pytest.fixture
 def demo_window(qtbot, window):  # type: ignore[no-untyped-def]
     window.open_demo()
-    c = window.controller
+    c = window.model
     c.select_sample(c.sample_names.index("camo_grass_horse"))
     settle(qtbot, window)
     return window
@@ -56,7 +56,7 @@ def test_every_measure_opens_an_explain_view(qtbot, demo_window, tmp_path) -> No
 
 @pytest.mark.slow
 def test_views_hold_exactly_the_core_arrays(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
-    r = demo_window.controller.results["RC"]
+    r = demo_window.model.results["RC"]
     w = demo_window.explain("RC", "wFm").view
     wf = r.weighted_fmeasure
     for key, arr in (("e", wf.error_map), ("et", wf.dependency_error_map), ("ea", wf.smoothed_error_map),
@@ -105,9 +105,9 @@ def test_threshold_scrubbing_updates_the_emeasure_view(qtbot, demo_window) -> No
     qtbot.waitExposed(win)
     view.splitter.setSizes([500, 300])  # the user drags the splitter: scrubbing keeps it
     dragged = view.splitter.sizes()
-    r = demo_window.controller.results["RC"]
+    r = demo_window.model.results["RC"]
     for t in (40, 200):
-        demo_window.controller.set_threshold(t)  # the inspector's slider drives open views
+        demo_window.model.set_threshold(t)  # the inspector's slider drives open views
         at = emeasure_at(r.pair, index=t)
         assert view.slider.value() == t
         for key, arr in (
@@ -138,7 +138,7 @@ def test_threshold_scrubbing_updates_the_emeasure_view(qtbot, demo_window) -> No
 
 @pytest.mark.slow
 def test_smeasure_quadrant_table_holds_the_core_terms(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
-    s = demo_window.controller.results["RC"].smeasure
+    s = demo_window.model.results["RC"].smeasure
     view = demo_window.explain("RC", "Sm").view
     table = view.quadrants
     cell = lambda r, c: table.item(r, c).text()  # noqa: E731
@@ -193,9 +193,9 @@ def test_tables_with_an_empty_gt_and_a_constant_map_say_what_is_undefined(qtbot)
 
 @pytest.mark.slow
 def test_views_open_on_the_binarisation_behind_the_clicked_number(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
-    r = demo_window.controller.results["RC"]
+    r = demo_window.model.results["RC"]
     e, f = r.emeasure, r.fmeasure
-    assert demo_window.controller.threshold != int(np.argmax(e.curve))
+    assert demo_window.model.threshold != int(np.argmax(e.curve))
     view = demo_window.explain("RC", "maxEm").view  # the maximum's curve point
     assert view.slider.value() == int(np.argmax(e.curve))
     assert view.at.score == pytest.approx(e.max, abs=1e-12)

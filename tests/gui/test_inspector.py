@@ -21,11 +21,11 @@ def opened(qtbot, window, root: Path):  # type: ignore[no-untyped-def]
     """The window's controller once ``root`` is open and scored."""
     assert window.open_path(root)
     settle(qtbot, window)
-    return window.controller
+    return window.model
 
 
 def _expected(window, model: str, params: Params = DEFAULT_PARAMS) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    s = window.controller.sample
+    s = window.model.sample
     return compute_suite(
         s.preds[model], prepare_gt(s.gt, params.norm), params, img=s.image
     ).scores()
@@ -66,17 +66,17 @@ def test_parameter_change_recomputes_off_thread_and_drops_stale_results(
     for value in (1.0, 0.5, 2.0):  # quick successive changes: only the last may be shown
         window.params.beta2.setValue(value)
     settle(qtbot, window)
-    params = window.controller.settings.params
+    params = window.model.settings.params
     assert params.beta2 == 2.0
     for model in ("A", "B"):
         assert (
             window.table.model.scores[model]["maxFm"] == _expected(window, model, params)["maxFm"]
         )
-        assert window.controller.results[model].params.beta2 == 2.0
+        assert window.model.results[model].params.beta2 == 2.0
 
     def curves_show_the_results() -> bool:
         for model in ("A", "B"):
-            f = window.controller.results[model].fmeasure
+            f = window.model.results[model].fmeasure
             item = window.curves.curves.get(model, {}).get("fm")  # made when first drawn
             shown = None if item is None else item.yData
             if shown is None or not np.array_equal(shown, f.fmeasure.curve):
@@ -89,14 +89,14 @@ def test_parameter_change_recomputes_off_thread_and_drops_stale_results(
     assert "β²=2" in window.curves.plots["fm"].getPlotItem().titleLabel.text
     window.params.gt_rule.setCurrentIndex(1)  # GT >= 128
     settle(qtbot, window)
-    assert window.controller.results["A"].pair.gt.norm.gt_rule == "GT>=128"
+    assert window.model.results["A"].pair.gt.norm.gt_rule == "GT>=128"
 
 
 @pytest.mark.slow
 def test_the_third_plot_shows_e_iou_or_dice_against_the_threshold(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     window.open_path(dataset_root)
     settle(qtbot, window)
-    result = window.controller.results["A"]
+    result = window.model.results["A"]
     wait_for(qtbot, lambda: "A" in window.curves.curves)
     for which, scores in (("IoU", result.overlap.iou), ("Dice", result.overlap.dice)):
         window.curves.third_choice.setCurrentText(which)
@@ -118,9 +118,9 @@ def test_the_panels_draw_with_any_choice_of_measures(qtbot, window, dataset_root
     settle(qtbot, window)
     table = window.table.model
     assert table.keys == ["MAE", "Sm", "Fm@t", "Em@t", "IoU@t"]
-    result = window.controller.results["A"]
+    result = window.model.results["A"]
     assert result.overlap is not None and result.emeasure is not None
-    assert table.scores["A"]["IoU@t"] == result.overlap.iou.curve[window.controller.threshold]
+    assert table.scores["A"]["IoU@t"] == result.overlap.iou.curve[window.model.threshold]
     window.curves.third_choice.setCurrentText("Dice")
     np.testing.assert_array_equal(window.curves.curves["A"]["em"].yData, result.overlap.dice.curve)
 
@@ -132,8 +132,8 @@ def test_threshold_moves_overlay_curve_markers_and_table(qtbot, window, dataset_
     window.params.confusion.setChecked(True)
     window.params.threshold.setValue(40)
     cell = window.grid.cells["A"]
-    result = window.controller.results["A"]
-    assert window.controller.threshold == 40
+    result = window.model.results["A"]
+    assert window.model.threshold == 40
     codes = result.pair.confusion_codes(40)
     overlay = cell.overlay.image
     # TP pixels carry the TP colour wherever the GT contour does not cover them
@@ -214,13 +214,13 @@ def test_switching_samples_keeps_the_zoom(qtbot, window, dataset_root):  # type:
     before = view.viewRange()
     qtbot.keyClick(window, "d")
     settle(qtbot, window)
-    assert window.controller.sample.name == "img2"
+    assert window.model.sample.name == "img2"
     np.testing.assert_allclose(window.grid.views[0].viewRange(), before)
     # every panel follows (linked views)
     np.testing.assert_allclose(window.grid.views[-1].viewRange(), before)
     qtbot.keyClick(window, "a")
     settle(qtbot, window)
-    assert window.controller.sample.name == "img1"
+    assert window.model.sample.name == "img1"
 
 
 @pytest.mark.faults
@@ -231,13 +231,13 @@ def test_a_missing_map_keeps_an_empty_panel_saying_so(qtbot, window, dataset_roo
     (dataset_root / "Pred" / "B" / "img1.png").unlink()
     window.open_path(dataset_root)
     settle(qtbot, window)
-    assert window.controller.sample.name == "img1"
-    assert list(window.controller.sample.preds) == ["A", "C"]
+    assert window.model.sample.name == "img1"
+    assert list(window.model.sample.preds) == ["A", "C"]
     assert list(window.grid.cells) == ["image", "GT", "A", "C", "B"]
     b = window.grid.cells["B"]
     assert "no map" in b.label.text and b.values is None and b.map.image is None
     # the next image has B's map: its panel is a map again, in its place
-    window.controller.step(1)
+    window.model.step(1)
     settle(qtbot, window)
     assert list(window.grid.cells) == ["image", "GT", "A", "B", "C"]
     assert window.grid.cells["B"].values is not None
@@ -251,8 +251,8 @@ def test_corrupt_prediction_shows_a_message_and_the_others_still_display(
     (dataset_root / "Pred" / "B" / "img1.png").write_bytes(b"\x89PNG garbage")
     window.open_path(dataset_root)
     settle(qtbot, window)
-    assert list(window.controller.sample.preds) == ["A", "C"]
-    assert set(window.controller.results) == {"A", "C"}
+    assert list(window.model.sample.preds) == ["A", "C"]
+    assert set(window.model.results) == {"A", "C"}
     # B keeps an empty panel that says why, last; nothing is drawn or read out there
     assert list(window.grid.cells) == ["image", "GT", "A", "C", "B"]
     b = window.grid.cells["B"]
@@ -272,7 +272,7 @@ def test_size_mismatch_is_resized_and_reported(qtbot, window, dataset_root):  # 
     cv2.imwrite(str(path), cv2.resize(cv2.imread(str(path), 0), (40, 30)))
     window.open_path(dataset_root)
     settle(qtbot, window)
-    assert window.controller.sample.preds["A"].shape == (60, 80)
+    assert window.model.sample.preds["A"].shape == (60, 80)
     texts = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
     assert any("resized from 40×30" in t for t in texts)
     assert window.grid.cells["A"].label.text.startswith("A ⚠")
@@ -286,18 +286,18 @@ def test_a_normalisation_change_scores_at_once_and_shows_all_models_together(
     settle(qtbot, window)
     shown_before = dict(window.table.model.scores)
     window.params.stretch.toggle()  # a check box: no debounce, scoring has started
-    assert window.controller._pending and not window.controller._debounce.isActive()
+    assert window.model._pending and not window.model._debounce.is_active()
     # until the request completes (or runs long), the table keeps the previous results whole
     assert window.table.model.scores == shown_before
     settle(qtbot, window)
-    params = window.controller.settings.params
+    params = window.model.settings.params
     assert not params.stretch
     for model in window.table.model.models:
         assert (
             window.table.model.scores[model]["maxFm"] == _expected(window, model, params)["maxFm"]
         )
     window.params.beta2.setValue(1.5)  # a spin box: debounced
-    assert window.controller._debounce.isActive() and not window.controller._pending
+    assert window.model._debounce.is_active() and not window.model._pending
     settle(qtbot, window)
     col = window.table.model.keys.index("maxFm")
     assert "β²=1.5" in window.table.model.headerData(col, QtCore.Qt.Orientation.Horizontal)
@@ -305,7 +305,7 @@ def test_a_normalisation_change_scores_at_once_and_shows_all_models_together(
 
 @pytest.mark.slow
 def test_a_long_request_shows_results_as_they_arrive(qtbot, window, dataset_root, monkeypatch):  # type: ignore[no-untyped-def]
-    import fminspect.gui.controller as controller_module
+    import fminspect.inspector.samples as controller_module
 
     window.open_path(dataset_root)
     settle(qtbot, window)
@@ -321,18 +321,18 @@ def test_a_long_request_shows_results_as_they_arrive(qtbot, window, dataset_root
     monkeypatch.setattr(controller_module, "score_model", score_model)
     try:
         window.params.stretch.toggle()
-        wait_for(qtbot, lambda: set(window.controller.results) >= {"A", "C"})
-        assert "B" in window.controller._pending  # still scoring B…
-        assert not window._showing_progress and window._held  # …the others are held, at first
-        wait_for(qtbot, lambda: window._showing_progress)  # then shown as they are
+        wait_for(qtbot, lambda: set(window.model.results) >= {"A", "C"})
+        assert "B" in window.model._pending  # still scoring B…
+        assert not window.drawer._showing_progress and window.drawer._held  # …the others are held, at first
+        wait_for(qtbot, lambda: window.drawer._showing_progress)  # then shown as they are
         wait_for(qtbot, lambda: "A" in window.table.model.scores)  # a turn later
-        assert window.table.model.scores["A"]["MAE"] == window.controller.results["A"].mae.score
+        assert window.table.model.scores["A"]["MAE"] == window.model.results["A"].mae.score
         assert "B" not in window.table.model.scores
     finally:
         slow.set()
     settle(qtbot, window)
-    assert not window.controller.settings.params.stretch
-    assert window.table.model.scores["B"]["MAE"] == window.controller.results["B"].mae.score
+    assert not window.model.settings.params.stretch
+    assert window.table.model.scores["B"]["MAE"] == window.model.results["B"].mae.score
 
 
 @pytest.mark.slow
@@ -346,7 +346,7 @@ def test_gui_stays_responsive_while_the_camouflage_degree_is_computed(qtbot, win
     beats_while_busy: list[int] = []
     timer = QtCore.QTimer()
     timer.timeout.connect(
-        lambda: beats_while_busy.append(1) if window.controller._pending else None
+        lambda: beats_while_busy.append(1) if window.model._pending else None
     )
     timer.start(0)
     window.open_path(root)
@@ -355,7 +355,7 @@ def test_gui_stays_responsive_while_the_camouflage_degree_is_computed(qtbot, win
     timer.stop()
     # the GUI thread was free many times while the degree of a 900² image was computed
     assert len(beats_while_busy) > 10
-    assert window.controller.results["A"].camouflage_context is not None
+    assert window.model.results["A"].camouflage_context is not None
 
 
 @pytest.mark.slow
@@ -376,7 +376,7 @@ def test_open_files_and_hover_readout(qtbot, window, dataset_root):  # type: ign
         [dataset_root / "Pred" / "A" / "img1.png", dataset_root / "Pred" / "B" / "img1.png"],
         dataset_root / "Imgs" / "img1.jpg",
     )
-    assert window.controller.wait(PATIENCE_MS)
+    assert window.model.wait(PATIENCE_MS)
     seen = []
     window.grid.hovered.connect(seen.append)
     window.grid.show_cursor(10, 20)
@@ -396,7 +396,7 @@ def test_bad_folder_is_a_message_not_a_crash(qtbot, window, tmp_path):  # type: 
 def test_demo_dataset_table_matches_the_core(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     assert window.open_demo()
     settle(qtbot, window)
-    c = window.controller
+    c = window.model
     assert len(c.sample_names) >= 8 and len(c.sample.preds) >= 8
     for name in ("coffee", "camo_grass_horse"):
         c.select_sample(c.sample_names.index(name))
@@ -437,7 +437,7 @@ def test_browser_orders(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     # choosing a row loads the sample
     b.view.clicked.emit(b.model.index(0, 0))
     settle(qtbot, window)
-    assert window.controller.sample.name == b.ordered_samples()[0]
+    assert window.model.sample.name == b.ordered_samples()[0]
 
 
 @pytest.mark.slow
@@ -536,7 +536,7 @@ def test_a_job_of_a_deleted_window_calls_nothing(qtbot) -> None:  # type: ignore
 def test_quick_successive_changes_drop_the_queued_scoring_of_the_older_ones(
     qtbot, window, dataset_root, monkeypatch
 ):  # type: ignore[no-untyped-def]
-    import fminspect.gui.controller as controller_module
+    import fminspect.inspector.samples as controller_module
 
     c = opened(qtbot, window, dataset_root)
     scored = controller_module.score_model
@@ -569,7 +569,7 @@ def test_quick_successive_changes_drop_the_queued_scoring_of_the_older_ones(
 def test_a_result_of_datasets_closed_meanwhile_is_not_cached(
     qtbot, window, dataset_root, tmp_path, monkeypatch
 ):  # type: ignore[no-untyped-def]
-    import fminspect.gui.controller as controller_module
+    import fminspect.inspector.samples as controller_module
     from tests.datasets import make_dataset
 
     c = opened(qtbot, window, dataset_root)
@@ -603,7 +603,7 @@ def test_a_result_of_datasets_closed_meanwhile_is_not_cached(
 def test_maps_that_could_not_be_read_again_are_not_scored_and_it_says_so(
     qtbot, window, dataset_root, monkeypatch
 ):  # type: ignore[no-untyped-def]
-    import fminspect.gui.controller as controller_module
+    import fminspect.inspector.samples as controller_module
 
     c = opened(qtbot, window, dataset_root)
     read = controller_module.load_sample
@@ -626,7 +626,7 @@ def test_maps_that_could_not_be_read_again_are_not_scored_and_it_says_so(
 
 @pytest.mark.slow
 def test_labels_problems_and_highlights_follow_what_is_shown(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
-    c = window.controller
+    c = window.model
     (dataset_root / "Pred" / "A" / "img2.png").write_bytes(b"not a png")
     window.open_path(dataset_root)
     settle(qtbot, window)
@@ -708,7 +708,7 @@ def test_an_unreadable_gt_is_listed_once_and_a_rescoring_does_not_announce_it_ag
     problem. Re-scoring the browser (after every parameter change) reports the errors it
     knows again: the status bar, which also holds the hover read-out, is left alone."""
     (dataset_root / "GT" / "img2.png").write_bytes(b"not a png")
-    c = window.controller
+    c = window.model
     window.open_path(dataset_root)
     settle(qtbot, window)
     c.step(1)  # to img2: the loader reports its GT too
@@ -716,6 +716,6 @@ def test_an_unreadable_gt_is_listed_once_and_a_rescoring_does_not_announce_it_ag
     listed = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
     assert sum("GT" in t and "img2.png" in t for t in listed) == 1, listed
     window.statusBar().clearMessage()
-    window._score_browser()  # what the parameter timer does
+    window.model.scores.score_current()  # what the parameter timer does
     settle(qtbot, window)
     assert window.statusBar().currentMessage() == ""

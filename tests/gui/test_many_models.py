@@ -11,8 +11,9 @@ from PySide6 import QtCore
 
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.cli import main
-from fminspect.gui.model_selection import DEFAULT_SHOWN, ModelSelection
+from fminspect.gui.controller import QtPreferences
 from fminspect.gui.panels.curves import DISTINCT_STYLES, model_colour, model_line_style
+from fminspect.inspector.selection import DEFAULT_SHOWN, ModelSelection
 from tests.datasets import make_dataset
 from tests.gui.conftest import PATIENCE_MS, settle, wait_for
 
@@ -29,43 +30,21 @@ def test_palette_gives_40_distinct_colour_and_style_pairs() -> None:
     assert DISTINCT_STYLES == 40 and len(pairs) == 40
 
 
-@pytest.mark.faults
-def test_selection_defaults_reference_top_k_and_memory(qsettings) -> None:  # type: ignore[no-untyped-def]
-    sel = ModelSelection(qsettings)
-    sel.set_models(MODELS, "/data/COD10K")
-    assert sel.shown == list(MODELS[:DEFAULT_SHOWN])  # the first ones, in the dataset's order
-    sel.set_reference("M13")
-    assert sel.shown[0] == "M13" and len(sel.shown) == DEFAULT_SHOWN + 1
-    values = {m: float(i) for i, m in enumerate(MODELS)}  # M13 best, then M12…
-    best = sel.top_k(values, 3, higher_is_better=False)  # lower is better: M00, M01, M02
-    assert best == ["M00", "M01", "M02"]
-    assert sel.shown == ["M13", "M00", "M01", "M02"]  # the reference stays, first
-    sel.set_alias("M01", "Short")
-    assert sel.name("M01") == "Short" and sel.colour_index("M01") == 1
-    # remembered per dataset folder, not for another one
-    again = ModelSelection(qsettings)
-    again.set_models(MODELS, "/data/COD10K")
-    assert (again.shown, again.reference, again.aliases) == (sel.shown, "M13", {"M01": "Short"})
-    other = ModelSelection(qsettings)
-    other.set_models(MODELS, "/data/NC4K")
-    assert other.reference is None and other.aliases == {}
-
-
 @pytest.mark.slow
 def test_only_the_shown_models_are_read_scored_and_listed(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
     window.open_path(many_root)
     settle(qtbot, window)
     shown = list(MODELS[:DEFAULT_SHOWN])
     assert window.selection.shown == shown
-    assert set(window.controller.results) == set(shown)  # the other two are neither scored…
-    assert set(window.controller.sample.preds) == set(shown)  # …nor read
+    assert set(window.model.results) == set(shown)  # the other two are neither scored…
+    assert set(window.model.sample.preds) == set(shown)  # …nor read
     assert window.table.model.models == shown
     assert window.browser.model.models == shown
     assert [
         window.curves.legend.item(i).text() for i in range(window.curves.legend.count())
     ] == shown
     # the browser's background evaluation still covers every model (dataset view, top k)
-    assert {r.method for r in window.dataset_results["Many"]} == set(MODELS)
+    assert {r.method for r in window.model.scores.results["Many"]} == set(MODELS)
     # the picker: tick two more, untick one; applied together, a moment after the last click
     picker = window.picker
     for i in range(picker.list.count()):
@@ -75,11 +54,11 @@ def test_only_the_shown_models_are_read_scored_and_listed(qtbot, window, many_ro
             item.setCheckState(QtCore.Qt.CheckState.Checked)
         elif model == "M00":
             item.setCheckState(QtCore.Qt.CheckState.Unchecked)
-    wait_for(qtbot, lambda: "M13" in window.controller.results)
+    wait_for(qtbot, lambda: "M13" in window.model.results)
     settle(qtbot, window)
     now = [m for m in MODELS if m != "M00"]
     assert window.selection.shown == now
-    assert set(window.controller.results) == set(now)
+    assert set(window.model.results) == set(now)
     assert window.table.model.models == now
     # the browser: a column per shown model, and the models A and B of its Δ column too
     assert window.browser.model.models == [*now, "M00"]  # M00 is still model A
@@ -101,10 +80,10 @@ def test_top_k_by_dataset_value_aliases_and_reference(qtbot, window, many_root, 
     picker.top_k.setValue(3)
     picker.top_measure.setCurrentText("MAE")
     best = picker.show_top_k()
-    mae = {r.method: r.values["MAE"] for r in window.dataset_results["Many"]}
+    mae = {r.method: r.values["MAE"] for r in window.model.scores.results["Many"]}
     assert best == sorted(mae, key=mae.get)[:3]  # lower MAE is better
     settle(qtbot, window)
-    assert set(window.controller.results) == set(best)
+    assert set(window.model.results) == set(best)
     # aliases from a PySODEvalToolkit-style file: grid titles, table, browser headers
     path = tmp_path / "aliases.yaml"
     path.write_text(f"method: {{'{best[0]}': 'Best', 'M99': 'Nobody'}}\n", encoding="utf-8")
@@ -127,7 +106,7 @@ def test_top_k_by_dataset_value_aliases_and_reference(qtbot, window, many_root, 
     # the reference: always shown and first
     window.selection.set_reference("M13")
     settle(qtbot, window)
-    assert window.table.model.models[0] == "M13" and "M13" in window.controller.results
+    assert window.table.model.models[0] == "M13" and "M13" in window.model.results
 
 
 @pytest.mark.slow
@@ -148,7 +127,7 @@ def test_grid_pages_and_legend_highlight(qtbot, window, many_root) -> None:  # t
     filled()
     assert list(grid.cells) == ["image", "GT", *shown[5:10]]
     cell = grid.cells[shown[5]]
-    assert np.array_equal(cell.values, window.controller.results[shown[5]].pair.pred)
+    assert np.array_equal(cell.values, window.model.results[shown[5]].pair.pred)
     grid.turn_page(1)
     grid.turn_page(1)  # wraps around
     filled()
@@ -184,7 +163,7 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     assert main(["eval", str(root), "--out", str(out), "--quiet", "--no-plots"]) == 0
     summary = json.loads((out / "summary.json").read_text())
     window.open_path(root)
-    wait_for(qtbot, lambda: len(window.dataset_results) == 2)
+    wait_for(qtbot, lambda: len(window.model.scores.results) == 2)
     settle(qtbot, window)
     view = window.dataset_view
     model = view.model
@@ -223,7 +202,7 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     # a method pair: where A and B differ most on the chosen dataset
     view.set_pair("A", "B", "Sm", "COD10K")
     rows = view.pair_rows()
-    matrix: ScoreMatrix = window.matrices["COD10K"]
+    matrix: ScoreMatrix = window.model.scores.matrices["COD10K"]
     diffs = matrix.column("A", "Sm") - matrix.column("B", "Sm")
     assert [r[3] for r in rows] == sorted(diffs.tolist(), key=lambda d: -abs(d))
     assert view.pair_list.rowCount() == 5
@@ -232,8 +211,8 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
         view.pair_list.cellClicked.emit(0, 0)
     assert signal.args == ["COD10K", rows[0][0]]
     settle(qtbot, window)
-    assert window.controller.dataset.name == "COD10K"
-    assert window.controller.sample.name == rows[0][0]
+    assert window.model.dataset.name == "COD10K"
+    assert window.model.sample.name == rows[0][0]
     assert window.tabs.currentIndex() == 0
 
 
@@ -243,7 +222,7 @@ def test_the_pair_list_is_wide_enough_to_read_until_the_user_drags_it(qtbot, qse
     it to is kept."""
     from fminspect.gui.panels.dataset_view import DatasetViewPanel
 
-    view = DatasetViewPanel(ModelSelection(qsettings), lambda name: None)
+    view = DatasetViewPanel(ModelSelection(QtPreferences(qsettings)), lambda name: None)
     qtbot.addWidget(view)
     view.resize(1000, 700)
     view.show()
@@ -260,22 +239,6 @@ def test_the_pair_list_is_wide_enough_to_read_until_the_user_drags_it(qtbot, qse
     view.resize(1150, 700)
     wait_for(qtbot, lambda: view.splitter.width() < width)
     assert view.splitter.sizes()[1] == dragged
-
-
-def test_aliases_never_make_two_models_look_the_same(qsettings) -> None:  # type: ignore[no-untyped-def]
-    sel = ModelSelection(qsettings)
-    sel.set_models(("A", "B", "C"), "/d")
-    sel.set_alias("A", "Short")
-    with pytest.raises(ValueError, match="'A' and 'B' would both be shown as 'Short'"):
-        sel.set_alias("B", "Short")
-    with pytest.raises(ValueError, match="both be shown as 'C'"):
-        sel.merge_aliases({"B": "C"})  # another model's own name
-    assert sel.aliases == {"A": "Short"}  # nothing half-taken
-    # showing none is a choice too, and remembered
-    sel.set_shown([])
-    again = ModelSelection(qsettings)
-    again.set_models(("A", "B", "C"), "/d")
-    assert again.shown == []
 
 
 def test_review_cases_none_shown_legend_box_playground_and_browser_order(
@@ -318,21 +281,23 @@ def test_a_dataset_whose_scoring_fails_is_not_restarted_in_a_loop(
     blocker.write_text("x")
     monkeypatch.setenv("FMINSPECT_CACHE_DIR", str(blocker / "cache"))  # cannot be made
     starts: list[object] = []
-    start = window.scorer.start
-    monkeypatch.setattr(window.scorer, "start", lambda *a, **k: starts.append(a) or start(*a, **k))
+    start = window.model.service.start
+    monkeypatch.setattr(
+        window.model.service, "start", lambda *a, **k: starts.append(a) or start(*a, **k)
+    )
     window.open_path(many_root)
-    wait_for(qtbot, lambda: not window.scoring)
+    wait_for(qtbot, lambda: not window.model.scores.running)
     qtbot.wait(500)
     assert len(starts) == 1
     assert "scoring failed" in window.browser.status.text()
 
 
 def test_the_result_cache_counts_the_maps_behind_a_result(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
-    from fminspect.gui.controller import array_bytes
+    from fminspect.inspector.memory import array_bytes
 
     window.open_path(many_root)
     settle(qtbot, window)
-    result = window.controller.results["M00"]
+    result = window.model.results["M00"]
     held = result.pair.pred.nbytes + result.pair.gt.mask.nbytes
     assert array_bytes(result) >= held + array_bytes(result.fmeasure)
 
@@ -342,7 +307,7 @@ def test_panels_made_one_per_turn_show_the_whole_image(qtbot, window, many_root)
     # whole (a panel linked before it had a size once pulled every range out to ±7,000 px)
     window.open_path(many_root)
     settle(qtbot, window)
-    h, w = window.controller.sample.shape
+    h, w = window.model.sample.shape
     for view in window.grid.views:
         (x0, x1), (y0, y1) = view.viewRange()
         whole_x = -0.2 * w <= x0 <= 0 and w <= x1 <= 1.2 * w
@@ -365,7 +330,7 @@ def test_stepping_to_a_sample_read_ahead_draws_each_map_once_with_its_result(
 ) -> None:  # type: ignore[no-untyped-def]
     window.open_path(many_root)
     settle(qtbot, window)
-    c = window.controller
+    c = window.model
     shown = window.grid.page_models()
     assert len(shown) > 6  # the panels are filled over several turns (staged)
     wait_for(qtbot, lambda: c.cached_models("Many/img2") >= set(shown))
@@ -417,7 +382,7 @@ def test_the_reference_is_on_every_page(qtbot, window, many_root) -> None:  # ty
 
 def _fill(window) -> float:  # type: ignore[no-untyped-def]
     """How much of its panel's limiting side the image takes: 1 when it fills it."""
-    h, w = window.controller.sample.shape
+    h, w = window.model.sample.shape
     (x0, x1), (y0, y1) = window.grid.views[0].viewRange()
     return 1 / min((x1 - x0) / w, (y1 - y0) / h)
 

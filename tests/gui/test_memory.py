@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fminspect.gui import controller as controller_module
-from fminspect.gui.controller import array_bytes
+from fminspect.inspector import samples as controller_module
+from fminspect.inspector.memory import array_bytes
 from tests.gui.conftest import settle, wait_for
 
 
@@ -26,20 +26,20 @@ def test_result_cache_stays_under_its_byte_bound(qtbot, window, dataset_root, mo
     # the size of one result of this dataset, made by the pipeline the window uses
     ds = discover(dataset_root)[0][0]
     loaded = load_sample(ds.samples[0])
-    gt, _ = prepare(loaded, window.controller.settings.params.norm)
-    one = array_bytes(score_model(loaded, "A", gt, window.controller.settings.params))
+    gt, _ = prepare(loaded, window.model.settings.params.norm)
+    one = array_bytes(score_model(loaded, "A", gt, window.model.settings.params))
     bound = 4 * one
     monkeypatch.setattr(controller_module, "RESULT_CACHE_BYTES", bound)
     window.open_path(dataset_root)
     settle(qtbot, window)
-    assert window.controller.cache_bytes <= bound
+    assert window.model.cache_bytes <= bound
     for _ in range(4):  # every sample of the dataset, three models each
-        window.controller.step(1)
+        window.model.step(1)
         settle(qtbot, window)
-        assert window.controller.cache_bytes <= bound
-    assert len(window.controller._cache) <= 4
+        assert window.model.cache_bytes <= bound
+    assert len(window.model._cache) <= 4
     # what is shown was scored under the bound, and the current sample's results are whole
-    assert set(window.controller.results) == {"A", "B", "C"}
+    assert set(window.model.results) == {"A", "B", "C"}
 
 
 class _Held:
@@ -139,7 +139,7 @@ def test_the_window_hands_free_memory_back_every_few_samples(
     window.open_path(dataset_root)
     settle(qtbot, window)
     for _ in range(3):
-        window.controller.step(1)
+        window.model.step(1)
         settle(qtbot, window)
     wait_for(qtbot, lambda: len(calls) >= 2)
     assert threading.main_thread().name not in calls  # never on the GUI thread

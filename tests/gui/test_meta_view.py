@@ -18,8 +18,8 @@ def test_meta_window_runs_and_opens_a_case_in_the_inspector(
     assert window.open_path(dataset_root)
     settle(qtbot, window)
     meta = MetaWindow(
-        window.controller.dataset,
-        window.controller.settings.params,
+        window.model.dataset,
+        window.model.settings.params,
         inspector=window,
         cache=tmp_path / "cache.sqlite",
     )
@@ -36,11 +36,11 @@ def test_meta_window_runs_and_opens_a_case_in_the_inspector(
     )
     column = next(j for j, h in enumerate(headers) if h.startswith("noise_map"))
     meta._cell_clicked(0, column)
-    assert meta.cases.rowCount() == len(window.controller.sample_names)
+    assert meta.cases.rowCount() == len(window.model.sample_names)
     target = meta.cases.item(meta.cases.rowCount() - 1, 0).text()
     meta._open_case(meta.cases.rowCount() - 1, 0)
-    assert window.controller.wait(PATIENCE_MS)  # the sample is read on the thread pool
-    assert window.controller.sample.name == target
+    assert window.model.wait(PATIENCE_MS)  # the sample is read on the thread pool
+    assert window.model.sample.name == target
     # a paper's protocol: only its meta-measures can be ticked, and the run uses its settings
     meta.protocol.setCurrentText("context2025")
     assert not meta.boxes["generic"].isEnabled() and meta.boxes["gt_switch"].isChecked()

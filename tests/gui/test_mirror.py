@@ -84,7 +84,7 @@ def test_the_metrics_table_s_view_shows_exactly_its_model(qtbot, window, dataset
     settle(qtbot, window)
     model, items = window.table.model, window.table.mirror.items
     assert window.table.proxy.sourceModel() is items
-    window.controller.set_threshold(40)
+    window.model.set_threshold(40)
     settle(qtbot, window)
     window.table.set_names({"A": "Alpha"})
     for role in (DISPLAY, BACKGROUND, FONT, QtCore.Qt.ItemDataRole.UserRole + 1):
@@ -151,7 +151,7 @@ def test_a_new_sample_clears_the_table_s_selection(qtbot, window, dataset_root) 
     settle(qtbot, window)
     window.table.view.setCurrentIndex(window.table.proxy.index(1, 0))  # as a click selects it
     assert window.table.view.selectionModel().selectedIndexes()
-    window.controller.step(1)
-    assert window.controller.wait(PATIENCE_MS)
+    window.model.step(1)
+    assert window.model.wait(PATIENCE_MS)
     settle(qtbot, window)
     assert window.table.view.selectionModel().selectedIndexes() == []

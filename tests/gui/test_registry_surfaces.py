@@ -46,12 +46,12 @@ def test_a_registered_measure_reaches_every_surface_of_the_window(
     window.set_measures([*default_keys(), "Toy"])
     wait_for(qtbot, lambda: "Toy" in window.browser.model.matrix.keys)
     settle(qtbot, window)
-    wait_for(qtbot, lambda: bool(window.dataset_results.get("DS")))
+    wait_for(qtbot, lambda: bool(window.model.scores.results.get("DS")))
     # the metrics table: a column with the toy's value for every model
     table = window.table.model
     assert "Toy" in table.keys and table.label("Toy") == "Toy thr=0.5"
-    sample = window.controller.sample
-    for model, result in window.controller.results.items():
+    sample = window.model.sample
+    for model, result in window.model.results.items():
         expected = TOY.compute(result.pair, result.params, None).score
         assert table.scores[model]["Toy"] == expected
     # the browser: its measure lists and its scores (from the service process)
@@ -71,7 +71,7 @@ def test_a_registered_measure_reaches_every_surface_of_the_window(
     view = window.explain("A", "Toy")
     assert view is not None and view.view.TITLE == "MAE"
     # the choice is remembered for the next window
-    assert "Toy" in window._stored_measures()
+    assert "Toy" in window.model._stored_measures()
 
 
 def test_every_registered_parameter_has_an_editor_that_reaches_the_scoring(qtbot, window) -> None:  # type: ignore[no-untyped-def]
@@ -83,5 +83,5 @@ def test_every_registered_parameter_has_an_editor_that_reaches_the_scoring(qtbot
     panel.more.setChecked(True)
     panel.extra["ap_interpolation"].setCurrentText("11pt")
     panel.extra["hce_relax"].setValue(3)
-    assert window.controller.settings.params.ap_interpolation == "11pt"
-    assert window.controller.settings.params.hce_relax == 3
+    assert window.model.settings.params.ap_interpolation == "11pt"
+    assert window.model.settings.params.hce_relax == 3

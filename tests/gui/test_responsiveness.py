@@ -166,14 +166,15 @@ _NICENESS = """
 import os, threading
 from PySide6 import QtCore
 from fminspect.gui.app import application
-from fminspect.gui.dataset_scorer import DatasetScorer
+from fminspect.gui.controller import QtRuntime
 from fminspect.gui.workers import submit
+from fminspect.inspector.scoring import ScoringService
 app = application()
 got = []
 submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()), got.append)
 while not got:
     app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
-scorer = DatasetScorer()
+scorer = ScoringService(QtRuntime(QtCore.QObject()))
 scorer.warm_up()
 pid = scorer._process.pid
 # the service lowers its own priority as it starts
@@ -192,7 +193,7 @@ def test_background_work_yields_to_the_gui_thread() -> None:
     service run at a lower priority than the window."""
     import subprocess
 
-    from fminspect.gui.dataset_scorer import SERVICE_NICE
+    from fminspect.inspector.scoring import SERVICE_NICE
 
     env = {k: v for k, v in os.environ.items() if k != "FMINSPECT_NO_NICE"}
     env["QT_QPA_PLATFORM"] = "offscreen"
@@ -456,7 +457,7 @@ def test_an_opened_list_is_painted_once_it_is_laid_out(qtbot, window, many_root)
         watched.append(parent)
     probe = _LaidOutAfterPaint(view.viewport(), watched, lambda: view.model().rowCount() > 0)
     window.open_in_background(many_root)
-    wait_for(qtbot, lambda: window.controller.sample is not None)
+    wait_for(qtbot, lambda: window.model.sample is not None)
     assert window.browser.model.rowCount() == 3
     assert probe.painted and probe.late == 0
     for widget in watched:
@@ -490,8 +491,8 @@ def test_a_shown_sample_is_scored_once_its_panels_are_drawn(
     """Scoring threads held the interpreter lock in turn with the GUI thread while it drew
     the sample's panels: its models are scored once the grid is filled and the table and
     the curves are emptied for it (and painted)."""
-    from fminspect.gui import controller as controller_module
     from fminspect.gui import workers
+    from fminspect.inspector import samples as controller_module
 
     monkeypatch.setattr(workers, "HOLD_LIMIT_S", 60.0)  # only the release lets them start
     events: list[str] = []
@@ -502,15 +503,15 @@ def test_a_shown_sample_is_scored_once_its_panels_are_drawn(
         return score_model(*args, **kwargs)
 
     monkeypatch.setattr(controller_module, "score_model", scoring)
-    reset = window._reset_for_sample
+    reset = window.drawer.reset_for_sample
 
     def emptied(step: str) -> None:
         reset(step)
         events.append(step)
 
-    monkeypatch.setattr(window, "_reset_for_sample", emptied)
+    monkeypatch.setattr(window.drawer, "reset_for_sample", emptied)
     window.open_path(many_root)
     settle(qtbot, window)
-    assert len(window.controller.results) == 12
+    assert len(window.model.results) == 12
     first = events.index("scored")
     assert {"table", "curves"} <= set(events[:first])

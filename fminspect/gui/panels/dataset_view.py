@@ -43,10 +43,10 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fminspect.batch.evaluation import MethodResult
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.batch.significance import RESAMPLES, SPREAD_NOTE, Setup, spread_text
-from fminspect.gui.model_selection import ModelSelection
 from fminspect.gui.panels.curves import THRESHOLDS, legend_icon, model_pen
 from fminspect.gui.panels.metrics_table import BEST_BRUSH, bold_font
 from fminspect.gui.panels.plain_items import CurveItem
+from fminspect.inspector.selection import ModelSelection
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, default_keys
 
 #: What the dataset view's third plot can show: choice → (x curve or None for the

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 from PySide6 import QtCore, QtWidgets
 
-from fminspect.gui.model_selection import ModelSelection
 from fminspect.gui.panels.curves import legend_icon
+from fminspect.inspector.selection import ModelSelection
 from fminspect.io.aliases import AliasError, read_aliases
 from fminspect.metrics import MEASURES_BY_KEY, default_keys
 

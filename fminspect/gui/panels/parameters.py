@@ -8,8 +8,8 @@ from dataclasses import replace
 from PySide6 import QtCore, QtWidgets
 
 from fminspect.gui.colours import CONTOUR_RGB, confusion_colour, hex_colour
-from fminspect.gui.controller import Settings
 from fminspect.gui.panels.map_grid import COLORMAPS
+from fminspect.inspector.settings import Settings
 from fminspect.io.loading import INTERPOLATIONS
 from fminspect.metrics import DEFAULT_PARAMS, Parameter, parameters
 

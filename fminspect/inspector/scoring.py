@@ -1,14 +1,14 @@
-"""The window's background evaluation of the open dataset, in a scoring service process.
+"""The inspector's background evaluation of the open dataset, in a scoring service process.
 
 The service (:mod:`fminspect.batch.service`) plans, reads the store, scores on its worker
 processes (the same pool ``fminspect eval --jobs`` uses) and collects the dataset values,
-at a lower priority than the window; the window only receives its events — scores as
-compact arrays — and draws. A newer request (another dataset, new parameters) makes the
-events of the older one be dropped. The service is started on the first request and kept
-until the window closes.
+at a lower priority than the window; the model only receives its events — scores as
+compact arrays — on its own thread (through the runtime), and the window draws. A newer
+request (another dataset, new parameters) makes the events of the older one be dropped.
+The service is started on the first request and kept until the window closes.
 
 The service also runs the dataset view's jobs (:mod:`fminspect.batch.tasks`: bootstrap
-statistics, ``compare``) beside the scoring: :meth:`DatasetScorer.run_task`; a newer job
+statistics, ``compare``) beside the scoring: :meth:`ScoringService.run_task`; a newer job
 replaces the one under way.
 """
 
@@ -20,9 +20,7 @@ import queue
 import subprocess
 import threading
 from pathlib import Path
-from typing import Any
-
-from PySide6 import QtCore
+from typing import IO, Any
 
 from fminspect._runtime import background_niceness
 from fminspect.batch.scores import ScoreMatrix, score_matrix
@@ -31,8 +29,11 @@ from fminspect.batch.service import (
     command,
     in_pieces,
     read_message,
+    serve,
     write_message,
 )
+from fminspect.inspector.events import Event
+from fminspect.inspector.runtime import Runtime
 from fminspect.io.discovery import Dataset
 from fminspect.pipeline.config import EvalConfig
 
@@ -40,11 +41,11 @@ from fminspect.pipeline.config import EvalConfig
 SERVICE_NICE = 10
 
 
-class DatasetScorer(QtCore.QObject):
+class ScoringService:
     """Scores a whole dataset in the background, into a :class:`ScoreMatrix`.
 
-    Signals
-    -------
+    Events (on the model's thread)
+    ------------------------------
     news(object)
         An event of :mod:`fminspect.batch.stream` of the current request; a ``Scores``
         event's block is already in the matrix when it is emitted.
@@ -57,26 +58,26 @@ class DatasetScorer(QtCore.QObject):
         the job :meth:`run_task` numbered; only the latest job's are emitted.
     """
 
-    # (not "event": that name is QObject's event handler)
-    news = QtCore.Signal(object)
-    failed = QtCore.Signal(str)
-    finished = QtCore.Signal()
-    task_progress = QtCore.Signal(int, str)
-    task_done = QtCore.Signal(int, object)
-    task_failed = QtCore.Signal(int, str)
-    _relay = QtCore.Signal(object)  # a message from the service, read on a thread
-
-    def __init__(self, parent: QtCore.QObject | None = None, jobs: int | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, runtime: Runtime, jobs: int | None = None, in_process: bool = False) -> None:
+        self.runtime = runtime
+        #: the service runs on a thread of this process (same requests and events, through
+        #: pipes): for tests and scripts; the window gives it a process of its own
+        self.in_process = in_process
+        self.news = Event("news")
+        self.failed = Event("failed")
+        self.finished = Event("finished")
+        self.task_progress = Event("task_progress")
+        self.task_done = Event("task_done")
+        self.task_failed = Event("task_failed")
+        self._closed = False
         self.jobs = jobs or max(1, min(os.cpu_count() or 1, 8))
         self.generation = 0
         self.task = 0  # the latest job's number
         self.task_running = False
         self.running = False
         self.matrix: ScoreMatrix | None = None
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: subprocess.Popen[bytes] | _ServiceThread | None = None
         self._lock = threading.Lock()
-        self._relay.connect(self._on_relay, QtCore.Qt.ConnectionType.QueuedConnection)
         # requests are pickled and written by a thread (a dataset of 20,000 files takes
         # ~0.15 s to pickle), in the order they were made
         self._outbox: queue.Queue[Any] = queue.Queue()
@@ -123,14 +124,18 @@ class DatasetScorer(QtCore.QObject):
         with self._lock, contextlib.suppress(OSError):
             self._service()
 
-    def _service(self) -> subprocess.Popen[bytes]:
+    def _service(self) -> subprocess.Popen[bytes] | _ServiceThread:
         if self._process is None or self._process.poll() is not None:
             if self._process is not None and self._process.stdin is not None:
                 self._process.stdin.close()
-            self._process = subprocess.Popen(
-                command(self.jobs, background_niceness(SERVICE_NICE)),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
+            self._process = (
+                _ServiceThread(self.jobs)
+                if self.in_process
+                else subprocess.Popen(
+                    command(self.jobs, background_niceness(SERVICE_NICE)),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                )
             )
             threading.Thread(
                 target=self._read, args=(self._process,), name="fminspect-scorer", daemon=True
@@ -155,28 +160,30 @@ class DatasetScorer(QtCore.QObject):
                 write_message(process.stdin, message)
             except OSError as exc:  # the service died: say so, a later request restarts it
                 if message[0] == "task":
-                    self._relay.emit((message[1], "task-failed", f"scoring service: {exc}"))
+                    self._relay((message[1], "task-failed", f"scoring service: {exc}"))
                     return
-                self._relay.emit((self.generation, "failed", f"scoring service: {exc}"))
-                self._relay.emit((self.generation, "finished", None))
+                self._relay((self.generation, "failed", f"scoring service: {exc}"))
+                self._relay((self.generation, "finished", None))
 
-    def _read(self, process: subprocess.Popen[bytes]) -> None:
+    def _read(self, process: subprocess.Popen[bytes] | _ServiceThread) -> None:
         assert process.stdout is not None
         while True:
             message = read_message(process.stdout)
             if message is None:
                 break
-            with contextlib.suppress(RuntimeError):  # the window was closed meanwhile
-                self._relay.emit(message)
+            self._relay(message)
         process.stdout.close()
         if process is self._process:  # ended without being asked: report it
             code = process.wait()
             why = f"the scoring process stopped (exit code {code})"
-            with contextlib.suppress(RuntimeError):
-                self._relay.emit((self.generation, "failed", why))
-                self._relay.emit((self.generation, "finished", None))
-                if self.task_running:
-                    self._relay.emit((self.task, "task-failed", why))
+            self._relay((self.generation, "failed", why))
+            self._relay((self.generation, "finished", None))
+            if self.task_running:
+                self._relay((self.task, "task-failed", why))
+
+    def _relay(self, message: Any) -> None:
+        """From a thread: hand ``message`` to the model's thread (dropped once closed)."""
+        self.runtime.post(lambda: None if self._closed else self._on_relay(message))
 
     def _on_relay(self, message: Any) -> None:
         generation, kind, payload = message
@@ -212,7 +219,9 @@ class DatasetScorer(QtCore.QObject):
             self._outbox.put(("stop", self.generation))
 
     def close(self) -> None:
-        """Stop the service and its workers (the window is closing)."""
+        """Stop the service and its workers (the window is closing); nothing is reported
+        after this."""
+        self._closed = True
         self._outbox.put(None)
         with self._lock:  # a request being written is written whole
             process, self._process = self._process, None
@@ -228,3 +237,41 @@ class DatasetScorer(QtCore.QObject):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+class _ServiceThread:
+    """The service (:func:`~fminspect.batch.service.serve`) on a thread of this process,
+    speaking through two pipes as the process does through its stdin and stdout."""
+
+    def __init__(self, jobs: int) -> None:
+        commands_in, commands_out = os.pipe()
+        events_in, events_out = os.pipe()
+        self.stdin: IO[bytes] | None = os.fdopen(commands_out, "wb")
+        self.stdout: IO[bytes] | None = os.fdopen(events_in, "rb")
+        commands, out = os.fdopen(commands_in, "rb"), os.fdopen(events_out, "wb")
+        self.pid = os.getpid()
+
+        def run() -> None:
+            try:
+                serve(commands, out, jobs)
+            finally:
+                out.close()
+                commands.close()
+
+        self._thread = threading.Thread(target=run, name="fminspect-service", daemon=True)
+        self._thread.start()
+
+    def poll(self) -> int | None:
+        return None if self._thread.is_alive() else 0
+
+    def wait(self, timeout: float | None = None) -> int:
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise subprocess.TimeoutExpired("fminspect-service", timeout or 0)
+        return 0
+
+    def kill(self) -> None:
+        """End it: its commands end (it stops at once, as at ``quit``)."""
+        if self.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.stdin.close()

@@ -5,7 +5,8 @@ and the browser's columns show the *shown* ones (every model when there are at m
 :data:`DEFAULT_SHOWN`, else the first :data:`DEFAULT_SHOWN` in natural order until the user
 chooses). A pinned *reference* model is always shown and listed first. *Highlighted* models
 are drawn thicker, with their markers, in the curves. *Aliases* are short display names.
-The choice, the reference and the aliases are remembered per dataset folder (QSettings).
+The choice, the reference and the aliases are remembered per dataset folder (the window's
+:class:`~fminspect.inspector.preferences.Preferences`).
 
 Each model keeps its palette index — its place among all of the dataset's models — whatever
 is shown, so its colour and line style never change while the user picks.
@@ -19,7 +20,8 @@ import zlib
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6 import QtCore
+from fminspect.inspector.events import Event
+from fminspect.inspector.preferences import Preferences
 
 DEFAULT_SHOWN = 12
 
@@ -28,25 +30,21 @@ def _settings_key(dataset_key: str) -> str:
     return "models/" + hashlib.sha1(dataset_key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-class ModelSelection(QtCore.QObject):
+class ModelSelection:
     """Shown models, reference, highlight and aliases of the current dataset.
 
-    Signals
-    -------
+    Events
+    ------
     changed()
         The shown models, their order, the reference or an alias changed.
     highlight_changed()
         The highlighted models changed (only the curves redraw).
     """
 
-    changed = QtCore.Signal()
-    highlight_changed = QtCore.Signal()
-
-    def __init__(
-        self, qsettings: QtCore.QSettings | None = None, parent: QtCore.QObject | None = None
-    ) -> None:
-        super().__init__(parent)
-        self.qsettings = qsettings
+    def __init__(self, preferences: Preferences | None = None) -> None:
+        self.changed = Event("changed")
+        self.highlight_changed = Event("highlight_changed")
+        self.preferences = preferences
         self.all: list[str] = []
         self._shown: set[str] = set()
         self.reference: str | None = None
@@ -75,9 +73,9 @@ class ModelSelection(QtCore.QObject):
         self.changed.emit()
 
     def _load(self) -> dict[str, Any]:
-        if self.qsettings is None or not self._key:
+        if self.preferences is None or not self._key:
             return {}
-        raw = self.qsettings.value(_settings_key(self._key), "")
+        raw = self.preferences.value(_settings_key(self._key), "")
         try:
             data = json.loads(str(raw)) if raw else {}
         except (TypeError, ValueError):
@@ -85,14 +83,14 @@ class ModelSelection(QtCore.QObject):
         return data if isinstance(data, dict) else {}
 
     def _save(self) -> None:
-        if self.qsettings is None or not self._key:
+        if self.preferences is None or not self._key:
             return
         data = {
             "shown": self.shown,
             "reference": self.reference,
             "aliases": self.aliases,
         }
-        self.qsettings.setValue(_settings_key(self._key), json.dumps(data))
+        self.preferences.set_value(_settings_key(self._key), json.dumps(data))
 
     # ------------------------------------------------------------------ queries
     @property
