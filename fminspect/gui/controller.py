@@ -19,6 +19,7 @@ from PySide6 import QtCore
 from fminspect.gui.workers import cancel, submit
 from fminspect.inspector.model import InspectorModel
 from fminspect.inspector.runtime import failure_message
+from fminspect.inspector.scoring import ScoringService
 
 
 class _QtTimer:
@@ -128,7 +129,17 @@ class QtPreferences:
         self.settings.setValue(key, value)
 
 
-def window_model(owner: QtCore.QObject, settings: QtCore.QSettings) -> InspectorModel:
+def window_model(
+    owner: QtCore.QObject, settings: QtCore.QSettings, scoring_in_process: bool = False
+) -> InspectorModel:
     """The inspector model of a window: its work on Qt's pool and timers, its preferences
-    in ``settings``."""
-    return InspectorModel(QtRuntime(owner), QtPreferences(settings))
+    in ``settings``; the dataset-wide scoring in a service process of its own, or (with
+    ``scoring_in_process``: the tests' windows) on a thread of this process, one image at
+    a time."""
+    runtime = QtRuntime(owner)
+    service = (
+        ScoringService(runtime, jobs=1, in_process=True)
+        if scoring_in_process
+        else ScoringService(runtime)
+    )
+    return InspectorModel(runtime, QtPreferences(settings), service)

@@ -42,10 +42,12 @@ MAX_RECENT = 8
 class InspectorWindow(QtWidgets.QMainWindow):
     """Image, GT and every model side by side, all measures live."""
 
-    def __init__(self, settings: QtCore.QSettings | None = None) -> None:
+    def __init__(
+        self, settings: QtCore.QSettings | None = None, *, scoring_in_process: bool = False
+    ) -> None:
         super().__init__()
         self.qsettings = settings or QtCore.QSettings()
-        self.model = window_model(self, self.qsettings)
+        self.model = window_model(self, self.qsettings, scoring_in_process)
         self.selection = self.model.selection
         self.setWindowTitle(f"fminspect {__version__}")
         self.setAcceptDrops(True)
@@ -205,6 +207,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     def _connect(self) -> None:
         m = self.model
+        self.browser.bind(m)
+        self.dataset_view.bind(m)
         m.sample_loaded.connect(self._on_sample_loaded)
         m.busy_changed.connect(self._on_busy)
         m.problems.connect(self.show_problems)
@@ -213,18 +217,18 @@ class InspectorWindow(QtWidgets.QMainWindow):
         m.reading.connect(lambda path: self.statusBar().showMessage(f"reading {path}…"))
         m.folder_read.connect(self._on_folder_read)
         m.folder_failed.connect(self._on_folder_failed)
-        m.datasets_shown.connect(self._on_datasets_shown)
         m.datasets_opened.connect(self._on_datasets_opened)
         m.models_listed.connect(self._on_models_listed)
         m.models_changed.connect(self._apply_models)
         m.measures_changed.connect(self._on_measures_changed)
+        m.scores.problems.connect(self.show_problems)
+        m.scores.compare_ready.connect(self._show_comparison)
         self.params.settings_changed.connect(self._on_settings)
         self.params.threshold_changed.connect(m.set_threshold)
         self.params.display_changed.connect(lambda o: self.grid.set_options(**o))
         self.grid.hovered.connect(self._on_hover)
         self.table.cell_activated.connect(self.explain)
-        self.browser.sample_chosen.connect(self._on_sample_chosen)
-        self.browser.dataset.currentTextChanged.connect(self._on_dataset_chosen)
+        self.dataset_view.sample_chosen.connect(self._on_dataset_sample_chosen)
         self.selection.highlight_changed.connect(
             lambda: self.curves.set_emphasis(
                 self.selection.highlighted, self.selection.hidden_curves
@@ -234,30 +238,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.curves.visibility_toggled.connect(
             lambda model, shown: self.selection.set_curve_hidden(model, not shown)
         )
-        self._bind_dataset_scores()
-
-    def _bind_dataset_scores(self) -> None:
-        """The browser and the dataset view show the model's dataset-wide scores."""
-        scores, view, browser = self.model.scores, self.dataset_view, self.browser
-        scores.matrix_started.connect(self._on_matrix)
-        scores.scores_arrived.connect(browser.scores_changed)
-        scores.status.connect(browser.status.setText)
-        scores.progress.connect(browser.show_progress)
-        scores.progress_ended.connect(browser.progress.hide)
-        scores.results_changed.connect(lambda results, note: view.set_results(results, note))
-        scores.note.connect(view.set_note)
-        scores.problems.connect(self.show_problems)
-        scores.task_started.connect(view.task_started)
-        scores.task_progress.connect(view.task_progress)
-        scores.task_ended.connect(view.task_ended)
-        scores.statistics_ready.connect(view.set_statistics)
-        scores.compare_ready.connect(self._show_comparison)
-        view.sample_chosen.connect(self._on_dataset_sample_chosen)
-        view.statistics_requested.connect(scores.ask_statistics)
-        view.compare_requested.connect(
-            lambda reference: scores.ask_compare(reference, view.setup())
-        )
-        view.stop_requested.connect(scores.stop_task)
 
     # ------------------------------------------------------------------ opening
     def open_path(self, path: Path | str) -> bool:
@@ -315,12 +295,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
             # the collections (see quiet_collector).
             QtCore.QTimer.singleShot(0, self, self._paint_now)
 
-    def _on_datasets_shown(self, datasets: list[Dataset]) -> None:
-        self.browser.dataset.blockSignals(True)
-        self.browser.dataset.clear()
-        self.browser.dataset.addItems([d.name for d in datasets])
-        self.browser.dataset.blockSignals(False)
-
     def _on_datasets_opened(self, datasets: list[Dataset], background: bool) -> None:
         if background:
             # laid out now: a repaint of the window queued before the folder was read (the
@@ -359,10 +333,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
     def _on_models_listed(self) -> None:
         self.picker.refresh()
         self._apply_models()
-        self.dataset_view.names_changed()
 
     def _apply_models(self) -> None:
-        """Show the chosen models (and names) in every panel."""
+        """Show the chosen models (and names) in the sample's panels."""
         names = dict(self.selection.aliases)
         shown = self.selection.shown
         self.grid.set_models(
@@ -370,18 +343,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
             names,
             pinned=self.selection.reference,
         )
-        if self.browser.model.matrix.methods:
-            self.browser.set_columns(shown, names)
         self.curves.set_emphasis(self.selection.highlighted, self.selection.hidden_curves)
         self.table.set_names(names)
         self.curves.set_names(names)
 
     # ------------------------------------------------------------------ dataset scores
-    def _on_matrix(self, dataset: str, matrix: Any) -> None:
-        self.browser.set_matrix(matrix, self.selection.shown, self.selection.aliases)
-        if self.model.sample is not None:
-            self.browser.select(self.model.sample.name)
-
     def _show_comparison(self, report: Any) -> None:
         from fminspect.gui.dialogs.compare import CompareDialog
 
@@ -427,7 +393,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     # ------------------------------------------------------------------ reactions
     def _on_sample_loaded(self, sample: LoadedSample) -> None:
-        self.browser.select(sample.name)
         ds = self.model.dataset
         n = len(ds.samples) if ds else 1
         errors = sum(p.severity == "error" for p in sample.problems)
@@ -607,14 +572,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if dataset and self.browser.dataset.findText(dataset) >= 0:
             self.browser.dataset.setCurrentText(dataset)
         return self.model.go_to(sample)
-
-    def _on_sample_chosen(self, name: str) -> None:
-        if self.model.sample is None or name != self.model.sample.name:
-            self.model.select_sample(self.model.sample_names.index(name))
-
-    def _on_dataset_chosen(self, name: str) -> None:
-        if name:
-            self.model.choose_dataset(name)
 
     def show_problems(self, problems: list[Problem], replace: bool = False) -> None:
         """List problems (errors first) and point the user at them."""

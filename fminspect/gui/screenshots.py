@@ -144,7 +144,11 @@ def take_dataset_screenshots(
             window.tabs.setCurrentIndex(1)
             window.model.scores.ask_statistics(view.setup())
             # until they arrive, or the job fails (the view then says why)
-            _wait_until(app, lambda: bool(view.model.stats) or not window.model.scores.task_running, timeout_s)
+            _wait_until(
+                app,
+                lambda: bool(view.model.stats) or not window.model.scores.task_running,
+                timeout_s,
+            )
             if view.model.stats:
                 methods = view.model.methods
                 if len(methods) >= 2:

@@ -20,14 +20,12 @@ def qsettings(tmp_path: Path) -> QtCore.QSettings:
     return QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
 
 
-@pytest.fixture
-def window(qtbot, qsettings):  # type: ignore[no-untyped-def]
-    """An inspector window, shown offscreen."""
+def _window(qtbot, qsettings, scoring_in_process: bool):  # type: ignore[no-untyped-def]
     from fminspect.gui.app import application
     from fminspect.gui.main_window import InspectorWindow
 
     application()
-    w = InspectorWindow(settings=qsettings)
+    w = InspectorWindow(settings=qsettings, scoring_in_process=scoring_in_process)
     qtbot.addWidget(w)
     w.resize(1400, 900)
     w.show()
@@ -46,6 +44,21 @@ def window(qtbot, qsettings):  # type: ignore[no-untyped-def]
     w.deleteLater()
     QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
     gc.collect()
+
+
+@pytest.fixture
+def window(qtbot, qsettings):  # type: ignore[no-untyped-def]
+    """An inspector window, shown offscreen; its dataset-wide scoring runs on a thread of
+    the test's process (the service's own code, without starting a process and a pool of
+    workers for each test)."""
+    yield from _window(qtbot, qsettings, scoring_in_process=True)
+
+
+@pytest.fixture
+def service_window(qtbot, qsettings):  # type: ignore[no-untyped-def]
+    """An inspector window as the user gets it: its scoring service in a process of its own,
+    with its worker processes."""
+    yield from _window(qtbot, qsettings, scoring_in_process=False)
 
 
 @pytest.fixture

@@ -106,7 +106,11 @@ def test_the_dataset_table_s_titles_fit_their_columns(qtbot, window, dataset_roo
 
 
 @pytest.mark.slow
-def test_the_list_shows_at_once_and_scores_stream_in_worst_first(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_list_shows_at_once_and_scores_stream_in_worst_first(
+    qtbot, service_window, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    """The window as the user gets it, its scoring service in a process of its own."""
+    window = service_window
     root = make_dataset(tmp_path / "DS", n_images=12, methods=("A", "B", "C"), size=(40, 50))
     events: list[object] = []
     window.model.service.news.connect(events.append)
@@ -208,18 +212,6 @@ def test_a_matrix_made_in_advance_is_used_only_if_it_fits(tmp_path) -> None:  # 
     assert other is not made and other.keys == ("MAE",)
     made.filled[0, 0] = True  # one that has been written to is not reused
     assert score_matrix(ds, EvalConfig(), made) is not made
-
-
-def test_a_folder_opened_now_replaces_one_being_read(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    first = make_dataset(tmp_path / "First", n_images=3, methods=("A",), size=(30, 40))
-    second = make_dataset(tmp_path / "Second", n_images=4, methods=("A", "B"), size=(30, 40))
-    window.open_in_background(first, lambda: window.go_to("img2"))
-    assert window.open_path(second)  # a script's opening, while the first is being read
-    settle(qtbot, window)
-    wait_for(qtbot, lambda: not window.reading)  # the first one was read, and dropped
-    assert window.model.dataset is not None and window.model.dataset.name == "Second"
-    assert window.model.sample is not None and window.model.sample.name == "img1"
-    assert not window.statusBar().currentMessage().startswith("reading ")
 
 
 @pytest.mark.parametrize("asked", ["img3", "img3.png"])  # its name, or its file's name

@@ -274,24 +274,6 @@ def test_review_cases_none_shown_legend_box_playground_and_browser_order(
     assert list(window.grid.cells) == ["image", "GT"] and window.table.model.models == []
 
 
-def test_a_dataset_whose_scoring_fails_is_not_restarted_in_a_loop(
-    qtbot, window, many_root, tmp_path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
-    blocker = tmp_path / "a-file"
-    blocker.write_text("x")
-    monkeypatch.setenv("FMINSPECT_CACHE_DIR", str(blocker / "cache"))  # cannot be made
-    starts: list[object] = []
-    start = window.model.service.start
-    monkeypatch.setattr(
-        window.model.service, "start", lambda *a, **k: starts.append(a) or start(*a, **k)
-    )
-    window.open_path(many_root)
-    wait_for(qtbot, lambda: not window.model.scores.running)
-    qtbot.wait(500)
-    assert len(starts) == 1
-    assert "scoring failed" in window.browser.status.text()
-
-
 def test_the_result_cache_counts_the_maps_behind_a_result(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
     from fminspect.inspector.memory import array_bytes
 

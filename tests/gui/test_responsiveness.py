@@ -414,12 +414,14 @@ def test_collections_resume_when_the_last_quiet_block_ends() -> None:
     assert gc.isenabled()
 
 
-_LAYOUT = (QtCore.QEvent.Type.LayoutRequest, QtCore.QEvent.Type.Resize, QtCore.QEvent.Type.Move)
+#: What moves a widget on the screen (and repaints it): a layout request that changes no
+#: geometry (a status line's new text in a room of fixed height) repaints nothing.
+_LAYOUT = (QtCore.QEvent.Type.Resize, QtCore.QEvent.Type.Move)
 
 
 class _LaidOutAfterPaint(QtCore.QObject):
-    """Counts the layout requests, moves and resizes of the watched widgets once ``first``
-    was painted whole while ``ready()`` holds."""
+    """Counts the moves and resizes of the watched widgets once ``first`` was painted whole
+    while ``ready()`` holds."""
 
     def __init__(
         self,
@@ -446,7 +448,8 @@ def test_an_opened_list_is_painted_once_it_is_laid_out(qtbot, window, many_root)
     """The list is painted once the layouts that opening asked for are done: painted before
     them (the browser's progress bar shown, the status bar's), it was painted whole twice
     more in the next turns, as they were laid out (at 1,000 samples its frame moved: 15–25 ms
-    each). A repaint queued before the folder was read (the "reading…" line) came before
+    each); and the scoring's news (the browser's status line, its progress bar) do not move
+    it either. A repaint queued before the folder was read (the "reading…" line) came before
     the timer that laid it out, and painted it first: 2 runs in 3 on a busy machine. The
     empty list may be painted while the folder is read (the window stays live): the probe
     watches from the first whole paint of the list with its rows."""

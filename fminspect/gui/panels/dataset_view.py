@@ -46,6 +46,7 @@ from fminspect.batch.significance import RESAMPLES, SPREAD_NOTE, Setup, spread_t
 from fminspect.gui.panels.curves import THRESHOLDS, legend_icon, model_pen
 from fminspect.gui.panels.metrics_table import BEST_BRUSH, bold_font
 from fminspect.gui.panels.plain_items import CurveItem
+from fminspect.inspector.model import InspectorModel
 from fminspect.inspector.selection import ModelSelection
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, default_keys
 
@@ -512,6 +513,23 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self._curve_generation = 0
 
     # ------------------------------------------------------------------ results
+    def bind(self, model: InspectorModel) -> None:
+        """Show ``model``'s dataset values and the results of its jobs; the jobs asked for
+        here run in its scoring service."""
+        scores = model.scores
+        scores.results_changed.connect(self.set_results)
+        scores.note.connect(self.set_note)
+        scores.task_started.connect(self.task_started)
+        scores.task_progress.connect(self.task_progress)
+        scores.task_ended.connect(self.task_ended)
+        scores.statistics_ready.connect(self.set_statistics)
+        model.models_listed.connect(self.names_changed)
+        self.statistics_requested.connect(scores.ask_statistics)
+        self.compare_requested.connect(
+            lambda reference: scores.ask_compare(reference, self.setup())
+        )
+        self.stop_requested.connect(scores.stop_task)
+
     def set_results(self, results: dict[str, Sequence[MethodResult]], note: str = "") -> None:
         """Show these datasets' dataset values (``{dataset: results}``, in order). While the
         view is hidden (the sample view is in front) they are only kept, and drawn when it is
