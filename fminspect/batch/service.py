@@ -147,117 +147,139 @@ def serve(commands: IO[bytes], out: IO[bytes], jobs: int = 1) -> None:
     """Serve the requests read from ``commands`` until ``quit`` or its end, writing the
     events to ``out``: in the service process (:func:`main`), or on a thread of the caller's
     (:class:`fminspect.inspector.scoring.ScoringService` with ``in_process``)."""
-    lock = threading.Lock()
-    requests: queue.Queue[Any] = queue.Queue()
-    current: dict[str, Any] = {"generation": None, "stop": threading.Event()}
+    _Service(commands, out, jobs).run()
 
-    def send(message: Any) -> None:
-        with lock:
+
+class _Service:
+    """The service's three threads: commands read (``read_commands``), jobs run
+    (``run_tasks``), and scoring requests served, the latest first (``run``)."""
+
+    def __init__(self, commands: IO[bytes], out: IO[bytes], jobs: int) -> None:
+        from fminspect.batch.pool import LocalPool
+
+        self.commands, self.out, self.jobs = commands, out, jobs
+        self.lock = threading.Lock()
+        self.requests: queue.Queue[Any] = queue.Queue()
+        self.generation: int | None = None  # the scoring request under way, and its stop
+        self.stop = threading.Event()
+        self.tasks: queue.Queue[Any] = queue.Queue()
+        self.task: int | None = None  # the job under way, and its stop
+        self.task_stop = threading.Event()
+        self.pool: LocalPool | None = None
+        self.pool_lock = threading.Lock()
+
+    def send(self, message: Any) -> None:
+        with self.lock:
             try:
-                write_message(out, message)
+                write_message(self.out, message)
             except (BrokenPipeError, ValueError):  # the window is gone: stop quietly
-                current["stop"].set()
-                requests.put(None)
+                self.stop.set()
+                self.requests.put(None)
 
-    def read_commands() -> None:
+    def workers(self) -> Any:
+        """The worker processes, shared by the scoring and the jobs (made when first
+        needed; none with one job)."""
+        from fminspect.batch.pool import LocalPool
+
+        with self.pool_lock:
+            if self.pool is None and self.jobs > 1:
+                self.pool = LocalPool(self.jobs, preload=True)
+            return self.pool
+
+    def read_commands(self) -> None:
         while True:
-            message = read_message(commands)
+            message = read_message(self.commands)
             if message is None or message[0] == "quit":
-                current["stop"].set()
-                task_state["stop"].set()
-                requests.put(None)
-                tasks.put(None)
+                self.stop.set()
+                self.task_stop.set()
+                self.requests.put(None)
+                self.tasks.put(None)
                 return
-            if message[0] == "start":
-                current["stop"].set()  # a newer request replaces the one under way
-                requests.put(message)
-            elif message[0] == "stop" and message[1] == current["generation"]:
-                current["stop"].set()
-            elif message[0] == "task":
-                task_state["stop"].set()  # a newer task replaces the one under way
+            kind = message[0]
+            if kind == "start":
+                self.stop.set()  # a newer request replaces the one under way
+                self.requests.put(message)
+            elif kind == "stop" and message[1] == self.generation:
+                self.stop.set()
+            elif kind == "task":
+                self.task_stop.set()  # a newer task replaces the one under way
                 stop = threading.Event()  # made here: a stop sent at once is not lost
-                task_state["task"], task_state["stop"] = message[1], stop
-                tasks.put((message, stop))
-            elif message[0] == "task-stop" and message[1] == task_state["task"]:
-                task_state["stop"].set()
+                self.task, self.task_stop = message[1], stop
+                self.tasks.put((message, stop))
+            elif kind == "task-stop" and message[1] == self.task:
+                self.task_stop.set()
 
-    tasks: queue.Queue[Any] = queue.Queue()
-    task_state: dict[str, Any] = {"task": None, "stop": threading.Event()}
-
-    def run_tasks() -> None:
-        from fminspect.batch.tasks import TaskStopped, run_task
-
+    def run_tasks(self) -> None:
         while True:
-            queued = _latest(tasks)
+            queued = _latest(self.tasks)
             if queued is None:
                 return
-            (_, task, kind, task_args, task_kwargs), stop = queued
+            (_, task, kind, args, kwargs), stop = queued
             if kind == "compare":  # it scores on the service's workers
-                task_kwargs = {**task_kwargs, "jobs": jobs, "pool": workers()}
+                kwargs = {**kwargs, "jobs": self.jobs, "pool": self.workers()}
+            self._run_task(task, kind, args, kwargs, stop)
 
-            def report(text: str, task: int = task) -> None:
-                send((task, "task-progress", text))
+    def _run_task(
+        self, task: int, kind: str, args: Any, kwargs: dict[str, Any], stop: threading.Event
+    ) -> None:
+        from fminspect.batch.tasks import TaskStopped, run_task
 
+        def report(text: str) -> None:
+            self.send((task, "task-progress", text))
+
+        try:
+            value = run_task(kind, args, kwargs, report=report, stop=stop)
+        except TaskStopped:
+            self.send((task, "task-failed", "stopped"))
+        except (OSError, ValueError, sqlite3.DatabaseError) as exc:  # said to the user
+            self.send((task, "task-failed", str(exc)))
+        except Exception as exc:  # a bug: the window shows it; the trace is for a report
+            self.send((task, "task-failed", _bug(exc)))
+        else:
             try:
-                value = run_task(kind, task_args, task_kwargs, report=report, stop=stop)
-            except TaskStopped:
-                send((task, "task-failed", "stopped"))
-            except (OSError, ValueError, sqlite3.DatabaseError) as exc:  # said to the user
-                send((task, "task-failed", str(exc)))
-            except Exception as exc:  # a bug: the window shows it; the trace is for a report
-                send((task, "task-failed", _bug(exc)))
-            else:
-                try:
-                    send((task, "task-result", value))
-                except Exception as exc:  # e.g. a result that cannot be pickled: said
-                    send((task, "task-failed", _bug(exc)))
+                self.send((task, "task-result", value))
+            except Exception as exc:  # e.g. a result that cannot be pickled: said
+                self.send((task, "task-failed", _bug(exc)))
 
-    from fminspect.batch.pool import LocalPool
+    def run(self) -> None:
+        threading.Thread(target=self.read_commands, daemon=True).start()
+        threading.Thread(target=self.run_tasks, daemon=True).start()
+        try:
+            while True:
+                request = _latest(self.requests)
+                if request is None:
+                    return
+                _, generation, dataset, config, store_path = request
+                if isinstance(dataset, DatasetPieces):
+                    dataset = whole(dataset)
+                self.generation, self.stop = generation, threading.Event()
+                self._score(generation, dataset, config, store_path, self.stop)
+                self.send((generation, "finished", None))
+                # what the evaluation's reading left frozen (quiet_collector) is collected
+                gc.unfreeze()
+        finally:
+            if self.pool is not None:
+                self.pool.close()
 
-    pool: LocalPool | None = None
-    pool_lock = threading.Lock()
+    def _score(
+        self, generation: int, dataset: Dataset, config: Any, store_path: str, stop: threading.Event
+    ) -> None:
+        from fminspect.batch.scores import score_matrix
+        from fminspect.batch.stream import stream_evaluation
+        from fminspect.pipeline.store import is_damaged, set_aside
 
-    def workers() -> LocalPool | None:  # shared by the scoring and the tasks
-        nonlocal pool
-        with pool_lock:
-            if pool is None and jobs > 1:
-                pool = LocalPool(jobs, preload=True)
-            return pool
-
-    threading.Thread(target=read_commands, daemon=True).start()
-    threading.Thread(target=run_tasks, daemon=True).start()
-    from fminspect.batch.scores import score_matrix
-    from fminspect.batch.stream import stream_evaluation
-    from fminspect.pipeline.store import is_damaged, set_aside
-
-    try:
-        while True:
-            request = _latest(requests)
-            if request is None:
-                return
-            _, generation, dataset, config, store_path = request
-            if isinstance(dataset, DatasetPieces):
-                dataset = whole(dataset)
-            stop = threading.Event()
-            current["generation"], current["stop"] = generation, stop
-            try:
-                matrix = score_matrix(dataset, config)
-                for event in stream_evaluation(
-                    dataset, matrix, config, store_path, jobs=jobs, pool=workers, stop=stop
-                ):
-                    send((generation, "event", event))
-            except OSError as exc:  # a store or file that cannot be used: the window says so
-                send((generation, "failed", str(exc)))
-            except sqlite3.DatabaseError as exc:  # locked for 30 s, full disk, damaged
-                note = str(exc)
-                if is_damaged(exc):  # found after it opened: moved aside, so that opening
-                    note = set_aside(Path(store_path), exc)  # the dataset again starts anew
-                send((generation, "failed", f"{store_path}: {note}; open the dataset again"))
-            except Exception as exc:  # a bug: the window shows it; the trace is for a report
-                send((generation, "failed", _bug(exc)))
-            send((generation, "finished", None))
-            # what the evaluation's reading left frozen (quiet_collector) is collected again
-            gc.unfreeze()
-    finally:
-        if pool is not None:
-            pool.close()
+        try:
+            matrix = score_matrix(dataset, config)
+            for event in stream_evaluation(
+                dataset, matrix, config, store_path, jobs=self.jobs, pool=self.workers, stop=stop
+            ):
+                self.send((generation, "event", event))
+        except OSError as exc:  # a store or file that cannot be used: the window says so
+            self.send((generation, "failed", str(exc)))
+        except sqlite3.DatabaseError as exc:  # locked for 30 s, full disk, damaged
+            note = str(exc)
+            if is_damaged(exc):  # found after it opened: moved aside, so that opening
+                note = set_aside(Path(store_path), exc)  # the dataset again starts anew
+            self.send((generation, "failed", f"{store_path}: {note}; open the dataset again"))
+        except Exception as exc:  # a bug: the window shows it; the trace is for a report
+            self.send((generation, "failed", _bug(exc)))
