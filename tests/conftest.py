@@ -73,6 +73,16 @@ def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     return folder
 
 
+@pytest.fixture(autouse=True)
+def callbacks_do_not_fail(caplog: pytest.LogCaptureFixture):  # type: ignore[no-untyped-def]
+    """A callback of the inspector model's events that raises is logged and the others run
+    (fminspect.inspector.events): in a test, that log fails the test."""
+    yield
+    failed = [r for r in caplog.get_records("call") if r.name == "fminspect.inspector.events"]
+    if failed:
+        pytest.fail("\n".join(r.getMessage() + "\n" + (r.exc_text or "") for r in failed))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test under tests/gui carries the ``gui`` marker (``-m "not gui"``: no Qt)."""
     gui = Path(__file__).parent / "gui"

@@ -249,6 +249,7 @@ class _Service:
         import fminspect.batch.scores
         import fminspect.batch.stream
         import fminspect.pipeline.store  # noqa: F401
+
         try:
             while True:
                 request = _latest(self.requests)

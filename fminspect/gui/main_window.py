@@ -27,7 +27,9 @@ from fminspect.gui.panels.map_grid import MapGridPanel
 from fminspect.gui.panels.metrics_table import MetricsTablePanel
 from fminspect.gui.panels.model_picker import ModelPickerPanel
 from fminspect.gui.panels.parameters import ParameterPanel
+from fminspect.gui.panels.problems import ProblemsPanel
 from fminspect.gui.sample_view import SampleDrawing
+from fminspect.gui.study_windows import choose_study, open_analysis, open_voting
 from fminspect.gui.theme import THEMES, apply_theme
 from fminspect.gui.workers import release_jobs
 from fminspect.inspector.settings import Settings
@@ -59,10 +61,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.picker = ModelPickerPanel(self.selection, self.model.scores.values)
         self.dataset_view = DatasetViewPanel(self.selection, self.model.scores.matrix_of)
         self.drawer = SampleDrawing(self.model, self.grid, self.table, self.curves, self)
-        self.problem_list = QtWidgets.QListWidget()
-        self.problem_list.setObjectName("problemList")
-        self._listed: set[str] = set()  # the problems in the list
-        self.problem_list.setWordWrap(True)
+        self.problem_list = ProblemsPanel()
         QtCore.QTimer.singleShot(0, self.model.service.warm_up)
         self.compare_dialog: Any = None  # the last comparison's report
         self.explain_windows: list[QtWidgets.QWidget] = []
@@ -479,35 +478,19 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.explain_windows.append(window)
         return window
 
-    def _choose_study(self, title: str, packs: bool) -> str | None:
-        filters = "Studies (*.sqlite" + (" *.zip)" if packs else ")") + ";;All files (*)"
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, title, "", filters)
-        return path or None
-
     def _choose_vote(self) -> None:
-        path = self._choose_study("Open a study or a study pack to vote on", packs=True)
+        path = choose_study(self, "Open a study or a study pack to vote on", packs=True)
         if path:
-            self.open_voting(path)
+            self._keep(open_voting(self, path))
 
     def _choose_analysis(self) -> None:
-        path = self._choose_study("Open a study to analyse", packs=False)
+        path = choose_study(self, "Open a study to analyse", packs=False)
         if path:
-            self.open_analysis(path)
+            self._keep(open_analysis(self, path))
 
-    def open_voting(self, path: str, participant: str | None = None) -> QtWidgets.QWidget | None:
-        """Open the voting window (full screen) on a study file or a study pack."""
-        from fminspect.gui.voting import VotingWindow, prepare_study
-        from fminspect.ranking.store import StudyError
-
-        try:
-            store, paths, results_dir = prepare_study(path)
-        except StudyError as exc:
-            QtWidgets.QMessageBox.warning(self, "fminspect", str(exc))
-            return None
-        window = VotingWindow(store, participant=participant, paths=paths, results_dir=results_dir)
-        window.showFullScreen()
-        self.explain_windows.append(window)
-        return window
+    def _keep(self, window: QtWidgets.QWidget | None) -> None:
+        if window is not None:
+            self.explain_windows.append(window)
 
     def open_meta(self) -> QtWidgets.QMainWindow | None:
         """Open the meta-measures window on the current dataset."""
@@ -520,21 +503,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
             )
             return None
         window = MetaWindow(ds, self.model.settings.params, inspector=self)
-        window.resize(1400, 900)
-        window.show()
-        self.explain_windows.append(window)
-        return window
-
-    def open_analysis(self, path: str) -> QtWidgets.QMainWindow | None:
-        """Open the analysis window of a study."""
-        from fminspect.gui.analysis import AnalysisWindow
-        from fminspect.ranking.store import StudyError, StudyStore
-
-        try:
-            window = AnalysisWindow(StudyStore(path))
-        except StudyError as exc:
-            QtWidgets.QMessageBox.warning(self, "fminspect", str(exc))
-            return None
         window.resize(1400, 900)
         window.show()
         self.explain_windows.append(window)
@@ -569,32 +537,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     def go_to(self, sample: str, dataset: str | None = None) -> bool:
         """Show ``sample`` (of ``dataset``); False, with a message, when there is none."""
-        if dataset and self.browser.dataset.findText(dataset) >= 0:
-            self.browser.dataset.setCurrentText(dataset)
-        return self.model.go_to(sample)
+        return self.model.go_to(sample, dataset)
 
     def show_problems(self, problems: list[Problem], replace: bool = False) -> None:
         """List problems (errors first) and point the user at them."""
-        if replace:
-            self.problem_list.clear()
-            self._listed.clear()
-        added = []
-        for p in sorted(problems, key=lambda p: p.severity != "error"):
-            # a file is unreadable for one reason, which the loader and the browser's batch
-            # word differently; a file can have several warnings (16-bit and resized)
-            key = f"error: {p.path}" if p.severity == "error" else str(p)
-            if key in self._listed:
-                continue  # shown already (a sample visited again reports it again)
-            self._listed.add(key)
-            added.append(p)
-            item = QtWidgets.QListWidgetItem(str(p))
-            icon = (
-                QtWidgets.QStyle.StandardPixmap.SP_MessageBoxCritical
-                if p.severity == "error"
-                else QtWidgets.QStyle.StandardPixmap.SP_MessageBoxWarning
-            )
-            item.setIcon(self.style().standardIcon(icon))
-            self.problem_list.addItem(item)
+        added = self.problem_list.add(problems, replace)
         n = self.problem_list.count()
         self.problem_dock.setWindowTitle(f"Problems ({n})" if n else "Problems")
         errors = [p for p in added if p.severity == "error"]

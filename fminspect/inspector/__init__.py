@@ -13,7 +13,18 @@ contract).
 from __future__ import annotations
 
 from fminspect.inspector.events import Event
+from fminspect.inspector.model import InspectorModel
 from fminspect.inspector.runtime import ManualRuntime, Runtime, Timer
+from fminspect.inspector.selection import ModelSelection
 from fminspect.inspector.settings import PANEL_KEYS, Settings
 
-__all__ = ["PANEL_KEYS", "Event", "ManualRuntime", "Runtime", "Settings", "Timer"]
+__all__ = [
+    "PANEL_KEYS",
+    "Event",
+    "InspectorModel",
+    "ManualRuntime",
+    "ModelSelection",
+    "Runtime",
+    "Settings",
+    "Timer",
+]

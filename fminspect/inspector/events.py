@@ -2,14 +2,19 @@
 
 An :class:`Event` is a list of callbacks called in the order they were connected, on the
 thread that emits it (the model's: the GUI thread in the window, the test's in a test). It
-is the model's only way to speak to the panels; it knows nothing of Qt.
+is the model's only way to speak to the panels; it knows nothing of Qt. A callback that
+raises is logged and the others still run, as a Qt slot's error is printed and the signal
+goes on: one broken panel does not stop the model half-way through a change.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable, Iterator
 from typing import Any
+
+_log = logging.getLogger(__name__)
 
 
 class Event:
@@ -36,7 +41,10 @@ class Event:
         if self._blocked:
             return
         for callback in list(self._callbacks):  # a callback may disconnect itself
-            callback(*args)
+            try:
+                callback(*args)
+            except Exception:
+                _log.exception("%s: a callback (%r) failed", self.name or "an event", callback)
 
     @contextlib.contextmanager
     def blocked(self) -> Iterator[None]:

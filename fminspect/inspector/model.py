@@ -55,6 +55,8 @@ class InspectorModel(SampleScoring):
         These datasets are about to be shown (their models, first sample and scores follow).
     datasets_opened(list[Dataset], bool)
         These datasets are now shown (True: opened in the background).
+    dataset_chosen(str)
+        Another dataset of the folder is now the current one (:meth:`choose_dataset`).
     models_listed()
         A dataset's models were listed and chosen (a new dataset, or another of the folder).
     models_changed()
@@ -80,6 +82,7 @@ class InspectorModel(SampleScoring):
         self.folder_failed = Event("folder_failed")
         self.datasets_shown = Event("datasets_shown")
         self.datasets_opened = Event("datasets_opened")
+        self.dataset_chosen = Event("dataset_chosen")
         self.models_listed = Event("models_listed")
         self.models_changed = Event("models_changed")
         self.measures_changed = Event("measures_changed")
@@ -184,6 +187,7 @@ class InspectorModel(SampleScoring):
         self._list_models(ds)
         self.select_dataset(name)
         self.scores.show_dataset(ds)
+        self.dataset_chosen.emit(name)
 
     def go_to(self, sample: str, dataset: str | None = None) -> bool:
         """Show ``sample`` (its name or its file's name) of ``dataset``; False, with a

@@ -1,7 +1,7 @@
 """Where the inspector model's work runs, and when its timers fire.
 
 The model never starts a thread or a timer itself: it asks a :class:`Runtime`. The window
-gives it Qt's (``fminspect.gui.runtime.QtRuntime``: the thread pool, ``QTimer``, queued
+gives it Qt's (``fminspect.gui.controller.QtRuntime``: the thread pool, ``QTimer``, queued
 calls to the GUI thread). Tests and scripts give it a :class:`ManualRuntime`, which runs
 jobs and fires timers only when asked — on the caller's thread, in a fixed order, on a
 clock of its own — so that what the model does can be checked step by step, whatever the

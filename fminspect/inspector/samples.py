@@ -444,7 +444,7 @@ class SampleScoring:
     def _job(self, sample: LoadedSample, model: str, gt: GroundTruth, settings: Settings) -> Any:
         """The work for one model: an update of a cached result under the same normalisation
         (only the measures the change affects), or a full scoring; with its size (see
-        :func:`_sized`)."""
+        :func:`~fminspect.inspector.memory.sized`)."""
         base = self._reusable(sample.key, model, settings)
         families = settings.families()
         if base is not None:

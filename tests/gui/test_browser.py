@@ -178,7 +178,9 @@ def test_a_folder_opened_from_the_menu_is_read_on_a_thread(
     second = make_dataset(tmp_path / "Second", n_images=4, methods=("A", "B"), size=(30, 40))
     sent: list[tuple[object, ...]] = []  # the pickled dataset and the empty matrix given
     start = window.model.service.start
-    monkeypatch.setattr(window.model.service, "start", lambda *a: (sent.append(a[3:]), start(*a))[1])
+    monkeypatch.setattr(
+        window.model.service, "start", lambda *a: (sent.append(a[3:]), start(*a))[1]
+    )
     window.open_in_background(first)
     window.open_in_background(second)  # a newer opening: the first one's list never shows
     assert window.browser.model.rowCount() == 0  # nothing yet: read on a thread

@@ -277,7 +277,8 @@ def test_a_long_request_shows_results_as_they_arrive(qtbot, window, dataset_root
         window.params.stretch.toggle()
         wait_for(qtbot, lambda: set(window.model.results) >= {"A", "C"})
         assert "B" in window.model._pending  # still scoring B…
-        assert not window.drawer._showing_progress and window.drawer._held  # …the others are held, at first
+        # …the others are held, at first
+        assert not window.drawer._showing_progress and window.drawer._held
         wait_for(qtbot, lambda: window.drawer._showing_progress)  # then shown as they are
         wait_for(qtbot, lambda: "A" in window.table.model.scores)  # a turn later
         assert window.table.model.scores["A"]["MAE"] == window.model.results["A"].mae.score
@@ -299,9 +300,7 @@ def test_gui_stays_responsive_while_the_camouflage_degree_is_computed(qtbot, win
     # bound here: how long a block may last is measured by benchmarks/bench_gui.py)
     beats_while_busy: list[int] = []
     timer = QtCore.QTimer()
-    timer.timeout.connect(
-        lambda: beats_while_busy.append(1) if window.model._pending else None
-    )
+    timer.timeout.connect(lambda: beats_while_busy.append(1) if window.model._pending else None)
     timer.start(0)
     window.open_path(root)
     assert window.busy_label.text()  # busy indicator shown

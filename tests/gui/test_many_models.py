@@ -165,6 +165,10 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     window.open_path(root)
     wait_for(qtbot, lambda: len(window.model.scores.results) == 2)
     settle(qtbot, window)
+    assert window.model.go_to("img2", "COD10K")  # a script's choice: the browser follows
+    assert window.browser.dataset.currentText() == "COD10K"
+    assert window.go_to("img1", "CAMO") and window.model.dataset.name == "CAMO"
+    assert window.browser.dataset.currentText() == "CAMO"
     view = window.dataset_view
     model = view.model
     assert model.datasets == []  # drawn when the view is shown, not while it is hidden

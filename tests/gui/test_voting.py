@@ -353,3 +353,29 @@ def test_an_active_pack_opens_for_its_participant_and_its_pairs_are_chosen_as_vo
     wait_for(qtbot, lambda: a.result is not None)
     assert str(a.result.rule) == "bt:0.9"
     QtCore.QThreadPool.globalInstance().waitForDone(PATIENCE_MS)
+
+
+def test_the_tools_menu_opens_a_study_and_names_a_broken_one(
+    qtbot, study: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6 import QtWidgets
+
+    from fminspect.gui.app import application
+    from fminspect.gui.study_windows import open_analysis, open_voting
+
+    application()
+    parent = QtWidgets.QWidget()
+    qtbot.addWidget(parent)
+    warned: list[str] = []
+    monkeypatch.setattr(
+        QtWidgets.QMessageBox, "warning", lambda _parent, _title, text: warned.append(text)
+    )
+    voting = open_voting(parent, str(study), participant="anna")
+    assert voting is not None
+    qtbot.addWidget(voting)
+    assert voting.isFullScreen() and voting.session.participant == "anna"
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(b"not a study")
+    assert open_voting(parent, str(broken)) is None
+    assert open_analysis(parent, str(broken)) is None
+    assert len(warned) == 2 and all("broken.sqlite" in text for text in warned)

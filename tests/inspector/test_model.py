@@ -365,8 +365,10 @@ def test_every_dataset_of_a_folder_is_scored_one_after_the_other(
     assert set(model.scores.results) == {"COD10K", "NC4K"}
     last = [args for name, args in changed if name == "results_changed"][-1]
     assert list(last[0]) == ["COD10K", "NC4K"] and last[1] == ""
+    chosen = _recorded(model, "dataset_chosen")
     model.choose_dataset("NC4K")  # scored already: shown at once, not scored again
     assert not model.scores.running and model.dataset is not None and model.dataset.name == "NC4K"
+    assert chosen == [("dataset_chosen", ("NC4K",))]  # the browser's list follows
 
 
 def _recorded_scores(model: InspectorModel) -> list[tuple[str, tuple[object, ...]]]:

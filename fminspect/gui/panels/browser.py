@@ -365,6 +365,13 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self.dataset.currentTextChanged.connect(
             lambda name: model.choose_dataset(name) if name else None
         )
+        model.dataset_chosen.connect(self.show_dataset)
+
+    def show_dataset(self, name: str) -> None:
+        """Show ``name`` as the current dataset (chosen elsewhere: a script, the meta view)."""
+        if self.dataset.currentText() != name:
+            with QtCore.QSignalBlocker(self.dataset):
+                self.dataset.setCurrentText(name)
 
     def set_matrix(
         self, matrix: ScoreMatrix, models: list[str], names: dict[str, str] | None = None
