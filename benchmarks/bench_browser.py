@@ -89,6 +89,61 @@ def _rss_mb() -> float:
     return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def _watch_blocks(
+    last: list[float], watching: list[bool], samples: list[tuple[float, str]]
+) -> None:
+    """Sample where the GUI thread is whenever the heartbeat (``last``: its latest beat) is
+    late by more than 25 ms, and time each garbage collection on it over 5 ms, into
+    ``samples``."""
+    import threading
+    import traceback
+
+    main_thread = threading.main_thread().ident
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.004)
+            if watching[0] and time.perf_counter() - last[0] > 0.025:
+                frame = sys._current_frames().get(main_thread)
+                stack = traceback.extract_stack(frame) if frame is not None else []
+                where = " <- ".join(
+                    f"{Path(f.filename).name}:{f.lineno}:{f.name}" for f in stack[-6:][::-1]
+                )
+                # and the other threads' innermost frames: a GUI thread stopped in the
+                # event loop may be waiting for the interpreter lock one of them holds
+                names = {t.ident: t.name for t in threading.enumerate()}
+                others = "; ".join(
+                    f"{names.get(ident, ident)}: "
+                    f"{Path(f.f_code.co_filename).name}:{f.f_lineno}:{f.f_code.co_name}"
+                    for ident, f in sys._current_frames().items()
+                    if ident not in (main_thread, threading.get_ident())
+                    and f.f_code.co_name not in _IDLE
+                )
+                samples.append((time.perf_counter(), f"{where}  || {others or '-'}"))
+
+    threading.Thread(target=watch, daemon=True).start()
+
+    # and each garbage collection on the GUI thread that took over 5 ms
+    started = [0.0]
+
+    def collection(phase: str, info: dict[str, int]) -> None:
+        if threading.get_ident() != main_thread:
+            return
+        now = time.perf_counter()
+        if phase == "start":
+            started[0] = now
+        elif now - started[0] > 0.005:
+            samples.append(
+                (
+                    now,
+                    f"garbage collection of generation {info['generation']}: "
+                    f"{(now - started[0]) * 1e3:.0f} ms, {info['collected']} collected",
+                )
+            )
+
+    gc.callbacks.append(collection)
+
+
 def window_run(
     root: str, steps: int, timeout: float, why: bool = False, walk: int = 0
 ) -> dict[str, float | str]:
@@ -136,53 +191,7 @@ def window_run(
     samples: list[tuple[float, str]] = []
     watching = [False]  # the heartbeat runs (the timer itself is gone once the window closes)
     if why:
-        import threading
-        import traceback
-
-        main_thread = threading.main_thread().ident
-
-        def watch() -> None:
-            while True:
-                time.sleep(0.004)
-                if watching[0] and time.perf_counter() - last[0] > 0.025:
-                    frame = sys._current_frames().get(main_thread)
-                    stack = traceback.extract_stack(frame) if frame is not None else []
-                    where = " <- ".join(
-                        f"{Path(f.filename).name}:{f.lineno}:{f.name}" for f in stack[-6:][::-1]
-                    )
-                    # and the other threads' innermost frames: a GUI thread stopped in the
-                    # event loop may be waiting for the interpreter lock one of them holds
-                    names = {t.ident: t.name for t in threading.enumerate()}
-                    others = "; ".join(
-                        f"{names.get(ident, ident)}: "
-                        f"{Path(f.f_code.co_filename).name}:{f.f_lineno}:{f.f_code.co_name}"
-                        for ident, f in sys._current_frames().items()
-                        if ident not in (main_thread, threading.get_ident())
-                        and f.f_code.co_name not in _IDLE
-                    )
-                    samples.append((time.perf_counter(), f"{where}  || {others or '-'}"))
-
-        threading.Thread(target=watch, daemon=True).start()
-
-        # and each garbage collection on the GUI thread that took over 5 ms
-        started = [0.0]
-
-        def collection(phase: str, info: dict[str, int]) -> None:
-            if threading.get_ident() != main_thread:
-                return
-            now = time.perf_counter()
-            if phase == "start":
-                started[0] = now
-            elif now - started[0] > 0.005:
-                samples.append(
-                    (
-                        now,
-                        f"garbage collection of generation {info['generation']}: "
-                        f"{(now - started[0]) * 1e3:.0f} ms, {info['collected']} collected",
-                    )
-                )
-
-        gc.callbacks.append(collection)
+        _watch_blocks(last, watching, samples)
 
     heartbeat = QtCore.QTimer()
     heartbeat.setInterval(2)

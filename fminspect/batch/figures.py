@@ -211,6 +211,40 @@ def plan(data: Curves, spec: FigureSpec) -> Figures:
         raise FigureError(
             f"unknown {_names('curve', unknown)} (choose from {', '.join(CURVE_PLOTS_BY_TAG)})"
         )
+    datasets = _datasets(data, spec)
+    methods = _methods(data, spec, datasets)
+    highlight = list(dict.fromkeys(spec.highlight))
+    order = highlight + [m for m in methods if m not in highlight]
+    columns = spec.columns or min(len(datasets), 4)
+    rows = math.ceil(len(datasets) / columns)
+    notes: list[str] = []
+    if len(order) - len(highlight) > 40:
+        notes.append(
+            f"{len(order) - len(highlight)} methods: beyond 40, lines repeat colour and line "
+            "style with filled markers — choose fewer with --methods for a readable figure"
+        )
+    labels = _labels(data, spec, datasets, methods, order, notes)
+    plans = []
+    for tag in spec.curves:
+        plot = CURVE_PLOTS_BY_TAG[tag]
+        panels = _panels(data, spec, plot, datasets, order, notes)
+        if not any(p.lines for p in panels):
+            message = (
+                f"no {tag} curves in these results: evaluate with {NEEDS[tag]} among the measures"
+            )
+            if spec.strict:
+                raise FigureError(message)
+            notes.append(message)
+            continue
+        xlim, ylims = _limits(spec, plot, panels)
+        plans.append(Plan(plot, panels, tuple(order), labels, rows, columns, xlim, ylims))
+    if not plans:
+        raise FigureError("; ".join(n for n in notes if n.startswith("no ")))
+    return Figures(tuple(plans), tuple(dict.fromkeys(notes)))
+
+
+def _datasets(data: Curves, spec: FigureSpec) -> list[str]:
+    """The datasets drawn, in their order: given, the alias file's, or all of them."""
     available = list(data.curves)
     if not available:
         raise FigureError("these results hold no curves (no dataset was evaluated)")
@@ -232,6 +266,11 @@ def plan(data: Curves, spec: FigureSpec) -> Figures:
             f"no curves for {_names('dataset', missing)} in these results "
             f"(they have {', '.join(available) or 'none'})"
         )
+    return datasets
+
+
+def _methods(data: Curves, spec: FigureSpec, datasets: list[str]) -> list[str]:
+    """The methods drawn: given, or every one with curves on the datasets."""
     every = {m for d in datasets for m in data.curves[d]}
     if spec.methods:
         methods = list(dict.fromkeys(spec.methods))
@@ -247,68 +286,74 @@ def plan(data: Curves, spec: FigureSpec) -> Figures:
             "not among the methods drawn "
             "(give them in --methods too)"
         )
-    highlight = list(dict.fromkeys(spec.highlight))
-    order = highlight + [m for m in methods if m not in highlight]
-    columns = spec.columns or min(len(datasets), 4)
-    rows = math.ceil(len(datasets) / columns)
-    notes: list[str] = []
-    if len(order) - len(highlight) > 40:
-        notes.append(
-            f"{len(order) - len(highlight)} methods: beyond 40, lines repeat colour and line "
-            "style with filled markers — choose fewer with --methods for a readable figure"
-        )
+    return methods
+
+
+def _labels(
+    data: Curves,
+    spec: FigureSpec,
+    datasets: list[str],
+    methods: list[str],
+    order: list[str],
+    notes: list[str],
+) -> dict[str, str]:
+    """The legend's labels: aliases, with † (and a note) for a method not evaluated on every
+    image of a dataset."""
     incomplete: dict[str, list[str]] = {}
     for d in datasets:
         for m in methods:
             info = data.results.datasets.get(d, {}).get(m)
             if info is not None and not info["complete"]:
                 incomplete.setdefault(m, []).append(d)
-    labels = {m: spec.aliases.get(m, m) + (" †" if m in incomplete else "") for m in order}
     for m, ds in incomplete.items():
         notes.append(f"† {m} was not evaluated on every image of {', '.join(ds)}")
-    plans = []
-    for tag in spec.curves:
-        plot = CURVE_PLOTS_BY_TAG[tag]
-        panels = []
-        for d in datasets:
-            lines = []
-            for m in order:
-                xy = plot.xy(data.curves[d].get(m, {}))
-                if xy is not None:
-                    lines.append((m, *xy))
-            lacking = [
-                m for m in order if m in data.curves[d] and plot.xy(data.curves[d][m]) is None
-            ]
-            if lacking:
-                notes.append(f"{tag}: no {plot.ylabel} curve for {', '.join(lacking)} on {d}")
-            panels.append(Panel(d, spec.dataset_aliases.get(d, d), tuple(lines)))
-        if not any(p.lines for p in panels):
-            message = (
-                f"no {tag} curves in these results: evaluate with {NEEDS[tag]} among the measures"
-            )
-            if spec.strict:
-                raise FigureError(message)
-            notes.append(message)
-            continue
-        if spec.xlim is not None:
-            xlim = spec.xlim
-        elif plot.tag == "pr":
-            xlim = _axis([ln[1] for p in panels for ln in p.lines])
-        else:
-            xlim = (0.0, 1.0)
-        if spec.ylim is not None:
-            ylims = tuple(spec.ylim for _ in panels)
-        elif plot.tag == "roc":
-            ylims = tuple((0.0, 1.02) for _ in panels)
-        elif spec.sharey:
-            shared = _axis([ln[2] for p in panels for ln in p.lines])
-            ylims = tuple(shared for _ in panels)
-        else:
-            ylims = tuple(_axis([ln[2] for ln in p.lines]) for p in panels)
-        plans.append(Plan(plot, tuple(panels), tuple(order), labels, rows, columns, xlim, ylims))
-    if not plans:
-        raise FigureError("; ".join(n for n in notes if n.startswith("no ")))
-    return Figures(tuple(plans), tuple(dict.fromkeys(notes)))
+    return {m: spec.aliases.get(m, m) + (" †" if m in incomplete else "") for m in order}
+
+
+def _panels(
+    data: Curves,
+    spec: FigureSpec,
+    plot: CurvePlot,
+    datasets: list[str],
+    order: list[str],
+    notes: list[str],
+) -> tuple[Panel, ...]:
+    """One panel per dataset with a line per method that has this curve (a note for those
+    that have not)."""
+    panels = []
+    for d in datasets:
+        lines = []
+        for m in order:
+            xy = plot.xy(data.curves[d].get(m, {}))
+            if xy is not None:
+                lines.append((m, *xy))
+        lacking = [m for m in order if m in data.curves[d] and plot.xy(data.curves[d][m]) is None]
+        if lacking:
+            notes.append(f"{plot.tag}: no {plot.ylabel} curve for {', '.join(lacking)} on {d}")
+        panels.append(Panel(d, spec.dataset_aliases.get(d, d), tuple(lines)))
+    return tuple(panels)
+
+
+def _limits(
+    spec: FigureSpec, plot: CurvePlot, panels: tuple[Panel, ...]
+) -> tuple[tuple[float, float], tuple[tuple[float, float], ...]]:
+    """The x range of the figure and the y range of each panel."""
+    if spec.xlim is not None:
+        xlim = spec.xlim
+    elif plot.tag == "pr":
+        xlim = _axis([ln[1] for p in panels for ln in p.lines])
+    else:
+        xlim = (0.0, 1.0)
+    if spec.ylim is not None:
+        ylims = tuple(spec.ylim for _ in panels)
+    elif plot.tag == "roc":
+        ylims = tuple((0.0, 1.02) for _ in panels)
+    elif spec.sharey:
+        shared = _axis([ln[2] for p in panels for ln in p.lines])
+        ylims = tuple(shared for _ in panels)
+    else:
+        ylims = tuple(_axis([ln[2] for ln in p.lines]) for p in panels)
+    return xlim, ylims
 
 
 def _import_matplotlib() -> None:

@@ -202,11 +202,7 @@ def take_screenshots(
         prepare()
         _settle(app, window, c)
         # wait for the browser's background scores as well (at most a minute)
-        for _ in range(1200):
-            if not window.model.service.running:
-                break
-            app.processEvents()
-            QtCore.QThread.msleep(50)
+        _wait_until(app, lambda: not window.model.service.running, 60)
         _settle(app, window, c)
         path = out / f"{name}.png"
         _save(window, path)
@@ -281,54 +277,10 @@ def take_screenshots(
         c.set_threshold(128)
         grab_window(f"explain_{name}", functools.partial(window.explain, model, key))
 
-    def playground(tab: int) -> Any:
-        pick("coffee")
-        _settle(app, window, c)
-        win: Any = window.open_playground(demos=tab == 1)
-        if tab == 0:
-            win.kind.setCurrentText("erosion (−) / dilation (+)")
-            win.strength.setValue(75)
-            win.run_sweep()
-            for _ in range(400):
-                if hasattr(win, "sweep_curves"):
-                    break
-                app.processEvents()
-                QtCore.QThread.msleep(25)
-        else:
-            keys = [d.key for d in win.demos]  # a figure of a paper, with its image
-            win.demo_choice.setCurrentIndex(keys.index("context_fig2b"))
-        for _ in range(100):
-            if win.scores:
-                break
-            app.processEvents()
-            QtCore.QThread.msleep(25)
-        return win
+    grab_window("playground", lambda: _playground(app, window, 0))
+    grab_window("playground_demos", lambda: _playground(app, window, 1))
 
-    grab_window("playground", lambda: playground(0))
-    grab_window("playground_demos", lambda: playground(1))
-
-    def meta():  # type: ignore[no-untyped-def]
-        from fminspect.gui.meta_view import MetaWindow
-
-        win = MetaWindow(
-            c.dataset, c.settings.params, inspector=window, cache=Path(tmp) / "meta.sqlite"
-        )
-        win.show()
-        done: list[int] = []
-        win.finished_run.connect(lambda: done.append(1))
-        win.run()
-        for _ in range(12000):  # at most ten minutes
-            if done:
-                break
-            app.processEvents()
-            QtCore.QThread.msleep(50)
-        headers = [win.table.horizontalHeaderItem(j).text() for j in range(win.table.columnCount())]
-        column = next(j for j, h in enumerate(headers) if h.startswith("noise_map"))
-        win._plot_column(column)
-        win._cell_clicked(list(win.report.labels).index("maxEm"), column)
-        return win
-
-    grab_window("meta", meta, (1500, 950))
+    grab_window("meta", lambda: _meta(app, window, Path(tmp)), (1500, 950))
     if not only or "compare" in only:
         grab_window("compare", lambda: _compare_dialog(Path(tmp), c.dataset), (1300, 720))
     if not only or {"voting", "voting_overlay", "analysis", "analysis_measures"} & set(only):
@@ -336,6 +288,45 @@ def take_screenshots(
     window.close()
     QtCore.qInstallMessageHandler(previous)
     return written
+
+
+def _playground(app: Any, window: Any, tab: int) -> Any:
+    """The teaching playground on the demo's coffee: an erosion swept (tab 0), or the
+    flaw demonstrations on a figure of a paper (tab 1)."""
+    c = window.model
+    if "coffee" in c.sample_names:
+        c.select_sample(c.sample_names.index("coffee"))
+    _settle(app, window, c)
+    win: Any = window.open_playground(demos=tab == 1)
+    if tab == 0:
+        win.kind.setCurrentText("erosion (−) / dilation (+)")
+        win.strength.setValue(75)
+        win.run_sweep()
+        _wait_until(app, lambda: hasattr(win, "sweep_curves"), 60, pause_ms=25)
+    else:
+        keys = [d.key for d in win.demos]  # a figure of a paper, with its image
+        win.demo_choice.setCurrentIndex(keys.index("context_fig2b"))
+    _wait_until(app, lambda: bool(win.scores), 60, pause_ms=25)
+    return win
+
+
+def _meta(app: Any, window: Any, tmp: Path) -> Any:
+    """The meta-measures window run on the demo dataset, the noise map's column plotted and
+    its maxEm cell opened."""
+    from fminspect.gui.meta_view import MetaWindow
+
+    c = window.model
+    win: Any = MetaWindow(c.dataset, c.settings.params, inspector=window, cache=tmp / "meta.sqlite")
+    win.show()
+    done: list[int] = []
+    win.finished_run.connect(lambda: done.append(1))
+    win.run()
+    _wait_until(app, lambda: bool(done), 600)
+    headers = [win.table.horizontalHeaderItem(j).text() for j in range(win.table.columnCount())]
+    column = next(j for j, h in enumerate(headers) if h.startswith("noise_map"))
+    win._plot_column(column)
+    win._cell_clicked(list(win.report.labels).index("maxEm"), column)
+    return win
 
 
 def _compare_dialog(tmp: Path, dataset: Any) -> Any:

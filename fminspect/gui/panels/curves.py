@@ -317,7 +317,9 @@ class CurvesPanel(QtWidgets.QWidget):
         else:
             pen = model_pen(i, width=1.5, alpha=70 if self.highlighted else 255)
         item.setPen(pen)
-        item.setZValue(2 if model in self.highlighted else 1)
+        # stacked by the model's colour, not by when its result came: the same picture
+        # whatever order the results arrive in (highlighted ones on top of all)
+        item.setZValue((2 if model in self.highlighted else 1) + min(i, 999) / 2000)
         item.setVisible(model not in self.hidden)
 
     def _restyle(self) -> None:
