@@ -124,6 +124,12 @@ def test_evaluate_dataset_returns_and_writes_what_eval_does(
     with pytest.raises(api.SelectionError) as selection:
         api.evaluate_dataset(DEMO, methods=["nobody"])
     assert code == 2 and err == f"fminspect eval: {selection.value}\n"
+    code, _, err = _cli(capsys, "eval", tmp_path / "absent", "--out", tmp_path / "x")
+    with pytest.raises(api.SelectionError) as absent:  # a wrong path
+        api.evaluate_dataset(tmp_path / "absent")
+    assert code == 2 and err == f"fminspect eval: {absent.value}\n"
+    assert str(absent.value) == f"{tmp_path / 'absent'}: no such folder"
+    (tmp_path / "nothing").mkdir()  # a folder, but no dataset in it
     code, _, err = _cli(capsys, "eval", tmp_path / "nothing", "--out", tmp_path / "x")
     with pytest.raises(api.NoDatasetError) as nothing:
         api.evaluate_dataset(tmp_path / "nothing")

@@ -80,7 +80,8 @@ def find_datasets(
     Raises
     ------
     SelectionError
-        Neither a folder nor both configs; only one config; a name in ``datasets`` that
+        Neither a folder nor both configs; a folder that is not there (or a file); only
+        one config; a name in ``datasets`` that
         is not found; a name in ``methods`` that no dataset has.
     NoDatasetError
         Nothing found (its ``problems`` say why).
@@ -89,7 +90,7 @@ def find_datasets(
     --------
     >>> datasets, problems = find_datasets("data/COD10K", methods=["SINet"])  # doctest: +SKIP
     """
-    from fminspect.io.discovery import discover, from_toolkit_configs
+    from fminspect.io.discovery import discover, folder_problem, from_toolkit_configs
 
     if dataset_config or method_config:
         if not (dataset_config and method_config):
@@ -99,6 +100,9 @@ def find_datasets(
     elif root is None:
         raise SelectionError("give a dataset folder, or --dataset-config and --method-config")
     else:
+        wrong = folder_problem(root)
+        if wrong:
+            raise SelectionError(wrong)
         found, problems = discover(root, grouped=grouped)
         where = str(root)
     if datasets:

@@ -18,11 +18,12 @@ from collections.abc import Sequence
 
 from fminspect import __version__
 from fminspect.batch.cluster import ClusterError
-from fminspect.batch.stopped import EXIT_STOPPED, RunStopped
+from fminspect.batch.stopped import RunStopped
 from fminspect.cli import compare, figure, measures, meta, rank, score, table, worker
 from fminspect.cli import eval as eval_cmd
 from fminspect.cli._common import SUBCOMMANDS
 from fminspect.cli.gui import add_screenshots_parser, build_gui_parser
+from fminspect.cli.status import ExitStatus
 
 __all__ = ["SUBCOMMANDS", "build_gui_parser", "build_parser", "main"]
 
@@ -64,12 +65,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     elif argv and argv[0] == "--help-gui":
         build_gui_parser().print_help()
-        return 0
+        return ExitStatus.DONE
     else:
         typo = _typed_command(argv)
         if typo:
             print(f"fminspect: {typo}", file=sys.stderr)
-            return 2
+            return ExitStatus.USAGE
         args = build_gui_parser().parse_args(argv)
     try:
         if getattr(args, "rank_command", None):
@@ -79,23 +80,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return int(args.func(args))
             except StudyError as exc:  # a wrong study/pack/results file: say which and why
                 print(f"fminspect rank: {exc}", file=sys.stderr)
-                return 1
+                return ExitStatus.UNUSABLE
         command = getattr(args, "command", None)
         if command in ("eval", "meta"):  # `kill` stops them as Ctrl-C does
             signal.signal(signal.SIGTERM, _interrupt)
         return int(args.func(args))
     except RunStopped as exc:  # interrupted, or the cluster lost: what is kept, and where
         print(f"fminspect {args.command}: {exc}", file=sys.stderr)
-        return EXIT_STOPPED
+        return ExitStatus.STOPPED
     except ClusterError as exc:  # unreachable, no worker, a refused worker: one line
         print(f"fminspect {args.command}: {exc}", file=sys.stderr)
-        return 1
+        return ExitStatus.UNUSABLE
     except BrokenPipeError:  # `fminspect score … | head`: the reader has gone, stop quietly
         if not _stdout_closed():
             raise  # another pipe (a worker's): a real error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that flushing at exit cannot fail
-        return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+        return ExitStatus.READER_GONE
     except OSError as exc:  # a file that could not be written or read: named, no traceback
         if not getattr(exc, "filename", None):
             raise
@@ -104,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"fminspect{' ' + name if name else ''}: {exc.filename}: {exc.strerror or exc}",
             file=sys.stderr,
         )
-        return 1
+        return ExitStatus.UNUSABLE
     except sqlite3.Error as exc:  # a cache or study SQLite could not use (locked, full): one line
         name = getattr(args, "command", None)
         where = getattr(args, "cache", None) or getattr(args, "study", None) or "its database"
@@ -113,11 +114,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "writing it, try again when it is done)",
             file=sys.stderr,
         )
-        return 1
+        return ExitStatus.UNUSABLE
     except KeyboardInterrupt:
         name = getattr(args, "command", None)
         print(f"fminspect{' ' + name if name else ''}: interrupted", file=sys.stderr)
-        return EXIT_STOPPED
+        return ExitStatus.STOPPED
 
 
 def _typed_command(argv: Sequence[str]) -> str:

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from fminspect.cli.status import ExitStatus
+
 if TYPE_CHECKING:
     from fminspect.batch.cluster import Cluster
     from fminspect.io.discovery import Dataset
@@ -298,7 +300,7 @@ def find_datasets_or_fail(args: argparse.Namespace, command: str) -> list[Any] |
     return datasets
 
 
-def fail(message: str, code: int = 2, *, command: str = "rank") -> int:
+def fail(message: str, code: int = ExitStatus.USAGE, *, command: str = "rank") -> int:
     """Print ``fminspect COMMAND: message`` on stderr; returns ``code`` (the exit status)."""
     print(f"fminspect {command}: {message}", file=sys.stderr)
     return code

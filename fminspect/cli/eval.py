@@ -157,6 +157,20 @@ def _paper_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _terminal_table(out: Path) -> str:
+    """The run's values as ``fminspect table OUT --format text`` shows them, as wide as the
+    terminal ("" when there are none)."""
+    import shutil
+
+    from fminspect.batch import tables
+
+    try:
+        table = tables.build(tables.load([out]), tables.TableSpec())
+    except tables.TableError:
+        return ""
+    return tables.render(table, "text", width=shutil.get_terminal_size((100, 24)).columns)
+
+
 def _write_paper(args: argparse.Namespace, out: Path, subsets: list[str]) -> str:
     """Write OUT/paper; returns an error message ('' when done)."""
     from fminspect.batch.figures import FigureError
@@ -208,7 +222,7 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
 
 def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster | None) -> int:
     from fminspect.batch.figures import FigureError
-    from fminspect.batch.outputs import empty_gt_line, summary_markdown
+    from fminspect.batch.outputs import empty_gt_line
     from fminspect.batch.subsets import SubsetError
     from fminspect.batch.workflow import (
         evaluate_to_folder,
@@ -309,7 +323,7 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
         if paper_error:
             return fail(paper_error, command="eval")
     if not args.quiet:
-        print(summary_markdown(report, subsets=False))
+        print(_terminal_table(run.out), end="")
     print(f"results written to {run.out}", file=sys.stderr)
     # 1 when some input could not be used (each named above and in problems.csv)
     return 0 if report.evaluated and not errors else 1

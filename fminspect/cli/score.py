@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fminspect.cli._common import add_limit_options, add_param_options, interpolation, params
+from fminspect.cli.status import ExitStatus
 
 if TYPE_CHECKING:
     from fminspect.cli._common import Subparsers
@@ -49,7 +50,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     ]
     if missing:  # every input that is not there, each by its role, before any is read
         print("\n".join(missing), file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE
     try:  # a wrong parameter or measure is said before any file is read
         measure_params = params(args)
         if args.measures:
@@ -58,8 +59,8 @@ def cmd_score(args: argparse.Namespace) -> int:
             measure_keys(args.measures)
     except ValueError as exc:
         print(f"fminspect score: {exc}", file=sys.stderr)
-        return 2
-    image, status = args.img, 0
+        return ExitStatus.USAGE
+    image, status = args.img, ExitStatus.DONE
     while True:
         try:
             pair = score_pair(
@@ -76,8 +77,8 @@ def cmd_score(args: argparse.Namespace) -> int:
             role = next((r for r, p in roles.items() if p is not None and p == exc.path), "file")
             print(f"fminspect score: the {role} {exc}", file=sys.stderr)
             if image is None or exc.path != image:
-                return 2
+                return ExitStatus.UNUSABLE  # there, but not usable (a wrong path: USAGE above)
             # only CCm needs the image: the other measures are scored and printed (exit 1)
-            image, status = None, 1
+            image, status = None, ExitStatus.UNUSABLE
     print(json.dumps(pair.as_json(), indent=2) if args.json else pair.table())
     return status

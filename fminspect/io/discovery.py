@@ -445,6 +445,15 @@ def _nested(root: Path, grouped: bool = False) -> list[Dataset]:
     return out
 
 
+def folder_problem(root: Path | str) -> str:
+    """Why ``root`` cannot be a dataset folder as a path ("" when it is a folder): said as
+    a wrong path (exit status 2) before any reading, not as "no dataset found"."""
+    path = Path(root)
+    if path.is_dir():
+        return ""
+    return f"{root}: {'is a file, not a folder' if path.exists() else 'no such folder'}"
+
+
 def discover(root: Path | str, grouped: bool = False) -> tuple[list[Dataset], list[Problem]]:
     """Find every dataset under ``root`` (see the module notes for the layouts; ``grouped``:
     the maps lie in one sub-folder per group).

@@ -34,6 +34,36 @@ def header_size(data: bytes) -> Size | None:
     return None
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_damage(data: bytes) -> str:
+    """Why the chunks of a PNG file are damaged ("" when they are whole, when the file is
+    no PNG, or when no IHDR chunk follows its signature): cut off before its IEND chunk, or
+    a critical chunk (IHDR, PLTE, IDAT, IEND) whose checksum is wrong. Said here, before
+    the decoder, because libpng prints its own complaint on the process's standard error
+    (``libpng error: PNG input buffer is incomplete``) beside the one fminspect gives;
+    libpng refuses such a file anyway (an ancillary chunk with a wrong checksum it only
+    skips, and so is it here)."""
+    if not data.startswith(PNG_SIGNATURE) or data[12:16] != b"IHDR":
+        return ""  # no PNG, or not one at all past its signature: the decoder says so
+    pos = len(PNG_SIGNATURE)
+    while pos + 8 <= len(data):
+        length = int.from_bytes(data[pos : pos + 4], "big")
+        kind = data[pos + 4 : pos + 8]
+        end = pos + 8 + length
+        if end + 4 > len(data):
+            break
+        crc = int.from_bytes(data[end : end + 4], "big")
+        critical = kind[:1].isupper()
+        if critical and zlib.crc32(data[pos + 4 : end]) != crc:
+            return f"its {kind.decode('latin-1')} chunk at byte {pos:,} has a wrong checksum"
+        if kind == b"IEND":
+            return ""
+        pos = end + 4
+    return "truncated (it ends before its IEND chunk)"
+
+
 def _png(data: bytes) -> Size | None:
     # a corrupt header (not IHDR, or its checksum wrong) says nothing about the size: the
     # decoder then reports the file as unreadable, not as a decompression bomb

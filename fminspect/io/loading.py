@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from fminspect.io.headers import header_size
+from fminspect.io.headers import header_size, png_damage
 from fminspect.io.limits import MAX_PIXELS
 from fminspect.io.validation import LoadError
 
@@ -90,6 +90,9 @@ def decode(
                 f"{max_pixels:,} (a decompression bomb or a wrong file; a real image this large "
                 "needs a higher --max-pixels)",
             )
+    damage = png_damage(data)
+    if damage:
+        raise LoadError(path, f"corrupt PNG: {damage} ({len(data):,} bytes)")
     try:
         array = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
     except cv2.error as exc:

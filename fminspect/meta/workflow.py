@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fminspect.batch.workflow import NoDatasetError, check_methods
+from fminspect.batch.workflow import NoDatasetError, SelectionError, check_methods
 
 if TYPE_CHECKING:
     from fminspect.io.discovery import Dataset
@@ -107,10 +107,13 @@ def find_datasets(
     NoDatasetError
         No dataset and no ``ranked`` folder (its ``problems`` say why).
     SelectionError
-        A name in ``methods`` that no dataset has.
+        ``root`` is not a folder; a name in ``methods`` that no dataset has.
     """
-    from fminspect.io.discovery import discover
+    from fminspect.io.discovery import discover, folder_problem
 
+    wrong = folder_problem(root) if root else ""
+    if wrong:
+        raise SelectionError(wrong)
     found, problems = discover(root) if root else ([], [])
     if datasets:
         found = [d for d in found if d.name in datasets]

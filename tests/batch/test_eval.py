@@ -353,7 +353,9 @@ def test_cli_eval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     main(["eval", str(root), "--out", str(tmp_path / "o"), "--measures", "MAE", "--no-plots"])
     err = capsys.readouterr().err
     assert "A" in err and "3/3 matched" in err  # without --quiet, every method
-    assert main(["eval", str(tmp_path / "nothing"), "--out", str(tmp_path / "o2"), "--quiet"]) == 1
+    assert main(["eval", str(tmp_path / "nothing"), "--out", str(tmp_path / "o2"), "--quiet"]) == 2
+    (tmp_path / "empty").mkdir()  # a folder, but no dataset in it: an input not usable
+    assert main(["eval", str(tmp_path / "empty"), "--out", str(tmp_path / "o2"), "--quiet"]) == 1
     assert main(["eval", str(root), "--measures", "maxF", "--out", str(tmp_path / "o3")]) == 2
     # two workers started before the measures are imported, plots drawn by the plotting
     # process: the same files as the serial run with in-process plots

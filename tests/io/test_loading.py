@@ -80,7 +80,7 @@ def test_16_bit_image_becomes_8_bit_rgb(tmp_path: Path) -> None:
         (None, "file not found"),
         (b"", "empty"),
         (b"not an image at all", "not an image"),
-        ("truncated", "truncated or corrupt"),
+        ("truncated", "corrupt PNG: truncated"),
     ],
 )
 @pytest.mark.faults
@@ -268,3 +268,28 @@ def test_a_corrupt_file_is_named_once_not_by_opencv_too(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert str(bad) in run.stdout and "not an image" in run.stdout
     assert run.stderr == ""
+
+
+@pytest.mark.faults
+def test_a_damaged_png_is_said_before_libpng_says_it_on_stderr(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from fminspect.io.headers import png_damage
+
+    path = tmp_path / "map.png"
+    write_png(path, (np.random.default_rng(1).random((40, 50)) * 255).astype(np.uint8))
+    whole = path.read_bytes()
+    assert png_damage(whole) == "" and png_damage(b"GIF89a") == ""
+    for end in range(16, len(whole)):  # cut anywhere past IHDR's name, IEND's last byte too
+        assert png_damage(whole[:end]).startswith("truncated"), end
+    flipped = bytearray(whole)
+    flipped[45] ^= 0xFF  # inside the IDAT chunk, which starts at byte 33
+    assert png_damage(bytes(flipped)) == "its IDAT chunk at byte 33 has a wrong checksum"
+    # an ancillary chunk with a wrong checksum is skipped by libpng, and passed here
+    text = b"tEXt" + b"Comment\x00fminspect"
+    bad = struct.pack(">I", len(text) - 4) + text + struct.pack(">I", 0)
+    assert png_damage(whole[:33] + bad + whole[33:]) == ""
+    path.write_bytes(whole[: len(whole) - 5])  # IEND cut: libpng would print its error
+    with pytest.raises(LoadError, match=r"corrupt PNG: truncated \(it ends before its IEND"):
+        load_map(path)
+    assert capfd.readouterr().err == ""  # nothing from the decoder on the process's stderr
