@@ -81,8 +81,8 @@ def find_datasets(
     ------
     SelectionError
         Neither a folder nor both configs; a folder that is not there (or a file); only
-        one config; a name in ``datasets`` that
-        is not found; a name in ``methods`` that no dataset has.
+        one config; a name in ``datasets`` that is not found; a name in ``methods`` that no
+        dataset has.
     NoDatasetError
         Nothing found (its ``problems`` say why).
 

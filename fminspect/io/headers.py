@@ -47,6 +47,7 @@ def png_damage(data: bytes) -> str:
     skips, and so is it here)."""
     if not data.startswith(PNG_SIGNATURE) or data[12:16] != b"IHDR":
         return ""  # no PNG, or not one at all past its signature: the decoder says so
+    view = memoryview(data)  # the checksums without copying the chunks
     pos = len(PNG_SIGNATURE)
     while pos + 8 <= len(data):
         length = int.from_bytes(data[pos : pos + 4], "big")
@@ -56,7 +57,7 @@ def png_damage(data: bytes) -> str:
             break
         crc = int.from_bytes(data[end : end + 4], "big")
         critical = kind[:1].isupper()
-        if critical and zlib.crc32(data[pos + 4 : end]) != crc:
+        if critical and zlib.crc32(view[pos + 4 : end]) != crc:
             return f"its {kind.decode('latin-1')} chunk at byte {pos:,} has a wrong checksum"
         if kind == b"IEND":
             return ""
