@@ -22,6 +22,7 @@ from fminspect.metrics import REGISTRY, Family
 from fminspect.metrics.suite import PLUGINS_VARIABLE
 from tests.datasets import make_dataset, write_png
 from tests.toy_measure import FAMILY as TOY
+from tests.toy_measure import IMAGE_FAMILY
 
 
 @pytest.fixture
@@ -33,6 +34,58 @@ def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[Family]:
         yield TOY
     finally:
         REGISTRY.unregister("toy")
+
+
+@pytest.fixture
+def toy_image(monkeypatch: pytest.MonkeyPatch) -> Iterator[Family]:
+    """A family that needs the image (as C^ω_β does), registered here and in every process
+    started meanwhile."""
+    monkeypatch.setenv(PLUGINS_VARIABLE, "tests.toy_measure:IMAGE_FAMILY")
+    registered = REGISTRY.register(IMAGE_FAMILY)
+    try:
+        yield registered
+    finally:
+        REGISTRY.unregister("toy_image")
+
+
+def _mean_grey(path: Path) -> float:
+    from fminspect.io.loading import load_image
+
+    return float(load_image(path).astype(np.float64).mean() / 255)
+
+
+def test_a_measure_that_needs_the_image_is_given_it_and_keyed_by_it(  # type: ignore[no-untyped-def]
+    toy_image, tmp_path: Path
+) -> None:
+    """``Family.needs_image`` alone makes eval read the image, key the stored result by the
+    image's content and say which measures an image-less sample lacks."""
+    assert toy_image.measures[0].needs_image  # given by the family
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=("A",))
+    images = sorted((root / "Imgs").iterdir())
+    cache = tmp_path / "cache.sqlite"
+
+    def evaluated(out: str) -> float:
+        api.evaluate_dataset(
+            root, out=tmp_path / out, measures=["ToyImg"], plots=False, jobs=2, cache=cache
+        )
+        return float(json.loads((tmp_path / out / "summary.json").read_text())["DS"]["A"]["ToyImg"])
+
+    first = evaluated("first")
+    assert first == pytest.approx(np.mean([_mean_grey(p) for p in images]), abs=1e-12)
+    write_png(images[0], np.full((48, 64, 3), 255, np.uint8))  # another image, same GT and map
+    again = evaluated("again")  # not the stored value of the old image: keyed by its content
+    assert again != first
+    assert again == pytest.approx(np.mean([_mean_grey(p) for p in images]), abs=1e-12)
+    images[1].unlink()  # a sample without its image: the note names the measures it lacks
+    api.evaluate_dataset(root, out=tmp_path / "third", measures=["ToyImg"], plots=False)
+    problems = (tmp_path / "third" / "problems.csv").read_text()
+    assert "no image for this GT, so CCm, ToyImg cannot be computed" in problems
+
+
+def test_meta_gives_the_image_to_a_measure_that_needs_it(toy_image, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))
+    report = api.run_meta(root, measures=["ToyImg", "MAE"], metas=["generic"], plots=False)
+    assert "ToyImg" in {row.measure for row in report.summary}
 
 
 def test_eval_computes_and_writes_a_registered_measure(toy, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -39,3 +39,36 @@ FAMILY = Family(
     teaching="Rewards predicted pixels inside the object; misses everything else.",
     view="mae",
 )
+
+
+@dataclass(frozen=True)
+class ToyImageResult:
+    """The toy measure that needs the image: the image's mean grey level in [0, 1]."""
+
+    score: float
+
+
+IMAGE_FAMILY = Family(
+    field="toy_image",
+    name="toy image measure",
+    compute=lambda pair, params, img: (
+        None if img is None else ToyImageResult(float(np.asarray(img, np.float64).mean() / 255))
+    ),
+    measures=(
+        # needs_image is not said here: the family's needs_image gives it to its measures
+        MeasureInfo(
+            "ToyImg",
+            "toy image",
+            True,
+            "toy_image",
+            lambda s: s.toy_image.score,
+            lambda p: "",
+            default=False,
+        ),
+    ),
+    needs_image=True,
+    paper="none (a test of the registry)",
+    reference="none",
+    teaching="The image's brightness: what a measure that reads the image is given.",
+    view="mae",
+)

@@ -145,8 +145,10 @@ class Unit:
 
     @property
     def needs_image(self) -> bool:
-        """Whether a measure asked for reads the image (C^ω_β)."""
-        return any("camouflage_context" in fams for _, fams in self.todo)
+        """Whether a family asked for reads the image (``Family.needs_image``: C^ω_β, or a
+        plug-in's)."""
+        families = REGISTRY.families
+        return any(families[f].needs_image for _, fams in self.todo for f in fams)
 
     def files(self) -> list[Path]:
         """The files this unit reads: the GT, the image if needed, the pending maps."""
@@ -331,8 +333,9 @@ class DatasetPlan:
         prefix = self.pairs.get((method, sample))
         if prefix is None:
             return None
+        families = REGISTRY.families  # a family that reads the image: its digest in the key
         return {
-            fam: prefix[1 if fam == "camouflage_context" else 0] + tag
+            fam: prefix[1 if families[fam].needs_image else 0] + tag
             for fam, tag in self.tags.items()
         }
 
@@ -422,7 +425,7 @@ class Evaluation:
         tags = {fam: family_tag(config.fingerprint(fam)) for fam in families(keys)}
         plan = DatasetPlan(ds, names, keys, tags)
         self.plans.append(plan)
-        wants_image = "CCm" in keys
+        wants_image = any(MEASURES_BY_KEY[k].needs_image for k in keys)
         # the files as texts: quicker to hash than paths (1 million look-ups at 5,019 × 40)
         files = [
             (

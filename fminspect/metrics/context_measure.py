@@ -679,6 +679,7 @@ FAMILY = Family(
     reference="pysodmetrics 1.6.2 ContextMeasure; github pursuitxi/Context-measure @ 8348b4a",
     teaching=_TEACHING,
     view="context",
+    notes_name="context measure",
 )
 
 CAMOUFLAGE_FAMILY = Family(
@@ -719,4 +720,6 @@ CAMOUFLAGE_FAMILY = Family(
     + " The camouflage form weighs the object's pixels by how well the surroundings "
     "repaint them (the camouflage degree): a miss where the object blends in costs more.",
     view="camouflage_context",
+    notes_name="context measure",
+    repeats_notes_of="context",  # both forms warn about the same GT
 )

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, overload
 
 import numpy as np
@@ -199,7 +199,7 @@ class MeasureInfo:
     dataset : DatasetValue
         How the dataset value is formed.
     needs_image : bool
-        Whether it needs the image (C^ω_β).
+        Whether it needs the image (C^ω_β; set for every measure of a family that needs it).
     default : bool
         Computed and shown unless the user asks for other measures.
     kind : str
@@ -295,6 +295,11 @@ class Family:
     arrays : callable or None
         ``SuiteResult -> {name: array}``: arrays its records store besides its curves (the
         sweep's counts).
+    notes_name : str
+        The name its warnings are said under (default: ``field``).
+    repeats_notes_of : str
+        A family whose warnings this one's repeat (C^ω_β's are the Context-measure's, on
+        the same GT): a scored pair's notes give only this one's when both are computed.
     """
 
     field: str
@@ -309,6 +314,8 @@ class Family:
     teaching: str = ""
     view: str = ""
     arrays: Callable[[Any], Mapping[str, np.ndarray]] | None = None
+    notes_name: str = ""
+    repeats_notes_of: str = ""
 
 
 class Registry:
@@ -336,6 +343,9 @@ class Registry:
         wrong = [m.key for m in family.measures if m.field != family.field]
         if wrong:
             raise ValueError(f"measure(s) {wrong} do not name their family {family.field!r}")
+        if family.needs_image:  # its measures too, whether they say so or not
+            measures = tuple(replace(m, needs_image=True) for m in family.measures)
+            family = replace(family, measures=measures)
         self._families[family.field] = family
         self._measures.update({m.key: m for m in family.measures})
         self._curves.update({c.name: c for c in family.curves})

@@ -10,13 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fminspect.metrics.registry import REGISTRY
+
 #: What a note is about: an input file, the prepared pair, or a measure family (a field of
 #: :class:`~fminspect.metrics.SuiteResult`).
 INPUTS = ("GT", "image", "prediction", "input")
-
-#: The measure families whose warnings are prefixed with a shared name (both Context-measure
-#: forms warn about the same GT).
-_PREFIX = {"context": "context measure", "camouflage_context": "context measure"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +45,9 @@ class Note:
         return "" if self.about in INPUTS else self.about
 
     def __str__(self) -> str:
-        return f"{_PREFIX.get(self.about, self.about)}: {self.message}"
+        family = REGISTRY.families.get(self.about)
+        name = family.notes_name if family is not None and family.notes_name else self.about
+        return f"{name}: {self.message}"
 
     def as_list(self) -> list[str]:
         """Plain-JSON form (stored in the result store)."""

@@ -32,6 +32,7 @@ from fminspect.io.loading import fit_to, load_image, load_map
 from fminspect.io.validation import LoadError, Problem, empty_gt_message
 from fminspect.metrics import GroundTruth, Normalization, Params, SuiteResult, compute_suite
 from fminspect.metrics import prepare_gt as _prepare_gt
+from fminspect.metrics.registry import MEASURES, REGISTRY
 from fminspect.pipeline.config import family_keys
 from fminspect.pipeline.notes import Note, measure_notes
 from fminspect.pipeline.store import Record
@@ -114,7 +115,7 @@ def load_sample(
             try:
                 _set_image(out, load_image(sample.image, max_pixels=max_pixels))
             except LoadError as exc:
-                message = f"{exc.problem}; CCm not computed"
+                message = f"{exc.problem}; {_image_keys()} not computed"
                 out._note("image", "image", "image-unreadable", message, exc.path)
     for method in sample.preds if models is None else models:
         try:
@@ -156,21 +157,26 @@ def _set_gt(out: LoadedSample, gt: np.ndarray, notes: Iterable[str]) -> None:
 
 
 def _set_image(out: LoadedSample, img: np.ndarray | None) -> None:
-    """Use ``img`` if it has the GT's size; otherwise say why CCm will not be computed."""
+    """Use ``img`` if it has the GT's size; otherwise say why the measures that need it
+    (CCm) will not be computed."""
     shape = out.shape
     if img is None:
-        out.notes["image"] = (
-            Note("image", "no-image", "no image for this GT, so CCm cannot be computed"),
-        )
+        message = f"no image for this GT, so {_image_keys()} cannot be computed"
+        out.notes["image"] = (Note("image", "no-image", message),)
     elif img.shape[:2] != shape:
         assert shape is not None and out.sample.image is not None
         message = (
             f"image is {img.shape[1]}×{img.shape[0]} but the GT is {shape[1]}×{shape[0]}: "
-            "not shown, and CCm not computed"
+            f"not shown, and {_image_keys()} not computed"
         )
         out._note("image", "image", "image-size", message, out.sample.image)
     else:
         out.image = img
+
+
+def _image_keys() -> str:
+    """The measures that need the image, as a note names them (``CCm``)."""
+    return ", ".join(m.key for m in MEASURES if m.needs_image) or "no measure"
 
 
 def _add_pred(
@@ -220,13 +226,22 @@ def score_model(
 
 def suite_notes(suite: SuiteResult) -> tuple[Note, ...]:
     """The notes of a scored pair: the normalisation's (e.g. a constant map not stretched),
-    then every computed measure's warnings — the Context-measure's once, as both of its
-    forms warn about the same GT."""
+    then every computed family's warnings, in the registry's order — once where a family's
+    repeat another's (``Family.repeats_notes_of``: both Context-measure forms warn about the
+    same GT)."""
     out = list(_pair_notes(suite))
-    for fam in ("smeasure", "weighted_fmeasure", "emeasure", "relaxed_fmeasure", "msiou"):
-        out += _family_notes(suite, fam)
-    out += _family_notes(suite, "camouflage_context" if suite.camouflage_context else "context")
+    families = REGISTRY.families
+    repeated = {
+        f.repeats_notes_of for f in families.values() if f.repeats_notes_of and _has(suite, f.field)
+    }
+    for name in families:
+        if name not in repeated:
+            out += _family_notes(suite, name)
     return tuple(out)
+
+
+def _has(suite: SuiteResult, field: str) -> bool:
+    return getattr(suite, field, None) is not None
 
 
 def _pair_notes(suite: SuiteResult) -> tuple[Note, ...]:
@@ -234,7 +249,7 @@ def _pair_notes(suite: SuiteResult) -> tuple[Note, ...]:
 
 
 def _family_notes(suite: SuiteResult, family: str) -> tuple[Note, ...]:
-    result = getattr(suite, family)
+    result = getattr(suite, family, None)
     return () if result is None else measure_notes(family, getattr(result, "warnings", ()))
 
 
@@ -259,7 +274,7 @@ def records(
             suite.arrays(fam),
             (
                 *gt_notes,
-                *(image_notes if fam == "camouflage_context" else ()),
+                *(image_notes if REGISTRY.families[fam].needs_image else ()),
                 *pred_notes,
                 *pair_notes,
                 *_family_notes(suite, fam),

@@ -181,6 +181,7 @@ def measures_vs_humans(
     keys = measure_keys(keys)  # family names, 'default' and 'all' become keys once
     per_key: dict[str, dict[str, tuple[float, bool, bool]]] = {k: {} for k in keys}
     skipped, notes = [], []
+    with_image = any(MEASURES_BY_KEY[k].needs_image for k in keys)
     for g in groups:
         names = g.names or tuple(f"rank{i + 1}" for i in range(len(g.maps)))
         try:
@@ -188,7 +189,7 @@ def measures_vs_humans(
                 g.group,
                 g.gt,
                 dict(zip(names, g.maps, strict=False)),
-                image=g.image if "CCm" in keys else None,
+                image=g.image if with_image else None,
                 interpolation=interpolation,
             )
             gt, _ = prepare(loaded, params.norm)

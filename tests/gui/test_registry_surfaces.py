@@ -17,6 +17,7 @@ from fminspect.metrics import REGISTRY, Family, default_keys
 from fminspect.metrics.suite import PLUGINS_VARIABLE
 from tests.gui.conftest import settle, wait_for
 from tests.toy_measure import FAMILY as TOY
+from tests.toy_measure import IMAGE_FAMILY
 
 
 @pytest.fixture
@@ -27,6 +28,38 @@ def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[Family]:
         yield TOY
     finally:
         REGISTRY.unregister("toy")
+
+
+@pytest.fixture
+def toy_image(monkeypatch: pytest.MonkeyPatch) -> Iterator[Family]:
+    monkeypatch.setenv(PLUGINS_VARIABLE, "tests.toy_measure:IMAGE_FAMILY")
+    registered = REGISTRY.register(IMAGE_FAMILY)
+    try:
+        yield registered
+    finally:
+        REGISTRY.unregister("toy_image")
+
+
+def test_a_measure_that_needs_the_image_is_given_it_in_the_window(  # type: ignore[no-untyped-def]
+    toy_image, qtbot, window, dataset_root: Path
+) -> None:
+    """Only ``Family.needs_image`` tells the window to read and pass the image: the table's
+    value of every model and the browser's column are the image's mean grey level."""
+    assert window.open_path(dataset_root)
+    settle(qtbot, window)
+    window.set_measures([*default_keys(), "ToyImg"])
+    wait_for(qtbot, lambda: "ToyImg" in window.browser.model.matrix.keys)
+    settle(qtbot, window)
+    wait_for(qtbot, lambda: bool(window.model.scores.results.get("DS")))
+    sample = window.model.sample
+    assert sample is not None and sample.image is not None
+    grey = float(sample.image.astype(np.float64).mean() / 255)
+    for model in window.model.results:
+        assert window.table.model.scores[model]["ToyImg"] == pytest.approx(grey, abs=1e-15)
+    column = window.browser.model.matrix.column("A", "ToyImg")
+    assert column[window.browser.model.matrix.sample_index[sample.name]] == pytest.approx(
+        grey, abs=1e-15
+    )
 
 
 def _items(combo: QtWidgets.QComboBox) -> list[str]:

@@ -17,7 +17,7 @@ from fminspect.gui.views.size_invariance_view import SizeInvarianceView
 from fminspect.gui.views.smeasure_view import SmeasureView
 from fminspect.gui.views.weighted_fmeasure_view import WeightedFmeasureView
 from fminspect.metrics import MEASURES_BY_KEY, REGISTRY, Family, Params, SuiteResult, update_suite
-from fminspect.metrics.registry import family_of
+from fminspect.metrics.registry import CURVES, family_of
 
 #: The explain views by the name a measure family gives in its registry entry
 #: (:attr:`fminspect.metrics.registry.Family.view`).
@@ -38,14 +38,13 @@ VIEWS: dict[str, type[ExplainView]] = {
     "boundary_accuracy": BoundaryAccuracyView,
     "curves255": Curves255View,
 }
-#: the table's @t columns and the curves' names
-_AT_FIELDS = {"Fm": "fmeasure", "Em": "emeasure", "IoU": "overlap"}
 
 
 def _family_of(key: str) -> Family:
-    """The family of a measure key or of a table's @t column."""
-    base = key.split("@")[0]
-    return REGISTRY.families[_AT_FIELDS[base]] if base in _AT_FIELDS else family_of(base)
+    """The family of a measure key, or of a table's @t column (``Fm@t``: the family of the
+    registered curve ``Fm``)."""
+    base, at, _ = key.partition("@")
+    return REGISTRY.families[CURVES[base].field] if at else family_of(base)
 
 
 def view_for(key: str) -> type[ExplainView]:
