@@ -121,6 +121,24 @@ def test_a_suite_s_notes_are_typed_and_name_their_measure() -> None:
     assert any(n.measure == "smeasure" and str(n).startswith("smeasure: ") for n in notes)
 
 
+def test_a_pair_s_notes_are_every_computed_family_s_warnings_as_eval_stores_them() -> None:
+    """The window's and ``score``'s notes (suite_notes) and eval's records (records) say the
+    same warnings of every family the registry lists (the AUC's were said by eval only)."""
+    from fminspect.pipeline.sample import records, suite_notes
+
+    empty = np.zeros((8, 8), np.uint8)  # no object: the ROC is not defined
+    pred, img = np.full((8, 8), 7, np.uint8), np.zeros((8, 8, 3), np.uint8)
+    suite = compute_suite(pred, empty, img=img, keys=["all"])
+    notes = suite_notes(suite)
+    stored = {n for r in records(suite, suite.results).values() for n in r.notes}
+    measured = {n for n in notes if n.kind == "measure"}
+    assert any(n.measure == "auc" and "AUCROC not defined" in n.message for n in measured)
+    assert measured <= stored
+    # both Context-measure forms warn about the same GT: said once, under one name
+    context = [n for n in measured if str(n).startswith("context measure: ")]
+    assert context and {n.measure for n in context} == {"camouflage_context"}
+
+
 def test_large_maps_scored_family_by_family_give_the_same_records(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
