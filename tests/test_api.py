@@ -51,6 +51,7 @@ def test_every_function_is_documented_with_an_example() -> None:
         assert "Examples\n--------\n>>> " in doc, f.__name__
 
 
+@pytest.mark.slow
 def test_importing_the_api_imports_no_qt() -> None:
     code = (
         "import sys, fminspect.api\n"
@@ -136,6 +137,7 @@ def test_evaluate_dataset_returns_and_writes_what_eval_does(
     assert code == 1 and err == "".join(f"{p}\n" for p in nothing.value.problems)
 
 
+@pytest.mark.slow
 def test_run_meta_returns_and_writes_what_meta_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -178,6 +180,7 @@ def test_run_meta_returns_and_writes_what_meta_does(
     assert code == 2 and err == f"fminspect meta: {exc.value}\n"
 
 
+@pytest.mark.slow
 def test_study_functions_do_what_the_rank_commands_do(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -23,6 +23,7 @@ HEADLESS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", HEADLESS)
 def test_core_modules_load_no_qt(module: str) -> None:
     code = (

@@ -54,6 +54,7 @@ def _mean_grey(path: Path) -> float:
     return float(load_image(path).astype(np.float64).mean() / 255)
 
 
+@pytest.mark.slow
 def test_a_measure_that_needs_the_image_is_given_it_and_keyed_by_it(  # type: ignore[no-untyped-def]
     toy_image, tmp_path: Path
 ) -> None:
@@ -88,6 +89,7 @@ def test_meta_gives_the_image_to_a_measure_that_needs_it(toy_image, tmp_path: Pa
     assert "ToyImg" in {row.measure for row in report.summary}
 
 
+@pytest.mark.slow
 def test_eval_computes_and_writes_a_registered_measure(toy, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"))
     out = tmp_path / "out"

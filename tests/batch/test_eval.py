@@ -39,6 +39,7 @@ def _run(root: Path, out: Path, **kw):  # type: ignore[no-untyped-def]
     return report
 
 
+@pytest.mark.slow
 def test_outputs_and_values(tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "DS", n_images=7, methods=("A", "B"), missing={"B": 2})
     report = _run(root, tmp_path / "out")
@@ -264,6 +265,7 @@ def test_the_forkserver_pool_is_kept_from_scripts_that_may_run_again(
     assert pool_module._main_reimport_is_harmless()
 
 
+@pytest.mark.slow
 def test_outputs_from_the_store_equal_those_just_computed(tmp_path: Path) -> None:
     """A run that computes its records and a run that reads them all from the store assemble
     the dataset values from the store in the same order: the same bytes."""
@@ -308,6 +310,7 @@ def test_a_gt_saved_as_0_1_gets_a_hint(tmp_path: Path) -> None:
     assert "largest value is 1" in p.message and "0/1 mask" in p.message
 
 
+@pytest.mark.slow
 def test_piping_into_a_reader_that_stops_is_not_a_traceback(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -441,6 +444,7 @@ def test_cli_eval_reports_failed_plots_and_keeps_the_rest(
     assert (out / "summary.json").exists() and not (out / "plots").exists()
 
 
+@pytest.mark.slow
 def test_plots_follow_the_measures_and_old_plots_do_not_linger(tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "DS", n_images=2, methods=("A",))
     out = tmp_path / "out"
@@ -559,6 +563,7 @@ def test_two_plot_processes_share_the_files_out_evenly(n: int) -> None:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the plots fork on Linux only")
 def test_a_failing_forked_plot_half_is_reported(tmp_path: Path) -> None:
     # in a child Python (forking the test process, which may hold Qt threads, is not safe):
@@ -587,6 +592,7 @@ except RuntimeError as exc:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.png"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the forkserver pool")
 def test_closing_the_forkserver_pool_while_workers_send_results_does_not_hang() -> None:
     # killing a worker half-way through sending a result used to leave the pool's thread
@@ -688,6 +694,7 @@ def test_a_plot_process_stopped_while_drawing_takes_its_forked_half_with_it(
     assert sorted(tmp_path.iterdir()) == before  # no orphaned copy goes on writing
 
 
+@pytest.mark.slow
 def test_a_forkserver_that_cannot_start_falls_back_to_loky(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -722,6 +729,7 @@ def test_the_beta2_note_reads_family_names_and_groups() -> None:
     assert "maxFm" in noted and "Sm" not in noted
 
 
+@pytest.mark.slow
 def test_eval_ci_with_no_method_on_every_image_writes_intervals_only(tmp_path: Path) -> None:
     """An unreadable GT leaves every method without that image: nothing is paired, and
     eval --ci says so rather than stopping with a traceback (it did)."""
@@ -737,6 +745,7 @@ def test_eval_ci_with_no_method_on_every_image_writes_intervals_only(tmp_path: P
         assert set(ks["intervals"]) == {"A", "B"} and ks["pairs"] == [] and ks["groups"] == {}
 
 
+@pytest.mark.slow
 def test_eval_ci_writes_intervals_tests_and_groups_from_the_stored_records(
     tmp_path: Path,
 ) -> None:

@@ -132,6 +132,7 @@ def test_wrong_names_are_one_clear_message(results: Path, spec: FigureSpec, mess
 
 
 # ------------------------------------------------------------------------------ the files
+@pytest.mark.slow
 def test_every_format_is_written_the_same_each_time(results: Path, tmp_path: Path) -> None:
     spec = FigureSpec(curves=("pr", "dice"), formats=("pdf", "svg", "png"), dpi=60)
     figures = plan(load([results]), spec)
@@ -154,6 +155,7 @@ def test_a_separate_legend_is_its_own_file(results: Path, tmp_path: Path) -> Non
     assert [p.name for p in written] == ["fm.png", "fm_legend.png"]
 
 
+@pytest.mark.slow
 def test_a_pysodevaltoolkit_style_file_is_used(results: Path, tmp_path: Path) -> None:
     style = tmp_path / "two_row_style.yml"
     style.write_text(
@@ -198,6 +200,7 @@ def test_missing_curves_are_one_clear_message(results: Path, tmp_path: Path) -> 
 
 
 # ----------------------------------------------------------------------------- the command
+@pytest.mark.slow
 def test_the_command_writes_the_figures_and_says_what_to_know(
     results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -246,6 +249,7 @@ def test_the_command_offers_every_curve_plot() -> None:
     assert tuple(p.tag for p in CURVE_PLOTS) == CURVE_TAGS
 
 
+@pytest.mark.slow
 def test_eval_paper_writes_the_tables_and_figures_in_one_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -130,6 +130,7 @@ def _slow_square(x: int) -> int:
     return x * x
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the preloaded pool")
 def test_close_waits_for_the_pools_thread_so_its_queues_are_freed_here() -> None:
     pool = LocalPool(1, preload=True)

@@ -31,6 +31,7 @@ from fminspect.metrics import compute_suite
 from fminspect.metrics.dataset import DatasetAccumulator
 
 
+@pytest.mark.slow
 def test_replicates_with_unit_weights_are_the_dataset_values() -> None:
     rng = np.random.default_rng(0)
     acc = DatasetAccumulator(keep_rows=True)

@@ -43,6 +43,7 @@ def _summary(out: Path) -> dict[str, dict[str, float]]:
     return json.loads((out / "summary.json").read_text())["DS"]
 
 
+@pytest.mark.slow
 def test_the_stream_reads_what_eval_stored_and_computes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -187,6 +188,7 @@ def test_a_stream_holds_the_collector_off_only_while_it_reads(tmp_path: Path) ->
         assert gc.isenabled()
 
 
+@pytest.mark.slow
 def test_the_stream_computes_what_is_missing_and_equals_eval(tmp_path: Path) -> None:
     root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B"))
     events, matrix = _events(root, tmp_path / "store.sqlite", EvalConfig(keys=KEYS))
@@ -245,6 +247,7 @@ def _count_curve_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return read
 
 
+@pytest.mark.slow
 def test_the_window_reads_evals_dataset_values_back_instead_of_every_curve(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -390,6 +393,7 @@ def test_a_dataset_pickled_in_pieces_is_the_same_dataset(tmp_path: Path) -> None
     assert whole(pieces) == ds  # samples (their paths, in order), folders, coverage
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pieces", [False, True], ids=["whole", "in-pieces"])
 def test_the_service_process_answers_requests_over_its_pipes(tmp_path: Path, pieces: bool) -> None:
     root = make_dataset(tmp_path / "DS", n_images=3, methods=("A", "B"))
@@ -430,6 +434,7 @@ def test_score_blocks_carry_whole_pairs_between_matrices() -> None:
     assert np.isnan(b.value("s1", "M", "MAE")) and b.done == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [2])
 def test_the_stream_on_worker_processes_gives_the_same_matrix(tmp_path: Path, jobs: int) -> None:
     root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"))

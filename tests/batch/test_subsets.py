@@ -391,6 +391,7 @@ def test_grouped_statistics_resample_whole_groups_and_count_groups(
     assert "n = 3 groups" in caption and "Too few groups in VID" in caption
 
 
+@pytest.mark.slow
 def test_the_group_bootstrap_covers_where_the_image_bootstrap_does_not() -> None:
     """Frames of one sequence are alike: the grouped value (the mean of the groups' means)
     varies with the draw of groups. Simulated: 40 groups of 2–8 frames, group effects

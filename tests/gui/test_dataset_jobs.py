@@ -34,6 +34,7 @@ def _open_scored(qtbot, window, tmp_path: Path) -> tuple[Path, Path]:  # type: i
     return root, out
 
 
+@pytest.mark.slow
 def test_intervals_and_tests_are_eval_ci_s_and_shown_in_the_table_and_the_pair(
     qtbot, window, tmp_path
 ):  # type: ignore[no-untyped-def]
@@ -78,6 +79,7 @@ def test_intervals_and_tests_are_eval_ci_s_and_shown_in_the_table_and_the_pair(
     settle(qtbot, window)
 
 
+@pytest.mark.slow
 def test_compare_in_the_window_reports_what_the_command_reports(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
     root, out = _open_scored(qtbot, window, tmp_path)
     summary = json.loads((out / "summary.json").read_text())["DS"]
@@ -127,6 +129,7 @@ def test_compare_in_the_window_reports_what_the_command_reports(qtbot, window, t
     dialog.close()
 
 
+@pytest.mark.slow
 def test_a_wrong_table_is_said_in_the_view_not_raised(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
     _open_scored(qtbot, window, tmp_path)
     bad = tmp_path / "paper.csv"
@@ -157,6 +160,7 @@ def test_a_stopped_job_raises_task_stopped_before_its_next_step(tmp_path, kind) 
         run_task(kind, args, {}, stop=stop)
 
 
+@pytest.mark.slow
 def test_a_job_of_values_no_longer_shown_never_reaches_the_view(qtbot, window, tmp_path):  # type: ignore[no-untyped-def]
     """Intervals asked for, then another folder with the same dataset and method names
     opened at once: whatever the old job gives (a result, or "stopped") is dropped."""
@@ -174,6 +178,7 @@ def test_a_job_of_values_no_longer_shown_never_reaches_the_view(qtbot, window, t
     settle(qtbot, window)
 
 
+@pytest.mark.slow
 def test_the_compare_screenshot_of_the_demo_is_made(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """README's picture of the compare window, made by the screenshots command on the demo
     data: a value explained by a convention, the mistyped one unexplained."""

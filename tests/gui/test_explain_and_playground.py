@@ -151,6 +151,7 @@ def test_smeasure_quadrant_table_holds_the_core_terms(qtbot, demo_window) -> Non
     assert float(cell(6, 5)) == pytest.approx(s.region_score, abs=5e-5)
 
 
+@pytest.mark.slow
 def test_tables_with_an_empty_gt_and_a_constant_map_say_what_is_undefined(qtbot) -> None:  # type: ignore[no-untyped-def]
     from fminspect.gui.views.emeasure_view import EmeasureView
     from fminspect.gui.views.smeasure_view import SmeasureView

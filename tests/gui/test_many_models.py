@@ -147,6 +147,7 @@ def test_grid_pages_and_legend_highlight(qtbot, window, many_root) -> None:  # t
     assert not curves.curves[shown[1]]["pr"].isVisible() and curves.marked() == []
 
 
+@pytest.mark.slow
 def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "Multi"
     for i, name in enumerate(("CAMO", "COD10K")):
@@ -245,6 +246,7 @@ def test_the_pair_list_is_wide_enough_to_read_until_the_user_drags_it(qtbot, qse
     assert view.splitter.sizes()[1] == dragged
 
 
+@pytest.mark.slow
 def test_review_cases_none_shown_legend_box_playground_and_browser_order(
     qtbot, window, many_root
 ) -> None:  # type: ignore[no-untyped-def]
@@ -278,6 +280,7 @@ def test_review_cases_none_shown_legend_box_playground_and_browser_order(
     assert list(window.grid.cells) == ["image", "GT"] and window.table.model.models == []
 
 
+@pytest.mark.slow
 def test_the_result_cache_counts_the_maps_behind_a_result(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
     from fminspect.inspector.memory import array_bytes
 
@@ -288,6 +291,7 @@ def test_the_result_cache_counts_the_maps_behind_a_result(qtbot, window, many_ro
     assert array_bytes(result) >= held + array_bytes(result.fmeasure)
 
 
+@pytest.mark.slow
 def test_panels_made_one_per_turn_show_the_whole_image(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
     # 14 panels: made and filled over several event-loop turns; every one shows the image
     # whole (a panel linked before it had a size once pulled every range out to ±7,000 px)
@@ -311,6 +315,7 @@ def test_panels_made_one_per_turn_show_the_whole_image(qtbot, window, many_root)
         assert x1 - x0 < 3 * w and y1 - y0 < 3 * h
 
 
+@pytest.mark.slow
 def test_stepping_to_a_sample_read_ahead_draws_each_map_once_with_its_result(
     qtbot, window, many_root
 ) -> None:  # type: ignore[no-untyped-def]
@@ -348,6 +353,7 @@ def test_stepping_to_a_sample_read_ahead_draws_each_map_once_with_its_result(
         assert all(window.curves._drawn[(m, k)][0] is f for k in ("pr", "fm", "em"))
 
 
+@pytest.mark.slow
 def test_the_reference_is_on_every_page(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
     window.open_path(many_root)
     settle(qtbot, window)
@@ -373,6 +379,7 @@ def _fill(window) -> float:  # type: ignore[no-untyped-def]
     return 1 / min((x1 - x0) / w, (y1 - y0) / h)
 
 
+@pytest.mark.slow
 def test_a_new_layout_fits_the_maps_to_their_panels_again(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
     """The zoom kept across a new layout is the range asked for, not the one shown: the
     range shown in a wide panel is widened to keep the image's aspect, and kept in the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fminspect.inspector import samples as controller_module
 from fminspect.inspector.memory import array_bytes
@@ -92,6 +93,7 @@ def test_a_job_lets_go_of_what_its_function_held(qtbot) -> None:  # type: ignore
     assert not workers.cancel(done)
 
 
+@pytest.mark.slow
 def test_the_window_hands_free_memory_back_every_few_samples(
     qtbot, window, dataset_root, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]

@@ -40,6 +40,7 @@ def toy_image(monkeypatch: pytest.MonkeyPatch) -> Iterator[Family]:
         REGISTRY.unregister("toy_image")
 
 
+@pytest.mark.slow
 def test_a_measure_that_needs_the_image_is_given_it_in_the_window(  # type: ignore[no-untyped-def]
     toy_image, qtbot, window, dataset_root: Path
 ) -> None:

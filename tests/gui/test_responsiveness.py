@@ -187,6 +187,7 @@ scorer.close()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness: Linux")
 def test_background_work_yields_to_the_gui_thread() -> None:
     """By default (the tests set FMINSPECT_NO_NICE), the pool's threads and the scoring
@@ -239,6 +240,7 @@ print(before, threads())
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
 def test_raster_fills_are_painted_on_the_painting_thread() -> None:
     """Qt's default hands a tall fill to a pool of threads that end after 30 s idle (the
@@ -284,6 +286,7 @@ def _shown(layer) -> np.ndarray:  # type: ignore[no-untyped-def]
     return rows[:, : 4 * w].reshape(h, w, 4).copy()
 
 
+@pytest.mark.slow
 def test_a_map_layer_paints_what_pyqtgraph_would_and_keeps_its_bytes(qtbot) -> None:  # type: ignore[no-untyped-def]
     from fminspect.gui.app import application
     from fminspect.gui.panels.image_layer import ImageLayer
@@ -488,6 +491,7 @@ def test_a_hold_lapses_by_itself(qtbot) -> None:  # type: ignore[no-untyped-def]
     release_jobs()
 
 
+@pytest.mark.slow
 def test_a_shown_sample_is_scored_once_its_panels_are_drawn(
     qtbot, window, many_root, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]

@@ -292,6 +292,7 @@ def test_a_measure_that_ties_models_the_application_ranks_counts_as_rho_0(tmp_pa
         MetaConfig(metas=("application",), application="no.such.module:fn")
 
 
+@pytest.mark.slow
 def test_cli_writes_every_output_and_records_the_protocol(tmp_path: Path, capsys) -> None:
     gts = [square(10, 10, 20), square(20, 30, 25), square(5, 40, 15)]
     root = build(tmp_path / "ds", gts, {"A": gts, "B": [np.roll(g, 4, axis=1) for g in gts]})

@@ -112,6 +112,7 @@ def test_evaluate_all_gives_every_key_and_curves_follow_beta2() -> None:
     np.testing.assert_array_equal(curves["Fm"], suite.fmeasure.fmeasure.curve)
 
 
+@pytest.mark.slow
 def test_dataset_curves_from_the_counts_equal_the_mean_of_the_images_curves() -> None:
     cases = random_cases(40, seed=11, min_size=8) + edge_cases()
     acc = DatasetAccumulator()

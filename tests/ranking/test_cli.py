@@ -17,6 +17,7 @@ def root(tmp_path: Path) -> Path:
     return make_dataset(tmp_path / "DS", n_images=6, methods=("A", "B", "C", "D"), size=(40, 50))
 
 
+@pytest.mark.slow
 def test_create_simulate_aggregate_export_report(tmp_path: Path, root: Path, capsys) -> None:
     study = tmp_path / "s.sqlite"
     args = ["rank", "create", str(study), str(root), "--auto", "3", "--by", "MAE", "--checks", "2"]
@@ -108,6 +109,7 @@ def test_k_of_n_with_more_than_the_participants_says_no_group_can_agree(
     assert "0 of 6 groups" in captured.out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", ["incomplete", "active"])
 def test_a_design_that_scales_from_create_to_report(
     tmp_path: Path, root: Path, capsys, design: str

@@ -99,6 +99,7 @@ def test_the_report_names_each_interval_s_method_and_n(tmp_path) -> None:  # typ
     assert saved["rows"][0]["top1_ci_high"] == 0.3085 and saved["rows"][0]["groups"] == 10
 
 
+@pytest.mark.slow
 def test_holm_and_mcnemar_agree_with_statsmodels() -> None:
     from statsmodels.stats.contingency_tables import mcnemar
     from statsmodels.stats.multitest import multipletests

@@ -168,6 +168,7 @@ def test_not_a_study_file_is_refused_by_name(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- simulated studies
+@pytest.mark.slow
 def test_simulated_participants_true_ranking_bias_and_lapses_are_recovered(
     tmp_path: Path, dataset
 ) -> None:
@@ -218,6 +219,7 @@ def test_simulated_participants_true_ranking_bias_and_lapses_are_recovered(
     assert len(majority.consensual) == len(majority.groups)
 
 
+@pytest.mark.slow
 def test_consensus_rules_and_their_reasons(tmp_path: Path, dataset) -> None:
     store = _study(tmp_path, dataset)
     truth = strengths_by_position(store, gap=50.0)  # everyone gives the true order
@@ -401,6 +403,7 @@ def test_damaged_pack_is_refused(tmp_path: Path, dataset) -> None:
 
 
 # ----------------------------------------------------------------------------- datasets out and in
+@pytest.mark.slow
 def test_export_ranked_dataset_and_read_it_back(tmp_path: Path, dataset) -> None:
     store = _study(tmp_path, dataset)
     truth = strengths_by_position(store, gap=50.0)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from filelock import FileLock
 
 REPO = Path(__file__).resolve().parents[2]
 ORACLE = Path(__file__).with_name("pysod_oracle.py")
@@ -68,8 +69,18 @@ def reference_python(old: bool = False) -> Path:
         return path
     venv = REPO / (str(OLD["venv"]) if old else ".venv-ref")
     python = venv / "bin" / "python"
-    if _works(python, old):
-        return python
+    # the test processes of `pytest -n` ask at once: one builds, the others wait and use it
+    with FileLock(f"{venv}.lock"):
+        if _works(python, old):
+            return python
+        _build(venv, python, version, variable)
+    if not _works(python, old):
+        raise ReferenceUnavailable(f"{python} still cannot import pysodmetrics")
+    return python
+
+
+def _build(venv: Path, python: Path, version: str, variable: str) -> None:
+    """Make the virtual environment ``venv`` with ``version`` of pysodmetrics."""
     try:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
         subprocess.run(
@@ -84,9 +95,6 @@ def reference_python(old: bool = False) -> Path:
             f"point ${variable} at an interpreter that has it, or set "
             "FMINSPECT_SKIP_REFERENCE=1 to skip the parity tests."
         ) from exc
-    if not _works(python, old):
-        raise ReferenceUnavailable(f"{python} still cannot import pysodmetrics")
-    return python
 
 
 def _pack(cases: list[dict[str, Any]], meta: Any) -> dict[str, np.ndarray]:
@@ -128,6 +136,8 @@ def run(cases: list[dict[str, Any]], meta: Any, cache_dir: Path | None, old: boo
             [str(python), str(script), str(npz), str(out)], check=True, env=env, timeout=3600
         )
         text = out.read_text()
-    if cached is not None:
-        cached.write_text(text)
+    if cached is not None:  # whole or not at all: another test process may read it now
+        part = cached.with_name(f"{cached.name}.{os.getpid()}.part")
+        part.write_text(text)
+        os.replace(part, cached)
     return json.loads(text)
