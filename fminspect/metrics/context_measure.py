@@ -342,36 +342,15 @@ def _smoothed_on_fg(pair: Pair, kernel: ContextKernel) -> tuple[np.ndarray, bool
     return smoothed[mask[r0:r1, c0:c1]], clear
 
 
-def _relevance_map(result: ContextMeasureResult | CamouflageContextMeasureResult) -> np.ndarray:
-    """K ∗ Y."""
-    return _relevance(result._pair.gt, result.kernel)
-
-
-def _forward_map(result: ContextMeasureResult | CamouflageContextMeasureResult) -> np.ndarray:
-    """[X > 0] ⊙ (K ∗ Y): the forward inference map."""
-    forward: np.ndarray = (result._pair.pred > 0) * result.relevance_map
-    return forward
-
-
-def _completeness_map(result: ContextMeasureResult | CamouflageContextMeasureResult) -> np.ndarray:
-    """1 − exp(−K ∗ X)."""
-    return _full_completeness(result._pair, result.kernel)
-
-
-def _reverse_map(result: ContextMeasureResult | CamouflageContextMeasureResult) -> np.ndarray:
-    """e/(e−1) · Y ⊙ (1 − exp(−K ∗ X)): the reverse deduction map."""
-    reverse: np.ndarray = _EXP_FACTOR * result._pair.mask * result.completeness_map
-    return reverse
-
-
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class ContextMeasureResult:
-    """C_β with its forward and reverse parts and every map behind them.
+class _ContextResult:
+    """What both Context-measure forms hold: the score, its forward and reverse parts, the
+    kernel, and the maps behind them computed on first access.
 
     Attributes
     ----------
     score : float
-        C_β.
+        C_β (or C^ω_β).
     forward, reverse : float
         F_m and R_m.
     beta2, alpha : float
@@ -383,16 +362,15 @@ class ContextMeasureResult:
     relevance_map : ndarray
         K ∗ Y (float64).
     forward_map : ndarray
-        [X > 0] ⊙ (K ∗ Y).
+        [X > 0] ⊙ (K ∗ Y): the forward inference map.
     completeness_map : ndarray
         1 − exp(−K ∗ X).
     reverse_map : ndarray
-        e/(e−1) · Y ⊙ completeness.
+        e/(e−1) · Y ⊙ completeness: the reverse deduction map.
     warnings : tuple of str
+        Degenerate-GT notes.
     """
 
-    NAME: ClassVar[str] = "Context-measure"
-    SYMBOL: ClassVar[str] = "C_β"
     HIGHER_IS_BETTER: ClassVar[bool] = True
     RANGE: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
@@ -407,14 +385,40 @@ class ContextMeasureResult:
     _pair: Pair = field(repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    relevance_map = lazy_field(_relevance_map)
-    forward_map = lazy_field(_forward_map)
-    completeness_map = lazy_field(_completeness_map)
-    reverse_map = lazy_field(_reverse_map)
+    @lazy_field
+    def relevance_map(self) -> np.ndarray:
+        """K ∗ Y."""
+        return _relevance(self._pair.gt, self.kernel)
+
+    @lazy_field
+    def forward_map(self) -> np.ndarray:
+        """[X > 0] ⊙ (K ∗ Y): the forward inference map."""
+        forward: np.ndarray = (self._pair.pred > 0) * self.relevance_map
+        return forward
+
+    @lazy_field
+    def completeness_map(self) -> np.ndarray:
+        """1 − exp(−K ∗ X)."""
+        return _full_completeness(self._pair, self.kernel)
+
+    @lazy_field
+    def reverse_map(self) -> np.ndarray:
+        """e/(e−1) · Y ⊙ (1 − exp(−K ∗ X)): the reverse deduction map."""
+        reverse: np.ndarray = _EXP_FACTOR * self._pair.mask * self.completeness_map
+        return reverse
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class CamouflageContextMeasureResult:
+class ContextMeasureResult(_ContextResult):
+    """C_β with its forward and reverse parts and every map behind them (the attributes of
+    :class:`_ContextResult`)."""
+
+    NAME: ClassVar[str] = "Context-measure"
+    SYMBOL: ClassVar[str] = "C_β"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class CamouflageContextMeasureResult(_ContextResult):
     """C^ω_β: the Context-measure with GT pixels weighted by the camouflage degree.
 
     Attributes (besides those of :class:`ContextMeasureResult`)
@@ -429,26 +433,9 @@ class CamouflageContextMeasureResult:
 
     NAME: ClassVar[str] = "camouflage Context-measure"
     SYMBOL: ClassVar[str] = "C^ω_β"
-    HIGHER_IS_BETTER: ClassVar[bool] = True
-    RANGE: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
-    score: float
-    forward: float
-    reverse: float
     weighted_reverse: float
-    beta2: float
-    alpha: float
-    convention: str
-    kernel: ContextKernel
     degree: CamouflageDegreeResult
-    warnings: tuple[str, ...] = ()
-    _pair: Pair = field(repr=False)
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    relevance_map = lazy_field(_relevance_map)
-    forward_map = lazy_field(_forward_map)
-    completeness_map = lazy_field(_completeness_map)
-    reverse_map = lazy_field(_reverse_map)
 
     @lazy_field
     def weighted_reverse_map(self) -> np.ndarray:
