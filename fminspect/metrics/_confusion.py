@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fminspect.metrics._inputs import Pair
-from fminspect.metrics._numerics import readonly
+from fminspect.metrics._numerics import CurveSummary, readonly
 from fminspect.metrics.registry import (
     MEAN,
     SWEEP_FAMILY,
@@ -175,7 +175,7 @@ def strict_sweep(pair: Pair) -> ConfusionSweep:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class ThresholdScores:
+class ThresholdScores(CurveSummary):
     """One confusion-count measure under every binarisation rule.
 
     Attributes
@@ -191,26 +191,6 @@ class ThresholdScores:
     curve: np.ndarray
     adaptive: float
     binary: float
-
-    @property
-    def mean(self) -> float:
-        """Mean of the 256-value curve (the per-image "mean" variant)."""
-        return float(self.curve.mean())
-
-    @property
-    def max(self) -> float:
-        """Max of the 256-value curve (the per-image "max" variant)."""
-        return float(self.curve.max())
-
-    @property
-    def min(self) -> float:
-        """Min of the 256-value curve (the best value of a lower-is-better measure)."""
-        return float(self.curve.min())
-
-    @property
-    def argmax(self) -> int:
-        """Threshold index (0..255) of the first maximum of the curve."""
-        return int(self.curve.argmax())
 
 
 def threshold_scores(sweep: ConfusionSweep, formula: Formula) -> ThresholdScores:

@@ -108,3 +108,32 @@ class lazy_field(Generic[T]):
                 readonly(value)
             cache[self.name] = value
             return value
+
+
+class CurveSummary:
+    """The per-image variants of a result's threshold curve (``curve``): its mean, max, min
+    and the curve point of its first maximum — one definition for every measure that has
+    such a curve (the F-measure's sweep scores, the E-measure, MSIoU)."""
+
+    __slots__ = ()
+    curve: np.ndarray
+
+    @property
+    def mean(self) -> float:
+        """Mean of the curve (the "mean" variant: meanFm, meanEm, meanMSIoU…)."""
+        return float(self.curve.mean())
+
+    @property
+    def max(self) -> float:
+        """Max of the curve (the "max" variant: maxFm, maxEm, maxMSIoU…)."""
+        return float(self.curve.max())
+
+    @property
+    def min(self) -> float:
+        """Min of the curve (the best value of a lower-is-better measure)."""
+        return float(self.curve.min())
+
+    @property
+    def argmax(self) -> int:
+        """Curve point (threshold index) of the first maximum."""
+        return int(self.curve.argmax())

@@ -58,7 +58,7 @@ from fminspect.metrics._inputs import (
     Pair,
     prepare,
 )
-from fminspect.metrics._numerics import EPS, lazy_field, readonly
+from fminspect.metrics._numerics import EPS, CurveSummary, lazy_field, readonly
 from fminspect.metrics.equations import cite
 from fminspect.metrics.registry import (
     CurveInfo,
@@ -305,7 +305,7 @@ def emeasure_at(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class EmeasureResult:
+class EmeasureResult(CurveSummary):
     """E-measure of a prediction: adaptive, the 256-value curve and the maps at one threshold.
 
     Attributes
@@ -340,21 +340,6 @@ class EmeasureResult:
     def at(self) -> EmeasureAt:
         """Region values and maps at ``threshold`` (default: the adaptive threshold)."""
         return emeasure_at(self._pair, threshold=self.threshold, strict=self.strict)
-
-    @property
-    def mean(self) -> float:
-        """meanEm: mean of the curve."""
-        return float(self.curve.mean())
-
-    @property
-    def max(self) -> float:
-        """maxEm: max of the curve."""
-        return float(self.curve.max())
-
-    @property
-    def argmax(self) -> int:
-        """Curve point t of maxEm (the first, if several)."""
-        return int(self.curve.argmax())
 
 
 def emeasure_curve(pair: Pair, *, strict: bool = False) -> np.ndarray:

@@ -51,7 +51,7 @@ from fminspect.metrics._inputs import (
     Pair,
     prepare,
 )
-from fminspect.metrics._numerics import readonly
+from fminspect.metrics._numerics import CurveSummary, readonly
 from fminspect.metrics.registry import (
     CurveInfo,
     Family,
@@ -259,7 +259,7 @@ def msiou(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class MSIoUCurveResult:
+class MSIoUCurveResult(CurveSummary):
     """MSIoU of every threshold t = 0..256 (pysodmetrics' dynamic mode).
 
     Attributes
@@ -274,21 +274,6 @@ class MSIoUCurveResult:
 
     curve: np.ndarray
     counting: str
-
-    @property
-    def mean(self) -> float:
-        """meanMSIoU: mean of the 257 values."""
-        return float(self.curve.mean())
-
-    @property
-    def max(self) -> float:
-        """maxMSIoU: max of the 257 values."""
-        return float(self.curve.max())
-
-    @property
-    def argmax(self) -> int:
-        """The threshold of the (first) max."""
-        return int(self.curve.argmax())
 
 
 def msiou_curve(pair: Pair, *, counting: str = COUNTING.default) -> MSIoUCurveResult:
