@@ -83,6 +83,36 @@ def callbacks_do_not_fail(caplog: pytest.LogCaptureFixture):  # type: ignore[no-
         pytest.fail("\n".join(r.getMessage() + "\n" + (r.exc_text or "") for r in failed))
 
 
+def _registered(family, monkeypatch: pytest.MonkeyPatch, attribute: str):  # type: ignore[no-untyped-def]
+    """``family`` registered here and, through FMINSPECT_MEASURE_MODULES, in every process
+    started meanwhile (workers, the window's scoring service); unregistered after."""
+    from fminspect.metrics import REGISTRY
+    from fminspect.metrics.suite import PLUGINS_VARIABLE
+
+    monkeypatch.setenv(PLUGINS_VARIABLE, f"tests.toy_measure:{attribute}")
+    registered = REGISTRY.register(family)
+    try:
+        yield registered
+    finally:
+        REGISTRY.unregister(family.field)
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """The toy measure family of tests/toy_measure.py, registered as a plug-in is."""
+    from tests.toy_measure import FAMILY
+
+    yield from _registered(FAMILY, monkeypatch, "FAMILY")
+
+
+@pytest.fixture
+def toy_image(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """The toy family that needs the image (as C^ω_β does), registered as a plug-in is."""
+    from tests.toy_measure import IMAGE_FAMILY
+
+    yield from _registered(IMAGE_FAMILY, monkeypatch, "IMAGE_FAMILY")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test under tests/gui carries the ``gui`` marker (``-m "not gui"``: no Qt)."""
     gui = Path(__file__).parent / "gui"

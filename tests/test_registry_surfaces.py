@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,34 +17,7 @@ import pytest
 
 from fminspect import api
 from fminspect.cli import main
-from fminspect.metrics import REGISTRY, Family
-from fminspect.metrics.suite import PLUGINS_VARIABLE
 from tests.datasets import make_dataset, write_png
-from tests.toy_measure import FAMILY as TOY
-from tests.toy_measure import IMAGE_FAMILY
-
-
-@pytest.fixture
-def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[Family]:
-    """The toy family registered here and in every process started meanwhile."""
-    monkeypatch.setenv(PLUGINS_VARIABLE, "tests.toy_measure:FAMILY")
-    REGISTRY.register(TOY)
-    try:
-        yield TOY
-    finally:
-        REGISTRY.unregister("toy")
-
-
-@pytest.fixture
-def toy_image(monkeypatch: pytest.MonkeyPatch) -> Iterator[Family]:
-    """A family that needs the image (as C^ω_β does), registered here and in every process
-    started meanwhile."""
-    monkeypatch.setenv(PLUGINS_VARIABLE, "tests.toy_measure:IMAGE_FAMILY")
-    registered = REGISTRY.register(IMAGE_FAMILY)
-    try:
-        yield registered
-    finally:
-        REGISTRY.unregister("toy_image")
 
 
 def _mean_grey(path: Path) -> float:

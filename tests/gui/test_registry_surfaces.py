@@ -6,41 +6,17 @@ list and an explain view — none of them is told about it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PySide6 import QtWidgets
 
-from fminspect.metrics import REGISTRY, Family, default_keys
-from fminspect.metrics.suite import PLUGINS_VARIABLE
+from fminspect.metrics import default_keys
 from tests.gui.conftest import settle, wait_for
 from tests.toy_measure import FAMILY as TOY
-from tests.toy_measure import IMAGE_FAMILY
 
 
-@pytest.fixture
-def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[Family]:
-    monkeypatch.setenv(PLUGINS_VARIABLE, "tests.toy_measure:FAMILY")
-    REGISTRY.register(TOY)
-    try:
-        yield TOY
-    finally:
-        REGISTRY.unregister("toy")
-
-
-@pytest.fixture
-def toy_image(monkeypatch: pytest.MonkeyPatch) -> Iterator[Family]:
-    monkeypatch.setenv(PLUGINS_VARIABLE, "tests.toy_measure:IMAGE_FAMILY")
-    registered = REGISTRY.register(IMAGE_FAMILY)
-    try:
-        yield registered
-    finally:
-        REGISTRY.unregister("toy_image")
-
-
-@pytest.mark.slow
 def test_a_measure_that_needs_the_image_is_given_it_in_the_window(  # type: ignore[no-untyped-def]
     toy_image, qtbot, window, dataset_root: Path
 ) -> None:
