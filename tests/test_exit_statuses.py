@@ -1,4 +1,4 @@
-"""The README's table of exit statuses is the code's: the same statuses as
+"""The table of exit statuses (docs/reliability.md) is the code's: the same statuses as
 :class:`fminspect.cli.status.ExitStatus`, and each example that is one command exits with
 its row's status (130 and 141 are checked with a real Ctrl-C and a real pipe in
 tests/batch/test_eval.py)."""
@@ -16,11 +16,11 @@ from fminspect.cli import main
 from fminspect.cli.status import ExitStatus
 from tests.datasets import write_png
 
-README = Path(__file__).parents[1] / "README.md"
+PAGE = Path(__file__).parents[1] / "docs" / "reliability.md"
 
 
 def _rows() -> list[tuple[int, str, str]]:
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     table = text.split("<!-- exit-statuses -->", 1)[1].strip().splitlines()
     rows = []
     for line in table[2:]:  # after the header and its rule

@@ -59,7 +59,7 @@ def add_parser(sub: Subparsers) -> None:
     c.add_argument("--jobs", type=int, default=1, help="local worker processes (1)")
     add_significance_options(
         c,
-        "uncertainty (README: 'Significance')",
+        "uncertainty (docs/evaluation.md: 'Significance')",
         "bootstrap intervals of fminspect's values (is theirs inside?) and paired tests "
         "between the methods: which of the table's orders of two methods are reversed or "
         "not significant here",

@@ -63,7 +63,8 @@ def add_parser(sub: Subparsers) -> None:
     ev.add_argument("--method-config", type=Path, help="PySODEvalToolkit method JSON")
     ev.add_argument("--no-plots", action="store_true", help="skip the PNG/PDF curve plots")
     pp = ev.add_argument_group(
-        "paper", "tables in every format and curve figures in OUT/paper (README: 'One command')"
+        "paper",
+        "tables in every format and curve figures in OUT/paper (docs/evaluation.md: 'One command')",
     )
     pp.add_argument(
         "--paper",

@@ -36,7 +36,7 @@ def add_parser(sub: Subparsers) -> None:
         "--format",
         choices=("text", "markdown", "json"),
         default="text",
-        help="text (default), a Markdown table (the README's), or JSON",
+        help="text (default), a Markdown table (docs/measures.md's), or JSON",
     )
     m.set_defaults(func=run)
 
@@ -66,7 +66,7 @@ def rows() -> list[dict[str, object]]:
 
 
 def markdown() -> str:
-    """The README's table: one row per family, its keys, paper and reference."""
+    """docs/measures.md's table: one row per family, its keys, paper and reference."""
     from fminspect.metrics import REGISTRY
 
     lines = [
@@ -106,7 +106,7 @@ def parameter_rows() -> list[dict[str, object]]:
 
 
 def parameters_markdown() -> str:
-    """The README's table of the parameters."""
+    """docs/measures.md's table of the parameters."""
     lines = ["| parameter | default | allowed | what it is |", "|---|---|---|---|"]
     for r in parameter_rows():
         lines.append(

@@ -1,5 +1,5 @@
-"""The exit statuses of every ``fminspect`` command (the README's table lists these, and
-``tests/test_exit_statuses.py`` runs its examples)."""
+"""The exit statuses of every ``fminspect`` command (docs/reliability.md's table lists these,
+and ``tests/test_exit_statuses.py`` runs its examples)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def add_parser(sub: Subparsers) -> None:
     w = sub.add_parser(
         "worker",
-        help="start Dask workers for `eval/meta --scheduler` (README: 'On a cluster')",
+        help="start Dask workers for `eval/meta --scheduler` (docs/evaluation.md: 'On a cluster')",
         description="Start Dask worker processes with this Python and this fminspect, one "
         "thread each, after checking that the data folders can be read here.",
     )

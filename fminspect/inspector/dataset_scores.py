@@ -37,8 +37,11 @@ class _Shown(Protocol):
 class DatasetScores:
     """Every dataset's scores under :attr:`scored_with`, and the dataset view's jobs.
 
-    Events
-    ------
+    Notes
+    -----
+    Its events (each an :class:`~fminspect.inspector.events.Event`, with the arguments
+    its callbacks get):
+
     matrix_started(str, ScoreMatrix)
         The current dataset's scores are read or computed into this matrix (the browser
         shows its samples now, its scores as they land), or were already.

@@ -40,10 +40,11 @@ RESCORE_AFTER_MS = 1500
 class InspectorModel(SampleScoring):
     """The inspector's datasets, shown sample, settings, models and scores (no Qt).
 
-    Besides :class:`~fminspect.inspector.samples.SampleScoring`'s events:
+    Notes
+    -----
+    Its events besides :class:`~fminspect.inspector.samples.SampleScoring`'s (each an
+    :class:`~fminspect.inspector.events.Event`, with the arguments its callbacks get):
 
-    Events
-    ------
     reading(Path)
         A folder is being read in the background.
     folder_read(Path, list[Dataset], list[Problem], bool)

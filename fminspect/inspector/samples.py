@@ -50,8 +50,11 @@ TRIM_EVERY = 10
 class SampleScoring:
     """The shown sample: its selection, the parameters, and its background scoring.
 
-    Events
-    ------
+    Notes
+    -----
+    Its events (each an :class:`~fminspect.inspector.events.Event`, with the arguments
+    its callbacks get):
+
     sample_loaded(object)
         A :class:`LoadedSample` is now current (panels redraw the maps).
     result_ready(str)

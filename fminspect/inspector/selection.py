@@ -33,8 +33,11 @@ def _settings_key(dataset_key: str) -> str:
 class ModelSelection:
     """Shown models, reference, highlight and aliases of the current dataset.
 
-    Events
-    ------
+    Notes
+    -----
+    Its events (each an :class:`~fminspect.inspector.events.Event`, with the arguments
+    its callbacks get):
+
     changed()
         The shown models, their order, the reference or an alias changed.
     highlight_changed()

@@ -1,7 +1,8 @@
 """Which equation of which paper each measure implements: one table for every surface.
 
 The registry's ``paper`` texts, the explain views' headers, ``fminspect measures`` and the
-README's measure table all read :data:`EQUATIONS`, so an equation number is written once.
+measure table of docs/measures.md all read :data:`EQUATIONS`, so an equation number is
+written once.
 Each entry carries a short fragment of the equation as the paper's text (in
 ``../shared/papers/``) writes it; ``tests/metrics/test_equations.py`` finds every number in
 those texts and checks that the equation there contains the fragment.

@@ -288,7 +288,7 @@ def records(
 #: the threshold sweep of the E/F/IoU families) at a peak of a few hundred MB; above it,
 #: each family's intermediates are freed before the next. Measured on an 8000 × 8000 image
 #: with two maps and every measure: 3.6 GB above the decoded inputs instead of 4.7 GB, in
-#: 54 s instead of 49 s (README, 'Limits').
+#: 54 s instead of 49 s (docs/reliability.md, 'Limits').
 LARGE_MAP = 4_000_000
 
 

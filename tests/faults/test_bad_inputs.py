@@ -1,10 +1,10 @@
-"""The bad-input table (README, 'Reliability'): every kind of wrong file a user may hand
-``fminspect score`` as the prediction, the GT or the image, each with the outcome the
-README promises — a value (with the note that says what was done) or one line per problem
+"""The bad-input table (docs/reliability.md, 'Reliability'): every kind of wrong file a user
+may hand ``fminspect score`` as the prediction, the GT or the image, each with the outcome the
+docs promise — a value (with the note that says what was done) or one line per problem
 naming the input's role, the file and what is wrong — never a traceback.
 
-Each case is one row of :data:`CASES`; ``test_the_readme_table_counts_these_cases`` keeps
-the README's counts equal to the suite's.
+Each case is one row of :data:`CASES`; ``test_the_documented_table_counts_these_cases`` keeps
+the counts of docs/reliability.md equal to the suite's.
 """
 
 from __future__ import annotations
@@ -310,8 +310,8 @@ def test_bad_input(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert re.search(case.says, notes), notes
 
 
-def test_the_readme_table_counts_these_cases() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+def test_the_documented_table_counts_these_cases() -> None:
+    readme = (Path(__file__).parents[2] / "docs" / "reliability.md").read_text(encoding="utf-8")
     errors = sum(c.outcome == "error" for c in CASES)
     values = len(CASES) - errors
     row = f"| `fminspect score` on one bad file (tests/faults/test_bad_inputs.py) | {len(CASES)} |"

@@ -211,25 +211,25 @@ def test_every_confusion_key_equals_pysodmetrics_per_image_and_over_a_dataset(py
     assert abs(values["pooledIoU"] - values["binIoU"]) > 1e-3
 
 
-def test_the_readme_lists_every_key_as_the_registry_does() -> None:
+def test_the_docs_list_every_key_as_the_registry_does() -> None:
     from pathlib import Path
 
     from fminspect.cli.measures import markdown
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "docs" / "measures.md").read_text(encoding="utf-8")
     start = readme.index("<!-- measures-table -->\n") + len("<!-- measures-table -->\n")
     table = readme[start : readme.index("<!-- /measures-table -->")]
     assert table == markdown(), (
-        "README's table is out of date: fminspect measures --format markdown"
+        "docs/measures.md's table is out of date: fminspect measures --format markdown"
     )
 
 
-def test_the_readme_lists_every_parameter_as_the_registry_does() -> None:
+def test_the_docs_list_every_parameter_as_the_registry_does() -> None:
     from pathlib import Path
 
     from fminspect.cli.measures import parameters_markdown
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "docs" / "measures.md").read_text(encoding="utf-8")
     start = readme.index("<!-- parameters-table -->\n") + len("<!-- parameters-table -->\n")
     table = readme[start : readme.index("<!-- /parameters-table -->")]
     assert table == parameters_markdown(), "fminspect measures --parameters --format markdown"
