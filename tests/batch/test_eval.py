@@ -689,6 +689,11 @@ def test_a_plot_process_stopped_while_drawing_takes_its_forked_half_with_it(
     figs = [Figure(f"f{k:03d}", "t", "x", "y", (0, 1), (0, 1), lines) for k in range(200)]
     plotter = PlotProcess()
     plotter.start(figs, tmp_path)
+    # drawing, by condition: on a busy machine the first file can take longer than the 5 s
+    # close() waits
+    end = time.monotonic() + PATIENCE_S
+    while not any(tmp_path.iterdir()) and time.monotonic() < end:
+        time.sleep(0.01)
     plotter.close()  # the process is killed before it has drawn them all
     before = sorted(tmp_path.iterdir())
     assert 0 < len(before) < 400
