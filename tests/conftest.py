@@ -113,6 +113,21 @@ def toy_image(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     yield from _registered(IMAGE_FAMILY, monkeypatch, "IMAGE_FAMILY")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C as an interactive shell gives it, whoever started the tests: a shell script
+    that runs them in the background (``pytest &``) starts them with SIGINT ignored, and the
+    processes they start inherit that, so the tests of what Ctrl-C does would see nothing
+    (fminspect, rightly, leaves an ignored SIGINT alone)."""
+    import signal
+    import threading
+
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    ):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test under tests/gui carries the ``gui`` marker (``-m "not gui"``: no Qt)."""
     gui = Path(__file__).parent / "gui"
