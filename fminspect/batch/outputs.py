@@ -1,7 +1,9 @@
-"""Writing a batch run's results: JSON, CSV, Markdown, LaTeX, curves and plots.
+"""Writing a batch run's results: JSON, CSV, curves and plots; the Markdown and LaTeX
+summaries through :mod:`fminspect.batch.table_formats`.
 
-Every file names the exact variant of every number (column headers carry the variant label,
-e.g. ``maxFm β²=0.3``; captions and results.json carry the normalisation and resize rule).
+Every file names the exact variant of every number (the CSVs' column headers carry the
+variant label, e.g. ``maxFm β²=0.3``; the tables' captions and results.json name it, with the
+normalisation and resize rule).
 Nothing here depends on timing or worker order, and PNG/PDF metadata carry no dates, so the
 same inputs give byte-identical files. No pickles.
 """
@@ -10,24 +12,19 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from fminspect import MEASURE_DEFINITION_VERSION, __version__
 from fminspect.batch.plots import CURVE_PLOTS, Figure, Line, PlotProcess, render
 from fminspect.batch.runner import EvalReport, MethodResult
+from fminspect.batch.table_formats import write_summaries
 from fminspect.io.atomic import atomic_open, write_text
 from fminspect.io.discovery import natural_key
 from fminspect.metrics import CURVES, MEASURES_BY_KEY
-
-
-def _fmt(v: float, digits: int = 3) -> str:
-    return "nan" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
 
 
 def _keys(report: EvalReport) -> list[str]:
@@ -37,36 +34,10 @@ def _keys(report: EvalReport) -> list[str]:
     return seen
 
 
-def _ranks(results: Sequence[MethodResult], key: str) -> dict[str, int]:
-    """Rank (1 = best) of each method on ``key``; ties share a rank. Only methods evaluated
-    on every image whose ``key`` averages as many images as the most any such method's does
-    are ranked: a value over fewer images is not comparable with the others — but when every
-    method's averages the same fewer images (a NaN on each empty GT with ``wfm_empty=nan``,
-    C^ω_β where some GTs have no image), they are compared on those images."""
-    info = MEASURES_BY_KEY[key]
-    complete = [r for r in results if r.coverage.complete]
-    most = max((r.counts.get(key, r.n_images) for r in complete), default=0)
-    vals = [
-        (r.method, r.values.get(key, math.nan))
-        for r in complete
-        if r.counts.get(key, r.n_images) == most
-    ]
-    vals = [(m, v) for m, v in vals if not math.isnan(v)]
-    ordered = sorted({round(v, 12) for _, v in vals}, reverse=info.higher_is_better)
-    return {m: ordered.index(round(v, 12)) + 1 for m, v in vals}
-
-
 def _partial(r: MethodResult, keys: Sequence[str]) -> dict[str, int]:
     """Measures of ``r`` averaged over fewer images than ``r.n_images`` (e.g. CCm where some
     GTs have no image), with the number of images each averages."""
     return {k: r.counts[k] for k in keys if k in r.counts and r.counts[k] < r.n_images}
-
-
-def _partial_note(rs: Sequence[MethodResult], keys: Sequence[str]) -> str:
-    parts = [
-        f"{r.method} {k} ({n} of {r.n_images})" for r in rs for k, n in _partial(r, keys).items()
-    ]
-    return "averaged over fewer images than the row's: " + ", ".join(parts) if parts else ""
 
 
 def _by_dataset(report: EvalReport) -> dict[str, list[MethodResult]]:
@@ -166,217 +137,6 @@ def write_csv(report: EvalReport, out: Path) -> None:
             w.writerow([p.severity, p.dataset, p.method, p.name, str(p.path), p.message])
 
 
-def _caption(report: EvalReport) -> str:
-    c = report.config
-    return (
-        f"fminspect {__version__}; {c.params.norm.label}; predictions of another size "
-        f"resized to the GT ({c.interpolation}); max/mean = max/mean of the image-averaged "
-        "256-threshold curve; adp = adaptive threshold 2·mean." + selection_words(report.selection)
-    )
-
-
-def selection_words(selection: dict[str, Any]) -> str:
-    """What chose the images, as a caption says it ('' when every image counts)."""
-    words = ""
-    image_list = selection.get("image_list") or {}
-    if image_list:
-        kept = ", ".join(
-            f"{d['images']} of {d['of']} in {ds}" for ds, d in image_list.get("kept", {}).items()
-        )
-        words += f" Only the images of {Path(str(image_list['source'])).name} ({kept})."
-    if selection.get("exclude_empty_gt"):
-        words += " Images whose GT is empty are left out."
-    if selection.get("groups"):
-        words += (
-            " Grouped: every value is the mean over the groups of each group's value (a curve's"
-            " max or mean is taken on the mean of the groups' mean curves)."
-        )
-    return words
-
-
-def write_markdown(report: EvalReport, out: Path) -> None:
-    """summary.md: a table per dataset; best **bold**, second <u>underlined</u>, third *italic*."""
-    write_text(out / "summary.md", summary_markdown(report), encoding="utf-8")
-
-
-def summary_markdown(report: EvalReport, *, subsets: bool = True) -> str:
-    """summary.md's text (with ``subsets=False`` without the subsets' tables, as the
-    terminal shows it)."""
-    params = report.config.params
-    lines = [f"# fminspect evaluation\n\n{_caption(report)} ↑ higher is better, ↓ lower.\n"]
-    for ds, rs in _by_dataset(report).items():
-        if not subsets and ds in report.subsets:
-            continue
-        keys = list(report.keys_by_dataset[ds])
-        ranks = {k: _ranks(rs, k) for k in keys}
-        heads = [
-            MEASURES_BY_KEY[k].label(params)
-            + (" ↑" if MEASURES_BY_KEY[k].higher_is_better else " ↓")
-            for k in keys
-        ]
-        lines += [
-            f"\n## {ds}\n",
-            "| method | images | " + " | ".join(heads) + " |",
-            "|---|---:|" + "---:|" * len(keys),
-        ]
-        for r in rs:
-            cells = []
-            partial = _partial(r, keys)
-            for k in keys:
-                v = _fmt(r.values.get(k, math.nan))
-                rank = ranks[k].get(r.method)
-                v = {1: f"**{v}**", 2: f"<u>{v}</u>", 3: f"*{v}*"}.get(rank or 0, v)
-                cells.append(v + (" ‡" if k in partial else ""))
-            cov = r.coverage.label
-            lines.append(f"| {r.method} | {cov} | " + " | ".join(cells) + " |")
-        incomplete = [r.method for r in rs if not r.coverage.complete]
-        lines.append(
-            "\nBest **bold**, second <u>underlined</u>, third *italic*"
-            + (" (among the methods evaluated on every image)." if incomplete else ".")
-        )
-        if incomplete:
-            lines.append(
-                "\n⚠ not evaluated on every image (a prediction or GT map missing or "
-                f"unreadable, see problems.csv), so not ranked: {', '.join(incomplete)}"
-            )
-        note = _partial_note(rs, keys)
-        if note:
-            lines.append(f"\n‡ {note}")
-        if report.empty_gt.get(ds):  # a subset's own count is not known here: not repeated
-            lines.append("\n" + empty_gt_line(report, ds))
-    if not subsets and report.subsets:
-        lines.append(
-            f"\n{len(report.subsets)} subsets are in summary.md and the other files but the "
-            "plots (`fminspect table OUT --datasets 'DATASET[subset]' …`, `fminspect figure`)."
-        )
-    return "\n".join(lines) + "\n"
-
-
-def empty_gt_line(report: EvalReport, dataset: str) -> str:
-    """What became of a dataset's images whose GT is empty (one sentence)."""
-    n = len(report.empty_gt.get(dataset, []))
-    if report.selection.get("exclude_empty_gt"):
-        return f"{dataset}: {n} image{'s' if n != 1 else ''} with an empty GT left out."
-    wfm = (
-        "; weighted F leaves them out (wfm_empty=nan)"
-        if report.config.params.wfm_empty == "nan"
-        else ""
-    )
-    return (
-        f"{dataset}: {n} image{'s' if n != 1 else ''} with an empty GT, kept in the values"
-        f"{wfm} (--exclude-empty-gt leaves them out)."
-    )
-
-
-_TEX = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "_": r"\_",
-    "&": r"\&",
-    "%": r"\%",
-    "#": r"\#",
-    "$": r"\$",
-    "^": r"\^{}",
-    "~": r"\textasciitilde{}",
-    ">": r"\textgreater{}",
-    "<": r"\textless{}",
-    "β²": r"$\beta^2$",
-    "α": r"$\alpha$",
-    "γ": r"$\gamma$",
-    "λ": r"$\lambda$",
-    "ρ": r"$\rho$",
-    "θ": r"$\theta$",
-    "Δ": r"$\Delta$",
-    "σ": r"$\sigma$",
-    "·": r"$\cdot$",
-    "≥": r"$\geq$",
-    "×": r"$\times$",
-    "²": r"$^2$",
-    "−": "-",
-    "⚠": r"$\dagger$",
-    "β": r"$\beta$",
-    "ω": r"$\omega$",
-    "φ": r"$\phi$",
-    "ϕ": r"$\phi$",
-    "ε": r"$\epsilon$",
-    "μ": r"$\mu$",
-    "ξ": r"$\xi$",
-    "Φ": r"$\Phi$",
-    "±": r"$\pm$",
-    "√": r"$\surd$",
-    "≤": r"$\leq$",
-    "→": r"$\rightarrow$",
-    "–": "--",
-    "—": "---",
-    "|": r"\textbar{}",
-    "†": r"$\dagger$",
-    "‡": r"$\ddagger$",
-    "’": "'",
-}
-_TEX_PATTERN = re.compile("|".join(re.escape(k) for k in sorted(_TEX, key=len, reverse=True)))
-
-
-def tex_escape(text: str) -> str:
-    """Text for a LaTeX table: special characters escaped (in one pass, so no replacement is
-    escaped again), the Greek and mathematical signs used in variant labels and captions
-    (β², α, ρ, θ, Δ, ≥, ×, σ, ·, †) in math mode; ``<``/``>`` as text symbols, which the
-    default OT1 font encoding would otherwise print as ¡ and ¿."""
-    return _TEX_PATTERN.sub(lambda m: _TEX[m.group(0)], text)
-
-
-def write_latex(report: EvalReport, out: Path) -> None:
-    """summary.tex: booktabs tables; best \\textbf, second \\underline, third \\textit."""
-    params = report.config.params
-    lines = ["% fminspect evaluation — needs \\usepackage{booktabs}", f"% {_caption(report)}"]
-    for ds, rs in _by_dataset(report).items():
-        keys = list(report.keys_by_dataset[ds])
-        ranks = {k: _ranks(rs, k) for k in keys}
-        lines += [
-            r"\begin{table}[t]",
-            r"\centering",
-            r"\small",
-            rf"\caption{{{tex_escape(ds)}: {tex_escape(_caption(report))}}}",
-            r"\begin{tabular}{l" + "r" * len(keys) + "}",
-            r"\toprule",
-            "Method & "
-            + " & ".join(
-                tex_escape(MEASURES_BY_KEY[k].label(params))
-                + (r"$\uparrow$" if MEASURES_BY_KEY[k].higher_is_better else r"$\downarrow$")
-                for k in keys
-            )
-            + r" \\",
-            r"\midrule",
-        ]
-        for r in rs:
-            cells = []
-            partial = _partial(r, keys)
-            for k in keys:
-                v = _fmt(r.values.get(k, math.nan))
-                rank = ranks[k].get(r.method)
-                v = {1: rf"\textbf{{{v}}}", 2: rf"\underline{{{v}}}", 3: rf"\textit{{{v}}}"}.get(
-                    rank or 0, v
-                )
-                cells.append(v + (r"$^\ddagger$" if k in partial else ""))
-            name = tex_escape(r.method) + ("" if r.coverage.complete else r"$^\dagger$")
-            lines.append(f"{name} & " + " & ".join(cells) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        lines.append(
-            r"\\[2pt]{\footnotesize Best \textbf{bold}, second \underline{underlined}, "
-            r"third \textit{italic}.}"
-        )
-        if any(not r.coverage.complete for r in rs):
-            lines.append(
-                r"\\{\footnotesize $^\dagger$ evaluated on a subset, so not ranked: "
-                r"for some images a prediction or GT map is missing or unreadable.}"
-            )
-        note = _partial_note(rs, keys)
-        if note:
-            lines.append(r"\\{\footnotesize $^\ddagger$ " + tex_escape(note) + ".}")
-        lines += [r"\end{table}", ""]
-    write_text(out / "summary.tex", "\n".join(lines), encoding="utf-8")
-
-
 def _axis(values: list[np.ndarray], margin: float = 0.03) -> tuple[float, float]:
     lo = min(float(np.nanmin(v)) for v in values)
     hi = max(float(np.nanmax(v)) for v in values)
@@ -465,8 +225,7 @@ def write_all(
 def _write_tables(report: EvalReport, out: Path) -> None:
     write_json(report, out)
     write_csv(report, out)
-    write_markdown(report, out)
-    write_latex(report, out)
+    write_summaries(out)  # summary.md and .tex, from results.json, as `fminspect table` does
     write_statistics(report, out)
 
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from fminspect.batch import figures, tables
-from fminspect.io.atomic import write_text
+from fminspect.batch.table_formats import FORMATS
 
-TABLE_FORMATS = ("latex", "markdown", "html", "csv")
-_SUFFIX = {"latex": "tex", "markdown": "md", "html": "html", "csv": "csv"}
+#: The table's formats in OUT/paper (the terminal's text is not among them).
+TABLE_FORMATS = ("latex", "tex-document", "markdown", "html", "csv", "xlsx")
 
 
 def write_paper(
@@ -58,18 +58,11 @@ def write_paper(
         )
         table = tables.build(loaded, layout)
         for fmt in TABLE_FORMATS:
-            path = out / f"{stem}.{_SUFFIX[fmt]}"
-            write_text(path, tables.render(table, fmt), encoding="utf-8")
-            written.append(path)
-        path = out / f"{stem}-document.tex"
-        write_text(path, tables.latex_document(table), encoding="utf-8")
-        written.append(path)
-        try:
-            tables.write_xlsx(table, out / f"{stem}.xlsx")
-            written.append(out / f"{stem}.xlsx")
-        except tables.TableError as exc:  # openpyxl is not installed
-            if str(exc) not in notes:
-                notes.append(str(exc))
+            try:
+                written.append(FORMATS[fmt].write(table, out / f"{stem}{FORMATS[fmt].suffix}"))
+            except tables.TableError as exc:  # xlsx: openpyxl is not installed
+                if str(exc) not in notes:
+                    notes.append(str(exc))
     if not stats:
         notes.append("no ± or significance groups in the tables: evaluate with --ci for them")
     look = figures.FigureSpec(

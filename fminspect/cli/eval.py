@@ -163,13 +163,13 @@ def _terminal_table(out: Path) -> str:
     terminal ("" when there are none)."""
     import shutil
 
-    from fminspect.batch import tables
+    from fminspect.batch import table_formats, tables
 
     try:
         table = tables.build(tables.load([out]), tables.TableSpec())
     except tables.TableError:
         return ""
-    return tables.render(table, "text", width=shutil.get_terminal_size((100, 24)).columns)
+    return table_formats.render(table, "text", width=shutil.get_terminal_size((100, 24)).columns)
 
 
 def _write_paper(args: argparse.Namespace, out: Path, subsets: list[str]) -> str:
@@ -223,8 +223,8 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
 
 def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster | None) -> int:
     from fminspect.batch.figures import FigureError
-    from fminspect.batch.outputs import empty_gt_line
     from fminspect.batch.subsets import SubsetError
+    from fminspect.batch.tables import empty_gt_words
     from fminspect.batch.workflow import (
         evaluate_to_folder,
         unused_beta2,
@@ -306,7 +306,13 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
     )
     for ds, names in report.empty_gt.items():
         if names:
-            print(f"fminspect eval: {empty_gt_line(report, ds)}", file=sys.stderr)
+            words = empty_gt_words(
+                ds,
+                len(names),
+                excluded=bool(report.selection.get("exclude_empty_gt")),
+                wfm_empty=report.config.params.wfm_empty,
+            )
+            print(f"fminspect eval: {words}", file=sys.stderr)
     valued = {r.dataset for r in report.results}
     for ds in report.datasets:
         if ds not in valued and ds not in report.subsets:

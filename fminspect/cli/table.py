@@ -26,13 +26,13 @@ def add_parser(sub: Subparsers) -> None:
         "variant, the normalisation and, with statistics, the method, n and B.",
     )
     t.add_argument("results", nargs="+", type=Path, help="results folders of `fminspect eval`")
+    from fminspect.batch.table_formats import FORMATS
+
     t.add_argument(
         "--format",
-        choices=("text", "latex", "markdown", "csv", "html", "xlsx", "tex-document"),
+        choices=tuple(FORMATS),
         default="text",
-        help="text for the terminal (default), latex (a booktabs table), tex-document (the "
-        "same in a compilable document), markdown, csv (long, full precision), html (one "
-        "sortable page), xlsx (needs --out and openpyxl)",
+        help=", ".join(f"{f.name} ({f.help})" for f in FORMATS.values()) + "; default text",
     )
     t.add_argument("--out", type=Path, help="write here (default: standard output)")
     t.add_argument(
@@ -67,13 +67,14 @@ def add_parser(sub: Subparsers) -> None:
 
 def cmd_table(args: argparse.Namespace) -> int:
     from fminspect.batch import tables
+    from fminspect.batch.table_formats import FORMATS
     from fminspect.io.aliases import AliasError, read_aliases
-    from fminspect.io.atomic import write_text
 
+    fmt = FORMATS[args.format]
     if not 0 <= args.decimals <= 8:
         return fail(f"--decimals must be 0 to 8, got {args.decimals}", command="table")
-    if args.format == "xlsx" and args.out is None:
-        return fail("--format xlsx needs --out FILE.xlsx", command="table")
+    if fmt.render is None and args.out is None:
+        return fail(f"--format {fmt.name} needs --out FILE{fmt.suffix}", command="table")
     try:
         aliases = read_aliases(args.aliases) if args.aliases else {}
         spec = tables.TableSpec(
@@ -91,19 +92,12 @@ def cmd_table(args: argparse.Namespace) -> int:
             symbols=not args.keys,
         )
         table = tables.build(tables.load(args.results), spec)
-        if args.format == "xlsx":
-            tables.write_xlsx(table, args.out)
+        if args.out is not None:
+            fmt.write(table, args.out, width=args.width)
             print(f"table written to {args.out}", file=sys.stderr)
-            return 0
-        if args.format == "tex-document":
-            content = tables.latex_document(table)
         else:
-            content = tables.render(table, args.format, width=args.width)
+            assert fmt.render is not None
+            sys.stdout.write(fmt.render(table, args.width))
     except (tables.TableError, AliasError) as exc:
         return fail(str(exc), command="table")
-    if args.out is None:
-        sys.stdout.write(content)
-    else:
-        write_text(args.out, content, encoding="utf-8")
-        print(f"table written to {args.out}", file=sys.stderr)
     return 0

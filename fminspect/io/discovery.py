@@ -106,6 +106,7 @@ class Coverage:
             "failed": self.failed,
             "extra": self.extra,
             "complete": self.complete,
+            "label": self.label,
         }
 
 

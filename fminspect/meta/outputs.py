@@ -15,7 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from fminspect import MEASURE_DEFINITION_VERSION
-from fminspect.batch.outputs import tex_escape
+from fminspect.batch.table_formats import tex_escape
 from fminspect.io.atomic import atomic_open, replacing, write_text
 from fminspect.meta import META_MEASURES
 from fminspect.meta.runner import MetaReport

@@ -385,7 +385,8 @@ def test_grouped_statistics_resample_whole_groups_and_count_groups(
     for m in ("A", "B"):  # each interval is about the grouped value
         lo, hi = stats["keys"]["Sm"]["intervals"][m]
         assert lo <= values[m]["values"]["Sm"] <= hi
-    from fminspect.batch.tables import TableSpec, build, load, markdown
+    from fminspect.batch.table_formats import markdown
+    from fminspect.batch.tables import TableSpec, build, load
 
     caption = markdown(build(load([out]), TableSpec(ci=True, groups=True)))
     assert "n = 3 groups" in caption and "Too few groups in VID" in caption

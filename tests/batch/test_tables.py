@@ -17,20 +17,16 @@ import pytest
 from fminspect.batch import EvalConfig, evaluate_datasets
 from fminspect.batch.outputs import write_all
 from fminspect.batch.significance import Setup
-from fminspect.batch.tables import (
-    Results,
-    TableError,
-    TableSpec,
-    build,
+from fminspect.batch.table_formats import (
     csv_text,
     html,
     latex,
     latex_document,
-    load,
     markdown,
     text,
     write_xlsx,
 )
+from fminspect.batch.tables import Results, TableError, TableSpec, build, load
 from fminspect.cli import main
 from fminspect.io.discovery import discover
 from fminspect.metrics import Params
@@ -357,3 +353,59 @@ def test_cli_table(results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
         main(["table", str(results), "--out", str(tmp_path / "t.md"), "--format", "markdown"]) == 0
     )
     assert (tmp_path / "t.md").read_text().startswith("| method |")
+
+
+# ------------------------------------------------------- one writer: eval's summaries too
+def test_eval_summaries_are_the_tables_of_the_one_writer(results: Path) -> None:
+    loaded = load([results])
+    md = (results / "summary.md").read_text()
+    tex = (results / "summary.tex").read_text()
+    _check_latex(tex)
+    assert all(ord(ch) < 128 for ch in tex.split("\n", 1)[1]), "non-ASCII outside math"
+    for ds in ("DS1", "DS2"):
+        spec = TableSpec(
+            measures=tuple(loaded.measures), datasets=(ds,), places=3, images=True, symbols=False
+        )
+        table = build(loaded, spec)
+        # each dataset's section is the Markdown of that table, its caption said once above
+        assert f"## {ds}\n\n" + markdown(table, caption=False) in md
+        assert rf"\label{{tab:{ds.lower()}}}" in tex
+    assert md.count("Normalisation GT>128") == 1
+    # the images column, the unranked method, three places
+    assert "| C | 6/8 ⚠ |" in md and "so not ranked: C on" not in md  # one dataset a table
+    assert "*" in md.split("## DS2")[1] and "third *italic*" in md
+
+
+def test_third_place_and_values_over_fewer_images(results: Path) -> None:
+    loaded = load([results])
+    # a measure averaged over fewer images for one method: ‡, and not ranked with the others
+    loaded.datasets["DS2"]["B"]["counts"] = {"Sm": 5}
+    table = build(loaded, TableSpec(measures=("Sm", "MAE"), datasets=("DS2",), places=3))
+    sm = {m: table.cells[("DS2", m, "Sm")] for m in ("A_net", "B", "C")}
+    assert sm["B"].partial == (5, 6) and sm["B"].rank is None
+    assert sorted(c.rank for m, c in sm.items() if m != "B") == [1, 2]
+    mae = sorted(table.cells[("DS2", m, "MAE")].rank for m in ("A_net", "B", "C"))
+    assert mae == [1, 2, 3]
+    md = markdown(table)
+    assert "‡ averaged over fewer images than the method's other values: B Sm (5 of 6)." in md
+    third = next(m for m in ("A_net", "B", "C") if table.cells[("DS2", m, "MAE")].rank == 3)
+    row = next(
+        r for r in md.splitlines() if r.startswith(f"| {third.replace('_', chr(92) + '_')} ")
+    )
+    assert f"*{table.cells[('DS2', third, 'MAE')].value:.3f}*" in row
+    assert "²" in text(table) and "³" in text(table)
+    assert 'class="third"' in html(table)
+
+
+def test_every_format_is_written_by_the_cli_through_the_one_table(
+    results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fminspect.batch.table_formats import FORMATS
+
+    for name, fmt in FORMATS.items():
+        out = tmp_path / f"table{fmt.suffix}"
+        assert main(["table", str(results), "--format", name, "--out", str(out)]) == 0, name
+        assert out.stat().st_size > 0, name
+        if fmt.render is not None:  # what is written is what standard output shows
+            assert main(["table", str(results), "--format", name]) == 0
+            assert capsys.readouterr().out == out.read_bytes().decode(), name
