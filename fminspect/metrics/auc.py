@@ -18,9 +18,13 @@ pysodmetrics conventions (precision 0 when nothing is predicted).
   NaN, with a warning. The dataset value comes from the image-averaged curves, like every
   curve measure's: such an image is in them as its curves are (recall 0 at every threshold
   for an empty GT, FPR 0 for a full one), as in the toolkits' dataset curves.
-* **PR** (precision Eq. (3) against recall): the 256 points and (R = 0, P = 1), the limit of
-  predicting nothing, as scikit-learn's ``precision_recall_curve`` appends; **AUCPR** is the
-  trapezoidal area under them, ordered by recall.
+* **PR** (precision Eq. (3) against recall): the binarisations that predict any pixel and
+  (R = 0, P = 1), the limit of predicting nothing, as scikit-learn's
+  ``precision_recall_curve`` appends; **AUCPR** is the trapezoidal area under them, ordered
+  by recall — equal to scikit-learn's ``auc(recall, precision)`` of that curve (run in the
+  parity tests). A binarisation that predicts nothing is not a point of the curve (its
+  precision 0 is a convention), so it is left out. An empty GT has no PR curve: AUCPR and AP
+  are NaN, with a warning, as scikit-learn's recall is undefined there.
 * **AP** with ``ap_interpolation``:
 
   - ``"all"`` (default; PASCAL VOC 2010 onwards): AP = Σ (R_k − R_{k−1}) · p̂(R_k) over the
@@ -82,9 +86,17 @@ def roc_points(tpr: np.ndarray, fpr: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.concatenate(([0.0], fpr[::-1])), np.concatenate(([0.0], tpr[::-1]))
 
 
-def pr_points(precision: np.ndarray, recall: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def pr_points(
+    precision: np.ndarray, recall: np.ndarray, predicted: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(R, P) from the limit of predicting nothing (0, 1) through the 256 binarisations,
-    highest threshold first (recall then never decreases)."""
+    highest threshold first (recall then never decreases). With ``predicted`` (per
+    threshold: does the binarisation predict any pixel?), those that predict nothing are
+    left out: their precision is 0 only by convention, they are not points of the curve
+    (scikit-learn's ``precision_recall_curve`` has none) and their (0, 0) after the (0, 1)
+    would halve the first trapezoid."""
+    if predicted is not None:
+        precision, recall = precision[predicted], recall[predicted]
     return np.concatenate(([0.0], recall[::-1])), np.concatenate(([1.0], precision[::-1]))
 
 
@@ -138,13 +150,14 @@ class AUCResult:
     Attributes
     ----------
     auc_roc, auc_pr, ap : float
-        AUCROC (NaN for an empty or full GT), AUCPR and AP.
+        AUCROC (NaN for an empty or full GT), AUCPR and AP (NaN for an empty GT).
     interpolation : str
         AP's interpolation.
     roc_fpr, roc_tpr : ndarray, shape (257,)
         The ROC points, (0, 0) first.
-    pr_recall, pr_precision, pr_envelope : ndarray, shape (257,)
-        The PR points, (0, 1) first, and the interpolated precision at each.
+    pr_recall, pr_precision, pr_envelope : ndarray, shape (≤ 257,)
+        The PR points, (0, 1) first, then the binarisations that predict any pixel, and the
+        interpolated precision at each.
     pr_eleven : ndarray, shape (11,)
         VOC 2007's interpolated precision at :data:`ELEVEN_LEVELS` (:func:`eleven_point`).
     sweep : ConfusionSweep
@@ -177,18 +190,24 @@ def auc_from_pair(pair: Pair, *, interpolation: str = AP_INTERPOLATION.default) 
     sweep = confusion_sweep(pair)
     precision, recall, fpr = _curves(sweep)
     fx, ty = roc_points(recall, fpr)
-    rx, py = pr_points(precision, recall)
+    rx, py = pr_points(precision, recall, (sweep.tp + sweep.fp) > 0)
     warnings: tuple[str, ...] = ()
-    if sweep.n_fg == 0 or sweep.n_bg == 0:
-        auc_roc = float("nan")
-        which = "foreground" if sweep.n_fg == 0 else "background"
-        warnings = (f"the GT has no {which}: no ROC curve, AUCROC not defined (NaN)",)
-    else:
+    auc_roc = auc_pr = ap = float("nan")
+    if sweep.n_fg == 0:
+        warnings = (
+            "the GT has no foreground: no ROC or PR curve, AUCROC, AUCPR and AP not defined (NaN)",
+        )
+    elif sweep.n_bg == 0:
+        warnings = ("the GT has no background: no ROC curve, AUCROC not defined (NaN)",)
+    if sweep.n_fg and sweep.n_bg:
         auc_roc = _trapezoid(fx, ty)
+    if sweep.n_fg:
+        auc_pr = _trapezoid(rx, py)
+        ap = average_precision(precision, recall, interpolation)
     return AUCResult(
         auc_roc=auc_roc,
-        auc_pr=_trapezoid(rx, py),
-        ap=average_precision(precision, recall, interpolation),
+        auc_pr=auc_pr,
+        ap=ap,
         interpolation=interpolation,
         roc_fpr=readonly(fx),
         roc_tpr=readonly(ty),
@@ -294,8 +313,8 @@ FAMILY = Family(
         "AP: Everingham et al., IJCV 2010"
     ),
     reference=(
-        "scikit-learn roc_auc_score / average_precision_score on floor(255·p) (interp=none); "
-        "none in pysodmetrics"
+        "scikit-learn roc_auc_score / average_precision_score (interp=none) / auc of "
+        "precision_recall_curve on floor(255·p); none in pysodmetrics"
     ),
     teaching=(
         "Rewards a map that ranks object pixels above background pixels, whatever its "

@@ -18,9 +18,14 @@ OA (overall accuracy), Kappa (pysodmetrics' KappaHandler) and CKappa (Cohen's).
     uses TN+TP where Cohen has TN+FP). Use it to compare with numbers computed by
     pysodmetrics or PySODEvalToolkit.
   - ``cohen_kappa`` is Cohen's kappa (1960): p_e = [(TP+FP)(TP+FN) + (TN+FN)(TN+FP)] / N²,
-    equal to ``sklearn.metrics.cohen_kappa_score`` on the binarised map.
+    equal to ``sklearn.metrics.cohen_kappa_score`` on the binarised map (run in the parity
+    tests) wherever κ is defined.
 
-Zero denominators give 0, as the reference.
+Zero denominators give 0, as the reference. For the kappas this is a choice: where the
+binarised map and the GT are both wholly one and the same class, p_e = 1 and κ is 0/0 —
+scikit-learn's ``cohen_kappa_score`` gives NaN there; fminspect gives 0, as pysodmetrics'
+``KappaHandler`` does, so that every threshold has a value and the 256-point curve a mean
+and a maximum.
 
 References
 ----------

@@ -165,7 +165,46 @@ def _degree(gt, img):
     return {"cd_sum": float(cd.sum()), "recon_sum": int(recon.astype(np.int64).sum())}
 
 
+def _sklearn(pred, gt, normalize):
+    """scikit-learn's areas, average precision and Cohen's kappa on pysodmetrics' inputs
+    (prepare_data's normalisation; the 256 binarisations ``uint8(255·p) >= t``, the
+    adaptive ``p >= min(2·mean, 1)`` and the binary ``p > 0.5`` of FmeasureV2)."""
+    from py_sod_metrics.utils import get_adaptive_threshold, prepare_data
+    from sklearn.metrics import (
+        auc,
+        average_precision_score,
+        cohen_kappa_score,
+        precision_recall_curve,
+        roc_auc_score,
+    )
+
+    if normalize:
+        pred, gt = prepare_data(pred, gt)
+    gt = np.asarray(gt, dtype=bool).ravel()
+    pred = np.asarray(pred, dtype=np.float64).ravel()
+    q = (pred * 255).astype(np.uint8)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # one class: no ROC; no positives: no PR curve (recall 0/0)
+        out["auc_roc"] = float(roc_auc_score(gt, q)) if 0 < gt.sum() < gt.size else float("nan")
+        out["auc_pr"] = out["ap_none"] = float("nan")
+        if gt.any():
+            precision, recall, _ = precision_recall_curve(gt, q)
+            out["auc_pr"] = float(auc(recall, precision))
+            out["ap_none"] = float(average_precision_score(gt, q))
+
+        def kappa(binary):
+            return float(cohen_kappa_score(gt, binary, labels=[False, True]))
+
+        out["ckappa_adaptive"] = kappa(pred >= get_adaptive_threshold(pred, max_value=1))
+        out["ckappa_binary"] = kappa(pred > 0.5)
+        out["ckappa_curve_ascending"] = [kappa(q >= t) for t in range(256)]
+    return out
+
+
 GROUPS = {
+    "sklearn": _sklearn,
     "classic": _classic,
     "handlers": _handlers,
     "msiou": _msiou,
