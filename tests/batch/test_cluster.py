@@ -138,7 +138,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A working folder holding ``data/`` (140 images × 3 methods) and the ``--jobs 1``
     outputs in ``serial/``."""
     work = tmp_path_factory.mktemp("work")
-    make_dataset(work / "data", n_images=140, size=(240, 320), methods=("A", "B", "C"))
+    make_dataset(work / "data", n_images=140, size=(120, 160), methods=("A", "B", "C"))
     done = _eval(work, "serial")
     assert done.returncode == 0, done.stderr
     return work

@@ -10,11 +10,14 @@ never shares fminspect's environment. The interpreter is, in order:
 
 Set ``FMINSPECT_SKIP_REFERENCE=1`` to skip the parity tests instead (they then report as
 skipped, never as passed). Results are cached under ``.pytest_cache`` keyed by a hash of the
-cases and of the oracle script.
+cases and of the oracle script. Each test process keeps one oracle process per reference
+(``--serve``) and hands it every batch: its imports (pysodmetrics, scikit-learn, OpenCV,
+scikit-image) cost ~2 s, once.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -97,6 +100,49 @@ def _build(venv: Path, python: Path, version: str, variable: str) -> None:
         ) from exc
 
 
+#: {(interpreter, script): its oracle process}, this test process's
+_SERVERS: dict[tuple[str, str], subprocess.Popen[str]] = {}
+
+
+def _stop_servers() -> None:
+    for proc in _SERVERS.values():
+        if proc.stdin is not None:
+            proc.stdin.close()  # the oracle ends at the end of its input
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+atexit.register(_stop_servers)
+
+
+def _ask(python: Path, script: Path, npz: Path, out: Path) -> None:
+    """Have the oracle process of ``script`` (started if needed) compute ``npz`` into
+    ``out``."""
+    key = (str(python), str(script))
+    proc = _SERVERS.get(key)
+    if proc is None or proc.poll() is not None:
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
+        proc = subprocess.Popen(
+            [str(python), str(script), "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        _SERVERS[key] = proc
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(f"{npz}\t{out}\n")
+        proc.stdin.flush()
+    except BrokenPipeError:
+        pass  # it stopped: said below
+    reply = proc.stdout.readline().strip()
+    if reply != "done":
+        raise RuntimeError(f"the reference oracle {script.name} failed: {reply or 'it stopped'}")
+
+
 def _pack(cases: list[dict[str, Any]], meta: Any) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {"meta": np.array(json.dumps(meta))}
     for i, case in enumerate(cases):
@@ -131,10 +177,7 @@ def run(cases: list[dict[str, Any]], meta: Any, cache_dir: Path | None, old: boo
     with tempfile.TemporaryDirectory() as tmp:
         npz, out = Path(tmp) / "cases.npz", Path(tmp) / "out.json"
         np.savez(npz, **arrays)
-        env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
-        subprocess.run(
-            [str(python), str(script), str(npz), str(out)], check=True, env=env, timeout=3600
-        )
+        _ask(python, script, npz, out)
         text = out.read_text()
     if cached is not None:  # whole or not at all: another test process may read it now
         part = cached.with_name(f"{cached.name}.{os.getpid()}.part")

@@ -4,6 +4,7 @@ Runs in the reference virtual environment (pysodmetrics pins old numpy, scikit-i
 OpenCV, so it never shares an environment with fminspect). Usage::
 
     python pysod_oracle.py CASES.npz OUT.json
+    python pysod_oracle.py --serve      # the same for each line CASES.npz<TAB>OUT.json read
 
 ``CASES.npz`` holds ``pred_<i>``, ``gt_<i>`` (uint8 or float/bool with ``normalize=False``)
 and optionally ``img_<i>`` (RGB uint8), plus ``meta`` — a JSON string with, per case, the
@@ -165,23 +166,21 @@ def _degree(gt, img):
     return {"cd_sum": float(cd.sum()), "recon_sum": int(recon.astype(np.int64).sum())}
 
 
-def _sklearn(pred, gt, normalize):
-    """scikit-learn's areas, average precision and Cohen's kappa on pysodmetrics' inputs
-    (prepare_data's normalisation; the 256 binarisations ``uint8(255·p) >= t``, the
-    adaptive ``p >= min(2·mean, 1)`` and the binary ``p > 0.5`` of FmeasureV2)."""
-    from py_sod_metrics.utils import get_adaptive_threshold, prepare_data
-    from sklearn.metrics import (
-        auc,
-        average_precision_score,
-        cohen_kappa_score,
-        precision_recall_curve,
-        roc_auc_score,
-    )
+def _sklearn_inputs(pred, gt, normalize):
+    """pysodmetrics' inputs: prepare_data's normalisation, flattened."""
+    from py_sod_metrics.utils import prepare_data
 
     if normalize:
         pred, gt = prepare_data(pred, gt)
-    gt = np.asarray(gt, dtype=bool).ravel()
-    pred = np.asarray(pred, dtype=np.float64).ravel()
+    return np.asarray(pred, dtype=np.float64).ravel(), np.asarray(gt, dtype=bool).ravel()
+
+
+def _auc(pred, gt, normalize):
+    """scikit-learn's ROC area, the area of its PR curve and its average precision, on the
+    256-level map ``uint8(255·p)`` of pysodmetrics' sweep."""
+    from sklearn.metrics import auc, average_precision_score, precision_recall_curve, roc_auc_score
+
+    pred, gt = _sklearn_inputs(pred, gt, normalize)
     q = (pred * 255).astype(np.uint8)
     out = {}
     with warnings.catch_warnings():
@@ -193,18 +192,44 @@ def _sklearn(pred, gt, normalize):
             precision, recall, _ = precision_recall_curve(gt, q)
             out["auc_pr"] = float(auc(recall, precision))
             out["ap_none"] = float(average_precision_score(gt, q))
+    return out
 
-        def kappa(binary):
-            return float(cohen_kappa_score(gt, binary, labels=[False, True]))
 
-        out["ckappa_adaptive"] = kappa(pred >= get_adaptive_threshold(pred, max_value=1))
-        out["ckappa_binary"] = kappa(pred > 0.5)
+def _kappa(pred, gt, normalize, curve):
+    """scikit-learn's Cohen kappa of FmeasureV2's binarisations: the adaptive
+    ``p >= min(2·mean, 1)``, the binary ``p > 0.5`` and (``curve``) the 256 ``uint8(255·p) >= t``.
+    Each is scored on its four (GT, map) label pairs weighted by their counts — the same
+    labels, weighted, as the whole map (checked on the first) — so that 256 calls stay cheap."""
+    from py_sod_metrics.utils import get_adaptive_threshold
+    from sklearn.metrics import cohen_kappa_score
+
+    pred, gt = _sklearn_inputs(pred, gt, normalize)
+    pairs_gt, pairs_map = np.array([0, 0, 1, 1], bool), np.array([0, 1, 0, 1], bool)
+
+    def kappa(binary, whole=False):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if whole:
+                return float(cohen_kappa_score(gt, binary, labels=[False, True]))
+            counts = [np.sum(~gt & ~binary), np.sum(~gt & binary), np.sum(gt & ~binary)]
+            counts.append(np.sum(gt & binary))
+            weights = np.asarray(counts, dtype=np.float64)
+            return float(
+                cohen_kappa_score(pairs_gt, pairs_map, labels=[False, True], sample_weight=weights)
+            )
+
+    adaptive = pred >= get_adaptive_threshold(pred, max_value=1)
+    out = {"ckappa_adaptive": kappa(adaptive, whole=True), "ckappa_binary": kappa(pred > 0.5)}
+    weighted = kappa(adaptive)
+    assert np.isclose(weighted, out["ckappa_adaptive"], rtol=0, atol=1e-12, equal_nan=True)
+    if curve:
+        q = (pred * 255).astype(np.uint8)
         out["ckappa_curve_ascending"] = [kappa(q >= t) for t in range(256)]
     return out
 
 
 GROUPS = {
-    "sklearn": _sklearn,
+    "auc": _auc,
     "classic": _classic,
     "handlers": _handlers,
     "msiou": _msiou,
@@ -312,8 +337,8 @@ def _dataset(data, specs):
     }
 
 
-def main():
-    cases_path, out_path = sys.argv[1], sys.argv[2]
+def answer(cases_path, out_path):
+    """Compute the cases of ``cases_path`` (npz) into ``out_path`` (JSON)."""
     data = np.load(cases_path)
     meta = json.loads(str(data["meta"]))
     if isinstance(meta, dict) and meta.get("mode") == "dataset":
@@ -329,7 +354,9 @@ def main():
         res = {}
         for group in spec["groups"]:
             try:
-                if group == "context":
+                if group == "kappa":
+                    res.update(_kappa(pred, gt, normalize, spec.get("kappa_curve", True)))
+                elif group == "context":
                     res.update(_context(pred, gt, normalize, img))
                 elif group == "degree":
                     res.update(_degree(gt, img))
@@ -349,5 +376,22 @@ def main():
         )
 
 
+def serve(answer):
+    """``--serve``: answer ``CASES.npz<TAB>OUT.json`` lines from standard input with one line
+    each, ``done`` or ``error …`` (the tests keep one oracle process per test process instead
+    of starting one, ~2 s of imports, for every batch)."""
+    for line in sys.stdin:
+        cases, out = line.rstrip("\n").split("\t")
+        try:
+            answer(cases, out)
+        except Exception as exc:  # said to the test, which fails naming it
+            print(f"error {type(exc).__name__}: {exc}".replace("\n", " "), flush=True)
+        else:
+            print("done", flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--serve"]:
+        serve(answer)
+    else:
+        answer(sys.argv[1], sys.argv[2])
