@@ -850,11 +850,15 @@ class Evaluation:
                 keys = plan.keys_of(m, name)
                 assert keys is not None
                 first[name] = next(iter(keys.values()))
-        by_key = {k: n for n, k in first.items()}
+        # images whose GT and map are the same bytes share a record: each is counted
+        names_of: dict[str, list[str]] = {}
+        for name, key in first.items():
+            names_of.setdefault(key, []).append(name)
         empty = {
-            by_key[key]
-            for key, rec in self.store.get_many(list(by_key), curves=False)
+            name
+            for key, rec in self.store.get_many(list(names_of), curves=False)
             if any(note.kind == "empty-gt" for note in rec.notes)
+            for name in names_of[key]
         }
         return [s.name for s in plan.dataset.samples if s.name in empty]
 

@@ -160,7 +160,8 @@ def _paper_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _terminal_table(out: Path) -> str:
     """The run's values as ``fminspect table OUT --format text`` shows them, as wide as the
-    terminal ("" when there are none)."""
+    terminal ("" when there are none), without the empty GTs' notes (said just before)."""
+    import dataclasses
     import shutil
 
     from fminspect.batch import table_formats, tables
@@ -169,6 +170,7 @@ def _terminal_table(out: Path) -> str:
         table = tables.build(tables.load([out]), tables.TableSpec())
     except tables.TableError:
         return ""
+    table = dataclasses.replace(table, empty_gt={})
     return table_formats.render(table, "text", width=shutil.get_terminal_size((100, 24)).columns)
 
 

@@ -522,3 +522,37 @@ def test_grouped_replicates_of_pooled_keys_weigh_each_groups_own_value() -> None
         curves = [per_group[g].mean_curves()["Fm"] for g in names]
         want_curve = sum(c[j] * curves[j] for j in range(3)) / c.sum()
         assert got["maxFm"][b] == pytest.approx(want_curve.max(), abs=1e-12), b
+
+
+# ---------------------------------------------------------------- counted by image, not bytes
+def test_identical_files_under_other_names_are_counted_once_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four images whose GT is empty and whose maps are the same bytes (one content key):
+    four empty GTs, four left out, n = what is left — never one per content."""
+    root = make_dataset(tmp_path / "DS", n_images=9, methods=("A", "B"))
+    twins = ["img2", "img4", "img5", "img8"]
+    blank = np.zeros((48, 64), np.uint8)
+    for name in twins:
+        write_png(root / "GT" / f"{name}.png", blank)
+        for method in ("A", "B"):
+            write_png(root / "Pred" / method / f"{name}.png", blank + 7)
+    assert len({(root / "GT" / f"{n}.png").read_bytes() for n in twins}) == 1
+    common = ["eval", str(root), "--measures", "MAE", "Sm", "--ci", "--resamples", "200"]
+    assert main([*common, "--out", str(tmp_path / "kept")]) in (0, 1)
+    assert main([*common, "--out", str(tmp_path / "left"), "--exclude-empty-gt"]) in (0, 1)
+    err = capsys.readouterr().err
+    assert "DS: 4 images with an empty GT, kept in the values" in err
+    assert "DS: 4 images with an empty GT left out." in err
+    kept = json.loads((tmp_path / "kept" / "results.json").read_text())
+    left = json.loads((tmp_path / "left" / "results.json").read_text())
+    assert kept["empty_gt"]["DS"] == {"images": 4, "names": twins}
+    assert left["empty_gt"]["DS"]["images"] == 4
+    for method in ("A", "B"):
+        assert kept["datasets"]["DS"][method]["images"] == 9
+        assert left["datasets"]["DS"][method]["images"] == 5
+    stats = json.loads((tmp_path / "left" / "statistics.json").read_text())["datasets"]["DS"]
+    assert stats["setup"]["images"] == 5
+    rows = (tmp_path / "kept" / "per_image.csv").read_text().splitlines()[1:]
+    assert len(rows) == 2 * 9 and sum(f",{n}," in r for r in rows for n in twins) == 2 * 4
+    assert "4 images with an empty GT" in (tmp_path / "kept" / "summary.md").read_text()
