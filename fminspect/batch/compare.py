@@ -344,16 +344,18 @@ _KNOB_CHOICES: dict[str, tuple[Any, ...]] = {
     "s_denominator": ("n-1",),
     "wfm_empty": ("nan",),
     "em_compare": (">",),
+    "thresholds": ("matlab",),
     "gt_inclusive": (True,),
     "stretch": (False,),
 }
 _KNOB_WORDS = {
     "s_centroid": "the S-measure centroid rounded as {v} rounds it",
     "s_denominator": "S-measure variances divided by N − 1 without eps (pysodmetrics ≤ 1.6.0)",
-    "wfm_empty": "an empty GT's weighted F is NaN as the authors' WFb.m gives it (here left "
-    "out of the mean)",
+    "wfm_empty": "an empty GT's weighted F left undefined (NaN) and out of the mean, as no "
+    "value of the authors' MATLAB holds it (its original_WFb.m stops there)",
     "gt_inclusive": "the GT binarised with ≥ 128 instead of > 128",
     "em_compare": "the E-measure binarised with '>' as the authors' MATLAB toolbox does",
+    "thresholds": "the curves' thresholds MATLAB's 1:-1/255:0, as its colon operator makes them",
     "stretch": "predictions not min–max stretched",
 }
 

@@ -255,6 +255,13 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
     if isinstance(found, int):
         return found
     datasets = found
+    if args.convention == "matlab" and not args.exclude_empty_gt:
+        args.exclude_empty_gt = True  # what the toolbox's numbers are made of
+        print(
+            "fminspect eval: --convention matlab leaves out the images whose GT is empty: the "
+            "MATLAB toolbox's main.m cannot score them (original_WFb.m stops at Et(0))",
+            file=sys.stderr,
+        )
     try:
         datasets, selection = _selection(args, datasets)
         args.paper_options = _paper_options(args) if args.paper else {}

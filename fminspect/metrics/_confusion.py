@@ -149,15 +149,11 @@ def confusion_sweep(pair: Pair) -> ConfusionSweep:
     return pair.memo("confusion_sweep", lambda: _sweep(pair))
 
 
-#: The thresholds t/255 of the curve, as the strict rule compares the map with them.
-CURVE_THRESHOLDS = np.arange(N_THRESHOLDS) / 255
-
-
 def _strict_sweep(pair: Pair) -> ConfusionSweep:
     gt = pair.gt
-    # the largest t with t/255 < p (−1 when p = 0: never foreground), so that element t
-    # counts the pixels with p > t/255 — compared on the continuous map, as MATLAB does
-    q = np.searchsorted(CURVE_THRESHOLDS, pair.pred, side="left") - 1
+    # the largest t with T_t < p (−1 when p = 0: never foreground), so that element t
+    # counts the pixels with p > T_t — compared on the continuous map, as MATLAB does
+    q = np.searchsorted(pair.norm.curve_thresholds, pair.pred, side="left") - 1
     hist = np.bincount(q.ravel() + 1, minlength=N_THRESHOLDS + 1)[1:]
     fg_hist = (
         np.bincount(q[gt.mask] + 1, minlength=N_THRESHOLDS + 1)[1:]

@@ -27,10 +27,18 @@ from typing import Any, TypeVar, cast
 import cv2
 import numpy as np
 
-from fminspect.metrics._numerics import readonly
+from fminspect.metrics._numerics import matlab_colon, readonly
 
 T = TypeVar("T")
 _LOCKS_GUARD = threading.Lock()
+
+
+#: How the 256 curve thresholds are made (:attr:`Normalization.thresholds`).
+THRESHOLD_RULES = ("t/255", "matlab")
+#: t/255, t = 0..255.
+CURVE_THRESHOLDS = readonly(np.arange(256) / 255)
+#: MATLAB's ``1:-1/255:0``, ascending.
+MATLAB_THRESHOLDS = readonly(matlab_colon(1.0, -1 / 255, 0.0)[::-1].copy())
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,15 +55,30 @@ class Normalization:
     stretch : bool
         Min–max stretch integer predictions to [0, 1] unless constant (default ``True``, as
         pysodmetrics and MATLAB ``mapminmax``).
+    thresholds : str
+        The 256 thresholds of the curves. ``"t/255"`` (default, pysodmetrics): curve point t
+        is ``floor(255·pred) >= t``. ``"matlab"``: the MATLAB toolboxes' ``1:-1/255:0`` as
+        MATLAB's colon builds them (:func:`~fminspect.metrics._numerics.matlab_colon`),
+        compared with the continuous map — point t is ``pred >= T_t``, T ascending.
     """
 
     gt_threshold: float = 128.0
     gt_inclusive: bool = False
     stretch: bool = True
+    thresholds: str = "t/255"
 
     def __post_init__(self) -> None:
         if not 0 <= self.gt_threshold <= 255:
             raise ValueError(f"gt_threshold must lie in [0, 255], got {self.gt_threshold!r}")
+        if self.thresholds not in THRESHOLD_RULES:
+            raise ValueError(
+                f"thresholds must be one of {', '.join(THRESHOLD_RULES)}, got {self.thresholds!r}"
+            )
+
+    @property
+    def curve_thresholds(self) -> np.ndarray:
+        """The 256 thresholds of the curves, ascending."""
+        return MATLAB_THRESHOLDS if self.thresholds == "matlab" else CURVE_THRESHOLDS
 
     @property
     def gt_rule(self) -> str:
@@ -66,7 +89,8 @@ class Normalization:
     @property
     def label(self) -> str:
         """Short, exact description used next to every number, e.g. ``'GT>128, stretch'``."""
-        return f"{self.gt_rule}, {'stretch' if self.stretch else 'no stretch'}"
+        label = f"{self.gt_rule}, {'stretch' if self.stretch else 'no stretch'}"
+        return label + (", MATLAB thresholds" if self.thresholds == "matlab" else "")
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-JSON form (recorded in every output file)."""
@@ -75,6 +99,7 @@ class Normalization:
             "gt_inclusive": self.gt_inclusive,
             "gt_rule": self.gt_rule,
             "stretch": self.stretch,
+            "thresholds": self.thresholds,
         }
 
 
@@ -298,8 +323,16 @@ class Pair:
 
     @property
     def quantized(self) -> np.ndarray:
-        """``floor(255 * pred)`` as uint8: the grid of the 256-threshold curves."""
-        return self.memo("quantized", lambda: readonly((self.pred * 255).astype(np.uint8)))
+        """The grid of the 256-threshold curves as uint8, so that curve point t is
+        ``quantized >= t``: ``floor(255 * pred)``, or with MATLAB's thresholds T the number
+        of T_t ≤ pred, less one."""
+        return self.memo("quantized", self._quantize)
+
+    def _quantize(self) -> np.ndarray:
+        if self.norm.thresholds == "matlab":
+            grid = np.searchsorted(MATLAB_THRESHOLDS, self.pred, side="right") - 1
+            return readonly(grid.astype(np.uint8))
+        return readonly((self.pred * 255).astype(np.uint8))
 
     @property
     def adaptive_threshold(self) -> float:
@@ -307,7 +340,7 @@ class Pair:
         return self.memo("adaptive_threshold", lambda: float(min(2 * self.pred.mean(), 1)))
 
     def binary_at(self, index: int) -> np.ndarray:
-        """The binarisation behind curve point ``index``: ``floor(255·pred) >= index``."""
+        """The binarisation behind curve point ``index``: ``quantized >= index``."""
         return self.quantized >= index
 
     def confusion_codes(

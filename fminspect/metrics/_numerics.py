@@ -59,6 +59,26 @@ def matlab_gauss2d(size: int, sigma: float) -> npt.NDArray[np.float64]:
     return kernel
 
 
+def matlab_colon(a: float, d: float, b: float) -> npt.NDArray[np.float64]:
+    """MATLAB's range ``a:d:b``, element by element as MATLAB builds it (not ``a + k·d``).
+
+    MATLAB computes n = the number of steps, then the first half of the elements as
+    ``a + k·d``, the second half from the end as ``b − (n − k)·d`` and, for an even n, the
+    middle one as ``(a + b)/2`` (MathWorks' description of its colon operator, quoted in the
+    MATLAB Answers thread "Floating point accuracy and COLON", 2012). Its documented example
+    holds: ``x = 0:0.1:0.3; y = 0:0.1:0.4; x - y(1:end-1)`` is ``[0 0 -0.2776 -0.5551]·1e-16``.
+    The MATLAB toolboxes' thresholds ``1:-1/255:0`` differ from ``t/255`` in the last bit at
+    36 of their 256 values — where a stretched 8-bit map, lying exactly on k/255, moves a
+    whole grey level across the threshold.
+    """
+    n = int(np.floor((b - a) / d + 1e-10))
+    k = np.arange(n + 1, dtype=np.float64)
+    out = np.where(2 * k < n, a + k * d, b - (n - k) * d)
+    if n % 2 == 0:
+        out[n // 2] = (a + b) / 2
+    return out
+
+
 def readonly(array: np.ndarray) -> np.ndarray:
     """Return ``array`` marked read-only (the results are frozen; so are their arrays)."""
     array.setflags(write=False)

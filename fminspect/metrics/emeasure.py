@@ -44,7 +44,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from fminspect.metrics._confusion import (
-    CURVE_THRESHOLDS,
     N_THRESHOLDS,
     Counts,
     SweepRows,
@@ -291,8 +290,8 @@ def emeasure_at(
         if not 0 <= index < N_THRESHOLDS:
             raise ValueError(f"index must be in 0..255, got {index}")
         if strict:
-            t = float(CURVE_THRESHOLDS[index])
-            return _emeasure_binary(pair.pred > t, pair.gt, t, f"pred>{index}/255")
+            t = float(pair.norm.curve_thresholds[index])
+            return _emeasure_binary(pair.pred > t, pair.gt, t, f"pred>T{index}")
         return _emeasure_binary(pair.quantized >= index, pair.gt, index / 255, f"q≥{index}")
     sign = ">" if strict else "≥"
     if threshold is None:

@@ -128,14 +128,15 @@ def load_plugins() -> None:
 class Params:
     """Every parameter of every measure, with the defaults their modules declare.
 
-    The normalisation fields (``gt_threshold``, ``gt_inclusive``, ``stretch``) are those of
-    :class:`~fminspect.metrics.Normalization`; the others are checked against their
-    :class:`~fminspect.metrics.registry.Parameter`'s range.
+    The normalisation fields (``gt_threshold``, ``gt_inclusive``, ``stretch``, ``thresholds``)
+    are those of :class:`~fminspect.metrics.Normalization`; the others are checked against
+    their :class:`~fminspect.metrics.registry.Parameter`'s range.
     """
 
     gt_threshold: float = 128.0
     gt_inclusive: bool = False
     stretch: bool = True
+    thresholds: str = "t/255"
     beta2: float = _FM_BETA2.default
     wfm_beta2: float = _WFM_BETA2.default
     wfm_kernel: str = _WFM_KERNEL.default
@@ -164,11 +165,12 @@ class Params:
     def __post_init__(self) -> None:
         for p in parameters().values():
             p.check(getattr(self, p.name))
+        self.norm  # noqa: B018  (the normalisation's fields checked by Normalization)
 
     @property
     def norm(self) -> Normalization:
         """The normalisation part."""
-        return Normalization(self.gt_threshold, self.gt_inclusive, self.stretch)
+        return Normalization(self.gt_threshold, self.gt_inclusive, self.stretch, self.thresholds)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-JSON form."""

@@ -16,9 +16,9 @@ P^w = TP^w / (TP^w + FP^w + eps) (Eq. 13) and F^w = (1 + β²)·R^w·P^w / (R^w 
 β² = 1 (Eq. 14).
 
 Parity: pysodmetrics 1.6.2 ``WeightedFmeasure`` (its ``beta`` is β²) and the authors'
-``WFb.m``. Empty GT → 0 (pysodmetrics; MATLAB returns NaN). Zero padding makes a wrong map
-score > 0 on an all-foreground GT (0.0967 on 64×64, all-zero prediction) — a documented
-quirk of the reference, reproduced.
+``WFb.m``. Empty GT → 0 (pysodmetrics; the authors' MATLAB stops with an error). Zero
+padding makes a wrong map score > 0 on an all-foreground GT (0.0967 on 64×64, all-zero
+prediction) — a documented quirk of the reference, reproduced.
 
 Speed. Only what the score needs is computed per prediction: the exact Euclidean distance
 map Δ and the weights B depend on the GT alone and are memoised on the
@@ -105,9 +105,9 @@ EMPTY = Parameter(
     "wfm_empty",
     "zero",
     "∅",
-    "weighted F of an image whose GT is empty: zero (pysodmetrics; default) or nan (the "
-    "authors' WFb.m gives NaN, and their main.m's mean2 then makes the dataset value NaN; "
-    "fminspect leaves the image out of the mean instead and counts it)",
+    "weighted F of an image whose GT is empty: zero (pysodmetrics; default) or nan (not "
+    "defined: left out of the dataset mean, and counted; the authors' MATLAB original_WFb.m "
+    "stops with an index error there, so their toolbox's tables never hold such an image)",
     choices=("zero", "nan"),
 )
 _RADIUS = KERNEL_SIZE // 2
@@ -452,7 +452,10 @@ def weighted_fmeasure_from_pair(
             fp=nan,
             beta2=beta2,
             kernel=kernel,
-            warnings=("empty GT: F^w is NaN (wfm_empty=nan, as the authors' WFb.m)",),
+            warnings=(
+                "empty GT: F^w is NaN (wfm_empty=nan: not defined; the authors' original_WFb.m "
+                "stops with an error here)",
+            ),
             _pair=pair,
         )
     if gt.is_empty:
@@ -464,7 +467,10 @@ def weighted_fmeasure_from_pair(
             fp=0.0,
             beta2=beta2,
             kernel=kernel,
-            warnings=("empty GT: F^w is defined as 0 (pysodmetrics; MATLAB gives NaN)",),
+            warnings=(
+                "empty GT: F^w is defined as 0 (pysodmetrics; the authors' MATLAB stops with "
+                "an error)",
+            ),
             _pair=pair,
         )
     part = gt.memo("weighted_fmeasure", lambda: _gt_part(gt))

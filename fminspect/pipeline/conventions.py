@@ -12,8 +12,8 @@ records every knob and the name of the convention they make (:func:`convention_o
 What an implementation does that fminspect does not reproduce is listed in its
 :attr:`Convention.unreproduced`, so that nobody reads a preset as more than it is. Sources:
 METRICS §0.1, §4, §5, §9, §10.7 and §11 (the reference notes on pysodmetrics 1.6.2, the
-authors' MATLAB and the original Context-measure code); the MATLAB behaviours were read
-from the ``.m`` files named there, not run.
+authors' MATLAB and the original Context-measure code). The ``matlab`` preset is checked
+against the toolbox's own MATLAB output (``tests/metrics/test_matlab_toolbox.py``).
 """
 
 from __future__ import annotations
@@ -66,16 +66,15 @@ CONVENTIONS: dict[str, Convention] = {
         Convention(
             "matlab",
             "the authors' MATLAB one-key toolbox (DengPingFan/CODToolbox main.m @ d3a5cec)",
-            {"s_centroid": "matlab", "wfm_empty": "nan", "em_compare": ">"},
+            {"s_centroid": "matlab", "wfm_empty": "nan", "em_compare": ">", "thresholds": "matlab"},
             "bicubic",
             (
-                "its E-measure thresholds are MATLAB's 1:-1/255:0, which may differ from t/255 "
-                "in the last bit: a pixel exactly on a threshold may fall on the other side",
                 "MATLAB's imresize (cubic kernel a = -0.5, antialiased when shrinking) is "
                 "approximated by OpenCV's bicubic (a = -0.75, no antialiasing)",
                 "it reads channel 1 of a colour prediction; fminspect converts to grey",
-                "an empty GT's NaN weighted F makes its dataset value NaN (main.m's mean2); "
-                "fminspect leaves that image out of the mean",
+                "main.m stops at an image whose GT is empty (original_WFb.m indexes Et(0)): it "
+                "gives no number at all; fminspect eval leaves such images out under this "
+                "convention and says so (one image scored alone: its weighted F is NaN)",
             ),
         ),
         Convention(

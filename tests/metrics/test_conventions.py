@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from fminspect.metrics import Params, compute_suite, prepare
+from fminspect.metrics._inputs import CURVE_THRESHOLDS, MATLAB_THRESHOLDS
 from fminspect.metrics.smeasure import smeasure
 from fminspect.metrics.weighted_fmeasure import weighted_fmeasure
 from fminspect.pipeline.config import EvalConfig
@@ -247,9 +248,16 @@ def test_the_documented_consequences_of_matlabs_strict_e_measure() -> None:
     pred = rng.integers(0, 256, (48, 64)).astype(np.uint8)
     pred[0, 0], pred[0, 1] = 0, 255
     a = compute_suite(pred, gt, keys=("meanEm", "maxEm")).emeasure
-    b = compute_suite(pred, gt, params=params, keys=("meanEm", "maxEm")).emeasure
+    strict = replace(params, thresholds="t/255")  # the '>' alone, on t/255
+    b = compute_suite(pred, gt, params=strict, keys=("meanEm", "maxEm")).emeasure
     np.testing.assert_allclose(b.curve[:-1], a.curve[1:], rtol=0, atol=1e-12)
     assert b.mean == pytest.approx(a.mean, abs=1e-12) and b.max == pytest.approx(a.max, abs=1e-12)
+    # MATLAB's own thresholds move a grey level k/255 across T_k where T_k < k/255 in the
+    # last bit: the curve differs there, and only there
+    m = compute_suite(pred, gt, params=params, keys=("meanEm", "maxEm")).emeasure
+    moved = np.flatnonzero(np.abs(m.curve - b.curve) > 1e-12)
+    below = np.flatnonzero(MATLAB_THRESHOLDS < CURVE_THRESHOLDS)
+    assert len(moved) and set(moved) <= set(below)
 
 
 def test_a_strict_e_measure_dataset_curve_is_the_mean_of_its_images_curves() -> None:

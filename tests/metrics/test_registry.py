@@ -71,7 +71,7 @@ def test_keys_are_unique_and_each_names_its_family() -> None:
 def test_parameter_defaults_exist_once_and_ranges_are_checked() -> None:
     params = parameters()
     fields = {f.name: f for f in dataclasses.fields(Params)}
-    normalization = {"gt_threshold", "gt_inclusive", "stretch"}
+    normalization = {"gt_threshold", "gt_inclusive", "stretch", "thresholds"}
     assert set(fields) - normalization == set(params)  # every parameter is a family's
     for name, p in params.items():
         assert getattr(DEFAULT_PARAMS, name) == p.default, name
@@ -81,6 +81,8 @@ def test_parameter_defaults_exist_once_and_ranges_are_checked() -> None:
         Params(relax_rho=2.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="alpha"):
         Params(alpha=1.5)
+    with pytest.raises(ValueError, match="thresholds must be one of t/255, matlab"):
+        Params(thresholds="255")
 
 
 def test_measure_keys_take_keys_families_default_and_all() -> None:
