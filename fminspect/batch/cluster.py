@@ -191,14 +191,37 @@ def _first_paths(units: Sequence[Any]) -> list[str]:
     return out
 
 
+def _dask_loggers() -> list[Any]:
+    """Dask's, tornado's and asyncio's loggers, their children included (Dask gives some of
+    them levels of their own, e.g. ``tornado.application``: error)."""
+    import logging
+
+    roots = ("distributed", "tornado", "asyncio")
+    names = [
+        n for n in logging.root.manager.loggerDict if n.startswith(tuple(f"{r}." for r in roots))
+    ]
+    return [logging.getLogger(n) for n in (*roots, *names)]
+
+
+def silence_dask_logs() -> None:
+    """Dask's own log lines off for the rest of the process: the command line says what
+    happened itself, in one line (a Ctrl-C at the wrong moment made tornado log a Dask
+    callback's traceback after the run had stopped)."""
+    import logging
+
+    with contextlib.suppress(ImportError):
+        import distributed  # noqa: F401  (its logging set-up, which sets levels, first)
+    for lg in _dask_loggers():
+        lg.setLevel(logging.CRITICAL + 1)
+
+
 @contextlib.contextmanager
 def _quiet_dask() -> Iterator[None]:
     """Dask's own log lines (reconnect attempts, lost-connection warnings) off while we say
     what happened ourselves."""
     import logging
 
-    names = [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
-    loggers = [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio", *names)]
+    loggers = _dask_loggers()
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.setLevel(logging.CRITICAL + 1)

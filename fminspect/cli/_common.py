@@ -189,8 +189,9 @@ def connect_cluster(args: argparse.Namespace, command: str) -> Cluster:
     """The cluster at ``args.scheduler``, reached and checked (raises
     :class:`~fminspect.batch.cluster.ClusterError`, which :func:`fminspect.cli.main`
     prints as one line)."""
-    from fminspect.batch.cluster import connect
+    from fminspect.batch.cluster import connect, silence_dask_logs
 
+    silence_dask_logs()
     return connect(
         args.scheduler,
         connect_timeout=args.connect_timeout,

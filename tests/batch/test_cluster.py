@@ -236,14 +236,20 @@ def test_scheduler_killed_mid_run_keeps_the_results_and_a_rerun_resumes(
     lab: Lab, data: Path
 ) -> None:
     address = lab.start_scheduler()
-    lab.start_worker()
+    worker = lab.start_worker()
     lab.wait_workers(1)
     run = _eval(data, "lost", "--scheduler", address, "--connect-timeout", "2", wait=False)
     _wait("some results", lambda: _records(data / "lost" / "cache.sqlite") >= 30)
-    assert run.poll() is None, "the run ended before the scheduler could be killed"
     assert lab.scheduler is not None
     start = start_seconds("fminspect.cli, distributed")  # how loaded the machine is now
-    lab.scheduler.kill()
+    # the worker paused while the scheduler is killed: on a busy machine this process may
+    # not run for seconds, in which the rest of the images would be done (once under load)
+    os.killpg(worker.p.pid, signal.SIGSTOP)
+    try:
+        assert run.poll() is None, "the run ended before the scheduler could be killed"
+        lab.scheduler.kill()
+    finally:
+        os.killpg(worker.p.pid, signal.SIGCONT)
     started = time.monotonic()
     _, stderr = run.communicate(timeout=PATIENCE_S)
     # it stops within its own time-outs (2 s to connect), not Dask's default minutes
