@@ -138,7 +138,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A working folder holding ``data/`` (140 images × 3 methods) and the ``--jobs 1``
     outputs in ``serial/``."""
     work = tmp_path_factory.mktemp("work")
-    make_dataset(work / "data", n_images=140, size=(120, 160), methods=("A", "B", "C"))
+    make_dataset(work / "data", n_images=140, size=(240, 320), methods=("A", "B", "C"))
     done = _eval(work, "serial")
     assert done.returncode == 0, done.stderr
     return work
@@ -243,15 +243,20 @@ def test_scheduler_killed_mid_run_keeps_the_results_and_a_rerun_resumes(
     assert lab.scheduler is not None
     start = start_seconds("fminspect.cli, distributed")  # how loaded the machine is now
     # the worker paused while the scheduler is killed: on a busy machine this process may
-    # not run for seconds, in which the rest of the images would be done (once under load)
+    # not run for seconds, in which the rest of the images would be done
     os.killpg(worker.p.pid, signal.SIGSTOP)
     try:
-        assert run.poll() is None, "the run ended before the scheduler could be killed"
+        if run.poll() is not None:
+            pytest.skip("the run ended before the scheduler could be killed")
         lab.scheduler.kill()
     finally:
         os.killpg(worker.p.pid, signal.SIGCONT)
     started = time.monotonic()
     _, stderr = run.communicate(timeout=PATIENCE_S)
+    if run.returncode == 0 and "420 (image, method) pairs evaluated" in stderr:
+        # every result had reached this run before the kill (seen twice with the machine
+        # kept busy: records reach the cache well after the worker has sent them)
+        pytest.skip("the run had every result before the scheduler could be killed")
     # it stops within its own time-outs (2 s to connect), not Dask's default minutes
     assert time.monotonic() - started < 20 + 4 * start
     assert run.returncode == 130, stderr
