@@ -42,7 +42,13 @@ if TYPE_CHECKING:
 
 #: The conventions of :mod:`fminspect.pipeline.conventions` (their names, written out so
 #: that building the parser imports nothing heavy; a test checks they are the same).
-CONVENTION_NAMES = ("pysodmetrics", "matlab", "pysodevaltoolkit", "context-original")
+CONVENTION_NAMES = (
+    "pysodmetrics",
+    "matlab",
+    "classic-benchmark",
+    "pysodevaltoolkit",
+    "context-original",
+)
 
 
 def add_significance_options(parser: argparse.ArgumentParser, title: str, what: str) -> None:
@@ -265,6 +271,21 @@ def params(args: argparse.Namespace) -> Params:
 
         base = convention(args.convention).apply()
     return replace(base, **given)
+
+
+def measure_words(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """The measures asked for (``--measures``); without them, under a convention that
+    reports values of its own (``classic-benchmark``'s max F of the mean P and R), the
+    default measures and those; else None (the defaults)."""
+    if args.measures:
+        return tuple(args.measures)
+    if getattr(args, "convention", None):
+        from fminspect.pipeline.conventions import convention
+
+        keys = convention(args.convention).keys
+        if keys:
+            return ("default", *keys)
+    return None
 
 
 def interpolation(args: argparse.Namespace) -> str:

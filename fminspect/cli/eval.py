@@ -18,6 +18,7 @@ from fminspect.cli._common import (
     fail,
     find_datasets_or_fail,
     interpolation,
+    measure_words,
     params,
     print_all,
     print_coverage,
@@ -237,7 +238,7 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
     try:  # a wrong measure or parameter is reported before the folders are read
         config = EvalConfig(
             params(args),
-            tuple(args.measures) if args.measures else None,
+            measure_words(args),
             interpolation(args),
             args.max_pixels,
         )

@@ -8,8 +8,10 @@ Conventions (pysodmetrics 1.6.2 ``utils.prepare_data``, itself MATLAB's
   (value / 257), float GTs in [0, 1] as value × 255, bool GTs are used as they are.
 * **Prediction**: uint8 is divided by 255 (uint16 by 65535), then min–max stretched to [0, 1]
   unless it is constant (a constant map keeps its value / 255). The stretch can be switched
-  off. float predictions in [0, 1] and bool predictions are used as they are (no division, no
-  stretch), like pysodmetrics' ``normalize=False``.
+  off, or made a division by the maximum (the classic saliency benchmark's
+  ``readSaliencyMap``: an all-zero map stays zero). float predictions in [0, 1] and bool
+  predictions are used as they are (no division, no stretch), like pysodmetrics'
+  ``normalize=False``.
 
 GT-only quantities (distance transforms, centroids, kernels, the camouflage degree) are
 memoised on :class:`GroundTruth`, and prediction-level shared quantities (the quantised map,
@@ -35,6 +37,8 @@ _LOCKS_GUARD = threading.Lock()
 
 #: How the 256 curve thresholds are made (:attr:`Normalization.thresholds`).
 THRESHOLD_RULES = ("t/255", "matlab")
+#: How integer predictions are stretched to [0, 1] (:attr:`Normalization.stretch_rule`).
+STRETCH_RULES = ("min-max", "max")
 #: t/255, t = 0..255.
 CURVE_THRESHOLDS = readonly(np.arange(256) / 255)
 #: MATLAB's ``1:-1/255:0``, ascending.
@@ -53,19 +57,27 @@ class Normalization:
         ``False`` (default): foreground is ``gt > gt_threshold`` (pysodmetrics, MATLAB
         toolboxes). ``True``: ``gt >= gt_threshold`` (original Context-measure code).
     stretch : bool
-        Min–max stretch integer predictions to [0, 1] unless constant (default ``True``, as
-        pysodmetrics and MATLAB ``mapminmax``).
+        Stretch integer predictions to [0, 1] (default ``True``, as pysodmetrics and MATLAB
+        ``mapminmax``).
     thresholds : str
         The 256 thresholds of the curves. ``"t/255"`` (default, pysodmetrics): curve point t
         is ``floor(255·pred) >= t``. ``"matlab"``: the MATLAB toolboxes' ``1:-1/255:0`` as
         MATLAB's colon builds them (:func:`~fminspect.metrics._numerics.matlab_colon`),
-        compared with the continuous map — point t is ``pred >= T_t``, T ascending.
+        compared with the continuous map — point t is ``pred >= T_t``, T ascending. (The
+        classic saliency benchmark's ``pred >= [255:-1:0]/255`` is ``"t/255"`` exactly: for
+        every double, ``fl(255·p) >= t`` iff ``p >= fl(t/255)``, as rounding is monotonic
+        and both sides of each ``fl(t/255)`` fall where they should — tested.)
+    stretch_rule : str
+        How ``stretch`` stretches: ``"min-max"`` (default; ``(p − min)/(max − min)``, a
+        constant map kept as it is) or ``"max"`` (``p / max``, an all-zero map kept zero: the
+        classic saliency benchmark's ``readSaliencyMap``).
     """
 
     gt_threshold: float = 128.0
     gt_inclusive: bool = False
     stretch: bool = True
     thresholds: str = "t/255"
+    stretch_rule: str = "min-max"
 
     def __post_init__(self) -> None:
         if not 0 <= self.gt_threshold <= 255:
@@ -74,11 +86,22 @@ class Normalization:
             raise ValueError(
                 f"thresholds must be one of {', '.join(THRESHOLD_RULES)}, got {self.thresholds!r}"
             )
+        if self.stretch_rule not in STRETCH_RULES:
+            raise ValueError(
+                f"stretch_rule must be one of {', '.join(STRETCH_RULES)}, got {self.stretch_rule!r}"
+            )
 
     @property
     def curve_thresholds(self) -> np.ndarray:
         """The 256 thresholds of the curves, ascending."""
         return MATLAB_THRESHOLDS if self.thresholds == "matlab" else CURVE_THRESHOLDS
+
+    @property
+    def stretch_label(self) -> str:
+        """``'stretch'``, ``'stretch /max'`` or ``'no stretch'``."""
+        if not self.stretch:
+            return "no stretch"
+        return "stretch /max" if self.stretch_rule == "max" else "stretch"
 
     @property
     def gt_rule(self) -> str:
@@ -89,7 +112,7 @@ class Normalization:
     @property
     def label(self) -> str:
         """Short, exact description used next to every number, e.g. ``'GT>128, stretch'``."""
-        label = f"{self.gt_rule}, {'stretch' if self.stretch else 'no stretch'}"
+        label = f"{self.gt_rule}, {self.stretch_label}"
         return label + (", MATLAB thresholds" if self.thresholds == "matlab" else "")
 
     def as_dict(self) -> dict[str, Any]:
@@ -100,6 +123,7 @@ class Normalization:
             "gt_rule": self.gt_rule,
             "stretch": self.stretch,
             "thresholds": self.thresholds,
+            "stretch_rule": self.stretch_rule,
         }
 
 
@@ -181,11 +205,15 @@ def normalize_pred(
     if not np.issubdtype(pred.dtype, np.integer):
         raise TypeError(f"prediction must be bool, integer or float, got dtype {pred.dtype}")
     if pred.dtype == np.uint8:
-        return _normalize_uint8(pred, norm.stretch)
+        return _normalize_uint8(pred, norm)
     scale = _integer_scale("prediction", pred)
     # MATLAB im2double: pred / 255 (the exact operation order matters for bit parity)
     out = pred / scale
-    if norm.stretch:
+    if norm.stretch and norm.stretch_rule == "max":
+        hi = out.max()
+        if hi > 0:  # sMap./maxnum; an all-zero map stays zero
+            out /= hi
+    elif norm.stretch:
         lo, hi = out.min(), out.max()
         if hi != lo:
             # MATLAB mapminmax(pred, 0, 1): (pred - lo) / (hi - lo), in place
@@ -196,19 +224,22 @@ def normalize_pred(
     return np.ascontiguousarray(out, dtype=np.float64), tuple(notes)
 
 
-def _normalize_uint8(pred: np.ndarray, stretch: bool) -> tuple[np.ndarray, tuple[str, ...]]:
+def _normalize_uint8(pred: np.ndarray, norm: Normalization) -> tuple[np.ndarray, tuple[str, ...]]:
     """:func:`normalize_pred` of a uint8 map through a 256-entry table.
 
     Each table entry goes through the same float64 operations as the array form
-    (v / 255, then − lo and / (hi − lo)), so the result is bit-identical; the lookup
-    (OpenCV's LUT) is ~3× faster than dividing every pixel.
+    (v / 255, then − lo and / (hi − lo), or / max), so the result is bit-identical; the
+    lookup (OpenCV's LUT) is ~3× faster than dividing every pixel.
     """
     table = np.arange(256) / 255.0
     notes: tuple[str, ...] = ()
-    if stretch:
+    if norm.stretch:
         lo_v, hi_v, _, _ = cv2.minMaxLoc(pred)
         lo, hi = lo_v / 255.0, hi_v / 255.0  # = min and max of pred / 255
-        if hi != lo:
+        if norm.stretch_rule == "max":
+            if hi > 0:
+                table /= hi
+        elif hi != lo:
             table -= lo
             table /= hi - lo
         else:
@@ -329,7 +360,7 @@ class Pair:
         return self.memo("quantized", self._quantize)
 
     def _quantize(self) -> np.ndarray:
-        if self.norm.thresholds == "matlab":
+        if self.norm.thresholds == "matlab":  # compared with the continuous map
             grid = np.searchsorted(MATLAB_THRESHOLDS, self.pred, side="right") - 1
             return readonly(grid.astype(np.uint8))
         return readonly((self.pred * 255).astype(np.uint8))

@@ -125,6 +125,13 @@ class DatasetAccumulator:
             curve.flags.writeable = False  # shared by every caller until the next image
         return out
 
+    def _empty_gt(self) -> np.ndarray:
+        """Which images' GT is empty (bool per image; all False without sweep counts)."""
+        swept = self._sweep()
+        if swept is None:
+            return np.zeros(len(self.names), dtype=bool)
+        return np.asarray(swept[0].n_fg).ravel() == 0
+
     def pooled(self) -> Pooled | None:
         """The binary (pred > 0.5) counts summed over the images (None without sweeps)."""
         swept = self._sweep()
@@ -182,6 +189,8 @@ class DatasetAccumulator:
                 if missing:
                     raise ValueError(f"{k} needs the curves {missing}, which were not recorded")
                 out[k] = info.dataset.reduce(curves, params)
+                if info.dataset.empty_gt_nan and self._empty_gt().any():
+                    out[k] = float("nan")
             elif info.dataset.kind == "sums":
                 # arrays a family sums over the images itself (e.g. curves over targets)
                 name = info.dataset.curves[0]
@@ -256,6 +265,8 @@ class DatasetAccumulator:
                 out[k] = np.array(
                     [reduce({c: m[b] for c, m in curves.items()}, params) for b in range(len(w))]
                 )
+                if info.dataset.empty_gt_nan:
+                    out[k][(w[:, self._empty_gt()] > 0).any(axis=1)] = np.nan
             elif kind == "sums":
                 summed = w @ np.stack(self.curve_rows[info.dataset.curves[0]])
                 out[k] = np.array([reduce(row, params) for row in summed])

@@ -13,6 +13,15 @@ argument ``beta`` but it is β²). Variants per image:
   and **max** (maxFm) of that curve;
 * **binary**: ``pred > 0.5`` (pysodmetrics' ``with_binary``).
 
+Over a dataset ``maxFm`` is the max of the image-averaged F curve (pysodmetrics, the MATLAB
+one-key toolbox). The classic saliency benchmark (Borji et al. 2015's code, and
+sal_eval_toolbox's ``performCalcu.m`` derived from it) averages precision and recall over the
+images first and takes F of the averages at each threshold: ``maxFm_meanPR`` is the max of
+that curve, ``IoU_maxFm_meanPR`` the image-averaged IoU at its threshold (the highest such
+threshold on a tie, as MATLAB's ``max`` over thresholds from 1 down picks). Per image both
+are the image's own values; over a dataset with an empty GT they are NaN, as there (its
+recall 0/0).
+
 Reference: pysodmetrics 1.6.2 ``Fmeasure`` / ``FmeasureV2`` + ``FmeasureHandler``; the two
 agree and so does this module to 1e-10 (tests/metrics/test_parity_classic.py). Zero
 denominators give 0 (nothing predicted → P = 0; empty GT → R = 0 and every F = 0).
@@ -51,7 +60,8 @@ from fminspect.metrics._inputs import (
 )
 from fminspect.metrics._numerics import safe_divide
 from fminspect.metrics.equations import cite
-from fminspect.metrics.registry import CurveInfo, Family, Parameter
+from fminspect.metrics.overlap import iou_formula
+from fminspect.metrics.registry import CurveInfo, DatasetValue, Family, MeasureInfo, Parameter
 
 #: β² of the F-measure (0.3: Achanta et al. 2009, the SOD convention; pysodmetrics calls
 #: this argument ``beta`` but it is β²).
@@ -195,6 +205,71 @@ def _fm_label(p: Any) -> str:
     return f"β²={p.beta2:g}"
 
 
+def _f_of_mean_pr(curves: Any, p: Any) -> npt.NDArray[np.float64]:
+    """F_β of the image-averaged precision and recall at each threshold (ascending)."""
+    pre, rec = curves["Precision"], curves["Recall"]
+    return safe_divide((1 + p.beta2) * pre * rec, p.beta2 * pre + rec)
+
+
+def _best(curve: npt.NDArray[np.float64]) -> int:
+    """The highest threshold where ``curve`` is largest (MATLAB's first max from 1 down)."""
+    return int(len(curve) - 1 - np.argmax(curve[::-1]))
+
+
+def _own_best(s: Any) -> int:
+    return _best(s.fmeasure.fmeasure.curve)
+
+
+def _image_iou_at_max(s: Any) -> float:
+    sweep = s.fmeasure.sweep
+    if sweep.n_fg == 0:
+        return float("nan")
+    t = _own_best(s)
+    return float(iou_formula(sweep.tp[t], sweep.fp[t], sweep.tn[t], sweep.fn[t]))
+
+
+_BENCHMARK = "(the classic saliency benchmark's performCalcu.m; NaN when a GT is empty)"
+CLASSIC_MEASURES = (
+    MeasureInfo(
+        "maxFm_meanPR",
+        "F-measure",
+        True,
+        "fmeasure",
+        lambda s: float("nan") if s.fmeasure.sweep.n_fg == 0 else s.fmeasure.fmeasure.max,
+        lambda p: f"β²={p.beta2:g} F of mean P, R",
+        DatasetValue(
+            "F of the image-averaged precision and recall at each of the 256 thresholds, max "
+            f"over thresholds {_BENCHMARK}",
+            "curves",
+            ("Precision", "Recall"),
+            lambda c, p: float(_f_of_mean_pr(c, p).max()),
+            empty_gt_nan=True,
+        ),
+        default=False,
+        kind="max",
+        scores=lambda s: s.fmeasure.fmeasure,
+    ),
+    MeasureInfo(
+        "IoU_maxFm_meanPR",
+        "IoU",
+        True,
+        "fmeasure",
+        _image_iou_at_max,
+        lambda p: f"at maxFm_meanPR β²={p.beta2:g}",
+        DatasetValue(
+            "the image-averaged IoU at the threshold of maxFm_meanPR (the highest on a tie) "
+            + _BENCHMARK,
+            "curves",
+            ("Precision", "Recall", "IoU"),
+            lambda c, p: float(c["IoU"][_best(_f_of_mean_pr(c, p))]),
+            empty_gt_nan=True,
+        ),
+        default=False,
+        kind="score",
+    ),
+)
+
+
 FAMILY = Family(
     field="fmeasure",
     name="F-measure",
@@ -227,6 +302,7 @@ FAMILY = Family(
             lambda p: recall_formula,
             curve="Recall",
         ),
+        *CLASSIC_MEASURES,
     ),
     curves=(
         CurveInfo(

@@ -4,8 +4,13 @@
 
 (Perazzi et al. 2012; the Context-measure paper's appendix Eq. (1)). Lower is better.
 Identical to pysodmetrics 1.6.2 ``MAE`` and to the MATLAB toolbox's ``main.m`` (both
-stretch the prediction first; ``CalMAE.m`` and the BASNet tool do not, so their numbers
-differ whenever the stretch changes the map).
+stretch the prediction first; the CODToolbox's ``CalMAE.m`` and the BASNet tool do not, so
+their numbers differ whenever the stretch changes the map).
+
+``mae_map="min-max"`` measures the prediction min–max stretched once more, as the classic
+saliency benchmark's ``CalMAE.m`` (sal_eval_toolbox) does after its own division by the
+maximum; a constant map then gives 0/0 = NaN there, and so here (left out of the dataset
+mean, as that benchmark leaves it out).
 
 References
 ----------
@@ -29,7 +34,18 @@ from fminspect.metrics._inputs import (
 )
 from fminspect.metrics._numerics import readonly
 from fminspect.metrics.equations import cite
-from fminspect.metrics.registry import Family, MeasureInfo
+from fminspect.metrics.registry import Family, MeasureInfo, Parameter
+
+#: Which map MAE measures (the classic saliency benchmark stretches it once more).
+MAP = Parameter(
+    "mae_map",
+    "prediction",
+    "map",
+    "the map MAE measures: prediction (as every measure sees it; default) or min-max (the "
+    "prediction min–max stretched again, NaN when constant: the classic saliency "
+    "benchmark's CalMAE.m)",
+    choices=("prediction", "min-max"),
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -74,10 +90,26 @@ def _region_mean(values: np.ndarray, region: np.ndarray) -> float:
     return float(values[region].mean()) if region.any() else float("nan")
 
 
-def mae_from_pair(pair: Pair) -> MAEResult:
-    """MAE of a prepared pair."""
+def mae_from_pair(pair: Pair, map_rule: str = "prediction") -> MAEResult:
+    """MAE of a prepared pair (``map_rule``: :data:`MAP`)."""
+    if map_rule == "min-max":
+        return _restretched(pair)
     error = np.abs(pair.pred - pair.mask)
     return MAEResult(score=float(np.mean(error)), error_map=readonly(error), gt_mask=pair.mask)
+
+
+def _restretched(pair: Pair) -> MAEResult:
+    """CalMAE.m of the classic benchmark: (s − min)/(max − min), then the missed foreground
+    and the background's false alarm summed separately, in its order of operations."""
+    pred, mask = pair.pred, pair.mask
+    lo, hi = float(pred.min()), float(pred.max())
+    if hi == lo:  # 0/0 there
+        error = np.full(pred.shape, np.nan)
+        return MAEResult(score=float("nan"), error_map=readonly(error), gt_mask=mask)
+    s = (pred - lo) / (hi - lo)
+    fg = s[mask]
+    score = (fg.size - fg.sum() + s[~mask].sum()) / mask.size
+    return MAEResult(score=float(score), error_map=readonly(np.abs(s - mask)), gt_mask=mask)
 
 
 def mae(
@@ -100,8 +132,18 @@ def mae(
 FAMILY = Family(
     field="mae",
     name="MAE",
-    compute=lambda pair, p, img: mae_from_pair(pair),
-    measures=(MeasureInfo("MAE", "MAE", False, "mae", lambda s: s.mae.score, lambda p: ""),),
+    compute=lambda pair, p, img: mae_from_pair(pair, p.mae_map),
+    params=(MAP,),
+    measures=(
+        MeasureInfo(
+            "MAE",
+            "MAE",
+            False,
+            "mae",
+            lambda s: s.mae.score,
+            lambda p: "map re-stretched" if p.mae_map == "min-max" else "",
+        ),
+    ),
     paper="Perazzi et al., CVPR 2012; " + cite("mae"),
     reference="pysodmetrics 1.6.2 MAE; MATLAB main.m (CODToolbox d3a5cec)",
     teaching=(

@@ -122,12 +122,16 @@ class DatasetValue:
         ``({curve name: mean curve}, Params) -> float`` (kind ``'curves'``),
         ``(Pooled, Params) -> float`` (kind ``'pooled'``) or ``(summed array, Params) ->
         float`` (kind ``'sums'``).
+    empty_gt_nan : bool
+        The value is NaN when any image's GT is empty (kind ``'curves'``: an implementation
+        whose image-averaged recall is then 0/0, as the classic saliency benchmark's).
     """
 
     text: str = "mean over images"
     kind: str = "mean"
     curves: tuple[str, ...] = ()
     reduce: Callable[[Any, Any], float] | None = None
+    empty_gt_nan: bool = False
 
 
 MEAN = DatasetValue()

@@ -46,6 +46,7 @@ from fminspect.metrics.hce import EPSILON as _HCE_EPSILON
 from fminspect.metrics.hce import FAMILY as _HCE
 from fminspect.metrics.hce import RELAX as _HCE_RELAX
 from fminspect.metrics.mae import FAMILY as _MAE
+from fminspect.metrics.mae import MAP as _MAE_MAP
 from fminspect.metrics.msiou import COUNTING as _MSIOU_COUNTING
 from fminspect.metrics.msiou import CURVE_FAMILY as _MSIOU_CURVE
 from fminspect.metrics.msiou import FAMILY as _MSIOU
@@ -128,7 +129,8 @@ def load_plugins() -> None:
 class Params:
     """Every parameter of every measure, with the defaults their modules declare.
 
-    The normalisation fields (``gt_threshold``, ``gt_inclusive``, ``stretch``, ``thresholds``)
+    The normalisation fields (``gt_threshold``, ``gt_inclusive``, ``stretch``, ``thresholds``,
+    ``stretch_rule``)
     are those of :class:`~fminspect.metrics.Normalization`; the others are checked against
     their :class:`~fminspect.metrics.registry.Parameter`'s range.
     """
@@ -137,6 +139,7 @@ class Params:
     gt_inclusive: bool = False
     stretch: bool = True
     thresholds: str = "t/255"
+    stretch_rule: str = "min-max"
     beta2: float = _FM_BETA2.default
     wfm_beta2: float = _WFM_BETA2.default
     wfm_kernel: str = _WFM_KERNEL.default
@@ -156,6 +159,7 @@ class Params:
     ccm_band: str = _CCM_BAND.default
     ccm_stride: int = int(_CCM_STRIDE.default)
     ap_interpolation: str = _AP_INTERPOLATION.default
+    mae_map: str = _MAE_MAP.default
     msiou_counting: str = _MSIOU_COUNTING.default
     si_min_area: int = int(_SI_MIN_AREA.default)
     hce_relax: int = int(_HCE_RELAX.default)
@@ -170,7 +174,9 @@ class Params:
     @property
     def norm(self) -> Normalization:
         """The normalisation part."""
-        return Normalization(self.gt_threshold, self.gt_inclusive, self.stretch, self.thresholds)
+        return Normalization(
+            self.gt_threshold, self.gt_inclusive, self.stretch, self.thresholds, self.stretch_rule
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-JSON form."""

@@ -44,15 +44,20 @@ class EvalConfig:
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-JSON form (recorded in results.json)."""
-        from fminspect.pipeline.conventions import convention_of
+        from fminspect.pipeline.conventions import CONVENTIONS, convention_of
 
+        named = convention_of(self.params, self.interpolation)
         return {
             "params": self.params.as_dict(),
             "normalization": self.params.norm.label,
             "keys": list(self.keys) if self.keys is not None else None,
             "interpolation": self.interpolation,
             # the implementation these knobs are (fminspect.pipeline.conventions)
-            "convention": convention_of(self.params, self.interpolation),
+            "convention": named,
+            # what that implementation does and these numbers do not
+            "convention_unreproduced": list(
+                CONVENTIONS[named].unreproduced if named in CONVENTIONS else ()
+            ),
             "max_pixels": self.max_pixels,
             "measure_definition_version": MEASURE_DEFINITION_VERSION,
         }

@@ -2,7 +2,8 @@
 
 "My number differs from the paper" is almost always a convention: how the GT is binarised,
 whether the prediction is min–max stretched, how a map of another size is resized, how the
-S-measure rounds its centroid and divides its variances, what an empty GT scores. Each
+S-measure rounds its centroid and divides its variances, what an empty GT scores, how the
+image-averaged curves become one number. Each
 knob is a parameter of its own (``--param NAME=VALUE``, ``--gt-inclusive``, ``--no-stretch``,
 ``--interpolation``); a :class:`Convention` sets all of them as one implementation does
 (``--convention NAME``), and the knobs given with it are applied after it. Every output
@@ -13,7 +14,9 @@ What an implementation does that fminspect does not reproduce is listed in its
 :attr:`Convention.unreproduced`, so that nobody reads a preset as more than it is. Sources:
 METRICS §0.1, §4, §5, §9, §10.7 and §11 (the reference notes on pysodmetrics 1.6.2, the
 authors' MATLAB and the original Context-measure code). The ``matlab`` preset is checked
-against the toolbox's own MATLAB output (``tests/metrics/test_matlab_toolbox.py``).
+against the toolbox's own MATLAB output (``tests/metrics/test_matlab_toolbox.py``) and,
+like ``classic-benchmark``, against its code run under GNU Octave
+(``tests/metrics/test_matlab_octave.py``, ``tests/metrics/test_classic_benchmark.py``).
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ class Convention:
     interpolation: str
     #: what the implementation does that fminspect does not reproduce (said in outputs)
     unreproduced: tuple[str, ...] = ()
+    #: the keys under which fminspect gives the implementation's own dataset values, with
+    #: the names it prints them under (empty: the usual keys, as pysodmetrics names them)
+    keys: Mapping[str, str] | None = None
 
     def apply(self, params: Params | None = None) -> Params:
         """``params`` (default: fminspect's defaults) with this convention's knobs set."""
@@ -76,6 +82,44 @@ CONVENTIONS: dict[str, Convention] = {
                 "gives no number at all; fminspect eval leaves such images out under this "
                 "convention and says so (one image scored alone: its weighted F is NaN)",
             ),
+        ),
+        Convention(
+            "classic-benchmark",
+            "the classic MATLAB saliency benchmark (Borji et al., TIP 2015) as "
+            "sal_eval_toolbox's performCalcu.m (ArcherFMY/sal_eval_toolbox @ b4696d6)",
+            {
+                "gt_threshold": 25.5,
+                "gt_inclusive": True,
+                "stretch_rule": "max",
+                "s_centroid": "matlab",
+                "mae_map": "min-max",
+            },
+            "bicubic",
+            (
+                "MATLAB's imresize (cubic kernel a = -0.5, antialiased when shrinking) is "
+                "approximated by OpenCV's bicubic (a = -0.75, no antialiasing), and MATLAB's "
+                "rgb2gray of a resized colour map by fminspect's grey conversion on reading",
+                "it divides its image averages (precision, recall, IoU, mean F) by N − 1 when "
+                "the last image's map is all zero (its count is reset inside the image loop), "
+                "by N otherwise; fminspect always divides by N",
+                "its IoU_at_maxF reads the first method's IoU curve for every method (linear "
+                "indexing of a matrix): right for the first method only; fminspect's "
+                "IoU_maxFm_meanPR gives each method its own",
+                "an empty GT makes its averaged recall 0/0, so its max F and IoU at max F are "
+                "NaN: so are fminspect's maxFm_meanPR and IoU_maxFm_meanPR (leave such images "
+                "out with --exclude-empty-gt); its MAE, S-measure and mean F count the image",
+                "its AUC (trapz of the image-averaged hit rate over the false-alarm rate at "
+                "256 thresholds) is not offered",
+            ),
+            {
+                "maxFm_meanPR": "max F-measure",
+                "adpFm": "mean F-measure (adaptive threshold 2·mean)",
+                "MAE": "MAE",
+                "Sm": "S-measure",
+                "meanIoU": "mean IoU",
+                "maxIoU": "max IoU",
+                "IoU_maxFm_meanPR": "IoU at max F",
+            },
         ),
         Convention(
             "pysodevaltoolkit",

@@ -105,6 +105,9 @@ _FULL_SI = (
     "it (tests/metrics/test_size_invariance.py::test_empty_gt_and_boxes_covering_the_image)"
 )
 SI = {"Fm": "fm", "Pre": "pre", "Rec": "rec", "IoU": "iou", "Dice": "dice"}
+_CLASSIC_BENCHMARK = (
+    "tests/metrics/test_classic_benchmark.py::test_eval_writes_the_benchmark_s_dataset_values"
+)
 _POOLED_SI = (
     "tests/metrics/test_size_invariance.py::test_parity_with_pysodmetrics_per_image_and_pooled"
 )
@@ -142,6 +145,7 @@ REFERENCES: dict[str, Oracle | Elsewhere] = {
         "pysodmetrics 1.6.2 Fmeasure / FmeasureV2",
         ("handlers",),
         {**_handler("Fm", "fm"), **_handler("Pre", "pre"), **_handler("Rec", "rec")},
+        elsewhere={k: _CLASSIC_BENCHMARK for k in ("maxFm_meanPR", "IoU_maxFm_meanPR")},
     ),
     "overlap": Oracle(
         "pysodmetrics 1.6.2 FmeasureV2 + IOUHandler / DICEHandler",

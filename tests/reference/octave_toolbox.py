@@ -1,5 +1,6 @@
 """Run the authors' MATLAB one-key toolbox (``../shared/reference/CODToolbox``'s ``main.m``)
-under GNU Octave, on copies, and read what it computed per image.
+and the classic saliency benchmark's ``performCalcu.m`` (``../shared/reference/
+sal_eval_toolbox``) under GNU Octave, on copies, and read what they computed.
 
 Octave is not MATLAB in three places that change the numbers (the README beside the
 toolbox says how each was measured); each is replaced by MATLAB's documented behaviour:
@@ -17,6 +18,13 @@ toolbox says how each was measured); each is replaced by MATLAB's documented beh
 ``main.m`` runs otherwise unmodified but for the datasets and models it is given and the
 per-image arrays it is asked to save with its own results. Nothing is written into
 ``../shared``. About 4 s a pair.
+
+``performCalcu.m`` needs none of those: its thresholds ``[255:-1:0]/255`` divide integers
+element by element (Octave's values equal MATLAB's, checked), and it has no ``bwdist`` or
+``mapminmax``. Its progress bar (``waitbar``/``close``) needs a display Octave does not have
+here: stand-ins that draw nothing. It runs unmodified, called as ``evaluate_models.m`` calls
+it, on every map at its GT's size (``imresize`` to the same size returns the map unchanged in
+both). A few seconds for 72 pairs.
 """
 
 from __future__ import annotations
@@ -34,6 +42,12 @@ from fminspect.metrics._numerics import matlab_colon
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 TOOLBOX = SHARED / "reference" / "CODToolbox" / "Onekey_Evaluation_Code"
 CODE = TOOLBOX / "OnekeyEvaluationCode"
+BENCHMARK = SHARED / "reference" / "sal_eval_toolbox" / "Curve_BenchCode"
+
+NO_PROGRESS_BAR = {
+    "waitbar.m": "function h = waitbar(varargin)\n% no display here: nothing drawn\nh = 0;\nend\n",
+    "close.m": "function close(varargin)\n% the waitbar stand-in opened nothing\nend\n",
+}
 
 MAPMINMAX = """function y = mapminmax(x, ymin, ymax)
 % MathWorks' documented algorithm, row by row; a row whose values are all equal is returned
@@ -163,3 +177,61 @@ def run_main(
             **{k: np.asarray(v) for k, v in saved.items() if not k.startswith("__")},
         }
     return out
+
+
+def run_benchmark(
+    work: Path, gts: Mapping[str, Path], maps: Mapping[str, Mapping[str, Path]]
+) -> dict[str, Any]:
+    """``performCalcu.m`` on copies in ``work`` of the GT PNGs ``gts`` ({name: path}) and the
+    maps ``maps`` ({method: {name: path}}, PNG at the GT's size): its ``Metrics`` struct —
+    dataset arrays with one column per method in ``maps``' order (``MaxFmeasure``,
+    ``mean_Fmeasure`` rows P, R, F; ``MAE``, ``S_measure``, ``meanIoU``, ``maxIoU``,
+    ``IoU_at_maxF``; curves ``Pre``, ``Recall``, ``IoU``, ``Fmeasure_Curve`` 256 × methods,
+    thresholds from 1 down) and per image (``Pre_image``, ``Recall_image``: images × 256 ×
+    methods; ``MAE_image``, ``S_measure_image``: images × 1 × methods; ``mean_Fmeasure_image``:
+    images × 3 × methods), images in the order of its ``dir`` (``names``)."""
+    from scipy import io
+
+    exe = octave()
+    code = work / "Curve_BenchCode"
+    shutil.copytree(BENCHMARK, code)
+    stand_ins = work / "stand_ins"
+    stand_ins.mkdir()
+    for file, text in NO_PROGRESS_BAR.items():
+        (stand_ins / file).write_text(text)
+    gt_dir = work / "GT"
+    gt_dir.mkdir()
+    for name, path in gts.items():
+        shutil.copyfile(path, gt_dir / f"{name}.png")
+    structs = []
+    for method, files in maps.items():
+        folder = work / "maps" / method
+        folder.mkdir(parents=True)
+        for name, path in files.items():
+            shutil.copyfile(path, folder / f"{name}.png")
+        structs.append(
+            f"A{{end+1}} = struct('dir', '{folder}', 'prefix', '', 'postfix', '', 'ext', 'png');"
+        )
+    out = work / "metrics.mat"
+    script = (
+        f"pkg load image; addpath('{stand_ins}'); addpath('{code}'); "
+        f"D.datasetName = 'test'; D.GTdir = '{gt_dir}/'; A = {{}}; {' '.join(structs)} "
+        f"M = performCalcu(D, A); f = dir([D.GTdir '*.png']); M.names = {{f.name}}; "
+        f"save('-mat7-binary', '{out}', '-struct', 'M');"
+    )
+    done = subprocess.run(
+        [exe, "--no-gui", "--quiet", "--eval", script], capture_output=True, text=True, timeout=900
+    )
+    if done.returncode != 0 or not out.exists():
+        raise RuntimeError(
+            f"performCalcu.m under Octave failed:\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}"
+        )
+    saved = io.loadmat(out)
+    names = [str(n[0]).removesuffix(".png") for n in saved["names"].ravel()]
+    metrics: dict[str, Any] = {"names": names}
+    for key, value in saved.items():
+        if not key.startswith("__") and key != "names":
+            # MATLAB drops trailing singleton dimensions (one method): put them back
+            shape = (len(names), -1, len(maps)) if key.endswith("_image") else (-1, len(maps))
+            metrics[key] = np.asarray(value).reshape(shape)
+    return metrics
