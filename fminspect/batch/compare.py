@@ -2,21 +2,28 @@
 which one reproduces a reference number.
 
 The reference is a table from elsewhere — a paper's table typed into a CSV, another tool's
-JSON or XLSX, another ``fminspect eval`` folder — read by :func:`read_reference`. Each value
-is taken to be exact to half a unit of its last printed digit (0.873 means
-[0.8725, 0.8735]), so a value rounded to three decimals is matched as such.
+JSON or XLSX, another ``fminspect eval`` folder — read by :func:`read_reference`, its column
+names as papers and toolboxes print them (:data:`MEASURE_NAMES`, listed in
+``docs/evaluation.md``). A value agrees when rounding ours to its printed digits gives it —
+once (0.873 means [0.8725, 0.8735]) or twice, through one to three more digits first
+(0.79049 → 0.7905 → 0.791, a table made from a rounded table), which is said.
 
 The dataset is evaluated under fminspect's settings (the *baseline*: the defaults, or the
 options given) and under every *hypothesis* (:func:`hypotheses`): each knob of
 :data:`fminspect.pipeline.conventions.CONVENTION_KNOBS` changed alone, each convention
 preset, every other resize rule (only when some map needed resizing), the empty GTs left
-out (only when there are some), and the max keys formed as the mean of per-image maxima
-instead of the max of the image-averaged curve. A hypothesis is evaluated only for the
-measures it can change (a knob of the S-measure, only ``Sm``); the result store makes a
-second run free. Then, per dataset, method and measure (:class:`Finding`): the baseline
-agrees; or it does not and these hypotheses reproduce the reference (``explained``); or
-none does (``unexplained``: the closest is named, with what is known about the images —
-maps missing here, maps resized — that a convention cannot account for).
+out (only when there are some), the max keys formed as the mean of per-image maxima instead
+of the max of the image-averaged curve, max F as the classic benchmark forms it (F of the
+image-averaged precision and recall) and "mean F" as its adaptive F; then, for what none of
+those reproduces, every two of them together where one only selects images or forms the
+dataset value differently (a convention with the empty GTs left out; two knobs together are
+tried only as a preset). A hypothesis is evaluated only for the measures it can change (a
+knob of the S-measure, only ``Sm``); the result store makes a second run free. Then, per
+dataset, method and measure (:class:`Finding`): the baseline agrees; or it does not and these
+hypotheses reproduce the reference (``explained``); or none does (``unexplained``, with what
+is known about the images — maps missing here, maps resized — that a convention cannot
+account for; no "closest" hypothesis is named, as one that does not reproduce the value is
+no lead).
 
 Not tried (said in every report): a different image set than the one on disk.
 """
@@ -27,8 +34,10 @@ import csv
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +52,9 @@ NOT_TRIED = ("another image set than the one on disk",)
 #: Largest reference file read (bytes).
 MAX_REFERENCE = 32 << 20
 
-#: Names other tools and papers give the measures (lower case, without spaces, arrows,
-#: underscores or hyphens) → fminspect's keys.
+#: Names other tools and papers give the measures, as :func:`measure_key` reduces them
+#: (Unicode-normalised, case-folded, without spaces, arrows, punctuation, sub- and
+#: superscript marks; ξ read as φ) → fminspect's keys.
 MEASURE_NAMES = {
     **{k.lower(): k for k in MEASURES_BY_KEY},
     "s": "Sm",
@@ -88,6 +98,33 @@ MEASURE_NAMES = {
     "eφmean": "meanEm",
     "adpe": "adpEm",
     "eφadp": "adpEm",
+    "fmaxβ": "maxFm",
+    "fmeanβ": "meanFm",
+    "fadpβ": "adpFm",
+    "emaxφ": "maxEm",
+    "emeanφ": "meanEm",
+    "eadpφ": "adpEm",
+    # words as papers and the MATLAB toolboxes print them
+    "maxfmeasure": "maxFm",
+    "meanfmeasure": "meanFm",
+    "averagefmeasure": "meanFm",
+    "adaptivefmeasure": "adpFm",
+    "adpfmeasure": "adpFm",
+    "maxemeasure": "maxEm",
+    "meanemeasure": "meanEm",
+    "adaptiveemeasure": "adpEm",
+    "adpemeasure": "adpEm",
+    "weightedfβ": "wFm",
+    "smeasureα": "Sm",
+    "structuremeasure": "Sm",
+    "meanabsoluteerror": "MAE",
+    "maxiou": "maxIoU",
+    "meaniou": "meanIoU",
+    "iouatmaxf": "IoU_maxFm_meanPR",
+    "iouatmaxfm": "IoU_maxFm_meanPR",
+    "ioumaxf": "IoU_maxFm_meanPR",
+    "ioumaxfm": "IoU_maxFm_meanPR",
+    "ioumaxfmeasure": "IoU_maxFm_meanPR",
 }
 
 
@@ -96,10 +133,16 @@ class CompareError(ValueError):
 
 
 def measure_key(name: str) -> str | None:
-    """fminspect's key for a column name of another table (``None`` if unknown)."""
-    plain = re.sub(r"[\s_\-↑↓$\\{}^]", "", str(name)).lower().replace("ϕ", "φ")
-    plain = plain.replace("mathrm", "").replace("text", "")
-    return MEASURE_NAMES.get(plain)
+    """fminspect's key for a column name of another table (``None`` if unknown): case,
+    Unicode form (``Fᵝ``, full-width letters), spacing, arrows, brackets, ``@``, LaTeX markup
+    and sub/superscript marks do not matter (``F_β^max``, ``max F-measure``, ``IoU(@ max
+    Fm)``, ``$E_\\xi^{mean}$``)."""
+    plain = unicodedata.normalize("NFKC", str(name)).casefold()
+    plain = plain.replace("\\xi", "ξ").replace("\\phi", "φ").replace("\\beta", "β")
+    plain = plain.replace("\\alpha", "α").replace("\\omega", "ω").replace("\\mathcal", "mathcal")
+    plain = re.sub(r"[\s_\-↑↓$\\{}^()\[\]@.,:;*'\"`]", "", plain)
+    plain = plain.replace("mathrm", "").replace("text", "").replace("ϕ", "φ").replace("ξ", "φ")
+    return MEASURE_NAMES.get(plain) or MEASURE_NAMES.get(plain.replace("φ", ""))
 
 
 # ------------------------------------------------------------------------------ reference
@@ -109,6 +152,8 @@ class RefValue:
     #: half a unit of the last printed digit (1e-9 for a value given in full)
     tolerance: float
     text: str
+    #: decimals printed, in the value's units (None: given in full)
+    decimals: int | None = None
 
 
 @dataclass(slots=True)
@@ -153,7 +198,7 @@ def _ref_value(cell: Any) -> RefValue | None:
     if decimals == 0 or (isinstance(cell, (int, float)) and text.endswith(".0")):
         decimals = 3  # a whole number: 1 is 1.000 as tables print it
     tolerance = 0.5 * 10.0**-decimals if decimals <= 8 else 1e-9
-    return RefValue(value, tolerance * (1 + 1e-9), text)
+    return RefValue(value, tolerance * (1 + 1e-9), text, decimals if decimals <= 8 else None)
 
 
 def read_reference(path: Path | str, datasets: Sequence[str]) -> Reference:
@@ -194,7 +239,8 @@ def _percent(ref: Reference) -> None:
         cells = {i: v for i, v in ref.values.items() if i[2] == key}
         if all(1 < v.value <= 100 for v in cells.values()):
             for i, v in cells.items():
-                ref.values[i] = RefValue(v.value / 100, v.tolerance / 100, v.text)
+                digits = None if v.decimals is None else v.decimals + 2
+                ref.values[i] = RefValue(v.value / 100, v.tolerance / 100, v.text, digits)
             ref.notes.append(f"{key} is in percent in the table: divided by 100")
 
 
@@ -338,6 +384,43 @@ class Hypothesis:
     #: the keys it can change (None: every key)
     affects: frozenset[str] | None = None
 
+    @property
+    def cheap(self) -> bool:
+        """It only selects images or forms dataset values otherwise: no new scoring."""
+        return self.exclude_empty_gt or self.per_image_max or bool(self.keys_as)
+
+
+def combined(a: Hypothesis, b: Hypothesis, params: Params, interpolation: str) -> Hypothesis | None:
+    """``a`` and ``b`` together (None when they cannot be: both change the parameters or
+    the resize rule, both form the same key otherwise, or both take per-image maxima). The
+    keys it changes are those both change (for the others it is one of them alone)."""
+    if (a.params != params and b.params != params) or (
+        a.interpolation != interpolation and b.interpolation != interpolation
+    ):
+        return None
+    if set(a.keys_as) & set(b.keys_as) or (a.per_image_max and b.per_image_max):
+        return None
+    if (a.per_image_max and b.keys_as) or (b.per_image_max and a.keys_as):
+        return None  # a key read as another and as per-image maxima: not one way
+    if a.affects is None:
+        affects = b.affects
+    elif b.affects is None:
+        affects = a.affects
+    else:
+        affects = a.affects & b.affects
+    if affects is not None and not affects:
+        return None
+    return Hypothesis(
+        f"{a.name} + {b.name}",
+        f"{a.explanation}; and {b.explanation}",
+        a.params if a.params != params else b.params,
+        a.interpolation if a.interpolation != interpolation else b.interpolation,
+        exclude_empty_gt=a.exclude_empty_gt or b.exclude_empty_gt,
+        per_image_max=a.per_image_max or b.per_image_max,
+        keys_as={**a.keys_as, **b.keys_as},
+        affects=affects,
+    )
+
 
 _KNOB_CHOICES: dict[str, tuple[Any, ...]] = {
     "s_centroid": ("matlab", "co-sod"),
@@ -394,7 +477,9 @@ def hypotheses(
         interp = c.interpolation if resized else interpolation
         if p == params and interp == interpolation:
             continue
-        out.append(Hypothesis(f"convention {c.name}", c.describe(), p, interp))
+        out.append(
+            Hypothesis(f"convention {c.name}", c.describe(), p, interp, keys_as=c.keys_as or {})
+        )
     if resized:
         for interp in INTERPOLATIONS:
             if interp != interpolation:
@@ -428,6 +513,28 @@ def hypotheses(
             keys_as=as255,
         )
     )
+    out.append(
+        Hypothesis(
+            "max F of the mean P and R",
+            "max F as the classic saliency benchmark forms it: F of the image-averaged "
+            "precision and recall at each threshold, then the max (maxFm_meanPR)",
+            params,
+            interpolation,
+            affects=frozenset({"maxFm"}),
+            keys_as={"maxFm": "maxFm_meanPR"},
+        )
+    )
+    out.append(
+        Hypothesis(
+            "mean F = adaptive F",
+            "'mean F-measure' as the classic saliency benchmark prints it: the F of each "
+            "image's adaptive (2·mean) threshold, averaged over the images (adpFm)",
+            params,
+            interpolation,
+            affects=frozenset({"meanFm"}),
+            keys_as={"meanFm": "adpFm"},
+        )
+    )
     max_keys = frozenset(k for k in MEASURES_BY_KEY if k.startswith("max"))
     out.append(
         Hypothesis(
@@ -453,10 +560,11 @@ class Finding:
     ours: float | None
     verdict: str  # agrees | explained | unexplained | not here
     explained_by: tuple[str, ...] = ()
-    closest: tuple[str, float] | None = None
     images: tuple[str, ...] = ()
     #: our value's bootstrap interval (with ``--ci``)
     interval: tuple[float, float] | None = None
+    #: how ours agrees: "" rounded once, or "rounded twice: …" (:func:`agreement`)
+    how: str = ""
 
     @property
     def difference(self) -> float | None:
@@ -494,8 +602,33 @@ Evaluator = Callable[
 ]
 
 
+def _round(x: Decimal, digits: int, mode: str) -> Decimal:
+    return x.quantize(Decimal(1).scaleb(-digits), rounding=mode)
+
+
+def agreement(a: float, ref: RefValue) -> str | None:
+    """How ``a`` gives the printed ``ref``: ``""`` rounded once (within half a unit of its
+    last digit), ``"rounded twice: 0.79049 → 0.7905 → 0.791"`` when rounding it first to one
+    to three more digits and then to the printed ones gives it (half up or half to even,
+    both in use); None when neither does."""
+    if not math.isfinite(a):
+        return None
+    if abs(a - ref.value) <= ref.tolerance:
+        return ""
+    if ref.decimals is None or abs(a - ref.value) > 2 * ref.tolerance:
+        return None
+    exact, printed = Decimal(repr(a)), Decimal(repr(ref.value))
+    want = _round(printed, ref.decimals, ROUND_HALF_EVEN)
+    for extra in (1, 2, 3):
+        for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN):
+            first = _round(exact, ref.decimals + extra, mode)
+            if _round(first, ref.decimals, mode) == want:
+                return f"rounded twice: {a:.10g} → {first} → {ref.text}"
+    return None
+
+
 def _close(a: float, ref: RefValue) -> bool:
-    return math.isfinite(a) and abs(a - ref.value) <= ref.tolerance
+    return agreement(a, ref) is not None
 
 
 def compare(
@@ -526,7 +659,8 @@ def compare(
     methods = sorted({m for _, m, _ in pending})
     tried, skipped = [], []
     results: dict[str, Values] = {}
-    for h in hypotheses(params, interpolation, resized=resized, empty_gts=empty_gts):
+    singles = hypotheses(params, interpolation, resized=resized, empty_gts=empty_gts)
+    for h in singles:
         if not pending:
             break
         wanted = [k for k in keys if h.affects is None or k in h.affects]
@@ -535,6 +669,30 @@ def compare(
             continue
         tried.append(h)
         results[h.name], _ = evaluate(h, wanted, methods)
+    # two switches together, for the values no single one reproduces
+    left = [
+        (ds, m, k)
+        for ds, m, k in pending
+        if not any(
+            (v := results[h.name].get((ds, m, k))) is not None
+            and _close(v, reference.values[(ds, m, k)])
+            for h in tried
+        )
+    ]
+    singles_tried = list(tried)
+    for i, a in enumerate(singles_tried):
+        for b in singles_tried[i + 1 :]:
+            if not left or not (a.cheap or b.cheap):
+                continue
+            both = combined(a, b, params, interpolation)
+            if both is None:
+                continue
+            wanted = sorted({k for _, _, k in left if both.affects is None or k in both.affects})
+            who = sorted({m for _, m, k in left if k in wanted})
+            if not wanted:
+                continue
+            tried.append(both)
+            results[both.name], _ = evaluate(both, wanted, who)
     if not resized:
         skipped.append("other resize rules: every map here is at its GT's size")
     if not empty_gts:
@@ -547,22 +705,22 @@ def compare(
         if ours is None:
             findings.append(Finding(ds, m, k, ref, None, "not here", images=notes))
             continue
-        if _close(ours, ref):
-            findings.append(Finding(ds, m, k, ref, ours, "agrees", images=notes, interval=interval))
+        how = agreement(ours, ref)
+        if how is not None:
+            findings.append(
+                Finding(ds, m, k, ref, ours, "agrees", images=notes, interval=interval, how=how)
+            )
             continue
         matching = tuple(
             h.name
             for h in tried
             if (v := results[h.name].get((ds, m, k))) is not None and _close(v, ref)
         )
-        distances = [
-            (h.name, results[h.name][(ds, m, k)])
-            for h in tried
-            if (ds, m, k) in results[h.name] and math.isfinite(results[h.name][(ds, m, k)])
-        ]
-        closest = min(distances, key=lambda d: abs(d[1] - ref.value), default=None)
-        if closest is not None and abs(closest[1] - ref.value) >= abs(ours - ref.value):
-            closest = None  # no hypothesis comes nearer than fminspect's own value
+        if len(matching) > 1:  # a pair is named only when no single one of it does it
+            alone = set(matching)
+            matching = tuple(
+                n for n in matching if " + " not in n or not set(n.split(" + ")) & alone
+            )
         findings.append(
             Finding(
                 ds,
@@ -572,7 +730,6 @@ def compare(
                 ours,
                 "explained" if matching else "unexplained",
                 matching,
-                None if matching else closest,
                 notes,
                 interval,
             )
@@ -651,7 +808,7 @@ def _fmt(v: float | None, digits: int = 4) -> str:
 
 def _why(f: Finding) -> str:
     if f.verdict == "agrees":
-        return "agrees"
+        return f"agrees ({f.how})" if f.how else "agrees"
     if f.verdict == "not here":
         return "not evaluated here (" + ("; ".join(f.images) or "method or dataset absent") + ")"
     if f.verdict == "explained":
@@ -663,8 +820,6 @@ def _why(f: Finding) -> str:
             f" (theirs {'inside' if inside else 'outside'} our interval "
             f"[{_fmt(f.interval[0])}, {_fmt(f.interval[1])}])"
         )
-    if f.closest is not None:
-        text += f"; closest: {f.closest[0]} ({_fmt(f.closest[1])})"
     if f.images:
         text += "; " + "; ".join(f.images)
     return text
@@ -815,6 +970,7 @@ def as_json(comparison: Comparison) -> str:
                 "tried": [{"name": h.name, "explanation": h.explanation} for h in comparison.tried],
                 "skipped": comparison.skipped,
                 "never_tried": list(NOT_TRIED),
+                "notes": list(comparison.reference.notes),
                 "statistics": {ds: e["setup"] for ds, e in (comparison.statistics or {}).items()},
                 "orders": comparison.orders,
                 "findings": [

@@ -23,13 +23,18 @@ def cmd_screenshots(args: argparse.Namespace) -> int:
     if problem:  # before Qt starts
         print(f"fminspect screenshots: {problem}", file=sys.stderr)
         return 2
-    if args.dataset is None and (args.sample or args.prefix):
+    problem = _configs_problem(args, args.dataset)
+    if problem:
+        print(f"fminspect screenshots: {problem}", file=sys.stderr)
+        return 2
+    source = configs(args) or args.dataset
+    if source is None and (args.sample or args.prefix):
         print("fminspect screenshots: --sample and --prefix need --dataset", file=sys.stderr)
         return 2
-    if args.dataset is not None and args.only:
+    if source is not None and args.only:
         print("fminspect screenshots: --only is for the demo set, not --dataset", file=sys.stderr)
         return 2
-    if args.dataset is None:
+    if source is None:
         from fminspect.gui.screenshots import take_screenshots
 
         try:
@@ -39,17 +44,20 @@ def cmd_screenshots(args: argparse.Namespace) -> int:
             print(f"fminspect screenshots: {exc}", file=sys.stderr)
             return 1
         return 0
-    from fminspect.gui.screenshots import take_dataset_screenshots
+    from fminspect.gui.screenshots import NoModels, take_dataset_screenshots
 
     try:
         paths = take_dataset_screenshots(
             args.outdir,
-            args.dataset,
+            source,
             args.sample,
             prefix=args.prefix or "",
             timeout_s=args.timeout,
             log=lambda text: print(text, file=sys.stderr),
         )
+    except NoModels as exc:  # nothing to show: a wrong path or layout, as a wrong option
+        print(f"fminspect screenshots: {exc}", file=sys.stderr)
+        return 2
     except (ValueError, OSError) as exc:
         print(f"fminspect screenshots: {exc}", file=sys.stderr)
         return 1
@@ -80,6 +88,12 @@ def add_screenshots_parser(sub: Subparsers) -> None:
     shots.add_argument(
         "--dataset", type=Path, help="a dataset folder of yours (as for fminspect ROOT)"
     )
+    shots.add_argument(
+        "--dataset-config", type=Path, help="PySODEvalToolkit dataset JSON (instead of --dataset)"
+    )
+    shots.add_argument(
+        "--method-config", type=Path, help="PySODEvalToolkit method JSON (with --dataset-config)"
+    )
     shots.add_argument("--sample", help="with --dataset: the sample to show (default: the first)")
     shots.add_argument("--prefix", help="with --dataset: a prefix for the file names")
     shots.add_argument(
@@ -106,8 +120,40 @@ def _not_found(args: argparse.Namespace) -> str:
     return ""
 
 
+def configs(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """``--dataset-config``/``--method-config`` as one source (None without them)."""
+    if args.dataset_config is None and args.method_config is None:
+        return None
+    from fminspect.io.discovery import ToolkitConfigs
+
+    return ToolkitConfigs(args.dataset_config, args.method_config)
+
+
+def _configs_problem(args: argparse.Namespace, folder: Path | None) -> str:
+    """What is wrong with ``--dataset-config``/``--method-config`` (given with ``folder``,
+    the dataset folder of the command), or ""."""
+    given = [
+        (flag, path)
+        for flag, path in (
+            ("--dataset-config", args.dataset_config),
+            ("--method-config", args.method_config),
+        )
+        if path is not None
+    ]
+    if not given:
+        return ""
+    if len(given) == 1:
+        return "--dataset-config and --method-config go together"
+    if folder is not None:
+        return "give a dataset folder or the toolkit's configs, not both"
+    for flag, path in given:
+        if not path.is_file():
+            return f"{flag} {path}: {'no such file' if not path.exists() else 'not a file'}"
+    return ""
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
-    problem = _not_found(args)
+    problem = _not_found(args) or _configs_problem(args, args.root)
     if problem:  # said before any window opens
         print(f"fminspect: {problem}", file=sys.stderr)
         return 2
@@ -121,8 +167,9 @@ def cmd_gui(args: argparse.Namespace) -> int:
         return 2
     from fminspect.gui.launch import run_inspector
 
+    source = configs(args)
     return run_inspector(
-        str(args.root) if args.root else None,
+        source if source is not None else (str(args.root) if args.root else None),
         gt=str(args.gt) if args.gt else None,
         preds=[str(p) for p in args.pred or []],
         image=str(args.image) if args.image else None,
@@ -148,6 +195,12 @@ def build_gui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--image", type=Path, help="the sample's image")
     parser.add_argument("--theme", choices=["system", "light", "dark"], help="colour theme")
     parser.add_argument("--dataset", help="with ROOT: start on this dataset")
+    parser.add_argument(
+        "--dataset-config", type=Path, help="PySODEvalToolkit dataset JSON (instead of ROOT)"
+    )
+    parser.add_argument(
+        "--method-config", type=Path, help="PySODEvalToolkit method JSON (with --dataset-config)"
+    )
     parser.add_argument(
         "--sample", help="with ROOT: start on this sample (e.g. from a meta-measure case)"
     )

@@ -159,11 +159,13 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         print(markdown(), end="")
     else:
-        for r in rows():
+        table = rows()
+        width = max(len(str(r["key"])) for r in table)
+        for r in table:
             arrow = "↑" if r["higher_is_better"] else "↓"
             flag = "default" if r["default"] else ""
             print(
-                f"{r['key']:<13} {arrow} {r['measure']:<24} {r['variant']:<22} {flag:<8} "
-                f"{r['dataset_value']}"
+                f"{r['key']:<{width}} {arrow} {r['measure']:<24} {r['variant']:<22} "
+                f"{flag:<8} {r['dataset_value']}"
             )
     return 0

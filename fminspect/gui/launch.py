@@ -13,10 +13,11 @@ from PySide6 import QtCore
 
 from fminspect.gui.app import application, drop_offscreen_notices, offscreen
 from fminspect.gui.theme import apply_theme
+from fminspect.io.discovery import ToolkitConfigs
 
 
 def run_inspector(
-    root: str | None = None,
+    root: str | ToolkitConfigs | None = None,
     *,
     gt: str | None = None,
     preds: list[str] | None = None,
@@ -25,7 +26,8 @@ def run_inspector(
     dataset: str | None = None,
     sample: str | None = None,
 ) -> int:
-    """Open the inspector (on ``root``, on explicit files, or on the demo) and run Qt."""
+    """Open the inspector (on ``root`` — a folder or PySODEvalToolkit's configs —, on
+    explicit files, or on the demo) and run Qt."""
     from fminspect.gui.main_window import InspectorWindow
 
     app = application()

@@ -34,7 +34,7 @@ from fminspect.gui.theme import THEMES, apply_theme
 from fminspect.gui.workers import release_jobs
 from fminspect.inspector.settings import Settings
 from fminspect.io.atomic import write_text
-from fminspect.io.discovery import Dataset
+from fminspect.io.discovery import Dataset, ToolkitConfigs
 from fminspect.io.validation import Problem
 from fminspect.pipeline.sample import LoadedSample
 
@@ -152,6 +152,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         bar = self.menuBar()
         file = bar.addMenu("&File")
         self._action(file, "Open dataset folder…", self._choose_folder, "Ctrl+O")
+        self._action(file, "Open toolkit configs…", self._choose_configs)
         self._action(file, "Open the demo dataset", self.open_demo)
         self.recent_menu = file.addMenu("Recent folders")
         file.addSeparator()
@@ -239,7 +240,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         )
 
     # ------------------------------------------------------------------ opening
-    def open_path(self, path: Path | str) -> bool:
+    def open_path(self, path: Path | str | ToolkitConfigs) -> bool:
         """Open a dataset folder now: read on this thread, the first sample asked for at once
         (for scripts and tests; the window's own actions use :meth:`open_in_background`);
         problems are listed, never raised."""
@@ -247,9 +248,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         return self.model.open_path(path)
 
     def open_in_background(
-        self, path: Path | str, then: Callable[[], object] | None = None
+        self, path: Path | str | ToolkitConfigs, then: Callable[[], object] | None = None
     ) -> None:
-        """Open a dataset folder without holding the window: its folders are read on a
+        """Open a dataset folder (or PySODEvalToolkit's configs) without holding the window: its folders are read on a
         thread, and the samples are listed when they are read; then ``then()`` is called if
         the folder held a dataset. A newer opening replaces one still being read."""
         self.model.open_folder(path, then)
@@ -272,7 +273,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.problem_dock.raise_()
 
     def _on_folder_read(
-        self, path: Path, datasets: list[Dataset], problems: list[Problem], background: bool
+        self,
+        path: Path | ToolkitConfigs,
+        datasets: list[Dataset],
+        problems: list[Problem],
+        background: bool,
     ) -> None:
         if background:
             self.statusBar().clearMessage()
@@ -281,7 +286,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.statusBar().showMessage(f"no dataset in {path} — see Problems", 8000)
             self.problem_dock.raise_()
             return
-        self._remember(path)
+        if not any(ds.methods for ds in datasets):
+            self.statusBar().showMessage(f"no model's maps in {path} — see Problems", 15000)
+            self.problem_dock.raise_()
+        if isinstance(path, Path):
+            self._remember(path)
         self.setWindowTitle(f"fminspect {__version__} — {path}")
         if background:
             # The sample list is painted at the start of the next event-loop turn, and the
@@ -361,6 +370,20 @@ class InspectorWindow(QtWidgets.QMainWindow):
         folder = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a dataset folder")
         if folder:
             self.open_in_background(folder)
+
+    def _choose_configs(self) -> None:
+        """PySODEvalToolkit's dataset config, then its method config."""
+        json_files = "PySODEvalToolkit config (*.json);;All files (*)"
+        dataset, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Open the toolkit's dataset config (JSON)", "", json_files
+        )
+        if not dataset:
+            return
+        method, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Open the toolkit's method config (JSON)", str(Path(dataset).parent), json_files
+        )
+        if method:
+            self.open_in_background(ToolkitConfigs(Path(dataset), Path(method)))
 
     def _remember(self, path: Path) -> None:
         recent = [p for p in self._recent() if p != str(path)]

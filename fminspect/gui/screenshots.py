@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fminspect.io.discovery import ToolkitConfigs, no_models_message
+
 SIZE = (1600, 1000)
 
 
@@ -63,9 +65,13 @@ def _wait_scored(app, window, timeout_s: float) -> bool:  # type: ignore[no-unty
     return _wait_until(app, ready, timeout_s)
 
 
+class NoModels(ValueError):
+    """What was opened holds GTs but no model's maps: nothing worth a picture."""
+
+
 def take_dataset_screenshots(
     outdir: Path | str,
-    dataset: Path | str,
+    dataset: Path | str | ToolkitConfigs,
     sample: str | None = None,
     *,
     prefix: str = "",
@@ -79,7 +85,8 @@ def take_dataset_screenshots(
     name; default the first). Scores come from the store of an earlier ``fminspect eval`` where
     it has them; the rest are computed first (at most ``timeout_s``). Returns the files
     written; raises ``ValueError`` with a message when the folder holds no dataset or no such
-    sample."""
+    sample, :class:`NoModels` when it holds no model's maps. ``dataset`` may be
+    PySODEvalToolkit's configs (:class:`~fminspect.io.discovery.ToolkitConfigs`)."""
     if "DISPLAY" not in os.environ and "WAYLAND_DISPLAY" not in os.environ:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6 import QtCore
@@ -107,6 +114,8 @@ def take_dataset_screenshots(
             ]
             raise ValueError("; ".join(problems[:3]) if problems else f"no dataset in {dataset}")
         c = window.model
+        if not any(d.methods for d in c.datasets):
+            raise NoModels(f"{dataset}: {no_models_message(dataset)}")
         if sample is not None:
             if not any(s.name == sample for d in c.datasets for s in d.samples):
                 sample = sample_name(sample)  # given as its file's name (Crab-10.png)

@@ -29,7 +29,13 @@ from fminspect.inspector.samples import SampleScoring
 from fminspect.inspector.scoring import ScoringService
 from fminspect.inspector.selection import ModelSelection
 from fminspect.inspector.settings import Settings
-from fminspect.io.discovery import Dataset, discover, sample_name, single_sample
+from fminspect.io.discovery import (
+    Dataset,
+    ToolkitConfigs,
+    read_source,
+    sample_name,
+    single_sample,
+)
 from fminspect.metrics import MEASURES_BY_KEY, default_keys
 from fminspect.pipeline.config import EvalConfig
 
@@ -47,7 +53,7 @@ class InspectorModel(SampleScoring):
 
     reading(Path)
         A folder is being read in the background.
-    folder_read(Path, list[Dataset], list[Problem], bool)
+    folder_read(Path or ToolkitConfigs, list[Dataset], list[Problem], bool)
         A folder was read (its datasets may be none: the problems say why); True: in the
         background (:meth:`open_folder`).
     folder_failed(Path, str)
@@ -104,13 +110,14 @@ class InspectorModel(SampleScoring):
         """A folder is being read in the background (see :meth:`open_folder`)."""
         return self._readings > 0
 
-    def open_path(self, path: Path | str) -> bool:
-        """Open a dataset folder now, read on this thread, its first sample asked for at once
-        (for scripts and tests; the window's own actions use :meth:`open_folder`); problems
-        are announced, never raised. False if it holds no dataset."""
+    def open_path(self, path: Path | str | ToolkitConfigs) -> bool:
+        """Open a dataset folder (or PySODEvalToolkit's configs) now, read on this thread,
+        its first sample asked for at once (for scripts and tests; the window's own actions
+        use :meth:`open_folder`); problems are announced, never raised. False if it holds no
+        dataset."""
         self.stop_opening()
-        path = Path(path)
-        datasets, problems = discover(path)
+        path = _source(path)
+        datasets, problems = read_source(path)
         self.folder_read.emit(path, datasets, problems, False)
         if not datasets:
             return False
@@ -118,12 +125,15 @@ class InspectorModel(SampleScoring):
         self.datasets_opened.emit(datasets, False)
         return True
 
-    def open_folder(self, path: Path | str, then: Callable[[], object] | None = None) -> None:
-        """Open a dataset folder without holding the caller: read on a thread of its own
-        (20,000 files took 0.2–0.25 s), its samples listed when read; then ``then()`` runs
-        (in the next turn) if it held a dataset. A newer opening replaces one being read."""
+    def open_folder(
+        self, path: Path | str | ToolkitConfigs, then: Callable[[], object] | None = None
+    ) -> None:
+        """Open a dataset folder (or PySODEvalToolkit's configs) without holding the caller:
+        read on a thread of its own (20,000 files took 0.2–0.25 s), its samples listed when
+        read; then ``then()`` runs (in the next turn) if it held a dataset. A newer opening
+        replaces one being read."""
         self._opening += 1
-        generation, path = self._opening, Path(path)
+        generation, path = self._opening, _source(path)
         self.reading.emit(path)
         self._readings += 1
         config = self.settings.eval_config()
@@ -139,7 +149,11 @@ class InspectorModel(SampleScoring):
         self._opening += 1
 
     def _on_folder(
-        self, generation: int, path: Path, found: Any, then: Callable[[], object] | None
+        self,
+        generation: int,
+        path: Path | ToolkitConfigs,
+        found: Any,
+        then: Callable[[], object] | None,
     ) -> None:
         self._readings -= 1
         if generation != self._opening:
@@ -254,14 +268,18 @@ class InspectorModel(SampleScoring):
         self.service.close()
 
 
-def _read_folder(path: Path, config: EvalConfig) -> Any:
+def _source(path: Path | str | ToolkitConfigs) -> Path | ToolkitConfigs:
+    return path if isinstance(path, ToolkitConfigs) else Path(path)
+
+
+def _read_folder(path: Path | ToolkitConfigs, config: EvalConfig) -> Any:
     """On a thread: the datasets and problems of ``path``, and the first dataset pickled
     for the scoring service with its empty score matrix, made here while the window waits
     anyway (made later, they competed with the first sample's display; NumPy fills the
     matrix without holding the interpreter lock). No collection while it reads: the window
     would wait for it (one took 60–90 ms)."""
     with quiet_collector():
-        datasets, problems = discover(path)
+        datasets, problems = read_source(path)
         pieces = None
         if datasets and datasets[0].gt:
             pieces = (in_pieces(datasets[0]), score_matrix(datasets[0], config))

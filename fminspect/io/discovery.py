@@ -543,6 +543,46 @@ def from_toolkit_configs(
     return out, problems + [p for ds in out for p in ds.problems]
 
 
+@dataclass(frozen=True, slots=True)
+class ToolkitConfigs:
+    """PySODEvalToolkit's two JSON configs, opened as one source of datasets (as a folder
+    is): the window, ``eval`` and ``screenshots`` take either."""
+
+    dataset_json: Path
+    method_json: Path
+
+    def __str__(self) -> str:
+        return f"{self.dataset_json} + {self.method_json}"
+
+
+#: Where datasets come from: a folder, or PySODEvalToolkit's configs.
+Source = Path | ToolkitConfigs
+
+
+def read_source(source: Path | str | ToolkitConfigs) -> tuple[list[Dataset], list[Problem]]:
+    """The datasets of a folder (:func:`discover`) or of toolkit configs
+    (:func:`from_toolkit_configs`), and what could not be used — with a problem of its own
+    when what was found has no model's maps at all (a folder laid out for configs, say)."""
+    if isinstance(source, ToolkitConfigs):
+        datasets, problems = from_toolkit_configs(source.dataset_json, source.method_json)
+    else:
+        datasets, problems = discover(source)
+    if datasets and not any(ds.methods for ds in datasets):
+        problems = [*problems, Problem(Path(str(source)), no_models_message(source))]
+    return datasets, problems
+
+
+def no_models_message(source: Path | str | ToolkitConfigs) -> str:
+    """What to say when ``source`` holds GTs but no model's maps."""
+    if isinstance(source, ToolkitConfigs):
+        return "no model's maps for any of its datasets: check the method config's paths"
+    return (
+        "GT maps but no model's maps (expected Pred/<method>/ beside the GT folder); for a "
+        "PySODEvalToolkit layout give its configs (--dataset-config and --method-config, or "
+        "File ▸ Open toolkit configs…)"
+    )
+
+
 def single_sample(gt: Path, preds: list[Path], image: Path | None = None) -> Sample:
     """A :class:`Sample` from explicit files (``fminspect --gt G --pred A --pred B``).
 

@@ -130,7 +130,7 @@ class DatasetAccumulator:
         swept = self._sweep()
         if swept is None:
             return np.zeros(len(self.names), dtype=bool)
-        return np.asarray(swept[0].n_fg).ravel() == 0
+        return np.asarray(np.asarray(swept[0].n_fg).ravel() == 0, dtype=bool)
 
     def pooled(self) -> Pooled | None:
         """The binary (pred > 0.5) counts summed over the images (None without sweeps)."""

@@ -46,6 +46,9 @@ class Convention:
     #: the keys under which fminspect gives the implementation's own dataset values, with
     #: the names it prints them under (empty: the usual keys, as pysodmetrics names them)
     keys: Mapping[str, str] | None = None
+    #: {the usual key of a value it prints: fminspect's key that gives its value} — its
+    #: "max F" is maxFm_meanPR, its "mean F" adpFm (``compare`` reads its tables so)
+    keys_as: Mapping[str, str] | None = None
 
     def apply(self, params: Params | None = None) -> Params:
         """``params`` (default: fminspect's defaults) with this convention's knobs set."""
@@ -120,6 +123,7 @@ CONVENTIONS: dict[str, Convention] = {
                 "maxIoU": "max IoU",
                 "IoU_maxFm_meanPR": "IoU at max F",
             },
+            {"maxFm": "maxFm_meanPR", "meanFm": "adpFm"},
         ),
         Convention(
             "pysodevaltoolkit",

@@ -14,9 +14,15 @@ import numpy as np
 import pytest
 
 from fminspect.batch.compare import (
+    MEASURE_NAMES,
     CompareError,
+    Reference,
+    _ref_value,
+    agreement,
+    compare,
     measure_key,
     read_reference,
+    text,
 )
 from fminspect.cli import main
 from tests.datasets import write_png
@@ -145,7 +151,7 @@ def test_max_as_the_mean_of_per_image_maxima_is_explained(
         assert found[(m, "maxFm")]["explained_by"] == ["mean of per-image maxima"]
 
 
-def test_a_difference_no_convention_makes_is_unexplained_with_the_closest_named(
+def test_a_difference_no_convention_makes_is_unexplained_alone(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = _halves(tmp_path / "data")
@@ -157,7 +163,8 @@ def test_a_difference_no_convention_makes_is_unexplained_with_the_closest_named(
     report = _compare(root, ref, tmp_path, capsys)
     found = _by(report)
     a = found[("A", "Sm")]
-    assert a["verdict"] == "unexplained" and "closest: " in a["why"]
+    # no "closest" way of computing is named: one that does not reproduce it is no lead
+    assert a["verdict"] == "unexplained" and a["why"] == "unexplained"
     assert found[("Ghost", "Sm")]["verdict"] == "not here"
     assert found[("B", "Sm")]["verdict"] == "agrees"
     assert "another image set" in " ".join(report["never_tried"])
@@ -195,6 +202,23 @@ def test_another_eval_folder_and_xlsx_are_references(
         ("M ↓", "MAE"),
         ("adpFm", "adpFm"),
         ("speed", None),
+        # as papers and the toolboxes print them
+        ("max F-measure", "maxFm"),
+        ("mean F-measure", "meanFm"),
+        ("Mean F-Measure", "meanFm"),
+        ("F_β^max", "maxFm"),
+        ("$F^{\\max}_\\beta$", "maxFm"),
+        ("F^ω_β", "wFm"),
+        ("$F_\\beta^\\omega$", "wFm"),
+        ("E_ξ^mean", "meanEm"),
+        ("$E_\\xi^{mean}$", "meanEm"),
+        ("Eϕmax", "maxEm"),
+        ("S_α", "Sm"),
+        ("Ｓα", "Sm"),  # full-width
+        ("M", "MAE"),
+        ("$\\mathcal{M}$", "MAE"),
+        ("IoU(@ max Fm)", "IoU_maxFm_meanPR"),
+        ("AUC", None),
     ],
 )
 def test_column_names_of_other_tables_are_understood(name: str, key: str | None) -> None:
@@ -352,3 +376,114 @@ def test_with_ci_on_too_few_images_the_orders_are_not_tested(
     report = json.loads(out.read_text())
     assert report["orders"] and all(o["verdict"] == "not tested" for o in report["orders"])
     assert report["statistics"]["data"]["reliable"] is False
+
+
+def test_a_classic_benchmark_table_with_the_names_papers_print(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a table as papers print the classic saliency benchmark's numbers: its max F is F of
+    # the image-averaged P and R, its "mean F" the adaptive F
+    root = _halves(tmp_path / "data")
+    out = tmp_path / "classic"
+    args = ["eval", str(root), "--out", str(out), "--convention", "classic-benchmark"]
+    assert main([*args, "--no-plots", "--quiet"]) == 0
+    theirs = json.loads((out / "summary.json").read_text())
+    columns = {
+        "max F-measure": "maxFm_meanPR",
+        "mean F-measure": "adpFm",
+        "S-measure": "Sm",
+        "IoU(@ max Fm)": "IoU_maxFm_meanPR",
+        "AUC": "Sm",  # a column fminspect does not compute: listed, not read
+    }
+    ref = _csv(tmp_path / "paper.csv", theirs, columns)
+    report = _compare(root, ref, tmp_path, capsys)
+    found = _by(report)
+    ours = _eval(root, tmp_path / "ours")
+    for m in "AB":
+        assert "convention classic-benchmark" in found[(m, "meanFm")]["explained_by"]
+        assert found[(m, "IoU_maxFm_meanPR")]["verdict"] in ("agrees", "explained")
+    # B's max F of the image-averaged P and R is not its maxFm at three decimals (A's is)
+    assert abs(ours["data"]["B"]["maxFm"] - theirs["data"]["B"]["maxFm_meanPR"]) > 0.005
+    assert found[("B", "maxFm")]["explained_by"] == [
+        "convention classic-benchmark",
+        "max F of the mean P and R",
+    ]
+    assert "column 'AUC' is not a measure fminspect knows" in " ".join(report["notes"])
+
+
+def test_a_convention_with_the_empty_gts_left_out_takes_two_switches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _halves(tmp_path / "data")
+    empty = np.zeros((32, 40), np.uint8)
+    write_png(root / "GT" / "none.png", empty)
+    for m in "AB":
+        write_png(root / "Pred" / m / "none.png", np.full_like(empty, 40))
+    # the MATLAB toolbox's numbers: its conventions, on the images it can score
+    theirs = _eval(root, tmp_path / "matlab", "--convention", "matlab")
+    ref = _csv(tmp_path / "paper.csv", theirs, {"S_α": "Sm", "M": "MAE"})
+    found = _by(_compare(root, ref, tmp_path, capsys))
+    for m in "AB":
+        by = found[(m, "Sm")]["explained_by"]
+        assert "convention matlab + empty GTs left out" in by, by
+        assert all(" + " in name for name in by)  # no one switch does it
+        # MAE needs only the images: one switch, and the pair is not named beside it
+        # (the classic benchmark leaves out the constant map of the empty GT: its MAE is 0/0)
+        by = found[(m, "MAE")]["explained_by"]
+        assert "empty GTs left out" in by and not any(" + " in name for name in by), by
+
+
+@pytest.mark.parametrize(
+    ("ours", "printed", "how"),
+    [
+        (0.7904, ".790", ""),  # rounded once
+        (0.79049, ".791", "rounded twice: 0.79049 → 0.7905 → .791"),  # via four decimals
+        (0.790449, "0.791", None),  # 0.79045 → 0.7905 → 0.791 is three roundings
+        (0.7903, ".791", None),
+        (0.79151, ".791", None),  # a unit off is not rounding
+        (79.049 / 100, "79.1", "rounded twice: 0.79049 → 0.7905 → 79.1"),  # percent, 1 decimal
+    ],
+)
+def test_a_value_rounded_once_or_twice_agrees_and_says_how(
+    ours: float, printed: str, how: str | None
+) -> None:
+    ref = _ref_value(printed)
+    assert ref is not None
+    if printed == "79.1":  # as read from a table in percent
+        reference = Reference("t")
+        reference.values[("d", "m", "Sm")] = ref
+        from fminspect.batch.compare import _percent
+
+        _percent(reference)
+        ref = reference.values[("d", "m", "Sm")]
+    assert agreement(ours, ref) == how
+
+
+def test_a_value_rounded_twice_is_reported_as_agreeing_and_how(tmp_path: Path) -> None:
+    reference = Reference("paper.csv")
+    for method, printed in (("A", ".791"), ("B", ".500")):
+        ref = _ref_value(printed)
+        assert ref is not None
+        reference.values[("d", method, "Sm")] = ref
+
+    def evaluate(h, keys, methods):  # type: ignore[no-untyped-def]
+        if h is None:
+            return {("d", "A", "Sm"): 0.79049, ("d", "B", "Sm"): 0.6}, {}
+        return {}, {}
+
+    from fminspect.metrics import Params
+
+    comparison = compare(reference, evaluate, Params(), "bilinear", resized=False, empty_gts=False)
+    report = text(comparison)
+    assert "agrees (rounded twice: 0.79049 → 0.7905 → .791)" in report
+    b = next(f for f in comparison.findings if f.method == "B")
+    assert b.verdict == "unexplained"
+
+
+def test_every_alias_is_in_the_documented_table() -> None:
+    # docs/evaluation.md's table of the column names compare reads; every alias there
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "exactness.md").read_text()
+    table = doc.split("<!-- aliases -->")[1]
+    for alias, key in MEASURE_NAMES.items():
+        if alias != key.lower():
+            assert f"`{alias}`" in table, alias

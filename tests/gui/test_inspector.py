@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -580,3 +581,62 @@ def test_an_unreadable_gt_is_listed_once_and_a_rescoring_does_not_announce_it_ag
     window.model.scores.score_current()  # what the parameter timer does
     settle(qtbot, window)
     assert window.statusBar().currentMessage() == ""
+
+
+def _toolkit_configs(root: Path, folder: Path) -> tuple[Path, Path]:
+    """PySODEvalToolkit's two configs for the flat dataset ``root``, written in ``folder``."""
+    import json
+
+    dataset = {
+        "DS": {
+            "image": {"path": str(root / "Imgs"), "suffix": ".jpg"},
+            "mask": {"path": str(root / "GT"), "suffix": ".png"},
+        }
+    }
+    methods = {m: {"DS": {"path": str(root / "Pred" / m), "suffix": ".png"}} for m in "ABC"}
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "datasets.json").write_text(json.dumps(dataset))
+    (folder / "methods.json").write_text(json.dumps(methods))
+    return folder / "datasets.json", folder / "methods.json"
+
+
+def test_the_window_opens_toolkit_configs_and_says_when_there_is_no_model(
+    qtbot, window, dataset_root, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    from fminspect.io.discovery import ToolkitConfigs
+
+    d, m = _toolkit_configs(dataset_root, tmp_path / "cfg")
+    assert window.open_path(ToolkitConfigs(d, m))
+    (ds,) = window.model.datasets
+    assert ds.method_names == ["A", "B", "C"] and len(ds.samples) == 5
+    assert any(
+        a.text() == "Open toolkit configs…" for a in window.menuBar().actions()[0].menu().actions()
+    )
+    # a folder with GTs and no model's maps: said in the status bar and the Problems list
+    for method in "ABC":
+        shutil.rmtree(dataset_root / "Pred" / method)
+    assert window.open_path(dataset_root)
+    assert "no model's maps" in window.statusBar().currentMessage()
+    problems = [window.problem_list.item(i).text() for i in range(window.problem_list.count())]
+    assert any("--dataset-config" in p for p in problems), problems
+
+
+@pytest.mark.slow
+def test_screenshots_of_toolkit_configs_and_of_a_folder_without_models(
+    tmp_path, dataset_root, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    from fminspect.cli import main
+
+    d, m = _toolkit_configs(dataset_root, tmp_path / "cfg")
+    out = tmp_path / "shots"
+    args = ["screenshots", str(out), "--dataset-config", str(d), "--method-config", str(m)]
+    assert main(args) == 0
+    assert (out / "sample.png").is_file() and (out / "dataset.png").is_file()
+    assert main(["screenshots", str(out), "--dataset-config", str(d)]) == 2
+    assert "go together" in capsys.readouterr().err
+    for method in "ABC":
+        shutil.rmtree(dataset_root / "Pred" / method)
+    assert main(["screenshots", str(tmp_path / "none"), "--dataset", str(dataset_root)]) == 2
+    err = capsys.readouterr().err
+    assert "no model's maps" in err and "--dataset-config" in err
+    assert not (tmp_path / "none").exists() or not list((tmp_path / "none").glob("*.png"))

@@ -10,6 +10,7 @@ import gc
 import os
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +23,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fminspect.gui.app import coalesce_scene_updates
 from fminspect.gui.workers import WORKER_NICENESS, hold_jobs, release_jobs, submit
 from tests.datasets import make_dataset
-from tests.gui.conftest import settle, wait_for
+from tests.gui.conftest import PATIENCE_MS, settle, wait_for
 
 MODELS = tuple(f"M{i:02d}" for i in range(14))
 
@@ -405,8 +406,14 @@ def test_the_metrics_table_is_painted_without_calling_python(qtbot, window, many
 def test_collections_resume_when_the_last_quiet_block_ends() -> None:
     import gc
 
-    from fminspect._runtime import quiet_collector
+    from fminspect._runtime import _quiet, quiet_collector
 
+    # a folder an earlier test of this process opened may still be read on its thread, in
+    # a quiet block of its own: wait for it to end (a condition, not a time)
+    deadline = time.monotonic() + PATIENCE_MS / 1000
+    while _quiet[0] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _quiet[0] == 0 and gc.isenabled(), "an earlier test's folder is still being read"
     first, second = quiet_collector(), quiet_collector()  # two folders read at once
     first.__enter__()
     second.__enter__()

@@ -8,7 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fminspect.io.discovery import discover, from_toolkit_configs, natural_key, sample_name
+from fminspect.io.discovery import (
+    ToolkitConfigs,
+    discover,
+    from_toolkit_configs,
+    natural_key,
+    read_source,
+    sample_name,
+)
 from tests.datasets import make_dataset, write_png
 
 
@@ -124,3 +131,23 @@ def test_pysodevaltoolkit_configs_with_prefix_and_suffix(tmp_path: Path) -> None
     assert not problems
     assert ds.name == "DUTS" and ds.coverage["Net"].label == "3/3"
     assert ds.samples[1].preds["Net"].name == "pre_1_sal.png"
+
+
+def test_a_folder_with_gts_and_no_model_says_so_and_configs_are_a_source(tmp_path: Path) -> None:
+    # PySODEvalToolkit's layout: masks and images, the maps elsewhere (named by the configs)
+    for i in range(2):
+        write_png(tmp_path / "data" / "GT" / f"{i}.png", np.full((4, 4), 255, np.uint8))
+        write_png(tmp_path / "res" / "Net" / f"{i}.png", np.zeros((4, 4), np.uint8))
+    datasets, problems = read_source(tmp_path / "data")
+    assert datasets and not any(ds.methods for ds in datasets)
+    assert "no model's maps" in problems[-1].message
+    assert "--dataset-config" in problems[-1].message
+    (tmp_path / "d.json").write_text(json.dumps({"X": {"mask": {"path": "data/GT"}}}))
+    (tmp_path / "m.json").write_text(json.dumps({"Net": {"X": {"path": "res/Net"}}}))
+    source = ToolkitConfigs(tmp_path / "d.json", tmp_path / "m.json")
+    (ds,), problems = read_source(source)
+    assert not problems and ds.method_names == ["Net"] and len(ds.samples) == 2
+    assert str(source) == f"{tmp_path / 'd.json'} + {tmp_path / 'm.json'}"
+    (tmp_path / "m.json").write_text(json.dumps({"Net": {"Y": {"path": "res/Net"}}}))
+    (ds,), problems = read_source(source)
+    assert not ds.methods and "check the method config" in problems[-1].message

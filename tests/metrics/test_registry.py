@@ -71,7 +71,7 @@ def test_keys_are_unique_and_each_names_its_family() -> None:
 def test_parameter_defaults_exist_once_and_ranges_are_checked() -> None:
     params = parameters()
     fields = {f.name: f for f in dataclasses.fields(Params)}
-    normalization = {"gt_threshold", "gt_inclusive", "stretch", "thresholds"}
+    normalization = {"gt_threshold", "gt_inclusive", "stretch", "thresholds", "stretch_rule"}
     assert set(fields) - normalization == set(params)  # every parameter is a family's
     for name, p in params.items():
         assert getattr(DEFAULT_PARAMS, name) == p.default, name

@@ -145,7 +145,7 @@ REFERENCES: dict[str, Oracle | Elsewhere] = {
         "pysodmetrics 1.6.2 Fmeasure / FmeasureV2",
         ("handlers",),
         {**_handler("Fm", "fm"), **_handler("Pre", "pre"), **_handler("Rec", "rec")},
-        elsewhere={k: _CLASSIC_BENCHMARK for k in ("maxFm_meanPR", "IoU_maxFm_meanPR")},
+        elsewhere=dict.fromkeys(("maxFm_meanPR", "IoU_maxFm_meanPR"), _CLASSIC_BENCHMARK),
     ),
     "overlap": Oracle(
         "pysodmetrics 1.6.2 FmeasureV2 + IOUHandler / DICEHandler",
