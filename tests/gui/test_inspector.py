@@ -240,7 +240,7 @@ def test_a_normalisation_change_scores_at_once_and_shows_all_models_together(
     window.open_path(dataset_root)
     settle(qtbot, window)
     shown_before = dict(window.table.model.scores)
-    window.params.stretch.toggle()  # a check box: no debounce, scoring has started
+    window.params.stretch.setCurrentIndex(2)  # no stretch: a list, no debounce, scoring started
     assert window.model._pending and not window.model._debounce.is_active()
     # until the request completes (or runs long), the table keeps the previous results whole
     assert window.table.model.scores == shown_before
@@ -275,7 +275,7 @@ def test_a_long_request_shows_results_as_they_arrive(qtbot, window, dataset_root
 
     monkeypatch.setattr(controller_module, "score_model", score_model)
     try:
-        window.params.stretch.toggle()
+        window.params.stretch.setCurrentIndex(2)  # no stretch
         wait_for(qtbot, lambda: set(window.model.results) >= {"A", "C"})
         assert "B" in window.model._pending  # still scoring B…
         # …the others are held, at first

@@ -95,3 +95,29 @@ def test_every_registered_parameter_has_an_editor_that_reaches_the_scoring(qtbot
     panel.extra["hce_relax"].setValue(3)
     assert window.model.settings.params.ap_interpolation == "11pt"
     assert window.model.settings.params.hce_relax == 3
+
+
+def test_a_convention_chosen_in_the_panel_sets_every_knob_and_reaches_the_scoring(
+    qtbot, window
+) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from fminspect.metrics import DEFAULT_PARAMS
+    from fminspect.pipeline.conventions import CONVENTION_KNOBS, CONVENTIONS
+
+    panel = window.params
+    assert panel.convention.currentText() == "pysodmetrics"  # the defaults are that one
+    panel.beta2.setValue(1.0)  # a knob no convention fixes: kept through every choice
+    for name, c in CONVENTIONS.items():
+        panel.convention.setCurrentText(name)
+        panel.convention.activated.emit(panel.convention.currentIndex())
+        defaults = {k: getattr(DEFAULT_PARAMS, k) for k in CONVENTION_KNOBS}
+        want = replace(DEFAULT_PARAMS, beta2=1.0, **{**defaults, **c.params})
+        assert window.model.settings.params == want, name
+        assert window.model.settings.interpolation == c.interpolation, name
+        assert panel.convention.currentText() == name
+    # one knob changed by hand: no convention any more, and the box says so
+    assert list(CONVENTIONS)[-1] == "context-original"  # no stretch, GT >= 128
+    panel.stretch.setCurrentIndex(1)  # ÷ max
+    assert panel.convention.currentText() == "custom"
+    assert window.model.settings.params.stretch_rule == "max"

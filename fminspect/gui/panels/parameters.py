@@ -11,7 +11,27 @@ from fminspect.gui.colours import CONTOUR_RGB, confusion_colour, hex_colour
 from fminspect.gui.panels.map_grid import COLORMAPS
 from fminspect.inspector.settings import Settings
 from fminspect.io.loading import INTERPOLATIONS
-from fminspect.metrics import DEFAULT_PARAMS, Parameter, parameters
+from fminspect.metrics import DEFAULT_PARAMS, Parameter, Params, parameters
+from fminspect.pipeline.conventions import CONVENTION_KNOBS, CONVENTIONS, convention_of
+
+#: The GT rules offered: (label, threshold on 0–255, inclusive).
+GT_RULES = (
+    ("GT > 128  (pysodmetrics, MATLAB)", 128.0, False),
+    ("GT ≥ 128  (original Context-measure)", 128.0, True),
+    ("GT ≥ 25.5  (classic benchmark: ≥ 0.1)", 25.5, True),
+)
+#: The prediction stretches offered: (label, stretch, stretch_rule).
+STRETCHES = (
+    ("min–max  (pysodmetrics, MATLAB)", True, "min-max"),
+    ("÷ max  (classic benchmark)", True, "max"),
+    ("none  (original Context-measure)", False, "min-max"),
+)
+#: The curves' thresholds offered: (label, rule).
+THRESHOLDS = (
+    ("t/255  (pysodmetrics)", "t/255"),
+    ("MATLAB's 1:-1/255:0", "matlab"),
+)
+CUSTOM = "custom"
 
 
 class ParameterPanel(QtWidgets.QWidget):
@@ -20,7 +40,8 @@ class ParameterPanel(QtWidgets.QWidget):
     Signals
     -------
     settings_changed(object)
-        New :class:`Settings` (β², α, GT rule, stretch, interpolation).
+        New :class:`Settings` (β², α, every other measure parameter, the convention's
+        knobs: GT rule, stretch, curve thresholds, interpolation).
     threshold_changed(int)
         Curve point 0–255.
     display_changed(dict)
@@ -71,19 +92,31 @@ class ParameterPanel(QtWidgets.QWidget):
         form.addRow(self.more)
 
         form.addRow(QtWidgets.QLabel("<b>Normalisation</b>"))
-        self.gt_rule = QtWidgets.QComboBox()
-        self.gt_rule.addItems(
-            ["GT > 128  (pysodmetrics, MATLAB)", "GT ≥ 128  (original Context-measure)"]
+        self.convention = QtWidgets.QComboBox()
+        self.convention.addItems([*CONVENTIONS, CUSTOM])
+        self.convention.setToolTip(
+            "compute as one implementation does: every knob below (and the measures' "
+            "parameters it fixes) set as that code sets it; 'custom' when they match none"
         )
+        self.convention.activated.connect(self._on_convention)
+        form.addRow("convention", self.convention)
+        self.gt_rule = QtWidgets.QComboBox()
+        self.gt_rule.addItems([label for label, _, _ in GT_RULES])
         self.gt_rule.currentIndexChanged.connect(self._emit_settings)
         form.addRow("GT binarisation", self.gt_rule)
-        self.stretch = QtWidgets.QCheckBox("min–max stretch predictions")
-        self.stretch.setChecked(True)
+        self.stretch = QtWidgets.QComboBox()
+        self.stretch.addItems([label for label, _, _ in STRETCHES])
         self.stretch.setToolTip(
-            "pysodmetrics and MATLAB stretch each map to [0, 1] unless constant"
+            "how each map is stretched to [0, 1]: pysodmetrics and MATLAB min–max (a constant "
+            "map kept), the classic saliency benchmark divides by the maximum"
         )
-        self.stretch.toggled.connect(self._emit_settings)
-        form.addRow("", self.stretch)
+        self.stretch.currentIndexChanged.connect(self._emit_settings)
+        form.addRow("stretch", self.stretch)
+        self.thresholds = QtWidgets.QComboBox()
+        self.thresholds.addItems([label for label, _ in THRESHOLDS])
+        self.thresholds.setToolTip("the 256 thresholds of the curves")
+        self.thresholds.currentIndexChanged.connect(self._emit_settings)
+        form.addRow("curve thresholds", self.thresholds)
         self.interpolation = QtWidgets.QComboBox()
         self.interpolation.addItems(list(INTERPOLATIONS))
         self.interpolation.setToolTip("how a map of another size is resized to its GT")
@@ -184,16 +217,76 @@ class ParameterPanel(QtWidgets.QWidget):
             self.threshold_changed.emit(value)
 
     def _emit_settings(self, *_: object) -> None:
+        gt_threshold, gt_inclusive = GT_RULES[self.gt_rule.currentIndex()][1:]
+        stretch, stretch_rule = STRETCHES[self.stretch.currentIndex()][1:]
         params = replace(
             self.settings.params,
             beta2=round(self.beta2.value(), 4),
             alpha=round(self.alpha.value(), 4),
-            gt_inclusive=self.gt_rule.currentIndex() == 1,
-            stretch=self.stretch.isChecked(),
+            gt_threshold=gt_threshold,
+            gt_inclusive=gt_inclusive,
+            stretch=stretch,
+            stretch_rule=stretch_rule,
+            thresholds=THRESHOLDS[self.thresholds.currentIndex()][1],
             **self._extra_values(),  # type: ignore[arg-type]
         )
         self.settings = Settings(params, self.interpolation.currentText())
+        self._name_convention()
         self.settings_changed.emit(self.settings)
+
+    def _name_convention(self) -> None:
+        """The convention box names the convention the knobs make (or 'custom')."""
+        name = convention_of(self.settings.params, self.settings.interpolation)
+        blocked = self.convention.blockSignals(True)
+        self.convention.setCurrentText(name if name in CONVENTIONS else CUSTOM)
+        self.convention.blockSignals(blocked)
+
+    def _on_convention(self, index: int) -> None:
+        name = self.convention.itemText(index)
+        if name == CUSTOM:
+            return
+        c = CONVENTIONS[name]
+        defaults = {k: getattr(DEFAULT_PARAMS, k) for k in CONVENTION_KNOBS}
+        self.show_params(replace(self.settings.params, **{**defaults, **c.params}), c.interpolation)
+
+    def show_params(self, params: Params, interpolation: str) -> None:
+        """Set every editor to ``params`` and ``interpolation``, then emit the settings once."""
+        editors = [
+            self.beta2, self.alpha, self.gt_rule, self.stretch, self.thresholds,
+            self.interpolation, *self.extra.values(),
+        ]  # fmt: skip
+        blocked = [w.blockSignals(True) for w in editors]
+        try:
+            self.beta2.setValue(params.beta2)
+            self.alpha.setValue(params.alpha)
+            self.gt_rule.setCurrentIndex(
+                next(
+                    i
+                    for i, (_, t, inc) in enumerate(GT_RULES)
+                    if (t, inc) == (params.gt_threshold, params.gt_inclusive)
+                )
+            )
+            self.stretch.setCurrentIndex(
+                next(
+                    i
+                    for i, (_, on, rule) in enumerate(STRETCHES)
+                    if on == params.stretch and (rule == params.stretch_rule or not on)
+                )
+            )
+            self.thresholds.setCurrentIndex(
+                next(i for i, (_, rule) in enumerate(THRESHOLDS) if rule == params.thresholds)
+            )
+            self.interpolation.setCurrentText(interpolation)
+            for name, widget in self.extra.items():
+                value = getattr(params, name)
+                if isinstance(widget, QtWidgets.QComboBox):
+                    widget.setCurrentText(str(value))
+                elif isinstance(widget, (QtWidgets.QSpinBox, QtWidgets.QDoubleSpinBox)):
+                    widget.setValue(value)
+        finally:
+            for w, b in zip(editors, blocked, strict=True):
+                w.blockSignals(b)
+        self._emit_settings()
 
     def _emit_display(self, *_: object) -> None:
         self.display_changed.emit(self.display_options())
