@@ -640,3 +640,21 @@ def test_screenshots_of_toolkit_configs_and_of_a_folder_without_models(
     err = capsys.readouterr().err
     assert "no model's maps" in err and "--dataset-config" in err
     assert not (tmp_path / "none").exists() or not list((tmp_path / "none").glob("*.png"))
+
+
+@pytest.mark.slow
+def test_the_window_on_real_photographs_and_published_maps(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    """SalBench DataSet1 from ../shared (never copied here): 18 photographs, five classic
+    methods, CA's maps at 62 % of the GT's size. The window shows them all and its numbers
+    are the scored arrays' (tests/metrics/test_parity_salbench.py: pysodmetrics' too)."""
+    from tests.metrics.test_parity_salbench import SALBENCH
+
+    if not SALBENCH.exists():
+        pytest.skip(f"{SALBENCH} is not here (../shared beside the project)")
+    assert window.open_path(SALBENCH)
+    settle(qtbot, window)
+    (ds,) = window.model.datasets
+    assert ds.method_names == ["CA", "FT", "GC", "HC", "RC"] and len(ds.samples) == 18
+    wait_for(qtbot, lambda: _table_shows(window, tuple(ds.method_names)))
+    sample = window.model.sample
+    assert all(sample.preds[m].shape == sample.gt.shape for m in ds.method_names)  # CA resized
