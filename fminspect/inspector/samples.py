@@ -24,6 +24,7 @@ from fminspect.inspector.events import Event
 from fminspect.inspector.memory import sized
 from fminspect.inspector.runtime import Runtime
 from fminspect.inspector.settings import Settings
+from fminspect.inspector.walk import Walk
 from fminspect.io.discovery import Dataset, Sample
 from fminspect.io.validation import Problem
 from fminspect.metrics import GroundTruth, SuiteResult, update_suite
@@ -113,6 +114,8 @@ class SampleScoring:
         # after a sample is scored, the next one in the stepping direction is read and scored
         # in the background at low priority, so that A/D shows it at once
         self._direction = 1
+        # the order the browser lists the samples in, which stepping walks
+        self.walk = Walk()
         self._prefetch_jobs: list[tuple[Any, tuple[Any, ...]]] = []  # (job, tag)
         self._completed = 0  # requests whose every result is in (see TRIM_EVERY)
         self._prefetch_timer = runtime.timer(PREFETCH_DELAY_MS, self._prefetch_next)
@@ -180,13 +183,40 @@ class SampleScoring:
         self.load(self.dataset.samples[index])
 
     def step(self, delta: int) -> None:
-        """Next (+1) or previous (−1) sample (from the one last asked for, so that quick
-        presses advance even while a sample is being read)."""
+        """Next (+1) or previous (−1) sample in the browser's order (:attr:`walk`), from the
+        one last asked for, so that quick presses advance even while a sample is being
+        read."""
         current = self._requested
         if current is None or self.dataset is None or current not in self.dataset.samples:
             return
         self._direction = 1 if delta >= 0 else -1
-        self.select_sample(self.dataset.samples.index(current) + delta)
+        self.load(self._after(current, delta))
+
+    @property
+    def requested(self) -> Sample | None:
+        """The sample last asked for (shown, or being read)."""
+        return self._requested
+
+    def open_sample(self, name: str, direction: int = 1) -> None:
+        """Show the sample ``name`` of the current dataset, reading ahead in ``direction``
+        (the browser's row moved up or down)."""
+        if self.dataset is None:
+            return
+        self._direction = 1 if direction >= 0 else -1
+        self.load(self.dataset.sample(name))
+
+    def _after(self, sample: Sample, delta: int) -> Sample:
+        """The sample ``delta`` steps after ``sample``: in the walk's order when it lists
+        this dataset, else in the natural order (wrapping around)."""
+        assert self.dataset is not None
+        samples = self.dataset.samples
+        if len(self.walk.samples) == len(samples):
+            name = self.walk.neighbour(sample.name, delta)
+            if name is not None:
+                if samples[self.walk.matrix.sample_index[name]].name == name:
+                    return samples[self.walk.matrix.sample_index[name]]
+                return self.dataset.sample(name)
+        return samples[(samples.index(sample) + delta) % len(samples)]
 
     def _loaded_key(self, sample: Sample) -> tuple[str, str, str]:
         return (sample.dataset, sample.name, self.settings.interpolation)
@@ -529,7 +559,7 @@ class SampleScoring:
         samples = self.dataset.samples
         if len(samples) < 2 or self._requested not in samples:
             return None
-        return samples[(samples.index(self._requested) + self._direction) % len(samples)]
+        return self._after(self._requested, self._direction)
 
     def _prefetch_next(self) -> None:
         """Read the next sample in the stepping direction and score its models, at low

@@ -52,7 +52,8 @@ def test_samples_are_in_natural_order_both_ways(qtbot, window, tmp_path) -> None
     assert window.model.sample_names == expected
     b.view.sortByColumn(0, QtCore.Qt.SortOrder.DescendingOrder)  # a click on the header
     assert b.ordered_samples() == expected[::-1]
-    b.apply_order()  # the order chosen in the list: by name
+    assert b.order.currentText() == "column sample: Z → A"  # the box says what orders it
+    b.order.setCurrentIndex(0)  # "sample name" chosen in the box
     assert b.ordered_samples() == expected
     settle(qtbot, window)
 
@@ -235,3 +236,46 @@ def test_a_folder_without_a_dataset_opened_from_the_menu_says_so(qtbot, window, 
     wait_for(qtbot, lambda: window.problem_list.count() > 0)
     assert "no dataset" in window.statusBar().currentMessage()
     assert window.browser.model.rowCount() == 0
+
+
+def test_the_list_s_order_is_the_walk_and_its_rows_open_their_samples(
+    qtbot, window, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtTest import QTest
+
+    root = make_dataset(tmp_path / "DS", n_images=6, methods=("A", "B"), size=(30, 40))
+    window.open_path(root)
+    settle(qtbot, window)
+    b = window.browser
+    b.order.setCurrentIndex(2)  # A − B: A worse first
+    wait_for(qtbot, lambda: b.model.sort_column == len(b.model.models) + 1)
+    order = b.ordered_samples()
+    assert order != sorted(order, key=lambda n: int(n[3:]))  # not the names' order
+    b.view.clicked.emit(b.model.index(0, 0))  # the first row: opened
+    wait_for(qtbot, lambda: window.model.sample.name == order[0])
+    QTest.keyClick(window, QtCore.Qt.Key.Key_D)  # D walks the list, not the names
+    wait_for(qtbot, lambda: window.model.sample.name == order[1])
+    window.model.step(1)
+    wait_for(qtbot, lambda: window.model.sample.name == order[2])
+    window.model.step(-1)
+    wait_for(qtbot, lambda: window.model.sample.name == order[1])
+    # the highlighted row is the shown sample
+    assert b.view.currentIndex().row() == 1 or b.view.selectionModel().isRowSelected(1)
+    # ↓ and End in the list open the sample they move to
+    b.view.setFocus()
+    b.view.setCurrentIndex(b.model.index(1, 0))
+    QTest.keyClick(b.view, QtCore.Qt.Key.Key_Down)
+    wait_for(qtbot, lambda: window.model.sample.name == order[2])
+    QTest.keyClick(b.view, QtCore.Qt.Key.Key_End)
+    wait_for(qtbot, lambda: window.model.sample.name == order[-1])
+    settle(qtbot, window)
+    # a click on a title orders by it and the order box says so
+    b.view.horizontalHeader().sectionClicked.emit(0)
+    b.view.sortByColumn(0, QtCore.Qt.SortOrder.AscendingOrder)
+    assert b.order.currentText() == "sample name"
+    b.view.sortByColumn(1, QtCore.Qt.SortOrder.DescendingOrder)
+    assert b.order.currentText() == "column A: largest first"
+    assert b.ordered_samples()[0] == window.model.walk.ordered()[0]
+    name = window.model.sample.name
+    window.model.step(1)
+    wait_for(qtbot, lambda: window.model.sample.name == window.model.walk.neighbour(name, 1))

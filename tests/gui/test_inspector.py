@@ -379,7 +379,7 @@ def test_browser_orders(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     values = [b.model.matrix.value(n, "SR", "maxFm") for n in names]
     assert values == sorted(values)
     b.order.setCurrentIndex(3)  # measures disagree first
-    from fminspect.gui.panels.browser import disagreement
+    from fminspect.meta.rankings import disagreement
 
     matrix = b.model.matrix
     taus = [

@@ -5,8 +5,9 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 
 SHORTCUTS = (
-    ("D  or  →", "next sample (the zoom is kept)"),
-    ("A  or  ←", "previous sample"),
+    ("D  or  →", "next sample in the list's order (the zoom is kept)"),
+    ("A  or  ←", "previous sample in the list's order"),
+    ("↑ ↓ PgUp PgDn Home End", "in the sample list: open the sample moved to"),
     ("R  or  double-click", "reset the zoom (fit the image)"),
     ("mouse wheel / drag", "zoom about the cursor / pan — every panel follows"),
     ("]  /  [", "threshold t + 1 / − 1"),

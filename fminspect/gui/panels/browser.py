@@ -1,4 +1,5 @@
-"""The dataset browser: every sample with per-model scores, sortable three ways.
+"""The dataset browser: every sample with per-model scores, sortable three ways — the order
+stepping walks (:mod:`fminspect.inspector.walk` holds it, without Qt).
 
 * by a measure of one model (worst or best first);
 * by the difference between two models on a measure (where A beats B, or loses);
@@ -24,153 +25,137 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.gui.dialogs.measures import fill_combo
 from fminspect.inspector.model import InspectorModel
+from fminspect.inspector.walk import Walk
 from fminspect.io.discovery import Dataset
-from fminspect.meta.rankings import disagreement
 from fminspect.metrics import MEASURES_BY_KEY, default_keys
 
+#: The orders of the order box (a last entry names a column whose title was clicked).
+ORDERS = (
+    "sample name",
+    "worst first (measure, model A)",
+    "A − B: A worse first",
+    "measures disagree first",
+)
 #: what Qt passes as an item's index
 _Index = QtCore.QModelIndex | QtCore.QPersistentModelIndex
 ASC, DESC = QtCore.Qt.SortOrder.AscendingOrder, QtCore.Qt.SortOrder.DescendingOrder
 
 
 class BrowserModel(QtCore.QAbstractTableModel):
-    """Rows: samples (in :attr:`order`). Columns: sample, one per model, Δ(A − B), τ(X, Y)."""
+    """Rows: samples, in the order of its :class:`~fminspect.inspector.walk.Walk` (the one
+    stepping follows). Columns: sample, one per model, Δ(A − B), τ(X, Y)."""
 
-    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+    def __init__(self, parent: QtCore.QObject | None = None, walk: Walk | None = None) -> None:
         super().__init__(parent)
-        self.matrix = ScoreMatrix([], [], default_keys())
-        self.models: list[str] = []  # the model columns: the shown models, then A and B
-        self.shown: list[str] = []  # the shown models
+        self.walk = walk if walk is not None else Walk()
         self.names: dict[str, str] = {}  # display names
-        self.measure = "Sm"
-        self.pair = ("", "")
-        self.measures_xy = ("maxFm", "Sm")
-        self.order = np.zeros(0, dtype=np.intp)  # row → sample index
-        self.sort_column, self.sort_order = 0, ASC
-        self._tau = np.zeros(0)  # τ(X, Y) per sample; NaN also where not computed yet
-        self._tau_known = np.zeros(0, bool)
+
+    # the walk's state, as the panel and the tests read it
+    @property
+    def matrix(self) -> ScoreMatrix:
+        return self.walk.matrix
+
+    @property
+    def models(self) -> list[str]:
+        return self.walk.models
+
+    @property
+    def shown(self) -> list[str]:
+        return self.walk.shown
+
+    @property
+    def order(self) -> np.ndarray:
+        return self.walk.order
+
+    @property
+    def measure(self) -> str:
+        return self.walk.measure
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return self.walk.pair
+
+    @property
+    def measures_xy(self) -> tuple[str, str]:
+        return self.walk.measures_xy
+
+    @property
+    def sort_column(self) -> int:
+        return self.walk.sort_column
+
+    @property
+    def sort_order(self) -> QtCore.Qt.SortOrder:
+        return DESC if self.walk.descending else ASC
 
     @property
     def samples(self) -> list[str]:
         """Every sample, in natural order."""
-        return self.matrix.samples
+        return self.walk.samples
+
+    def use_walk(self, walk: Walk) -> None:
+        """List the samples of ``walk`` (the inspector model's)."""
+        self.beginResetModel()
+        self.walk = walk
+        self.endResetModel()
 
     def set_matrix(self, matrix: ScoreMatrix, models: list[str]) -> None:
         """Show a dataset: its samples at once, its scores as they arrive in ``matrix``."""
         self.beginResetModel()
-        self.matrix, self.shown = matrix, list(models)
-        every = matrix.methods
-        if every and (self.pair[0] not in every or self.pair[1] not in every):
-            self.pair = (every[0], every[1] if len(every) > 1 else every[0])
-        self._recolumn()
-        n = len(matrix.samples)
-        self._tau, self._tau_known = np.full(n, np.nan), np.zeros(n, bool)
-        self.order = np.arange(n)
-        self._sort()
+        self.walk.set_matrix(matrix, models)
         self.endResetModel()
 
     def set_columns(self, models: list[str], names: dict[str, str]) -> None:
         """Show a column for each of ``models``, headed by its display name."""
         self.beginResetModel()
-        self.shown = list(models)
         self.names = dict(names)
-        self._recolumn()
-        self._sort()
+        self.walk.set_columns(models)
         self.endResetModel()
-
-    def _recolumn(self) -> None:
-        """The model columns: the shown models, then A and B of the pair if not shown (so
-        that ordering by A's scores always has A's column to show them)."""
-        known = self.matrix.method_index
-        cols = [m for m in self.shown if m in known]
-        cols += [m for m in dict.fromkeys(self.pair) if m in known and m not in cols]
-        self.models = cols
 
     def set_view(self, measure: str, pair: tuple[str, str], xy: tuple[str, str]) -> None:
         """Which measure, model pair and measure pair the columns show."""
         self.beginResetModel()
-        if xy != self.measures_xy:
-            self._tau_known[:] = False
-        self.measure, self.pair, self.measures_xy = measure, pair, xy
-        self._recolumn()
-        self._sort()
+        self.walk.set_view(measure, pair, xy)
         self.endResetModel()
 
     def scores_changed(self, samples: frozenset[int] | set[int]) -> None:
         """New scores for these sample indices: redraw, and re-sort if the order depends on
         scores (the selection stays on its sample)."""
-        if samples:
-            self._tau_known[list(samples)] = False
-        if self.sort_column == 0:
+        if self.walk.sort_column == 0:
+            self.walk.scores_changed(samples)
             if self.rowCount():
                 self.dataChanged.emit(
                     self.index(0, 1), self.index(self.rowCount() - 1, self.columnCount() - 1)
                 )
             return
         self.layoutAboutToBeChanged.emit()
-        before = self.order.copy()
-        self._sort()
+        before = self.walk.order.copy()
+        self.walk.scores_changed(samples)
         self._move_persistent(before)
         self.layoutChanged.emit()
 
     def _move_persistent(self, before: np.ndarray) -> None:
         """Keep persistent indexes (the view's selection and current cell) on their sample."""
-        row_of = np.empty_like(self.order)
-        row_of[self.order] = np.arange(len(self.order))
+        order = self.walk.order
+        row_of = np.empty_like(order)
+        row_of[order] = np.arange(len(order))
         old = self.persistentIndexList()
         new = [self.index(int(row_of[before[i.row()]]), i.column()) for i in old]
         self.changePersistentIndexList(old, new)
 
-    # ------------------------------------------------------------------ values
-    def _sign(self, key: str) -> float:
-        return 1.0 if MEASURES_BY_KEY[key].higher_is_better else -1.0
-
     def column_values(self, col: int) -> np.ndarray:
         """The values of a score column for every sample (natural order)."""
-        m = self.matrix
-        if col <= len(self.models):
-            return m.column(self.models[col - 1], self.measure)
-        if col == len(self.models) + 1:
-            a, b = self.pair
-            if a not in m.method_index or b not in m.method_index:
-                return np.full(len(m.samples), np.nan)
-            return m.column(a, self.measure) - m.column(b, self.measure)
-        return self._taus()
-
-    def _taus(self) -> np.ndarray:
-        todo = np.flatnonzero(~self._tau_known)
-        x, y = self.measures_xy
-        for i in todo:
-            self._tau[i] = disagreement(self.matrix.per_model(int(i)), x, y)
-        self._tau_known[todo] = True
-        return self._tau
-
-    def _sort(self) -> None:
-        n = len(self.matrix.samples)
-        if self.sort_column == 0 or n == 0:
-            natural = np.arange(n)
-            self.order = natural if self.sort_order == ASC else natural[::-1].copy()
-            return
-        key = self.column_values(self.sort_column).copy()
-        if self.sort_order == DESC:
-            key = -key
-        key[np.isnan(key)] = np.inf  # unknown values last, in either direction
-        self.order = np.argsort(key, kind="stable")  # ties keep the natural order
+        return self.walk.column_values(col)
 
     def sort(self, column: int, order: QtCore.Qt.SortOrder = ASC) -> None:
         self.layoutAboutToBeChanged.emit()
-        before = self.order.copy()
-        self.sort_column, self.sort_order = column, order
-        self._sort()
+        before = self.walk.order.copy()
+        self.walk.sort(column, order == DESC)
         self._move_persistent(before)
         self.layoutChanged.emit()
 
     def cell(self, row: int, col: int) -> float | str:
         """The value shown at ``row`` (in the current order), ``col``."""
-        i = int(self.order[row])
-        if col == 0:
-            return self.matrix.samples[i]
-        return float(self.column_values(col)[i])
+        return self.walk.cell(row, col)
 
     # ------------------------------------------------------------------ Qt model
     def columnCount(self, parent: _Index = QtCore.QModelIndex()) -> int:  # noqa: B008
@@ -224,6 +209,21 @@ class _SampleTable(QtWidgets.QTableView):
         super().resizeEvent(event)
         self.resized.emit()
 
+    def moveCursor(
+        self,
+        cursorAction: QtWidgets.QAbstractItemView.CursorAction,
+        modifiers: QtCore.Qt.KeyboardModifier,
+    ) -> QtCore.QModelIndex:
+        """``Home`` and ``End`` go to the first and the last sample (a table's own go to
+        the first and last column of the row)."""
+        action = QtWidgets.QAbstractItemView.CursorAction
+        rows = self.model().rowCount() if self.model() is not None else 0
+        if rows and cursorAction in (action.MoveHome, action.MoveEnd):
+            column = max(self.currentIndex().column(), 0)
+            row = 0 if cursorAction == action.MoveHome else rows - 1
+            return self.model().index(row, column)
+        return super().moveCursor(cursorAction, modifiers)
+
 
 class DatasetBrowserPanel(QtWidgets.QWidget):
     """Samples with their scores; choosing one loads it.
@@ -235,6 +235,8 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
     """
 
     sample_chosen = QtCore.Signal(str)
+    #: a sample opened by moving the list's row with the keyboard, and the direction moved
+    row_opened = QtCore.Signal(str, int)
 
     #: Least time between two re-sorts while scores stream in (ms).
     RESORT_MS = 400
@@ -253,13 +255,10 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
             combo.addItems(default_keys())
             combo.setCurrentText(value)
         self.order = QtWidgets.QComboBox()
-        self.order.addItems(
-            [
-                "sample name",
-                "worst first (measure, model A)",
-                "A − B: A worse first",
-                "measures disagree first",
-            ]
+        self.order.addItems([*ORDERS, ""])  # the last: a column's header, as clicked
+        self.order.setToolTip(
+            "the order of the list, which D / → and A / ← walk; a click on a column's title "
+            "orders by that column (said here)"
         )
         self.status = QtWidgets.QLabel("")
         self.status.setStyleSheet("color: gray")
@@ -299,6 +298,13 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self.view.horizontalHeader().sectionResized.connect(self._on_section_resized)
         self.view.resized.connect(self._on_view_resized)
         self.view.clicked.connect(self._on_clicked)
+        # ↑ ↓ PgUp PgDn Home End move the current row: that sample is opened
+        self.view.selectionModel().currentRowChanged.connect(self._on_row_moved)
+        self.view.horizontalHeader().sortIndicatorChanged.connect(self._on_header_sorted)
+        self._highlighting = False  # select() moves the row: not the user
+        # a re-sort moves the current row with its sample: not the user either
+        self.model.layoutAboutToBeChanged.connect(lambda *_: self._set_highlighting(True))
+        self.model.layoutChanged.connect(lambda *_: self._set_highlighting(False))
         form = QtWidgets.QFormLayout()
         form.addRow("dataset", self.dataset)
         form.addRow("measure", self.measure)
@@ -332,6 +338,7 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         """Show ``model``'s datasets, the current one's samples and scores, and its shown
         sample; a sample or a dataset picked here is shown by the model."""
         scores, selection = model.scores, model.selection
+        self.model.use_walk(model.walk)
 
         def matrix_started(dataset: str, matrix: ScoreMatrix) -> None:
             self.set_matrix(matrix, selection.shown, selection.aliases)
@@ -344,9 +351,9 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
             self.dataset.addItems([d.name for d in datasets])
             self.dataset.blockSignals(False)
 
-        def sample_chosen(name: str) -> None:
-            if model.sample is None or name != model.sample.name:
-                model.select_sample(model.sample_names.index(name))
+        def sample_chosen(name: str, direction: int = 1) -> None:
+            if model.requested is None or name != model.requested.name:
+                model.open_sample(name, direction)
 
         def models_changed() -> None:
             if self.model.matrix.methods:
@@ -362,6 +369,7 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         model.models_listed.connect(models_changed)
         model.models_changed.connect(models_changed)
         self.sample_chosen.connect(sample_chosen)
+        self.row_opened.connect(sample_chosen)
         self.dataset.currentTextChanged.connect(
             lambda name: model.choose_dataset(name) if name else None
         )
@@ -491,40 +499,82 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         )
         self.apply_order()
 
-    def apply_order(self, *_: object) -> None:
-        """Sort by the chosen order (clicking a header sorts by that column instead)."""
-        mode = self.order.currentIndex()
+    def _mode_sort(self, mode: int) -> tuple[int, QtCore.Qt.SortOrder] | None:
+        """The column and direction of an order of the box (None: the clicked column's)."""
         models = self.model.models
         worst = ASC if MEASURES_BY_KEY[self.model.measure].higher_is_better else DESC
         if mode == 0:
-            column, order = 0, ASC
-        elif mode == 1 and models:
+            return 0, ASC
+        if mode == 1:
             a = self.model_a.currentData()
-            column, order = (1 + models.index(a) if a in models else 1), worst
-        elif mode == 2:
-            column, order = len(models) + 1, worst
+            return (1 + models.index(a) if a in models else 1), worst
+        if mode == 2:
+            return len(models) + 1, worst
+        if mode == 3:
+            return len(models) + 2, ASC
+        return None
+
+    def apply_order(self, *_: object) -> None:
+        """Sort by the chosen order (a click on a column's title sorts by that column)."""
+        chosen = self._mode_sort(self.order.currentIndex())
+        if chosen is None:  # the clicked column's: kept as it is
+            column, order = self.model.sort_column, self.model.sort_order
+            if column > len(self.model.models) + 2:
+                column, order = 0, ASC
         else:
-            column, order = len(models) + 2, ASC
+            column, order = chosen
         header = self.view.horizontalHeader()
         header.blockSignals(True)  # the view would sort too: once is enough
         header.setSortIndicator(column, order)
         header.blockSignals(False)
         self.model.sort(column, order)
+        self._say_clicked(column, order)
+
+    def _on_header_sorted(self, column: int, order: QtCore.Qt.SortOrder) -> None:
+        """A column's title was clicked: the view sorted by it; the box says which order
+        that is (one of its own, or the column's)."""
+        mode = next((m for m in range(len(ORDERS)) if self._mode_sort(m) == (column, order)), None)
+        with QtCore.QSignalBlocker(self.order):
+            self.order.setCurrentIndex(len(ORDERS) if mode is None else mode)
+        self._say_clicked(column, order)
+
+    def _say_clicked(self, column: int, order: QtCore.Qt.SortOrder) -> None:
+        """The box's last entry names the clicked column's order."""
+        title = self.model.headerData(column, QtCore.Qt.Orientation.Horizontal)
+        way = "Z → A" if column == 0 else "largest first"
+        if order == ASC:
+            way = "A → Z" if column == 0 else "smallest first"
+        self.order.setItemText(len(ORDERS), f"column {title}: {way}")
 
     def ordered_samples(self) -> list[str]:
         """Sample names in the order currently shown."""
         return [self.model.samples[int(i)] for i in self.model.order]
 
     def select(self, name: str) -> None:
-        """Highlight ``name`` without emitting."""
-        i = self.model.matrix.sample_index.get(name)
-        if i is None:
+        """Highlight ``name`` (the shown sample) without opening it again."""
+        row = self.model.walk.row_of(name)
+        if row is None:
             return
-        row = int(np.flatnonzero(self.model.order == i)[0])
-        self.view.blockSignals(True)
-        self.view.selectRow(row)
-        self.view.scrollTo(self.model.index(row, 0))
-        self.view.blockSignals(False)
+        self._highlighting = True
+        try:
+            self.view.blockSignals(True)
+            self.view.selectRow(row)
+            self.view.scrollTo(self.model.index(row, 0))
+            self.view.blockSignals(False)
+        finally:
+            self._highlighting = False
+
+    def _set_highlighting(self, on: bool) -> None:
+        self._highlighting = on
 
     def _on_clicked(self, index: QtCore.QModelIndex) -> None:
         self.sample_chosen.emit(self.model.cell(index.row(), 0))
+
+    def _on_row_moved(self, current: QtCore.QModelIndex, previous: QtCore.QModelIndex) -> None:
+        """The current row moved (the keyboard, or a click): open its sample, reading ahead
+        in the direction it moved. A re-sort moves rows with their samples: nothing new."""
+        if self._highlighting or not current.isValid():
+            return
+        name = self.model.cell(current.row(), 0)
+        direction = -1 if previous.isValid() and current.row() < previous.row() else 1
+        self.row_opened.emit(str(name), direction)

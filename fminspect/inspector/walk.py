@@ -1,0 +1,178 @@
+"""The walk: the order in which the current dataset's samples are listed and stepped through.
+
+Whatever orders the browser — by a measure of one model (worst or best first), by the
+difference of two models on a measure, by how differently two measures rank the models on a
+sample (Kendall's τ, lowest first), or by name — is the order ``D``/``→`` and ``A``/``←``
+walk: :meth:`Walk.neighbour` is what stepping asks. The scores come from the dataset's
+:class:`~fminspect.batch.scores.ScoreMatrix` as the background evaluation fills it (never
+pixels), and an order by a score is made again as they land, with NumPy: thousands of
+samples × dozens of models sort in milliseconds.
+
+Columns (what the browser shows, and sorts by): 0 the sample's name; 1…k a model's value of
+the measure (the shown models, then A and B of the pair when not shown); k + 1 the
+difference A − B; k + 2 τ of the two measures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from fminspect.batch.scores import ScoreMatrix
+from fminspect.meta.rankings import disagreement
+from fminspect.metrics import MEASURES_BY_KEY, default_keys
+
+
+class Walk:
+    """The samples of one dataset in the order they are listed and walked (no Qt).
+
+    Attributes
+    ----------
+    matrix : ScoreMatrix
+        The dataset's scores (filled as they arrive).
+    models : list of str
+        The model columns: the shown models, then A and B of the pair if not shown.
+    order : ndarray of intp
+        Row → sample index (into ``matrix.samples``, natural order).
+    sort_column : int
+        The column the order follows (0: the name).
+    descending : bool
+        Largest first (for a score column; for the name: Z to A).
+    """
+
+    def __init__(self) -> None:
+        self.matrix = ScoreMatrix([], [], default_keys())
+        self.models: list[str] = []
+        self.shown: list[str] = []
+        self.measure = "Sm"
+        self.pair = ("", "")
+        self.measures_xy = ("maxFm", "Sm")
+        self.order = np.zeros(0, dtype=np.intp)
+        self.sort_column = 0
+        self.descending = False
+        self._tau = np.zeros(0)  # τ(X, Y) per sample; NaN also where not computed yet
+        self._tau_known = np.zeros(0, bool)
+        self._row_of: np.ndarray | None = None  # sample index → row, made when asked
+
+    # ------------------------------------------------------------------ what is listed
+    @property
+    def samples(self) -> list[str]:
+        """Every sample, in natural order."""
+        return self.matrix.samples
+
+    def set_matrix(self, matrix: ScoreMatrix, shown: Iterable[str]) -> None:
+        """List a dataset: its samples at once, its scores as they arrive in ``matrix``."""
+        self.matrix, self.shown = matrix, [m for m in shown if m in matrix.method_index]
+        every = matrix.methods
+        if every and (self.pair[0] not in every or self.pair[1] not in every):
+            self.pair = (every[0], every[1] if len(every) > 1 else every[0])
+        self._recolumn()
+        n = len(matrix.samples)
+        self._tau, self._tau_known = np.full(n, np.nan), np.zeros(n, bool)
+        self._sort()
+
+    def set_columns(self, shown: Iterable[str]) -> None:
+        """A column for each of the ``shown`` models."""
+        self.shown = list(shown)
+        self._recolumn()
+        self._sort()
+
+    def _recolumn(self) -> None:
+        known = self.matrix.method_index
+        cols = [m for m in self.shown if m in known]
+        cols += [m for m in dict.fromkeys(self.pair) if m in known and m not in cols]
+        self.models = cols
+
+    def set_view(self, measure: str, pair: tuple[str, str], xy: tuple[str, str]) -> None:
+        """Which measure, model pair and measure pair the columns hold."""
+        if xy != self.measures_xy:
+            self._tau_known[:] = False
+        self.measure, self.pair, self.measures_xy = measure, pair, xy
+        self._recolumn()
+        self._sort()
+
+    def scores_changed(self, samples: Iterable[int]) -> bool:
+        """New scores for these sample indices; True if the order was made again (it
+        depends on scores)."""
+        changed = list(samples)
+        if changed:
+            self._tau_known[changed] = False
+        if self.sort_column == 0:
+            return False
+        self._sort()
+        return True
+
+    # ------------------------------------------------------------------ the order
+    def worst_first(self) -> bool:
+        """Whether "worst first" on the current measure is largest first (lower is better)."""
+        return not MEASURES_BY_KEY[self.measure].higher_is_better
+
+    def sort(self, column: int, descending: bool = False) -> None:
+        """Order by ``column`` (see the module notes); ties and unknown values keep the
+        natural order, unknown values last in either direction."""
+        self.sort_column, self.descending = column, descending
+        self._sort()
+
+    def _sort(self) -> None:
+        self._row_of = None
+        n = len(self.matrix.samples)
+        if self.sort_column == 0 or n == 0 or self.sort_column > len(self.models) + 2:
+            natural = np.arange(n)
+            self.order = natural[::-1].copy() if self.descending else natural
+            return
+        key = self.column_values(self.sort_column).copy()
+        if self.descending:
+            key = -key
+        key[np.isnan(key)] = np.inf
+        self.order = np.argsort(key, kind="stable")
+
+    def row_of(self, name: str) -> int | None:
+        """The row of the sample ``name`` (None if it is not listed)."""
+        i = self.matrix.sample_index.get(name)
+        if i is None:
+            return None
+        if self._row_of is None:
+            self._row_of = np.empty_like(self.order)
+            self._row_of[self.order] = np.arange(len(self.order))
+        return int(self._row_of[i])
+
+    def neighbour(self, name: str, delta: int) -> str | None:
+        """The sample ``delta`` rows after ``name`` in the order (wrapping around); None
+        when ``name`` is not listed."""
+        row = self.row_of(name)
+        if row is None or not len(self.order):
+            return None
+        return self.matrix.samples[int(self.order[(row + delta) % len(self.order)])]
+
+    def ordered(self) -> list[str]:
+        """Every listed sample, in the order."""
+        return [self.matrix.samples[int(i)] for i in self.order]
+
+    # ------------------------------------------------------------------ values
+    def column_values(self, col: int) -> np.ndarray:
+        """The values of a score column for every sample (natural order)."""
+        m = self.matrix
+        if col <= len(self.models):
+            return np.asarray(m.column(self.models[col - 1], self.measure))
+        if col == len(self.models) + 1:
+            a, b = self.pair
+            if a not in m.method_index or b not in m.method_index:
+                return np.full(len(m.samples), np.nan)
+            return np.asarray(m.column(a, self.measure) - m.column(b, self.measure))
+        return self._taus()
+
+    def _taus(self) -> np.ndarray:
+        todo = np.flatnonzero(~self._tau_known)
+        x, y = self.measures_xy
+        for i in todo:
+            self._tau[i] = disagreement(self.matrix.per_model(int(i)), x, y)
+        self._tau_known[todo] = True
+        return self._tau
+
+    def cell(self, row: int, col: int) -> float | str:
+        """The value at ``row`` (in the order), ``col``."""
+        i = int(self.order[row])
+        if col == 0:
+            return self.matrix.samples[i]
+        return float(self.column_values(col)[i])

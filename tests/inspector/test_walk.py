@@ -1,0 +1,84 @@
+"""The walk without Qt: the browser's order is the order stepping follows, whatever sets it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from fminspect.batch.scores import ScoreMatrix
+from fminspect.inspector.model import InspectorModel
+from fminspect.inspector.runtime import ManualRuntime
+from fminspect.inspector.samples import PREFETCH_DELAY_MS
+from fminspect.inspector.walk import Walk
+
+NAMES = ["img1", "img2", "img3", "img4", "img5"]
+
+
+def _matrix(sm_a: list[float], sm_b: list[float]) -> ScoreMatrix:
+    m = ScoreMatrix(NAMES, ["A", "B"], ("Sm", "MAE"))
+    for i, (a, b) in enumerate(zip(sm_a, sm_b, strict=True)):
+        m.values[i, 0, 0], m.values[i, 1, 0] = a, b
+        m.values[i, 0, 1], m.values[i, 1, 1] = 1 - a, 1 - b
+    return m
+
+
+def test_each_order_of_the_browser_and_its_neighbours() -> None:
+    walk = Walk()
+    walk.set_matrix(_matrix([0.9, 0.2, 0.5, np.nan, 0.1], [0.5, 0.6, 0.4, 0.3, 0.2]), ["A", "B"])
+    walk.set_view("Sm", ("A", "B"), ("maxFm", "Sm"))
+    assert walk.ordered() == NAMES  # by name
+    walk.sort(1, descending=False)  # A's Sm, worst first; its unknown value last
+    assert walk.ordered() == ["img5", "img2", "img3", "img1", "img4"]
+    assert walk.neighbour("img2", 1) == "img3" and walk.neighbour("img5", -1) == "img4"
+    assert walk.neighbour("img4", 1) == "img5"  # wraps around
+    walk.sort(3, descending=False)  # A − B, A worse first
+    assert walk.ordered()[:2] == ["img2", "img5"]
+    walk.set_view("MAE", ("A", "B"), ("maxFm", "Sm"))  # the column follows the measure
+    assert walk.ordered()[0] == "img1"  # A − B of MAE: −0.4 … lowest first as asked
+    walk.sort(0, descending=True)
+    assert walk.ordered() == NAMES[::-1]
+    assert walk.neighbour("missing", 1) is None and walk.row_of("img1") == 4
+
+
+def test_scores_that_arrive_remake_an_order_by_score_not_one_by_name() -> None:
+    walk = Walk()
+    matrix = _matrix([np.nan] * 5, [np.nan] * 5)
+    walk.set_matrix(matrix, ["A"])
+    assert not walk.scores_changed({0})  # by name: nothing to do
+    walk.sort(1)
+    matrix.values[3, 0, 0] = 0.0
+    assert walk.scores_changed({3})
+    assert walk.ordered()[0] == "img4"
+
+
+def test_stepping_walks_the_browser_s_order_and_reads_ahead_in_it(
+    model: InspectorModel, runtime: ManualRuntime, dataset_root: Path
+) -> None:
+    model.open_path(dataset_root)
+    runtime.run_jobs()
+    assert model.sample is not None and model.sample.name == "img1"
+    # the browser orders by A's Sm, worst first: img1, img5, img2, img3, img4 (say)
+    model.walk.set_matrix(_matrix([0.1, 0.5, 0.6, 0.7, 0.3], [0.5] * 5), ["A", "B"])
+    model.walk.sort(1)
+    assert model.walk.ordered() == ["img1", "img5", "img2", "img3", "img4"]
+    runtime.advance(PREFETCH_DELAY_MS)
+    runtime.run_jobs()
+    assert model.cached_models("DS/img5") == {"A", "B", "C"}  # read ahead: the next in order
+    model.step(1)
+    runtime.run_jobs()
+    assert model.sample.name == "img5"
+    model.step(1)
+    runtime.run_jobs()
+    assert model.sample.name == "img2"
+    model.step(-2)
+    runtime.run_jobs()
+    assert model.sample.name == "img1"
+    model.step(-1)  # wraps around to the last in the order
+    runtime.run_jobs()
+    assert model.sample.name == "img4"
+    model.open_sample("img3", direction=-1)  # the list's row moved up
+    runtime.run_jobs()
+    runtime.advance(PREFETCH_DELAY_MS)
+    runtime.run_jobs()
+    assert model.sample.name == "img3" and model.cached_models("DS/img2") == {"A", "B", "C"}
