@@ -19,6 +19,7 @@ import pytest
 # The result store's index and the window's default store live in the user's cache folder:
 # never the real one in tests (each test that cares gets its own, see isolated_cache).
 os.environ["FMINSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="fminspect-test-cache-")
+os.environ["FMINSPECT_DATA_DIR"] = tempfile.mkdtemp(prefix="fminspect-test-data-")
 
 from tests.reference import oracle
 

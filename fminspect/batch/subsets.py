@@ -2,9 +2,12 @@
 
 * **An image list** (``eval --images FILE``) restricts each dataset to the images it names
   before anything is read: one name per line (a stem, or a file name whose extension is
-  dropped), ``#`` comments; ``DATASET/name`` names an image of that dataset only. Names
-  found in no dataset are counted and the first ones shown; a list that matches nothing in
-  a dataset is an error naming the file and the dataset.
+  dropped), ``#`` comments; ``DATASET/name`` names an image of that dataset only. A CSV
+  whose header has a ``sample`` column (and optionally ``dataset``) is read as such: the
+  case list the window exports with its tags. Names found in no dataset are counted and the
+  first ones shown; a list that matches nothing in a dataset is an error naming the file
+  and the dataset. ``eval --exclude-images FILE`` leaves the images of such a list out
+  instead (GT errors found in the window, say); both are recorded in ``results.json``.
 * **Subsets** (``eval --subsets cod10k|cod10k-sub|FILE.csv``) are evaluated *as well as* the
   whole dataset, from the same per-image results (nothing is computed twice): each becomes a
   dataset of its own in every output, named ``DATASET[subset]``, so that ``fminspect table``
@@ -86,7 +89,18 @@ def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList
     path = Path(path)
     known = set(datasets)
     names: dict[str, set[str]] = {}
-    for line in _read_text(path, "an image list").splitlines():
+    text = _read_text(path, "an image list")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    header = next(csv.reader(lines[:1]), [])
+    if "sample" in [h.strip().lower() for h in header]:  # a case list the window exported
+        for row in csv.DictReader(lines, fieldnames=[h.strip().lower() for h in header]):
+            name = (row.get("sample") or "").strip()
+            if name and name != "sample":
+                names.setdefault((row.get("dataset") or "").strip(), set()).add(_stem(name))
+        if not names:
+            raise SubsetError(f"{path}: names no image")
+        return ImageList(str(path), {k: frozenset(v) for k, v in names.items()})
+    for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
@@ -99,6 +113,22 @@ def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList
     if not names:
         raise SubsetError(f"{path}: names no image")
     return ImageList(str(path), {k: frozenset(v) for k, v in names.items()})
+
+
+def apply_exclusion_list(
+    datasets: Sequence[Dataset], images: ImageList
+) -> tuple[list[Dataset], dict[str, tuple[int, int]]]:
+    """Every dataset without the list's images, and per dataset (images left out, of);
+    :class:`SubsetError` if one would keep none."""
+    out, left_out = [], {}
+    for ds in datasets:
+        unwanted = images.wanted(ds.name)
+        kept = restrict(ds, [s.name for s in ds.samples if s.name not in unwanted])
+        if not kept.samples:
+            raise SubsetError(f"{images.source}: leaves out every image of {ds.name}")
+        left_out[ds.name] = (len(ds.samples) - len(kept.samples), len(ds.samples))
+        out.append(kept)
+    return out, left_out
 
 
 def restrict(ds: Dataset, keep: Iterable[str], name: str | None = None) -> Dataset:
@@ -372,6 +402,8 @@ class Selection:
     image_list: Mapping[str, object] = field(default_factory=dict)
     #: grouped evaluation (co-SOD, video): per-group values, then their mean
     groups: Groups | None = None
+    #: what an exclusion list left out, as results.json records it ({"source", "left_out"})
+    excluded_images: Mapping[str, object] = field(default_factory=dict)
 
     def describe(self) -> dict[str, object]:
         out: dict[str, object] = {"exclude_empty_gt": self.exclude_empty_gt}
@@ -381,6 +413,8 @@ class Selection:
             out["image_list"] = dict(self.image_list)
         if self.groups is not None:
             out["groups"] = self.groups.describe()
+        if self.excluded_images:
+            out["excluded_images"] = dict(self.excluded_images)
         return out
 
 

@@ -121,6 +121,7 @@ _COMPARED = (
     "measure_definition_version",
     "exclude_empty_gt",
     "image_list",
+    "excluded_images",
     "groups",
 )
 
@@ -155,6 +156,13 @@ def load(folders: Iterable[Path | str]) -> Results:
                 "kept": selection["image_list"].get("kept"),
             }
             if selection.get("image_list")
+            else None,
+            # an exclusion list: its name and what it left out of each dataset
+            "excluded_images": {
+                "file": Path(str(selection["excluded_images"]["source"])).name,
+                "left_out": selection["excluded_images"].get("left_out"),
+            }
+            if selection.get("excluded_images")
             else None,
             "groups": selection.get("groups"),
         }
@@ -517,6 +525,10 @@ def _caption(results: Results, spec: TableSpec, measures: list[str], datasets: l
         counts = c["image_list"]["kept"] or {}
         kept = ", ".join(f"{d['images']} of {d['of']} in {ds}" for ds, d in counts.items())
         parts.append(f"Only the images of {c['image_list']['file']} ({kept}).")
+    if c.get("excluded_images"):
+        counts = c["excluded_images"]["left_out"] or {}
+        out = ", ".join(f"{d['images']} of {d['of']} in {ds}" for ds, d in counts.items())
+        parts.append(f"The images of {c['excluded_images']['file']} left out ({out}).")
     if c.get("exclude_empty_gt"):
         parts.append("Images whose GT is empty are left out.")
     if c.get("groups"):

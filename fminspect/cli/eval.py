@@ -84,7 +84,15 @@ def add_parser(sub: Subparsers) -> None:
         "--images",
         type=Path,
         metavar="FILE",
-        help="only the images named in FILE (one per line; DATASET/name for one dataset)",
+        help="only the images named in FILE (one per line; DATASET/name for one dataset; or "
+        "the case list the window exports)",
+    )
+    sel.add_argument(
+        "--exclude-images",
+        type=Path,
+        metavar="FILE",
+        help="leave out the images named in FILE (as --images reads it): GT errors found in "
+        "the window, say",
     )
     sel.add_argument(
         "--subsets",
@@ -196,6 +204,7 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
     options (the image list's effect printed)."""
     from fminspect.batch.subsets import (
         Selection,
+        apply_exclusion_list,
         apply_image_list,
         groups_rule,
         read_image_list,
@@ -203,6 +212,7 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
     )
 
     image_list: dict[str, object] = {}
+    excluded: dict[str, object] = {}
     if args.images is not None:
         images = read_image_list(args.images, [d.name for d in datasets])
         datasets, done = apply_image_list(datasets, images)
@@ -213,6 +223,18 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
             "kept": {ds: {"images": k, "of": n} for ds, (k, n) in done.kept.items()},
             "unmatched": len(done.unmatched),
         }
+    if args.exclude_images is not None:
+        unwanted = read_image_list(args.exclude_images, [d.name for d in datasets])
+        datasets, left_out = apply_exclusion_list(datasets, unwanted)
+        for ds, (k, n) in left_out.items():
+            print(
+                f"fminspect eval: {args.exclude_images} leaves out {k} of the {n} images of {ds}",
+                file=sys.stderr,
+            )
+        excluded = {
+            "source": str(args.exclude_images),
+            "left_out": {ds: {"images": k, "of": n} for ds, (k, n) in left_out.items()},
+        }
     subsets = subsets_rule(args.subsets) if args.subsets else None
     if subsets is not None:
         for line in subsets.check(datasets):
@@ -221,7 +243,7 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
     if groups is not None:
         for line in groups.check(datasets):
             print(f"fminspect eval: {line}", file=sys.stderr)
-    return datasets, Selection(subsets, args.exclude_empty_gt, image_list, groups)
+    return datasets, Selection(subsets, args.exclude_empty_gt, image_list, groups, excluded)
 
 
 def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster | None) -> int:

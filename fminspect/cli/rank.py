@@ -26,16 +26,24 @@ if TYPE_CHECKING:
 
 
 def _cmd_rank_create(args: argparse.Namespace) -> int:
+    from fminspect.batch.subsets import SubsetError, read_image_list
     from fminspect.ranking.create import SECONDS_PER_VOTE, create_study
     from fminspect.ranking.workflow import ArgumentError
 
+    samples = list(args.samples or [])
+    if args.samples_from is not None:  # a case list the window exported, or one name a line
+        try:
+            listed = read_image_list(args.samples_from)
+        except SubsetError as exc:
+            return fail(str(exc))
+        samples += sorted({n for names in listed.names.values() for n in names})
     try:
         created = create_study(
             args.study,
             args.root,
             name=args.name,
             datasets=args.datasets,
-            samples=args.samples,
+            samples=samples or None,
             models=args.models,
             auto=args.auto,
             by=args.by,
@@ -255,6 +263,13 @@ def add_parser(sub: Subparsers) -> None:
     c.add_argument("--name", help="study name (default: the file name)")
     c.add_argument("--datasets", nargs="+", help="only these datasets")
     c.add_argument("--samples", nargs="+", help="only these samples")
+    c.add_argument(
+        "--samples-from",
+        type=Path,
+        metavar="FILE",
+        help="only the samples named in FILE (the case list the window exports, or one name "
+        "a line)",
+    )
     c.add_argument("--models", nargs="+", help="these models' maps (default: all)")
     c.add_argument(
         "--auto", type=int, metavar="N", help="pick N maps per image of clearly different quality"

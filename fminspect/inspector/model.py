@@ -21,6 +21,7 @@ from typing import Any
 from fminspect._runtime import quiet_collector
 from fminspect.batch.scores import score_matrix
 from fminspect.batch.service import in_pieces
+from fminspect.inspector.cases import Cases
 from fminspect.inspector.dataset_scores import DatasetScores
 from fminspect.inspector.events import Event
 from fminspect.inspector.preferences import MemoryPreferences, Preferences
@@ -99,6 +100,8 @@ class InspectorModel(SampleScoring):
         if self.measure_choice:
             self.settings = dataclasses.replace(self.settings, keys=self.measure_choice)
         self.scores = DatasetScores(self, self.service)
+        #: the opened folder's tags and notes
+        self.cases = Cases()
         self._opening = 0  # the latest opening of a folder (one read later is dropped)
         self._readings = 0  # folders being read in the background, not handled yet
         self._rescore = runtime.timer(RESCORE_AFTER_MS, self.scores.score_current)
@@ -121,6 +124,7 @@ class InspectorModel(SampleScoring):
         self.folder_read.emit(path, datasets, problems, False)
         if not datasets:
             return False
+        self.cases.open(_folder_of(path))
         self.show_datasets(datasets)
         self.datasets_opened.emit(datasets, False)
         return True
@@ -165,6 +169,7 @@ class InspectorModel(SampleScoring):
         self.folder_read.emit(path, datasets, problems, True)
         if not datasets:
             return
+        self.cases.open(_folder_of(path))
         if pieces is not None:
             self.scores.pieces = (datasets[0], *pieces)
         if then is not None:
@@ -261,8 +266,39 @@ class InspectorModel(SampleScoring):
         self.set_settings(self.settings)
 
     # ------------------------------------------------------------------ ending
+    # ------------------------------------------------------------------ cases
+    def toggle_tag(self, slot: int) -> bool | None:
+        """Tag the sample last asked for with ``slot`` (1–9), or untag it; written to disk
+        before the change is announced. True/False: tagged now or not; None: no sample, or
+        no folder to keep tags for."""
+        sample = self.requested
+        if sample is None:
+            return None
+        now = self.cases.toggle(sample.dataset, sample.name, slot)
+        if now is not None:
+            name = self.cases.names[slot]
+            self.message.emit(f"{sample.name}: {'tagged' if now else 'untagged'} {name!r}", 4000)
+        return now
+
+    def next_untagged(self) -> bool:
+        """Open the next sample in the walk's order that carries no tag; False if there is
+        none (every sample tagged)."""
+        sample = self.requested
+        if sample is None or self.dataset is None:
+            return False
+        current = sample
+        for _ in range(len(self.dataset.samples) - 1):
+            current = self._after(current, 1)
+            if not self.cases.tags(current.dataset, current.name):
+                self._direction = 1
+                self.load(current)
+                return True
+        self.message.emit("every sample of the dataset carries a tag", 4000)
+        return False
+
     def close(self) -> None:
         """Stop every background work of the model (the window is closing)."""
+        self.cases.close()
         self.stop_opening()
         self._rescore.stop()
         self.service.close()
@@ -270,6 +306,12 @@ class InspectorModel(SampleScoring):
 
 def _source(path: Path | str | ToolkitConfigs) -> Path | ToolkitConfigs:
     return path if isinstance(path, ToolkitConfigs) else Path(path)
+
+
+def _folder_of(source: Path | ToolkitConfigs) -> Path:
+    """The folder whose tags a source's samples get: the folder opened, or the folder of
+    the toolkit's dataset config."""
+    return source.dataset_json.parent if isinstance(source, ToolkitConfigs) else source
 
 
 def _read_folder(path: Path | ToolkitConfigs, config: EvalConfig) -> Any:

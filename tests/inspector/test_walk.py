@@ -82,3 +82,33 @@ def test_stepping_walks_the_browser_s_order_and_reads_ahead_in_it(
     runtime.advance(PREFETCH_DELAY_MS)
     runtime.run_jobs()
     assert model.sample.name == "img3" and model.cached_models("DS/img2") == {"A", "B", "C"}
+
+
+def test_tags_of_the_shown_sample_and_the_next_untagged_in_the_walk(
+    model: InspectorModel, runtime: ManualRuntime, dataset_root: Path
+) -> None:
+    from fminspect.pipeline.tags import TagStore, tags_path
+
+    opened = []
+    model.cases.opened.connect(opened.append)
+    changed = []
+    model.cases.changed.connect(lambda *a: changed.append(a))
+    model.open_path(dataset_root)
+    runtime.run_jobs()
+    assert opened and str(dataset_root.resolve() / ".fminspect") in opened[0]
+    model.walk.set_matrix(_matrix([0.1, 0.5, 0.6, 0.7, 0.3], [0.5] * 5), ["A", "B"])
+    model.walk.sort(1)  # img1, img5, img2, img3, img4
+    assert model.toggle_tag(1) is True and changed == [("DS", "img1")]
+    model.step(1)
+    runtime.run_jobs()
+    assert model.toggle_tag(2) is True  # img5
+    model.step(-1)
+    runtime.run_jobs()
+    assert model.sample.name == "img1"
+    assert model.next_untagged() and model.requested.name == "img2"  # img5 is tagged
+    runtime.run_jobs()
+    assert model.toggle_tag(1) is True  # img2 had no tag
+    assert model.cases.describe("DS", "img5") == "2 boundary"
+    # on disk already: another store of the folder reads them
+    with TagStore(tags_path(dataset_root)[0]) as other:
+        assert other.tagged("DS") == {"img1", "img5", "img2"}

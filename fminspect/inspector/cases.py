@@ -1,0 +1,117 @@
+"""The cases a researcher keeps: tags and notes on the samples of the opened folder (no Qt).
+
+:class:`Cases` opens the folder's :class:`~fminspect.pipeline.tags.TagStore` when a folder is
+opened, and every change goes to disk before its event tells the window (so what the window
+shows is never lost). The inspector model toggles the shown sample's tags on the number
+keys and finds the next sample without a tag in the walk's order.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from fminspect.inspector.events import Event
+from fminspect.pipeline.tags import TagError, TagStore, tags_path
+
+
+class Cases:
+    """The opened folder's tags and notes.
+
+    Events
+    ------
+    opened(str)
+        A folder's tags were opened; the text says where they are kept (and what was done
+        with a damaged file), for the status bar.
+    changed(str, str)
+        The tags or a note of (dataset, sample) changed (already on disk).
+    names_changed()
+        A tag was renamed.
+    """
+
+    def __init__(self) -> None:
+        self.store: TagStore | None = None
+        self.where = ""
+        self.opened = Event("opened")
+        self.changed = Event("changed")
+        self.names_changed = Event("names_changed")
+
+    def open(self, folder: Path | str) -> None:
+        """Open the tags of the dataset folder ``folder`` (the previous folder's closed)."""
+        self.close()
+        from fminspect.io.resources import resource_dir
+
+        # fminspect's own data (the demo): its tags in the user's data folder
+        own = Path(folder).resolve().is_relative_to(resource_dir().resolve())
+        path, beside = tags_path(folder, beside_data=not own)
+        try:
+            self.store = TagStore(path)
+        except (OSError, sqlite3.Error) as exc:
+            self.where = f"tags cannot be kept: {path} cannot be opened ({exc})"
+            self.opened.emit(self.where)
+            return
+        self.where = (
+            f"tags kept in {path}"
+            if beside or own
+            else f"the folder cannot be written: tags kept in {path}"
+        )
+        if self.store.recovered:
+            self.where += f" ({self.store.recovered})"
+        self.opened.emit(self.where)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def names(self) -> dict[int, str]:
+        """Each tag slot's name (the defaults without a folder)."""
+        from fminspect.pipeline.tags import DEFAULT_NAMES
+
+        return self.store.names if self.store is not None else dict(DEFAULT_NAMES)
+
+    def tags(self, dataset: str, sample: str) -> frozenset[int]:
+        return self.store.tags(dataset, sample) if self.store is not None else frozenset()
+
+    def note(self, dataset: str, sample: str, model: str = "") -> str:
+        return self.store.note(dataset, sample, model) if self.store is not None else ""
+
+    def describe(self, dataset: str, sample: str) -> str:
+        """The sample's tags by name (``"1 GT error, 3 small object"``), or ""."""
+        names = self.names
+        return ", ".join(f"{s} {names[s]}" for s in sorted(self.tags(dataset, sample)))
+
+    # ------------------------------------------------------------------ changing
+    def toggle(self, dataset: str, sample: str, slot: int) -> bool | None:
+        """Tag or untag; True/False: tagged now or not; None without a folder's store."""
+        if self.store is None:
+            return None
+        now = self.store.toggle(dataset, sample, slot)
+        self.changed.emit(dataset, sample)
+        return now
+
+    def set_note(self, dataset: str, sample: str, text: str, model: str = "") -> None:
+        if self.store is None or text == self.store.note(dataset, sample, model):
+            return
+        self.store.set_note(dataset, sample, text, model)
+        self.changed.emit(dataset, sample)
+
+    def rename(self, slot: int, name: str) -> None:
+        if self.store is not None:
+            self.store.rename(slot, name)
+            self.names_changed.emit()
+
+    def export(self, path: Path | str, dataset: str | None = None, slot: int | None = None) -> int:
+        """Write the cases (see :meth:`TagStore.export`); 0 without a store."""
+        return self.store.export(path, dataset, slot) if self.store is not None else 0
+
+    def import_(self, path: Path | str) -> int:
+        """Read tags and notes from a file (:class:`TagError` naming it when it cannot)."""
+        if self.store is None:
+            raise TagError(f"{path}: open a dataset folder first")
+        n = self.store.import_(path)
+        self.names_changed.emit()
+        self.changed.emit("", "")
+        return n

@@ -1,0 +1,346 @@
+"""Tags and notes on samples: what a researcher keeps while looking through failure cases.
+
+A dataset folder's tags and notes live in one SQLite file beside its data
+(``FOLDER/.fminspect/tags.sqlite``), written as the ranking studies are: in WAL mode with
+``synchronous=FULL``, each change committed — on disk — before the window shows it, so a
+window killed at any moment loses nothing it showed (tested with SIGKILL). A folder that
+cannot be written (a read-only disk, a shared dataset) keeps its tags in the user's data
+folder instead (:func:`tags_path` says where, and the window says it too); a file that is
+not a readable database is moved aside (``tags.sqlite.damaged-TIME``) and a new one started,
+with a warning, as the result cache is.
+
+Up to nine tags (slots 1–9, on the number keys), each with a name the user gives it ("GT
+error", "boundary", "small object"…); a sample has any of them. A note is free text on a
+sample, or on one model's map of it. :meth:`TagStore.export` writes them as CSV or JSON — the
+CSV (``dataset,sample,tags,note``) is a case list that ``fminspect eval --images`` and
+``--exclude-images`` and ``fminspect rank create --samples-from`` take
+(:func:`fminspect.batch.subsets.read_image_list`).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import sqlite3
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from fminspect.io.atomic import write_text
+from fminspect.pipeline.store import is_damaged, set_aside
+
+#: Tag slots: the number keys 1–9.
+SLOTS = tuple(range(1, 10))
+#: The names tags start with.
+DEFAULT_NAMES = {
+    1: "GT error",
+    2: "boundary",
+    3: "small object",
+    4: "multiple objects",
+    5: "camouflaged",
+    6: "paper figure",
+    7: "tag 7",
+    8: "tag 8",
+    9: "tag 9",
+}
+#: The longest tag name and note kept (characters).
+MAX_NAME, MAX_NOTE = 80, 20_000
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tag_names (slot INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tags (
+    dataset TEXT NOT NULL, sample TEXT NOT NULL, slot INTEGER NOT NULL,
+    PRIMARY KEY (dataset, sample, slot));
+CREATE TABLE IF NOT EXISTS notes (
+    dataset TEXT NOT NULL, sample TEXT NOT NULL, model TEXT NOT NULL, text TEXT NOT NULL,
+    PRIMARY KEY (dataset, sample, model));
+"""
+
+
+class TagError(ValueError):
+    """A tag file, or a file to import, that cannot be used; the message names it."""
+
+
+def user_data_dir() -> Path:
+    """fminspect's folder for the user's own data: ``$FMINSPECT_DATA_DIR`` if set, else
+    ``$XDG_DATA_HOME/fminspect`` or ``~/.local/share/fminspect`` (``~/Library/Application
+    Support/fminspect`` on macOS, ``%APPDATA%\\fminspect`` on Windows)."""
+    env = os.environ.get("FMINSPECT_DATA_DIR")
+    if env:
+        return Path(env)
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming") / "fminspect"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "fminspect"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "fminspect"
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError:
+        return False
+    return True
+
+
+def tags_path(folder: Path | str, beside_data: bool = True) -> tuple[Path, bool]:
+    """Where the tags of the dataset folder ``folder`` are kept, and whether that is beside
+    the data (False: in the user's data folder, as ``folder`` cannot be written, or
+    ``beside_data`` is False: fminspect's own demo data)."""
+    folder = Path(folder).resolve()
+    beside = folder / ".fminspect"
+    if beside_data and ((beside / "tags.sqlite").exists() or _writable(beside)):
+        return beside / "tags.sqlite", True
+    key = hashlib.blake2b(str(folder).encode("utf-8", "surrogateescape"), digest_size=8)
+    return user_data_dir() / "tags" / f"{folder.name}-{key.hexdigest()}.sqlite", False
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One sample's tags and notes."""
+
+    dataset: str
+    sample: str
+    tags: tuple[int, ...]
+    note: str
+    #: notes on a model's map of it: {model: text}
+    model_notes: dict[str, str]
+
+
+class TagStore:
+    """The tags and notes of one dataset folder (see the module notes)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        #: what happened to a damaged file, for the user (None: nothing)
+        self.recovered: str | None = None
+        try:
+            self.db = self._open()
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):
+                raise
+            self.recovered = (
+                set_aside(self.path, exc)
+                .replace("not a readable result cache", "not a readable tag file")
+                .replace("(its results are computed again)", "(the tags in it are not read)")
+            )
+            self.db = self._open()
+        self._names = dict(DEFAULT_NAMES)
+        self._names.update(dict(self.db.execute("SELECT slot, name FROM tag_names")))
+        self._tags: dict[tuple[str, str], set[int]] = {}
+        for dataset, sample, slot in self.db.execute("SELECT dataset, sample, slot FROM tags"):
+            self._tags.setdefault((dataset, sample), set()).add(int(slot))
+        self._notes: dict[tuple[str, str, str], str] = {
+            (d, s, m): t for d, s, m, t in self.db.execute("SELECT * FROM notes")
+        }
+
+    @classmethod
+    def for_folder(cls, folder: Path | str) -> TagStore:
+        """The store of the dataset folder ``folder`` (:func:`tags_path`)."""
+        return cls(tags_path(folder)[0])
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")  # a commit is on disk when it returns
+            db.executescript(SCHEMA)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> TagStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _write(self, sql: str, args: tuple[object, ...]) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(sql, args)
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")  # synchronous=FULL: on disk when this returns
+
+    # ------------------------------------------------------------------ tags
+    @property
+    def names(self) -> dict[int, str]:
+        """Each slot's name."""
+        return dict(self._names)
+
+    def rename(self, slot: int, name: str) -> None:
+        """Name the tag of ``slot``."""
+        _check_slot(slot)
+        name = " ".join(str(name).split())[:MAX_NAME] or DEFAULT_NAMES[slot]
+        self._write("INSERT OR REPLACE INTO tag_names VALUES (?, ?)", (slot, name))
+        self._names[slot] = name
+
+    def tags(self, dataset: str, sample: str) -> frozenset[int]:
+        """The slots ``sample`` is tagged with."""
+        return frozenset(self._tags.get((dataset, sample), ()))
+
+    def toggle(self, dataset: str, sample: str, slot: int) -> bool:
+        """Tag ``sample`` with ``slot``, or untag it if it was; True if it is tagged now.
+        Written to disk before it returns."""
+        _check_slot(slot)
+        held = self._tags.setdefault((dataset, sample), set())
+        if slot in held:
+            self._write("DELETE FROM tags WHERE dataset=? AND sample=? AND slot=?",
+                        (dataset, sample, slot))  # fmt: skip
+            held.discard(slot)
+            return False
+        self._write("INSERT OR IGNORE INTO tags VALUES (?, ?, ?)", (dataset, sample, slot))
+        held.add(slot)
+        return True
+
+    def tagged(self, dataset: str, slot: int | None = None) -> set[str]:
+        """The samples of ``dataset`` with tag ``slot`` (None: with any tag)."""
+        return {
+            s for (d, s), held in self._tags.items()
+            if d == dataset and held and (slot is None or slot in held)
+        }  # fmt: skip
+
+    def counts(self, dataset: str) -> dict[int, int]:
+        """How many samples of ``dataset`` carry each tag."""
+        out = dict.fromkeys(SLOTS, 0)
+        for (d, _), held in self._tags.items():
+            if d == dataset:
+                for slot in held:
+                    out[slot] += 1
+        return out
+
+    # ------------------------------------------------------------------ notes
+    def note(self, dataset: str, sample: str, model: str = "") -> str:
+        """The note on ``sample`` (or on ``model``'s map of it)."""
+        return self._notes.get((dataset, sample, model), "")
+
+    def set_note(self, dataset: str, sample: str, text: str, model: str = "") -> None:
+        """Keep ``text`` as the note on ``sample`` (or on ``model``'s map of it); an empty
+        text removes it. Written to disk before it returns."""
+        text = str(text)[:MAX_NOTE]
+        if text.strip():
+            self._write("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?)",
+                        (dataset, sample, model, text))  # fmt: skip
+            self._notes[(dataset, sample, model)] = text
+        else:
+            self._write("DELETE FROM notes WHERE dataset=? AND sample=? AND model=?",
+                        (dataset, sample, model))  # fmt: skip
+            self._notes.pop((dataset, sample, model), None)
+
+    # ------------------------------------------------------------------ cases
+    def cases(self, dataset: str | None = None) -> list[Case]:
+        """Every sample with a tag or a note (of ``dataset``, or of all), by dataset and
+        sample."""
+        keys = {k for k, held in self._tags.items() if held}
+        keys |= {(d, s) for d, s, _ in self._notes}
+        out = []
+        for d, s in sorted(keys):
+            if dataset is not None and d != dataset:
+                continue
+            model_notes = {
+                m: t for (dd, ss, m), t in self._notes.items() if (dd, ss) == (d, s) and m
+            }
+            tags = tuple(sorted(self._tags.get((d, s), ())))
+            out.append(Case(d, s, tags, self._notes.get((d, s, ""), ""), model_notes))
+        return out
+
+    def export(self, path: Path | str, dataset: str | None = None, slot: int | None = None) -> int:
+        """Write the cases (of ``dataset``; with tag ``slot`` only) to ``path``: ``.json``
+        as JSON, anything else as CSV (``dataset,sample,tags,note``; the tags by name,
+        separated by ``;``). Written atomically; returns how many cases."""
+        cases = [c for c in self.cases(dataset) if slot is None or slot in c.tags]
+        path = Path(path)
+        if path.suffix.lower() == ".json":
+            doc = {
+                "tag_names": {str(k): v for k, v in self._names.items()},
+                "cases": [
+                    {"dataset": c.dataset, "sample": c.sample,
+                     "tags": [self._names[t] for t in c.tags], "note": c.note,
+                     "model_notes": c.model_notes}
+                    for c in cases
+                ],
+            }  # fmt: skip
+            write_text(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+            return len(cases)
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["dataset", "sample", "tags", "note"])
+        for c in cases:
+            w.writerow([c.dataset, c.sample, ";".join(self._names[t] for t in c.tags), c.note])
+        write_text(path, buf.getvalue())
+        return len(cases)
+
+    def import_(self, path: Path | str) -> int:
+        """Add the tags and notes of a file :meth:`export` wrote (tags matched by name; a
+        name not known here takes a free slot); returns how many cases were read.
+
+        Raises
+        ------
+        TagError
+            The file cannot be read or is not such a file; nothing was changed then.
+        """
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+            if path.suffix.lower() == ".json":
+                doc = json.loads(text)
+                rows = [
+                    (str(c["dataset"]), str(c["sample"]), [str(t) for t in c.get("tags", [])],
+                     str(c.get("note", "")), dict(c.get("model_notes", {})))
+                    for c in doc["cases"]
+                ]  # fmt: skip
+            else:
+                reader = csv.DictReader(text.splitlines())
+                if not reader.fieldnames or not {"dataset", "sample"} <= set(reader.fieldnames):
+                    raise TagError(f"{path}: expected the columns dataset, sample, tags, note")
+                rows = [
+                    (r["dataset"], r["sample"], [t for t in (r.get("tags") or "").split(";") if t],
+                     r.get("note") or "", {})
+                    for r in reader
+                ]  # fmt: skip
+        except TagError:
+            raise
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+            raise TagError(f"{path}: cannot be read as tags ({exc})") from None
+        slot_of = {name: slot for slot, name in self._names.items()}
+        for name in dict.fromkeys(n for row in rows for n in row[2]):
+            if name not in slot_of:  # a tag not known here: the first slot still unused
+                free = [
+                    s for s in SLOTS
+                    if self._names[s] == DEFAULT_NAMES[s] and s not in self._used_slots()
+                    and s not in slot_of.values()
+                ]  # fmt: skip
+                if not free:
+                    raise TagError(f"{path}: more than nine tags (no slot for {name!r})")
+                self.rename(free[0], name)
+                slot_of[name] = free[0]
+        for dataset, sample, names, note, model_notes in rows:
+            for name in names:
+                if slot_of[name] not in self.tags(dataset, sample):
+                    self.toggle(dataset, sample, slot_of[name])
+            if note:
+                self.set_note(dataset, sample, note)
+            for model, text in model_notes.items():
+                self.set_note(dataset, sample, str(text), str(model))
+        return len(rows)
+
+    def _used_slots(self) -> set[int]:
+        return {slot for held in self._tags.values() for slot in held}
+
+
+def _check_slot(slot: int) -> None:
+    if slot not in SLOTS:
+        raise ValueError(f"a tag slot is 1–9, got {slot!r}")
