@@ -21,6 +21,7 @@ from fminspect.gui.dialogs.measures import MeasuresDialog, fill_combo
 from fminspect.gui.dialogs.shortcuts import ShortcutsDialog
 from fminspect.gui.export import export_grid
 from fminspect.gui.panels.browser import DatasetBrowserPanel
+from fminspect.gui.panels.cases import CasesPanel
 from fminspect.gui.panels.curves import CurvesPanel
 from fminspect.gui.panels.dataset_view import DatasetViewPanel
 from fminspect.gui.panels.map_grid import MapGridPanel
@@ -37,6 +38,7 @@ from fminspect.io.atomic import write_text
 from fminspect.io.discovery import Dataset, ToolkitConfigs
 from fminspect.io.validation import Problem
 from fminspect.pipeline.sample import LoadedSample
+from fminspect.pipeline.tags import TagError
 
 MAX_RECENT = 8
 
@@ -62,6 +64,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.dataset_view = DatasetViewPanel(self.selection, self.model.scores.matrix_of)
         self.drawer = SampleDrawing(self.model, self.grid, self.table, self.curves, self)
         self.problem_list = ProblemsPanel()
+        self.cases_panel = CasesPanel()
         QtCore.QTimer.singleShot(0, self.model.service.warm_up)
         self.compare_dialog: Any = None  # the last comparison's report
         self.explain_windows: list[QtWidgets.QWidget] = []
@@ -94,7 +97,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.problem_dock = self._dock(
             "Problems", self.problem_list, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
         )
+        self.cases_dock = self._dock(
+            "Cases", self.cases_panel, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
+        )
         self.tabifyDockWidget(self.browser_dock, self.problem_dock)
+        self.tabifyDockWidget(self.problem_dock, self.cases_dock)
         self.browser_dock.raise_()
         scroll = QtWidgets.QScrollArea()
         scroll.setWidget(self.params)
@@ -153,6 +160,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         file = bar.addMenu("&File")
         self._action(file, "Open dataset folder…", self._choose_folder, "Ctrl+O")
         self._action(file, "Open toolkit configs…", self._choose_configs)
+        file.addSeparator()
+        self._action(file, "Export case list (tags, notes)…", self._export_cases)
+        self._action(file, "Import tags and notes…", self._import_cases)
         self._action(file, "Open the demo dataset", self.open_demo)
         self.recent_menu = file.addMenu("Recent folders")
         file.addSeparator()
@@ -163,6 +173,12 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._action(file, "Quit", self.close, "Ctrl+Q")
         view = bar.addMenu("&View")
         self._action(view, "Next sample", lambda: self.model.step(1), "D")
+        self._action(view, "Next sample without a tag", self.model.next_untagged, "N")
+        tags = bar.addMenu("&Tags")
+        for slot in range(1, 10):
+            self._action(
+                tags, f"Tag {slot}", lambda _=False, s=slot: self.model.toggle_tag(s), str(slot)
+            )
         self._action(view, "Previous sample", lambda: self.model.step(-1), "A")
         for key, delta in (("Right", 1), ("Left", -1)):
             sc = QtGui.QShortcut(QtGui.QKeySequence(key), self)
@@ -208,6 +224,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
     def _connect(self) -> None:
         m = self.model
         self.browser.bind(m)
+        self.cases_panel.bind(m)
         self.dataset_view.bind(m)
         m.sample_loaded.connect(self._on_sample_loaded)
         m.busy_changed.connect(self._on_busy)
@@ -370,6 +387,34 @@ class InspectorWindow(QtWidgets.QMainWindow):
         folder = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a dataset folder")
         if folder:
             self.open_in_background(folder)
+
+    def _export_cases(self) -> None:
+        """The tagged and annotated samples as CSV (a case list for eval --images and
+        --exclude-images, rank create --samples-from) or JSON."""
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Export the case list", "cases.csv", "CSV (*.csv);;JSON (*.json)"
+        )
+        if not path:
+            return
+        try:
+            n = self.model.cases.export(path)
+        except OSError as exc:
+            QtWidgets.QMessageBox.warning(self, "Export", f"{path} cannot be written: {exc}")
+            return
+        self.statusBar().showMessage(f"{n} cases written to {path}", 8000)
+
+    def _import_cases(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Import tags and notes", "", "Case lists (*.csv *.json);;All files (*)"
+        )
+        if not path:
+            return
+        try:
+            n = self.model.cases.import_(path)
+        except TagError as exc:
+            QtWidgets.QMessageBox.warning(self, "Import", str(exc))
+            return
+        self.statusBar().showMessage(f"{n} cases read from {path}", 8000)
 
     def _choose_configs(self) -> None:
         """PySODEvalToolkit's dataset config, then its method config."""

@@ -78,6 +78,10 @@ class Cases:
     def note(self, dataset: str, sample: str, model: str = "") -> str:
         return self.store.note(dataset, sample, model) if self.store is not None else ""
 
+    def slots(self, dataset: str, sample: str) -> str:
+        """The sample's tag slots, as the browser shows them (``"1 3"``)."""
+        return " ".join(map(str, sorted(self.tags(dataset, sample))))
+
     def describe(self, dataset: str, sample: str) -> str:
         """The sample's tags by name (``"1 GT error, 3 small object"``), or ""."""
         names = self.names

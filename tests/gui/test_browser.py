@@ -279,3 +279,40 @@ def test_the_list_s_order_is_the_walk_and_its_rows_open_their_samples(
     name = window.model.sample.name
     window.model.step(1)
     wait_for(qtbot, lambda: window.model.sample.name == window.model.walk.neighbour(name, 1))
+
+
+def test_tags_on_the_number_keys_notes_and_the_case_list(
+    qtbot, window, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    from PySide6 import QtWidgets
+    from PySide6.QtTest import QTest
+
+    from fminspect.pipeline.tags import TagStore, tags_path
+
+    root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B"), size=(30, 40))
+    window.open_path(root)
+    settle(qtbot, window)
+    b, panel = window.browser, window.cases_panel
+    assert str(root.resolve() / ".fminspect") in panel.where.text()
+    first = window.model.sample.name
+    QTest.keyClick(window, QtCore.Qt.Key.Key_1)  # tag 1 on the shown sample
+    assert panel.checks[1].isChecked() and panel.counts[1].text() == "1"
+    row = b.model.walk.row_of(first)
+    assert b.model.cell(row, b.model.tags_column) == "1"
+    assert b.model.headerData(b.model.tags_column, QtCore.Qt.Orientation.Horizontal) == "tags"
+    panel.note.setPlainText("GT misses the handle")  # written as it is typed
+    panel.names[1].setText("GT error")
+    panel.names[1].editingFinished.emit()
+    QTest.keyClick(window, QtCore.Qt.Key.Key_N)  # the next sample without a tag
+    wait_for(qtbot, lambda: window.model.sample.name == b.model.walk.neighbour(first, 1))
+    assert not panel.checks[1].isChecked() and panel.note.toPlainText() == ""
+    with TagStore(tags_path(root)[0]) as other:  # on disk already
+        assert other.tags("DS", first) == {1} and other.names[1] == "GT error"
+        assert other.note("DS", first) == "GT misses the handle"
+    out = tmp_path / "cases.csv"
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "CSV (*.csv)")
+    )
+    window._export_cases()
+    assert out.read_text().splitlines()[1] == f"DS,{first},GT error,GT misses the handle"
+    settle(qtbot, window)

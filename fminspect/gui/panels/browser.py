@@ -16,7 +16,7 @@ thousands of samples × dozens of models sort in milliseconds.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,6 +49,8 @@ class BrowserModel(QtCore.QAbstractTableModel):
         super().__init__(parent)
         self.walk = walk if walk is not None else Walk()
         self.names: dict[str, str] = {}  # display names
+        #: a sample's tags as shown in the last column ("1 3"), by its name
+        self.tags_of: Callable[[str], str] = lambda name: ""
 
     # the walk's state, as the panel and the tests read it
     @property
@@ -155,11 +157,28 @@ class BrowserModel(QtCore.QAbstractTableModel):
 
     def cell(self, row: int, col: int) -> float | str:
         """The value shown at ``row`` (in the current order), ``col``."""
+        if col == self.tags_column:
+            return self.tags_of(str(self.walk.cell(row, 0)))
         return self.walk.cell(row, col)
+
+    @property
+    def tags_column(self) -> int:
+        """The last column: the sample's tags."""
+        return len(self.walk.models) + 3
+
+    def tags_changed(self, name: str) -> None:
+        """Show ``name``'s tags again (every sample's, for an empty name)."""
+        rows = range(self.rowCount())
+        if name:
+            row = self.walk.row_of(name)
+            rows = range(row, row + 1) if row is not None else range(0)
+        if len(rows):
+            for col in (0, self.tags_column):  # the name's bold face, the tags' column
+                self.dataChanged.emit(self.index(rows[0], col), self.index(rows[-1], col))
 
     # ------------------------------------------------------------------ Qt model
     def columnCount(self, parent: _Index = QtCore.QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.models) + 3
+        return 0 if parent.isValid() else len(self.models) + 4
 
     def rowCount(self, parent: _Index = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.matrix.samples)
@@ -168,8 +187,16 @@ class BrowserModel(QtCore.QAbstractTableModel):
         if not index.isValid():
             return None
         if role != QtCore.Qt.ItemDataRole.DisplayRole:
-            if role == QtCore.Qt.ItemDataRole.ToolTipRole and index.column() == 0:
-                return self.cell(index.row(), 0)  # the whole name, where it is elided
+            if index.column() != 0:
+                return None
+            name = str(self.cell(index.row(), 0))
+            if role == QtCore.Qt.ItemDataRole.ToolTipRole:  # the whole name, where elided
+                tags = self.tags_of(name)
+                return f"{name}\ntags: {tags}" if tags else name
+            if role == QtCore.Qt.ItemDataRole.FontRole and self.tags_of(name):
+                font = QtGui.QFont()
+                font.setBold(True)  # a tagged sample stands out in the list
+                return font
             return None
         v = self.cell(index.row(), index.column())
         return v if isinstance(v, str) else ("–" if math.isnan(v) else f"{v:.3f}")
@@ -196,6 +223,8 @@ class BrowserModel(QtCore.QAbstractTableModel):
         if section == len(self.models) + 1:
             a, b = self.pair
             return f"Δ {name(a, a)} − {name(b, b)}"
+        if section == self.tags_column:
+            return "tags"
         return f"τ({self.measures_xy[0]}, {self.measures_xy[1]})"
 
 
@@ -339,6 +368,10 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         sample; a sample or a dataset picked here is shown by the model."""
         scores, selection = model.scores, model.selection
         self.model.use_walk(model.walk)
+        self.model.tags_of = lambda name: (
+            model.cases.slots(model.dataset.name, name) if model.dataset is not None else ""
+        )
+        model.cases.changed.connect(lambda _dataset, name: self.model.tags_changed(name))
 
         def matrix_started(dataset: str, matrix: ScoreMatrix) -> None:
             self.set_matrix(matrix, selection.shown, selection.aliases)
