@@ -230,7 +230,7 @@ class Subsets:
         """``[(label, sample names)]``, labels in natural order, empty subsets left out."""
         groups: dict[str, list[str]] = {}
         for s in ds.samples:
-            for label in self._labels(s.name):
+            for label in self.labels(s.name):
                 groups.setdefault(label, []).append(s.name)
         return [(label, groups[label]) for label in sorted(groups, key=natural_key)]
 
@@ -238,7 +238,7 @@ class Subsets:
         """What the user must know before the run: raises :class:`SubsetError` when no
         image of any dataset falls in a subset; lines naming the table's images found in
         no dataset."""
-        matched = {s.name for ds in datasets for s in ds.samples if self._labels(s.name)}
+        matched = {s.name for ds in datasets for s in ds.samples if self.labels(s.name)}
         if not matched:
             what = (
                 "no image name is a COD10K name (COD10K-CAM-1-Aquatic-3-Crab-12)"
@@ -255,7 +255,8 @@ class Subsets:
         shown = ", ".join(absent[:5]) + (", …" if len(absent) > 5 else "")
         return [f"{len(absent)} images of {self.source} are in no dataset: {shown}"]
 
-    def _labels(self, name: str) -> list[str]:
+    def labels(self, name: str) -> list[str]:
+        """The subsets the image ``name`` falls in (its labels)."""
         if self.rule in SUBSET_RULES:
             m = COD10K_NAME.fullmatch(name)
             if m is None:

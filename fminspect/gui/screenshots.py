@@ -247,6 +247,25 @@ def take_screenshots(
     shot("inspector_dark", dark)
     window.set_theme(theme)
 
+    def workbench() -> None:
+        """The list in the order A − B (the walk), two samples tagged, a note."""
+        assert c.dataset is not None
+        c.cases.open(c.dataset.gt.path.parent, Path(tmp) / "tags.sqlite")  # not the user's
+        window.browser.model_a.setCurrentText("FT")
+        window.browser.model_b.setCurrentText("RC")
+        window.browser.order.setCurrentIndex(2)
+        ordered = window.browser.ordered_samples()
+        for name, slots in ((ordered[1], (1,)), (ordered[0], (3, 6))):
+            pick(name)
+            _settle(app, window, c)
+            for slot in slots:
+                c.toggle_tag(slot)
+        window.cases_panel.note.setPlainText("FT loses what RC keeps: for the paper's figure")
+        window.cases_dock.raise_()
+
+    shot("workbench", workbench)
+    window.model_dock.raise_()
+
     def grab_window(
         name: str, make: Callable[[], Any], size: tuple[int, int] = (1400, 1000)
     ) -> None:

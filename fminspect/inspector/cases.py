@@ -36,14 +36,15 @@ class Cases:
         self.changed = Event("changed")
         self.names_changed = Event("names_changed")
 
-    def open(self, folder: Path | str) -> None:
-        """Open the tags of the dataset folder ``folder`` (the previous folder's closed)."""
+    def open(self, folder: Path | str, path: Path | None = None) -> None:
+        """Open the tags of the dataset folder ``folder`` (the previous folder's closed);
+        ``path``: keep them in that file instead (the screenshots' own)."""
         self.close()
         from fminspect.io.resources import resource_dir
 
         # fminspect's own data (the demo): its tags in the user's data folder
         own = Path(folder).resolve().is_relative_to(resource_dir().resolve())
-        path, beside = tags_path(folder, beside_data=not own)
+        path, beside = (path, True) if path is not None else tags_path(folder, not own)
         try:
             self.store = TagStore(path)
         except (OSError, sqlite3.Error) as exc:

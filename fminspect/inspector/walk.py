@@ -8,6 +8,9 @@ walk: :meth:`Walk.neighbour` is what stepping asks. The scores come from the dat
 pixels), and an order by a score is made again as they land, with NumPy: thousands of
 samples × dozens of models sort in milliseconds.
 
+A filter (:mod:`fminspect.inspector.filters`) narrows the list: only the samples it passes
+are listed and walked, in the same order.
+
 Columns (what the browser shows, and sorts by): 0 the sample's name; 1…k a model's value of
 the measure (the shown models, then A and B of the pair when not shown); k + 1 the
 difference A − B; k + 2 τ of the two measures.
@@ -15,11 +18,12 @@ difference A − B; k + 2 τ of the two measures.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
 from fminspect.batch.scores import ScoreMatrix
+from fminspect.inspector.filters import Filter
 from fminspect.meta.rankings import disagreement
 from fminspect.metrics import MEASURES_BY_KEY, default_keys
 
@@ -34,7 +38,8 @@ class Walk:
     models : list of str
         The model columns: the shown models, then A and B of the pair if not shown.
     order : ndarray of intp
-        Row → sample index (into ``matrix.samples``, natural order).
+        Row → sample index (into ``matrix.samples``, natural order): the samples the
+        filter passes, in the order.
     sort_column : int
         The column the order follows (0: the name).
     descending : bool
@@ -54,6 +59,10 @@ class Walk:
         self._tau = np.zeros(0)  # τ(X, Y) per sample; NaN also where not computed yet
         self._tau_known = np.zeros(0, bool)
         self._row_of: np.ndarray | None = None  # sample index → row, made when asked
+        self.filter: Filter | None = None
+        #: a sample's tags, for a filter by tags (by its name)
+        self.tags_of: Callable[[str], frozenset[int]] = lambda name: frozenset()
+        self._passed: np.ndarray | None = None  # the filter's verdict per sample
 
     # ------------------------------------------------------------------ what is listed
     @property
@@ -98,10 +107,31 @@ class Walk:
         changed = list(samples)
         if changed:
             self._tau_known[changed] = False
-        if self.sort_column == 0:
+        on_scores = self.filter is not None and self.filter.on_scores
+        if on_scores:
+            self._passed = None
+        if self.sort_column == 0 and not on_scores:
             return False
         self._sort()
         return True
+
+    def set_filter(self, flt: Filter | None) -> None:
+        """List only the samples ``flt`` passes (None: every sample)."""
+        self.filter, self._passed = flt, None
+        self._sort()
+
+    def tags_changed(self) -> bool:
+        """The user's tags changed: True if the list was made again (a filter by tags)."""
+        if self.filter is None:
+            return False
+        self._passed = None
+        self._sort()
+        return True
+
+    @property
+    def total(self) -> int:
+        """Every sample of the dataset, listed or not."""
+        return len(self.matrix.samples)
 
     # ------------------------------------------------------------------ the order
     def worst_first(self) -> bool:
@@ -119,13 +149,18 @@ class Walk:
         n = len(self.matrix.samples)
         if self.sort_column == 0 or n == 0 or self.sort_column > len(self.models) + 2:
             natural = np.arange(n)
-            self.order = natural[::-1].copy() if self.descending else natural
-            return
-        key = self.column_values(self.sort_column).copy()
-        if self.descending:
-            key = -key
-        key[np.isnan(key)] = np.inf
-        self.order = np.argsort(key, kind="stable")
+            order = natural[::-1].copy() if self.descending else natural
+        else:
+            key = self.column_values(self.sort_column).copy()
+            if self.descending:
+                key = -key
+            key[np.isnan(key)] = np.inf
+            order = np.argsort(key, kind="stable")
+        if self.filter is not None:
+            if self._passed is None or len(self._passed) != n:
+                self._passed = self.filter.mask(self.matrix, self.tags_of)
+            order = order[self._passed[order]]
+        self.order = order
 
     def row_of(self, name: str) -> int | None:
         """The row of the sample ``name`` (None if it is not listed)."""
@@ -133,16 +168,21 @@ class Walk:
         if i is None:
             return None
         if self._row_of is None:
-            self._row_of = np.empty_like(self.order)
+            self._row_of = np.full(len(self.matrix.samples), -1, dtype=np.intp)
             self._row_of[self.order] = np.arange(len(self.order))
-        return int(self._row_of[i])
+        row = int(self._row_of[i])
+        return None if row < 0 else row
 
     def neighbour(self, name: str, delta: int) -> str | None:
         """The sample ``delta`` rows after ``name`` in the order (wrapping around); None
         when ``name`` is not listed."""
-        row = self.row_of(name)
-        if row is None or not len(self.order):
+        if not len(self.order):
             return None
+        row = self.row_of(name)
+        if row is None:  # not listed (filtered out): the list's first, or its last
+            if name not in self.matrix.sample_index:
+                return None
+            return self.matrix.samples[int(self.order[0 if delta > 0 else -1])]
         return self.matrix.samples[int(self.order[(row + delta) % len(self.order)])]
 
     def ordered(self) -> list[str]:

@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6 import QtCore
 
@@ -315,4 +316,38 @@ def test_tags_on_the_number_keys_notes_and_the_case_list(
     )
     window._export_cases()
     assert out.read_text().splitlines()[1] == f"DS,{first},GT error,GT misses the handle"
+    settle(qtbot, window)
+
+
+def test_a_filter_narrows_the_list_and_the_walk_and_a_wrong_one_is_said(
+    qtbot, window, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    root = make_dataset(tmp_path / "DS", n_images=8, methods=("A", "B"), size=(30, 40))
+    window.open_path(root)
+    settle(qtbot, window)
+    b = window.browser
+    matrix = b.model.matrix
+    median = float(np.nanmedian(matrix.column("A", "Sm")))
+    b.filter.setText(f"Sm[A] < {median}")
+    b.apply_filter()
+    listed = b.ordered_samples()
+    assert 0 < len(listed) < 8 and b.model.rowCount() == len(listed)
+    assert all(matrix.value(n, "A", "Sm") < median for n in listed)
+    assert b.filter_note.text() == f"{len(listed)} of 8 samples listed"
+    b.view.clicked.emit(b.model.index(0, 0))
+    wait_for(qtbot, lambda: window.model.sample.name == listed[0])
+    for expected in [*listed[1:], listed[0]]:  # D walks the filtered list, and wraps
+        window.model.step(1)
+        wait_for(qtbot, lambda e=expected: window.model.sample.name == e)
+    b.filter.setText("Sm[Z] < 2")
+    b.apply_filter()
+    assert "no model 'Z'" in b.filter_note.text() and b.model.rowCount() == len(listed)
+    b.filter.setText("untagged")  # a tag taken: the sample leaves the list
+    b.apply_filter()
+    assert b.model.rowCount() == 8
+    window.model.toggle_tag(2)
+    assert b.model.rowCount() == 7 and window.model.sample.name not in b.ordered_samples()
+    b.filter.clear()
+    b.apply_filter()
+    assert b.model.rowCount() == 8 and b.filter_note.text() == ""
     settle(qtbot, window)

@@ -24,6 +24,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.gui.dialogs.measures import fill_combo
+from fminspect.inspector.filters import Filter, FilterError, parse
 from fminspect.inspector.model import InspectorModel
 from fminspect.inspector.walk import Walk
 from fminspect.io.discovery import Dataset
@@ -119,9 +120,26 @@ class BrowserModel(QtCore.QAbstractTableModel):
         self.walk.set_view(measure, pair, xy)
         self.endResetModel()
 
+    def set_filter(self, flt: Filter | None) -> None:
+        """List only the samples ``flt`` passes."""
+        self.beginResetModel()
+        self.walk.set_filter(flt)
+        self.endResetModel()
+
+    def refilter(self) -> None:
+        """The tags changed: a filter by them is applied again."""
+        self.beginResetModel()
+        self.walk.tags_changed()
+        self.endResetModel()
+
     def scores_changed(self, samples: frozenset[int] | set[int]) -> None:
         """New scores for these sample indices: redraw, and re-sort if the order depends on
         scores (the selection stays on its sample)."""
+        if self.walk.filter is not None and self.walk.filter.on_scores:
+            self.beginResetModel()  # rows come and go: the view is told afresh
+            self.walk.scores_changed(samples)
+            self.endResetModel()
+            return
         if self.walk.sort_column == 0:
             self.walk.scores_changed(samples)
             if self.rowCount():
@@ -138,10 +156,15 @@ class BrowserModel(QtCore.QAbstractTableModel):
     def _move_persistent(self, before: np.ndarray) -> None:
         """Keep persistent indexes (the view's selection and current cell) on their sample."""
         order = self.walk.order
-        row_of = np.empty_like(order)
+        row_of = np.full(len(self.walk.samples), -1, dtype=np.intp)
         row_of[order] = np.arange(len(order))
         old = self.persistentIndexList()
-        new = [self.index(int(row_of[before[i.row()]]), i.column()) for i in old]
+        new = [
+            self.index(int(r), i.column())
+            if (r := row_of[before[i.row()]]) >= 0
+            else QtCore.QModelIndex()
+            for i in old
+        ]
         self.changePersistentIndexList(old, new)
 
     def column_values(self, col: int) -> np.ndarray:
@@ -181,7 +204,7 @@ class BrowserModel(QtCore.QAbstractTableModel):
         return 0 if parent.isValid() else len(self.models) + 4
 
     def rowCount(self, parent: _Index = QtCore.QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.matrix.samples)
+        return 0 if parent.isValid() else len(self.walk.order)
 
     def data(self, index: _Index, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -348,6 +371,20 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         xy.addWidget(self.measure_y)
         form.addRow("disagreement", xy)
         form.addRow("order", self.order)
+        self.filter = QtWidgets.QLineEdit()
+        self.filter.setObjectName("browserFilter")
+        self.filter.setPlaceholderText("filter: Sm[A] < 0.5 and untagged …")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.setToolTip(
+            "list and walk only these samples — clauses joined by 'and', each possibly "
+            "after 'not': Sm[FT] < 0.5 · Sm[FT] - Sm[RC] < -0.05 · name ~ Crab · tag 1 · "
+            'tag "GT error" · tagged · untagged · cod10k=Aquatic · cod10k-sub=Crab · '
+            "attributes.csv:occlusion (as eval --subsets)"
+        )
+        form.addRow("filter", self.filter)
+        self.filter_note = QtWidgets.QLabel("")
+        self.filter_note.setWordWrap(True)
+        form.addRow("", self.filter_note)
         box = QtWidgets.QVBoxLayout(self)
         box.setContentsMargins(2, 2, 2, 2)
         box.addLayout(form)
@@ -357,6 +394,15 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         for combo in (self.measure, self.model_a, self.model_b, self.measure_x, self.measure_y):
             combo.currentTextChanged.connect(self._on_view_changed)
         self.order.currentIndexChanged.connect(self.apply_order)
+        self._filter_timer = QtCore.QTimer(self)
+        self._filter_timer.setSingleShot(True)
+        self._filter_timer.setInterval(300)  # while typing: once it pauses
+        self._filter_timer.timeout.connect(self.apply_filter)
+        self.filter.textEdited.connect(lambda _t: self._filter_timer.start())
+        self.filter.returnPressed.connect(self.apply_filter)
+        self.model.modelReset.connect(self._after_reset)
+        self.tag_names: Callable[[], dict[int, str]] = dict
+        self.current: Callable[[], str | None] = lambda: None
         self._changed: set[int] = set()
         self._resort = QtCore.QTimer(self)
         self._resort.setSingleShot(True)
@@ -371,7 +417,12 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self.model.tags_of = lambda name: (
             model.cases.slots(model.dataset.name, name) if model.dataset is not None else ""
         )
-        model.cases.changed.connect(lambda _dataset, name: self.model.tags_changed(name))
+        model.cases.changed.connect(self._on_tags_changed)
+        self.model.walk.tags_of = lambda name: (
+            model.cases.tags(model.dataset.name, name) if model.dataset is not None else frozenset()
+        )
+        self.tag_names = lambda: model.cases.names
+        self.current = lambda: model.requested.name if model.requested is not None else None
 
         def matrix_started(dataset: str, matrix: ScoreMatrix) -> None:
             self.set_matrix(matrix, selection.shown, selection.aliases)
@@ -596,6 +647,41 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
             self.view.blockSignals(False)
         finally:
             self._highlighting = False
+
+    def apply_filter(self) -> None:
+        """Read the filter bar: list only what it passes, or say what it cannot read."""
+        self._filter_timer.stop()
+        m = self.model.matrix
+        try:
+            flt = parse(self.filter.text(), m.keys, m.methods, self.tag_names())
+        except FilterError as exc:
+            self.filter_note.setStyleSheet("color: #c0392b")
+            self.filter_note.setText(str(exc))
+            return
+        self.filter_note.setStyleSheet("color: gray")
+        self.model.set_filter(flt)
+        self._say_count()
+
+    def _say_count(self) -> None:
+        walk = self.model.walk
+        if walk.filter is None:
+            self.filter_note.setText("")
+        else:
+            self.filter_note.setText(f"{len(walk.order)} of {walk.total} samples listed")
+
+    def _after_reset(self) -> None:
+        """Rows came and went (a filter): the shown sample highlighted again, the count."""
+        name = self.current()
+        if name is not None:
+            self.select(name)
+        if self.model.walk.filter is not None and self.filter_note.styleSheet() != "color: #c0392b":
+            self._say_count()
+
+    def _on_tags_changed(self, _dataset: str, name: str) -> None:
+        if self.model.walk.filter is not None:
+            self.model.refilter()
+        else:
+            self.model.tags_changed(name)
 
     def _set_highlighting(self, on: bool) -> None:
         self._highlighting = on

@@ -1,0 +1,230 @@
+"""Filters over the browser's list: which samples are listed and walked (no Qt).
+
+A filter is typed as clauses joined by ``and``, each one possibly preceded by ``not``:
+
+``Sm[FT] < 0.5``
+    a measure of one model (any key being scored; ``<``, ``<=``, ``>``, ``>=``, ``=``);
+``Sm[FT] - Sm[RC] < -0.05``
+    the difference of two models on a measure (where FT is worse than RC by 0.05);
+``name ~ Crab`` / ``name ~ *-Crab-1?``
+    the sample's name holds the text (case-insensitive), or matches the pattern;
+``tag 1`` / ``tag "GT error"`` / ``tagged`` / ``untagged``
+    the user's tags;
+``cod10k=Aquatic`` / ``cod10k-sub=Crab`` / ``attrs.csv:occlusion`` / ``attrs.csv:size=small``
+    COD10K's super- or sub-class from the name, or an attribute table's subset: the same
+    rules and files as ``fminspect eval --subsets`` (:class:`~fminspect.batch.subsets.Subsets`).
+
+A sample whose score is not known yet does not pass a score clause (nor its ``not``): it is
+listed once its score arrives. :func:`parse` says what it cannot read, naming the clause.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import operator
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from fminspect.batch.scores import ScoreMatrix
+from fminspect.batch.subsets import SUBSET_RULES, SubsetError, Subsets, subsets_rule
+
+_OPS: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
+    "<=": operator.le,
+    ">=": operator.ge,
+    "<": operator.lt,
+    ">": operator.gt,
+    "=": lambda a, b: np.isclose(a, b, rtol=0, atol=5e-4),  # as printed: 3 decimals
+}
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_TERM = r"(?P<{k}>[\w.@]+)\[(?P<{m}>[^\]]+)\]"
+_SCORE = re.compile(
+    rf"^{_TERM.format(k='key', m='a')}(?:\s*-\s*{_TERM.format(k='key2', m='b')})?"
+    rf"\s*(?P<op><=|>=|<|>|=)\s*(?P<value>{_NUMBER})$"
+)
+_NAME = re.compile(r"^name\s*~\s*(?P<text>.+)$", re.IGNORECASE)
+_TAG = re.compile(r"^tag\s+(?P<tag>.+)$", re.IGNORECASE)
+_SUBSET = re.compile(r"^(?P<rule>cod10k(?:-sub)?|.+\.csv)\s*[=:]\s*(?P<label>.+)$", re.IGNORECASE)
+
+
+class FilterError(ValueError):
+    """A filter that cannot be read; the message names the clause and what is expected."""
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause: what it says (for the bar), and its test over the samples."""
+
+    text: str
+    negated: bool
+    #: (matrix, names, tags_of) -> bool per sample (natural order)
+    test: Callable[[ScoreMatrix, Sequence[str], Callable[[str], frozenset[int]]], np.ndarray]
+    #: a score clause: matrix -> where its value is not known yet (passes neither way)
+    unknown: Callable[[ScoreMatrix], np.ndarray] | None = None
+
+    @property
+    def on_scores(self) -> bool:
+        """It depends on scores (made again as they arrive)."""
+        return self.unknown is not None
+
+
+@dataclass(frozen=True)
+class Filter:
+    """Clauses that must all hold."""
+
+    text: str
+    clauses: tuple[Clause, ...]
+
+    @property
+    def on_scores(self) -> bool:
+        return any(c.on_scores for c in self.clauses)
+
+    def mask(
+        self,
+        matrix: ScoreMatrix,
+        tags_of: Callable[[str], frozenset[int]] = lambda name: frozenset(),
+    ) -> np.ndarray:
+        """Which samples of ``matrix`` (natural order) pass."""
+        names = matrix.samples
+        keep = np.ones(len(names), bool)
+        for c in self.clauses:
+            held = c.test(matrix, names, tags_of)
+            if c.negated:  # an unknown score passes neither a clause nor its negation
+                held = ~held & (~c.unknown(matrix) if c.unknown is not None else True)
+            keep &= held
+        return keep
+
+
+def parse(
+    text: str,
+    keys: Sequence[str],
+    methods: Sequence[str],
+    tag_names: dict[int, str] | None = None,
+    subsets: Callable[[str], Subsets] = subsets_rule,
+) -> Filter | None:
+    """The filter typed as ``text`` (None for an empty one). ``keys`` and ``methods``: the
+    measures scored and the models of the dataset (named in the message of a wrong one).
+
+    Raises
+    ------
+    FilterError
+        A clause that cannot be read (its text, and the forms accepted).
+    """
+    text = text.strip()
+    if not text:
+        return None
+    parts = re.split(r"\s+and\s+", text, flags=re.IGNORECASE)
+    return Filter(
+        text, tuple(_clause(p.strip(), keys, methods, tag_names or {}, subsets) for p in parts)
+    )
+
+
+def _clause(
+    part: str,
+    keys: Sequence[str],
+    methods: Sequence[str],
+    tag_names: dict[int, str],
+    subsets: Callable[[str], Subsets],
+) -> Clause:
+    negated = False
+    body = part
+    if re.match(r"^not\s+", body, re.IGNORECASE):
+        negated, body = True, body[3:].strip()
+    if not body:
+        raise FilterError(f"{part!r}: nothing to filter by")
+    m = _SCORE.match(body)
+    if m:
+        return _score_clause(part, negated, m, keys, methods)
+    m = _NAME.match(body)
+    if m:
+        pattern = m["text"].strip().strip("\"'").lower()
+        glob = any(ch in pattern for ch in "*?[")
+
+        def named(mx: ScoreMatrix, names: Sequence[str], t: object) -> np.ndarray:
+            low = [n.lower() for n in names]
+            if glob:
+                return np.array([fnmatch.fnmatchcase(n, pattern) for n in low], bool)
+            return np.array([pattern in n for n in low], bool)
+
+        return Clause(part, negated, named)
+    lowered = body.lower()
+    if lowered in ("tagged", "untagged"):
+        want = lowered == "tagged"
+        return Clause(
+            part, negated, lambda mx, names, t: np.array([bool(t(n)) == want for n in names], bool)
+        )
+    m = _TAG.match(body)
+    if m:
+        slot = _slot(m["tag"], tag_names, part)
+        return Clause(
+            part, negated, lambda mx, names, t: np.array([slot in t(n) for n in names], bool)
+        )
+    m = _SUBSET.match(body)
+    if m:
+        rule = m["rule"] if m["rule"].lower() not in SUBSET_RULES else m["rule"].lower()
+        try:
+            table = subsets(rule)
+        except SubsetError as exc:
+            raise FilterError(f"{part!r}: {exc}") from None
+        label = m["label"].strip()
+        return Clause(
+            part,
+            negated,
+            lambda mx, names, t: np.array([label in table.labels(n) for n in names], bool),
+        )
+    raise FilterError(
+        f"{part!r} is not a filter; write e.g. Sm[{methods[0] if methods else 'A'}] < 0.5, "
+        "Sm[A] - Sm[B] < -0.05, name ~ Crab, tag 1, untagged, cod10k=Aquatic, "
+        "cod10k-sub=Crab or FILE.csv:attribute, joined by 'and', each possibly after 'not'"
+    )
+
+
+def _slot(text: str, tag_names: dict[int, str], part: str) -> int:
+    words = shlex.split(text) if text.count('"') % 2 == 0 else [text]
+    name = " ".join(words).strip()
+    if name.isdigit() and 1 <= int(name) <= 9:
+        return int(name)
+    for slot, tag in tag_names.items():
+        if tag.lower() == name.lower():
+            return slot
+    known = ", ".join(f"{s} {n}" for s, n in sorted(tag_names.items()))
+    raise FilterError(f"{part!r}: no tag {name!r} (the tags: {known or '1–9'})")
+
+
+def _score_clause(
+    part: str, negated: bool, m: re.Match[str], keys: Sequence[str], methods: Sequence[str]
+) -> Clause:
+    key, a, key2, b = m["key"], m["a"].strip(), m["key2"], m["b"]
+    for k in (key, key2):
+        if k is not None and k not in keys:
+            raise FilterError(f"{part!r}: {k} is not being scored (scored: {', '.join(keys)})")
+    if key2 is not None and key2 != key:
+        raise FilterError(f"{part!r}: a difference of two models is on one measure ({key})")
+    for model in (a, b.strip() if b else None):
+        if model is not None and model not in methods:
+            raise FilterError(f"{part!r}: no model {model!r} (models: {', '.join(methods)})")
+    op, value = _OPS[m["op"]], float(m["value"])
+
+    def values(mx: ScoreMatrix) -> np.ndarray:
+        if a not in mx.method_index or key not in mx.key_index:
+            return np.full(len(mx.samples), np.nan)
+        v = mx.column(a, key)
+        if b is not None:
+            v = v - mx.column(b.strip(), key) if b.strip() in mx.method_index else v * np.nan
+        return np.asarray(v, dtype=np.float64)
+
+    def test(
+        mx: ScoreMatrix, names: Sequence[str], tags: Callable[[str], frozenset[int]]
+    ) -> np.ndarray:
+        v = values(mx)
+        with np.errstate(invalid="ignore"):
+            held = np.asarray(op(v, value), bool)
+        return np.asarray(held & ~np.isnan(v), bool)
+
+    def unknown(mx: ScoreMatrix) -> np.ndarray:
+        return np.asarray(np.isnan(values(mx)), bool)
+
+    return Clause(part, negated, test, unknown)
