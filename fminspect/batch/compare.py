@@ -871,9 +871,12 @@ def summary_lines(comparison: Comparison) -> list[str]:
             "  (a way of computing that reproduces only some of the values it changes may "
             "match by chance)"
         )
+    singles = [h.name for h in comparison.tried if " + " not in h.name]
+    pairs = len(comparison.tried) - len(singles)
     lines.append(
         "Tried: "
-        + ", ".join(h.name for h in comparison.tried)
+        + ", ".join(singles)
+        + (f"; and {pairs} pairs of them, for what none reproduced alone" if pairs else "")
         + (". Not tried: " + "; ".join(comparison.skipped) if comparison.skipped else "")
         + ". Never tried: "
         + "; ".join(NOT_TRIED)

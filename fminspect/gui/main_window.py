@@ -97,7 +97,12 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.problem_dock = self._dock(
             "Problems", self.problem_list, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
         )
+        # the cases (tag names, counts, notes) a tab beside the list; the keys tag at any time
+        self.cases_dock = self._dock(
+            "Cases", self.cases_panel, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
+        )
         self.tabifyDockWidget(self.browser_dock, self.problem_dock)
+        self.tabifyDockWidget(self.problem_dock, self.cases_dock)
         self.browser_dock.raise_()
         scroll = QtWidgets.QScrollArea()
         scroll.setWidget(self.params)
@@ -109,12 +114,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
             "Models", self.picker, QtCore.Qt.DockWidgetArea.RightDockWidgetArea
         )
         self.splitDockWidget(self.model_dock, self.param_dock, QtCore.Qt.Orientation.Vertical)
-        # the cases beside the models: the sample list stays in view while tagging
-        self.cases_dock = self._dock(
-            "Cases", self.cases_panel, QtCore.Qt.DockWidgetArea.RightDockWidgetArea
-        )
-        self.tabifyDockWidget(self.model_dock, self.cases_dock)
-        self.model_dock.raise_()
         self.hover_label = QtWidgets.QLabel("")
         self.busy_label = QtWidgets.QLabel("")
         self.busy = QtWidgets.QProgressBar()

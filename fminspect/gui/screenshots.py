@@ -250,6 +250,7 @@ def take_screenshots(
     def workbench() -> None:
         """The list in the order A − B (the walk), two samples tagged, a note."""
         assert c.dataset is not None
+        c.set_threshold(128)
         c.cases.open(c.dataset.gt.path.parent, Path(tmp) / "tags.sqlite")  # not the user's
         window.browser.model_a.setCurrentText("FT")
         window.browser.model_b.setCurrentText("RC")
@@ -261,10 +262,15 @@ def take_screenshots(
             for slot in slots:
                 c.toggle_tag(slot)
         window.cases_panel.note.setPlainText("FT loses what RC keeps: for the paper's figure")
-        window.cases_dock.raise_()
+        window.browser.filter.setText("Sm[FT] - Sm[RC] < 0")
+        window.browser.apply_filter()
 
     shot("workbench", workbench)
-    window.model_dock.raise_()
+    window.cases_dock.raise_()
+    shot("cases", lambda: None)
+    window.browser_dock.raise_()
+    window.browser.filter.clear()
+    window.browser.apply_filter()
 
     def grab_window(
         name: str, make: Callable[[], Any], size: tuple[int, int] = (1400, 1000)

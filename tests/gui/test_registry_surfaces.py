@@ -121,3 +121,13 @@ def test_a_convention_chosen_in_the_panel_sets_every_knob_and_reaches_the_scorin
     panel.stretch.setCurrentIndex(1)  # ÷ max
     assert panel.convention.currentText() == "custom"
     assert window.model.settings.params.stretch_rule == "max"
+
+
+def test_f1_lists_every_shortcut_of_the_window(window) -> None:  # type: ignore[no-untyped-def]
+    from fminspect.gui.dialogs.shortcuts import SHORTCUTS
+
+    listed = " ".join(keys for keys, _ in SHORTCUTS)
+    shortcuts = [a.shortcut().toString() for a in window.actions() if not a.shortcut().isEmpty()]
+    assert {"D", "A", "N", "1", "9"} <= set(shortcuts)
+    for key in shortcuts:
+        assert key in listed or (key.isdigit() and "1 … 9" in listed), key
