@@ -646,8 +646,8 @@ def test_screenshots_of_toolkit_configs_and_of_a_folder_without_models(
 def test_the_window_on_real_photographs_and_published_maps(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     """SalBench DataSet1 from ../shared (never copied here): 18 photographs, five classic
     methods, CA's maps at 62 % of the GT's size. The window shows them all and its numbers
-    are the scored arrays' (tests/metrics/test_parity_salbench.py: pysodmetrics' too)."""
-    from tests.metrics.test_parity_salbench import SALBENCH
+    are the scored arrays' (tests/metrics/test_parity_real_photographs.py: pysodmetrics' too)."""
+    from tests.metrics.test_parity_real_photographs import SALBENCH
 
     if not SALBENCH.exists():
         pytest.skip(f"{SALBENCH} is not here (../shared beside the project)")
