@@ -265,7 +265,6 @@ class InspectorModel(SampleScoring):
         self.measures_changed.emit(chosen)
         self.set_settings(self.settings)
 
-    # ------------------------------------------------------------------ ending
     # ------------------------------------------------------------------ cases
     def toggle_tag(self, slot: int) -> bool | None:
         """Tag the sample last asked for with ``slot`` (1–9), or untag it; written to disk
@@ -296,6 +295,7 @@ class InspectorModel(SampleScoring):
         self.message.emit("every sample of the dataset carries a tag", 4000)
         return False
 
+    # ------------------------------------------------------------------ ending
     def close(self) -> None:
         """Stop every background work of the model (the window is closing)."""
         self.cases.close()
