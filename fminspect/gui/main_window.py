@@ -466,6 +466,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         errors = sum(p.severity == "error" for p in sample.problems)
         # the sample's errors were just put in the status bar: keep saying so
         note = f"  ⚠ {errors} error{'s' if errors != 1 else ''}: see Problems" if errors else ""
+        if sample.gt_error:  # its image and maps are shown; nothing can be scored
+            note = f"  ⚠ no scores: the GT cannot be read ({sample.gt_error})"
         self.statusBar().showMessage(
             f"{sample.key}  ({self.model.sample_index + 1}/{n}){note}",
             10000 if errors else 4000,

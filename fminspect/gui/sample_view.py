@@ -138,6 +138,8 @@ class SampleDrawing(QtCore.QObject):
     ) -> None:
         """Empty the table under ``params``' labels (for these models, or the same ones)."""
         sample = self.model.sample
+        # a sample whose GT cannot be read has no score to wait for: its cells say why
+        self.table.model.unscored = sample.gt_error if sample is not None else ""
         self.table.reset(
             self.table.model.models if models is None else models,
             sample is not None and sample.image is not None,

@@ -282,7 +282,7 @@ class SampleScoring:
         interpolation, epoch = self.settings.interpolation, self._epoch
         models = self._wanted(sample)
         self.runtime.submit(
-            lambda: load_sample(sample, interpolation, models=models),
+            lambda: load_sample(sample, interpolation, models=models, without_gt=True),
             lambda loaded: self._on_loaded(gen, key, loaded) if epoch == self._epoch else None,
             lambda message: (
                 self._on_load_failed(gen, sample, message) if epoch == self._epoch else None
@@ -574,7 +574,7 @@ class SampleScoring:
         models = self._wanted(sample)
         self._prefetch(
             ("read", *key),
-            lambda: load_sample(sample, key[2], models=models),
+            lambda: load_sample(sample, key[2], models=models, without_gt=True),
             lambda loaded: self._on_prefetch_loaded(sample, key, loaded),
         )
 

@@ -54,6 +54,8 @@ class LoadedSample:
     notes: dict[str, tuple[Note, ...]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     unreadable: dict[str, str] = field(default_factory=dict)
+    #: why the GT could not be read ("" when it was): nothing is scored then
+    gt_error: str = ""
 
     @property
     def dataset(self) -> str:
@@ -72,8 +74,12 @@ class LoadedSample:
 
     @property
     def shape(self) -> tuple[int, int] | None:
-        """(rows, cols) of the GT, or None if the GT could not be read."""
-        return None if self.gt is None else (int(self.gt.shape[0]), int(self.gt.shape[1]))
+        """(rows, cols) of the GT — or, when it could not be read, of the image and maps
+        shown without it (:func:`load_sample`'s ``without_gt``); None if there is none."""
+        shown = self.gt if self.gt is not None else self.image
+        if shown is None and self.preds:
+            shown = next(iter(self.preds.values()))
+        return None if shown is None else (int(shown.shape[0]), int(shown.shape[1]))
 
     def _note(self, about: str, key: str, kind: str, message: str, path: Path) -> None:
         self.notes[key] = (*self.notes.get(key, ()), Note(about, kind, message))
@@ -96,16 +102,24 @@ def load_sample(
     models: Iterable[str] | None = None,
     image: bool = True,
     max_pixels: int = MAX_PIXELS,
+    without_gt: bool = False,
 ) -> LoadedSample:
     """Read a sample's GT, image (unless ``image=False``) and the maps of ``models`` (default:
     every model of the sample); see the module notes for what happens to bad files. A file
-    whose header declares more than ``max_pixels`` pixels is refused before decoding."""
+    whose header declares more than ``max_pixels`` pixels is refused before decoding.
+
+    A GT that cannot be read leaves the sample unscored; with ``without_gt`` its image and
+    maps are still read, to be looked at (the window): the maps at the image's size, or at
+    the first map's when there is no image."""
     out = LoadedSample(sample)
     where = {"dataset": sample.dataset, "name": sample.name}
     try:
         gt = load_map(sample.gt, max_pixels=max_pixels)
     except LoadError as exc:
         out.problems.append(Problem(exc.path, exc.problem, "error", **where))
+        out.gt_error = exc.problem
+        if without_gt:
+            _read_without_gt(out, models, image, max_pixels)
         return out
     _set_gt(out, gt.array, gt.notes)
     if image:
@@ -126,6 +140,28 @@ def load_sample(
             continue
         _add_pred(out, method, pred.array, pred.notes, interpolation)
     return out
+
+
+def _read_without_gt(
+    out: LoadedSample, models: Iterable[str] | None, image: bool, max_pixels: int
+) -> None:
+    """The image and the maps of a sample whose GT cannot be read, for looking at them."""
+    sample, shape = out.sample, None
+    if image and sample.image is not None:
+        try:
+            out.image = load_image(sample.image, max_pixels=max_pixels)
+            shape = (int(out.image.shape[0]), int(out.image.shape[1]))
+        except LoadError as exc:
+            out._note("image", "image", "image-unreadable", exc.problem, exc.path)
+    for method in sample.preds if models is None else models:
+        try:
+            pred = load_map(sample.preds[method], max_pixels=max_pixels).array
+        except LoadError as exc:
+            out.unreadable[method] = exc.problem
+            continue
+        if shape is None:
+            shape = (int(pred.shape[0]), int(pred.shape[1]))
+        out.preds[method] = fit_to(pred, shape)[0]  # shown together, zoomed together
 
 
 def sample_from_arrays(

@@ -658,3 +658,29 @@ def test_the_window_on_real_photographs_and_published_maps(qtbot, window) -> Non
     wait_for(qtbot, lambda: _table_shows(window, tuple(ds.method_names)))
     sample = window.model.sample
     assert all(sample.preds[m].shape == sample.gt.shape for m in ds.method_names)  # CA resized
+
+
+def test_a_sample_whose_gt_cannot_be_read_still_shows_its_image_and_every_map(
+    qtbot, window, dataset_root
+) -> None:  # type: ignore[no-untyped-def]
+    (dataset_root / "GT" / "img2.png").write_bytes(b"not a png")
+    c = window.model
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    c.step(1)  # to img2
+    assert c.wait(PATIENCE_MS)
+    settle(qtbot, window)
+    sample = c.sample
+    assert sample.name == "img2" and sample.gt is None and sample.gt_error
+    assert sample.image is not None and set(sample.preds) == {"A", "B", "C"}
+    grid = window.grid
+    wait_for(qtbot, lambda: all(grid.cells[m].values is not None for m in ("image", "A", "B", "C")))
+    assert "unreadable" in grid.cells["GT"].label.text and c.results == {}
+    assert "no scores: the GT cannot be read" in window.statusBar().currentMessage()
+    table = window.table.model  # no score to wait for: a dash, not "…", and why
+    assert table.cell_data(0, 0)[QtCore.Qt.ItemDataRole.DisplayRole] == "–"
+    assert "the GT cannot be read" in table.tooltip(0, 0)
+    c.step(1)  # the next sample is scored as before
+    assert c.wait(PATIENCE_MS)
+    settle(qtbot, window)
+    assert c.sample.name == "img3" and set(c.results) == {"A", "B", "C"}

@@ -610,6 +610,9 @@ class MapGridPanel(QtWidgets.QWidget):
                 gt = unit_map(s.gt)
                 cell.map.set_image(display_bytes(gt), (0, 255), lookup_table("gray"))
                 cell.values = gt
+            else:  # the image and the maps are shown; no score without it
+                cell.values = None
+                cell.set_title("GT ✖ unreadable", self.foreground)  # why: the status bar
             return
         if name in s.unreadable:  # an empty panel saying so, rather than no panel
             cell.values = None

@@ -72,6 +72,8 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         self.results: dict[str, SuiteResult] = {}
         self.params = Params()
         self.threshold = 128
+        #: why the shown sample cannot be scored (its GT unreadable), or ""
+        self.unscored = ""
         self._best: dict[str, float] = {}
         self._marked: set[tuple[int, int]] = set()  # the cells marked best
 
@@ -184,6 +186,8 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
     def tooltip(self, row: int, col: int) -> str:
         """A cell's tooltip: the model, the exact variant and which way is better."""
         key = self.keys[col]
+        if self.unscored:
+            return f"{self.models[row]}: no scores, the GT cannot be read ({self.unscored})"
         return (
             f"{self.models[row]} — {self.label(key)}\n"
             f"{'higher' if _higher_is_better(key) else 'lower'} is better\n"
@@ -195,9 +199,10 @@ class MetricsTableModel(QtCore.QAbstractTableModel):
         tooltip, :meth:`tooltip`, is made when asked for)."""
         v = self.value(row, col)
         key = self.keys[col]
+        waiting = "–" if self.unscored else "…"  # none to come, or still being computed
         roles: dict[int, Any] = {
             QtCore.Qt.ItemDataRole.DisplayRole: (
-                "…" if v is None else ("nan" if math.isnan(v) else f"{v:.4f}")
+                waiting if v is None else ("nan" if math.isnan(v) else f"{v:.4f}")
             ),
             SORT_ROLE: -math.inf if v is None or math.isnan(v) else v,
             QtCore.Qt.ItemDataRole.TextAlignmentRole: _RIGHT,
