@@ -175,6 +175,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         view = bar.addMenu("&View")
         self._action(view, "Next sample", lambda: self.model.step(1), "D")
         self._action(view, "Next sample without a tag", self.model.next_untagged, "N")
+        self._action(view, "Compare two maps (A/B)…", self.open_ab, "B")
         tags = bar.addMenu("&Tags")
         for slot in range(1, 10):
             self._action(
@@ -522,6 +523,25 @@ class InspectorWindow(QtWidgets.QMainWindow):
         window = ExplainWindow(
             key, result, model, sample.name, sample.image, self.model.threshold, self
         )
+        window.show()
+        self.explain_windows.append(window)
+        return window
+
+    def open_ab(self) -> QtWidgets.QWidget | None:
+        """Open the A/B view on the shown sample: the browser's models A and B (or the first
+        two shown)."""
+        from fminspect.gui.ab_view import ABWindow
+
+        sample = self.model.sample
+        if sample is None or len(sample.preds) < 2:
+            self.statusBar().showMessage("open a sample with two models first", 4000)
+            return None
+        pair = [self.browser.model_a.currentData(), self.browser.model_b.currentData()]
+        shown = [m for m in self.table.model.models if m in sample.preds]
+        if len(shown) < 2:
+            shown = list(sample.preds)
+        a, b = pair if all(m in sample.preds for m in pair) and pair[0] != pair[1] else shown[:2]
+        window = ABWindow(self.model, a, b, self)
         window.show()
         self.explain_windows.append(window)
         return window

@@ -311,6 +311,15 @@ def take_screenshots(
         c.set_threshold(128)
         grab_window(f"explain_{name}", functools.partial(window.explain, model, key))
 
+    def ab_view() -> Any:
+        """The A/B view of FT and RC on the coffee."""
+        pick("coffee")
+        _settle(app, window, c)
+        for combo, name in ((window.browser.model_a, "FT"), (window.browser.model_b, "RC")):
+            combo.setCurrentIndex(combo.findData(name))
+        return window.open_ab()
+
+    grab_window("ab_view", ab_view, (1400, 560))
     grab_window("playground", lambda: _playground(app, window, 0))
     grab_window("playground_demos", lambda: _playground(app, window, 1))
 

@@ -684,3 +684,37 @@ def test_a_sample_whose_gt_cannot_be_read_still_shows_its_image_and_every_map(
     assert c.wait(PATIENCE_MS)
     settle(qtbot, window)
     assert c.sample.name == "img3" and set(c.results) == {"A", "B", "C"}
+
+
+def test_the_a_b_view_shows_two_maps_their_difference_and_flickers(
+    qtbot, window, dataset_root
+) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtTest import QTest
+
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    window.browser.model_a.setCurrentIndex(window.browser.model_a.findData("A"))
+    window.browser.model_b.setCurrentIndex(window.browser.model_b.findData("C"))
+    ab = window.open_ab()
+    qtbot.addWidget(ab)
+    assert (ab.a.currentText(), ab.b.currentText()) == ("A", "C")
+    results = window.model.results
+    # the maps the measures used, and their signed difference
+    np.testing.assert_array_equal(ab.values("A"), results["A"].pair.pred)
+    np.testing.assert_array_equal(ab.difference(), results["A"].pair.pred - results["C"].pair.pred)
+    diff_image = ab.panels["A − B"][1].image
+    np.testing.assert_array_equal(diff_image, ab.difference())
+    assert ab.showing_a and "flicker: A" in ab.panels["flicker"][3].text
+    QTest.keyClick(ab, QtCore.Qt.Key.Key_Space)  # the flicker panel shows B now
+    assert not ab.showing_a and "flicker: C" in ab.panels["flicker"][3].text
+    QTest.keyClick(ab, QtCore.Qt.Key.Key_F)  # focus: the flicker panel alone
+    assert ab.focused and ab.focus_graphics.isVisible() and not ab.graphics.isVisible()
+    np.testing.assert_array_equal(ab.focus_image.image, ab.panels["flicker"][1].image)
+    QTest.keyClick(ab, QtCore.Qt.Key.Key_F)
+    assert not ab.focused and ab.graphics.isVisible() and not ab.focus_graphics.isVisible()
+    window.model.step(1)  # it follows the shown sample
+    settle(qtbot, window)
+    wait_for(qtbot, lambda: "img2" in ab.windowTitle())
+    np.testing.assert_array_equal(ab.values("A"), window.model.results["A"].pair.pred)
+    QTest.keyClick(ab, QtCore.Qt.Key.Key_Escape)
+    assert not ab.isVisible()

@@ -10,6 +10,7 @@ SHORTCUTS = (
     ("↑ ↓ PgUp PgDn Home End", "in the sample list: open the sample moved to"),
     ("1 … 9", "tag the shown sample with that tag, or untag it (the Cases panel names them)"),
     ("N", "next sample without a tag, in the list's order"),
+    ("B", "compare two maps: A, B, A − B, flicker (Space), focus (F)"),
     ("R  or  double-click", "reset the zoom (fit the image)"),
     ("mouse wheel / drag", "zoom about the cursor / pan — every panel follows"),
     ("]  /  [", "threshold t + 1 / − 1"),
