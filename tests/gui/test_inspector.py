@@ -529,6 +529,11 @@ def test_an_open_explain_window_says_when_the_parameters_changed(qtbot, window, 
     c.step(1)  # to img2, whose map B cannot be read
     assert c.wait(PATIENCE_MS)
     assert "1 error: see Problems" in window.statusBar().currentMessage()
+    from PySide6.QtTest import QTest
+
+    explain.show()
+    QTest.keyClick(explain, QtCore.Qt.Key.Key_Escape)  # closed from the keyboard
+    assert not explain.isVisible()
 
 
 @pytest.mark.slow

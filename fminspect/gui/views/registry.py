@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6 import QtWidgets
+from PySide6 import QtGui, QtWidgets
 
 from fminspect.gui.views.auc_view import AUCView
 from fminspect.gui.views.base import ExplainView
@@ -108,6 +108,8 @@ class ExplainWindow(QtWidgets.QMainWindow):
         self.title = f"{self.view.TITLE}: {model} on {sample}"
         self.setWindowTitle(self.title)
         self.resize(1300, 900)
+        for keys in ("Esc", "Ctrl+W"):  # closed from the keyboard, as a dialog is
+            QtGui.QShortcut(QtGui.QKeySequence(keys), self).activated.connect(self.close)
 
     def mark_settings(self, params: Params) -> None:
         """Say in the title whether the inspector's parameters still are the view's (the
