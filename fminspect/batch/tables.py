@@ -498,7 +498,15 @@ def empty_gt_words(dataset: str, n: int, *, excluded: bool, wfm_empty: str) -> s
 
 
 def _default_measures(results: Results) -> list[str]:
-    """The keys SOD/COD papers report, where the results have them."""
+    """The keys SOD/COD papers report, where the results have them — or, for results made
+    under a convention that prints values of its own (``classic-benchmark``: its max F is
+    ``maxFm_meanPR``), that implementation's keys."""
+    from fminspect.pipeline.conventions import CONVENTIONS  # numpy: not at the CLI's start
+
+    named = CONVENTIONS.get(str(results.config.get("convention")))
+    own = [k for k in (named.keys or {}) if k in results.measures] if named else []
+    if own:
+        return own
     usual = ["Sm", "wFm", "MAE", "adpEm", "meanEm", "maxEm", "adpFm", "meanFm", "maxFm"]
     have = [k for k in usual if k in results.measures]
     return have or list(results.measures)

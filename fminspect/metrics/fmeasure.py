@@ -228,7 +228,7 @@ def _image_iou_at_max(s: Any) -> float:
     return float(iou_formula(sweep.tp[t], sweep.fp[t], sweep.tn[t], sweep.fn[t]))
 
 
-_BENCHMARK = "(the classic saliency benchmark's performCalcu.m; NaN when a GT is empty)"
+_BENCHMARK = "— the classic saliency benchmark's (performCalcu.m); NaN when a GT is empty"
 CLASSIC_MEASURES = (
     MeasureInfo(
         "maxFm_meanPR",

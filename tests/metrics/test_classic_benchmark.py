@@ -143,6 +143,11 @@ def test_eval_writes_the_benchmark_s_dataset_values(ran: dict, tmp_path: Path) -
         assert main([*args, "--no-plots", "--quiet"]) == 0
         results = json.loads((out / "results.json").read_text())
         assert results["config"]["convention"] == "classic-benchmark"
+        from fminspect.batch import tables
+
+        # its tables (the terminal's too) show its own numbers: its max F first
+        shown = tables._default_measures(tables.load([out]))
+        assert shown[:3] == ["maxFm_meanPR", "adpFm", "MAE"]
         assert any("N − 1" in t for t in results["config"]["convention_unreproduced"])
         for j, method in enumerate(maps):
             values = results["datasets"][set_name][method]["values"]
