@@ -39,6 +39,7 @@ class ABWindow(QtWidgets.QWidget):
         self.setObjectName("abView")
         self.model = model
         self.showing_a = True  # what the flicker panel shows
+        self._contour_of: tuple[object, np.ndarray | None] = (None, None)  # (sample, overlay)
         self.focused = False
         bar = QtWidgets.QHBoxLayout()
         self.a, self.b = QtWidgets.QComboBox(), QtWidgets.QComboBox()
@@ -196,13 +197,16 @@ class ABWindow(QtWidgets.QWidget):
             image.setImage(display_bytes(values), levels=(0, 255), lut=lut, autoLevels=False)
 
     def _contour(self) -> np.ndarray | None:
+        """The GT contour as an overlay, made once per sample (not at each flicker)."""
         s = self.model.sample
         if s is None or s.gt is None:
             return None
-        edge = boundary(unit_map(s.gt) > 128 / 255)
-        rgba = np.zeros((*edge.shape, 4), np.uint8)
-        rgba[edge] = (*CONTOUR_RGB, 255)
-        return rgba
+        if self._contour_of[0] is not s:
+            edge = boundary(unit_map(s.gt) > 128 / 255)
+            rgba = np.zeros((*edge.shape, 4), np.uint8)
+            rgba[edge] = (*CONTOUR_RGB, 255)
+            self._contour_of = (s, rgba)
+        return self._contour_of[1]
 
     # ------------------------------------------------------------------ actions
     def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:

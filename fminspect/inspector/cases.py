@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from fminspect.inspector.events import Event
-from fminspect.pipeline.tags import TagError, TagStore, tags_path
+from fminspect.pipeline.tags import DEFAULT_NAMES, TagError, TagStore, tags_path
 
 
 class Cases:
@@ -69,8 +69,6 @@ class Cases:
     @property
     def names(self) -> dict[int, str]:
         """Each tag slot's name (the defaults without a folder)."""
-        from fminspect.pipeline.tags import DEFAULT_NAMES
-
         return self.store.names if self.store is not None else dict(DEFAULT_NAMES)
 
     def tags(self, dataset: str, sample: str) -> frozenset[int]:
@@ -78,10 +76,6 @@ class Cases:
 
     def note(self, dataset: str, sample: str, model: str = "") -> str:
         return self.store.note(dataset, sample, model) if self.store is not None else ""
-
-    def slots(self, dataset: str, sample: str) -> str:
-        """The sample's tag slots, as the browser shows them (``"1 3"``)."""
-        return " ".join(map(str, sorted(self.tags(dataset, sample))))
 
     def describe(self, dataset: str, sample: str) -> str:
         """The sample's tags by name (``"1 GT error, 3 small object"``), or ""."""

@@ -23,7 +23,6 @@ from __future__ import annotations
 import fnmatch
 import operator
 import re
-import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -183,8 +182,7 @@ def _clause(
 
 
 def _slot(text: str, tag_names: dict[int, str], part: str) -> int:
-    words = shlex.split(text) if text.count('"') % 2 == 0 else [text]
-    name = " ".join(words).strip()
+    name = text.strip().strip("\"'").strip()
     if name.isdigit() and 1 <= int(name) <= 9:
         return int(name)
     for slot, tag in tag_names.items():

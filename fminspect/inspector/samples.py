@@ -213,9 +213,8 @@ class SampleScoring:
         if len(self.walk.samples) == len(samples):
             name = self.walk.neighbour(sample.name, delta)
             if name is not None:
-                if samples[self.walk.matrix.sample_index[name]].name == name:
-                    return samples[self.walk.matrix.sample_index[name]]
-                return self.dataset.sample(name)
+                found = samples[self.walk.matrix.sample_index[name]]  # the same natural order
+                return found if found.name == name else self.dataset.sample(name)
         return samples[(samples.index(sample) + delta) % len(samples)]
 
     def _loaded_key(self, sample: Sample) -> tuple[str, str, str]:

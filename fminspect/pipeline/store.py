@@ -207,9 +207,15 @@ def is_damaged(exc: sqlite3.DatabaseError) -> bool:
     return getattr(exc, "sqlite_errorname", "") in ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 
 
-def set_aside(path: Path, exc: Exception) -> str:
+def set_aside(
+    path: Path,
+    exc: Exception,
+    what: str = "result cache",
+    lost: str = "its results are computed again",
+) -> str:
     """Rename a damaged store (and its WAL files) to ``NAME.damaged-TIME`` — kept for whoever
-    wants to look, out of the way of a new one — and say so."""
+    wants to look, out of the way of a new one — and say so (``what`` it was, what is
+    ``lost``)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     aside = path.with_name(f"{path.name}.damaged-{stamp}")
     for suffix in ("-wal", "-shm"):
@@ -217,10 +223,7 @@ def set_aside(path: Path, exc: Exception) -> str:
         if extra.exists():
             os.replace(extra, aside.with_name(aside.name + suffix))
     os.replace(path, aside)
-    return (
-        f"not a readable result cache ({exc}): moved to {aside.name}, and a new one started "
-        "(its results are computed again)"
-    )
+    return f"not a readable {what} ({exc}): moved to {aside.name}, and a new one started ({lost})"
 
 
 def _path_text(path: Path | str) -> str:

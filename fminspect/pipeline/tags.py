@@ -126,11 +126,7 @@ class TagStore:
         except sqlite3.DatabaseError as exc:
             if not is_damaged(exc):
                 raise
-            self.recovered = (
-                set_aside(self.path, exc)
-                .replace("not a readable result cache", "not a readable tag file")
-                .replace("(its results are computed again)", "(the tags in it are not read)")
-            )
+            self.recovered = set_aside(self.path, exc, "tag file", "the tags in it are not read")
             self.db = self._open()
         self._names = dict(DEFAULT_NAMES)
         self._names.update(dict(self.db.execute("SELECT slot, name FROM tag_names")))

@@ -50,8 +50,6 @@ class BrowserModel(QtCore.QAbstractTableModel):
         super().__init__(parent)
         self.walk = walk if walk is not None else Walk()
         self.names: dict[str, str] = {}  # display names
-        #: a sample's tags as shown in the last column ("1 3"), by its name
-        self.tags_of: Callable[[str], str] = lambda name: ""
 
     # the walk's state, as the panel and the tests read it
     @property
@@ -180,8 +178,8 @@ class BrowserModel(QtCore.QAbstractTableModel):
 
     def cell(self, row: int, col: int) -> float | str:
         """The value shown at ``row`` (in the current order), ``col``."""
-        if col == self.tags_column:
-            return self.tags_of(str(self.walk.cell(row, 0)))
+        if col == self.tags_column:  # "1 3"
+            return " ".join(map(str, sorted(self.walk.tags_of(str(self.walk.cell(row, 0))))))
         return self.walk.cell(row, col)
 
     @property
@@ -214,9 +212,9 @@ class BrowserModel(QtCore.QAbstractTableModel):
                 return None
             name = str(self.cell(index.row(), 0))
             if role == QtCore.Qt.ItemDataRole.ToolTipRole:  # the whole name, where elided
-                tags = self.tags_of(name)
+                tags = self.cell(index.row(), self.tags_column)
                 return f"{name}\ntags: {tags}" if tags else name
-            if role == QtCore.Qt.ItemDataRole.FontRole and self.tags_of(name):
+            if role == QtCore.Qt.ItemDataRole.FontRole and self.walk.tags_of(name):
                 font = QtGui.QFont()
                 font.setBold(True)  # a tagged sample stands out in the list
                 return font
@@ -414,9 +412,6 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         sample; a sample or a dataset picked here is shown by the model."""
         scores, selection = model.scores, model.selection
         self.model.use_walk(model.walk)
-        self.model.tags_of = lambda name: (
-            model.cases.slots(model.dataset.name, name) if model.dataset is not None else ""
-        )
         model.cases.changed.connect(self._on_tags_changed)
         self.model.walk.tags_of = lambda name: (
             model.cases.tags(model.dataset.name, name) if model.dataset is not None else frozenset()
