@@ -143,7 +143,7 @@ def read_style(path: Path | str) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise FigureError(f"{path}: expected a mapping of Matplotlib rcParams")
-    _import_matplotlib()
+    import_matplotlib()
     import matplotlib
 
     style: dict[str, Any] = {}
@@ -356,12 +356,15 @@ def _limits(
     return xlim, ylims
 
 
-def _import_matplotlib() -> None:
+def import_matplotlib() -> None:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
 
 
+#: Settings of every figure written: the same ids in every SVG (so the same files), and
+#: TrueType text in PDFs, as publishers ask.
+STABLE_RC: dict[str, Any] = {"svg.hashsalt": "fminspect", "pdf.fonttype": 42}
 #: Saved cropped to what is drawn, so that nothing (a long legend entry) is cut off.
 _TIGHT: dict[str, Any] = {"bbox_inches": "tight", "pad_inches": 0.03}
 _METADATA = {
@@ -394,7 +397,7 @@ def draw(figures: Figures, spec: FigureSpec, out: Path | str, *, stem: str = "")
     """Write every planned figure into ``out`` as ``<stem><tag>.<format>`` (and with
     ``legend="separate"`` the legend as ``<stem><tag>_legend.<format>``); the paths
     written, in order."""
-    _import_matplotlib()
+    import_matplotlib()
     import matplotlib
     import matplotlib.pyplot as plt
 
@@ -410,8 +413,7 @@ def draw(figures: Figures, spec: FigureSpec, out: Path | str, *, stem: str = "")
         raise FigureError(f"format {', '.join(bad)} is not one of {', '.join(FORMATS)}")
     written: list[Path] = []
     rc: Any = {
-        "svg.hashsalt": "fminspect",  # the same ids in every SVG: the same files
-        "pdf.fonttype": 42,  # TrueType in PDFs, as publishers ask
+        **STABLE_RC,
         "savefig.dpi": DEFAULT_DPI,
         **spec.style,
     }
@@ -471,7 +473,7 @@ def draw(figures: Figures, spec: FigureSpec, out: Path | str, *, stem: str = "")
                 _bold(legend, len(dict.fromkeys(spec.highlight)))
             for fmt in formats:
                 path = out / f"{name}.{fmt}"
-                _save(fig, path, fmt)
+                save(fig, path, fmt)
                 written.append(path)
             plt.close(fig)
             if spec.legend == "separate":
@@ -480,18 +482,20 @@ def draw(figures: Figures, spec: FigureSpec, out: Path | str, *, stem: str = "")
                 _bold(legend, len(spec.highlight))
                 for fmt in formats:
                     path = out / f"{name}_legend.{fmt}"
-                    _save(lf, path, fmt)
+                    save(lf, path, fmt)
                     written.append(path)
                 plt.close(lf)
     return written
 
 
-def _save(fig: Any, path: Path, fmt: str) -> None:
-    """Write one file atomically; what Matplotlib cannot do (a style asking for LaTeX
-    where none is installed, a font it cannot find) is a :class:`FigureError`."""
+def save(fig: Any, path: Path, fmt: str, *, tight: bool = True) -> None:
+    """Write one file atomically, with no dates in it (the same figure, the same bytes);
+    cropped to what is drawn unless ``tight`` is false (a figure laid out to an exact
+    width). What Matplotlib cannot do (a style asking for LaTeX where none is installed, a
+    font it cannot find) is a :class:`FigureError`."""
     try:
         with replacing(path) as tmp:
-            fig.savefig(tmp, format=fmt, metadata=_METADATA[fmt], **_TIGHT)
+            fig.savefig(tmp, format=fmt, metadata=_METADATA[fmt], **(_TIGHT if tight else {}))
     except (RuntimeError, ValueError, OSError) as exc:
         import matplotlib.pyplot as plt
 

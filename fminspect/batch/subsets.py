@@ -78,6 +78,8 @@ class ImageList:
 
     source: str
     names: Mapping[str, frozenset[str]]
+    #: (dataset or "", name) in the file's order, each once: the order a figure shows them
+    order: tuple[tuple[str, str], ...] = ()
 
     def wanted(self, dataset: str) -> frozenset[str]:
         return self.names.get("", frozenset()) | self.names.get(dataset, frozenset())
@@ -89,6 +91,7 @@ def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList
     path = Path(path)
     known = set(datasets)
     names: dict[str, set[str]] = {}
+    order: dict[tuple[str, str], None] = {}
     text = _read_text(path, "an image list")
     lines = [ln for ln in text.splitlines() if ln.strip()]
     header = next(csv.reader(lines[:1]), [])
@@ -96,10 +99,12 @@ def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList
         for row in csv.DictReader(lines, fieldnames=[h.strip().lower() for h in header]):
             name = (row.get("sample") or "").strip()
             if name and name != "sample":
-                names.setdefault((row.get("dataset") or "").strip(), set()).add(_stem(name))
+                dataset = (row.get("dataset") or "").strip()
+                names.setdefault(dataset, set()).add(_stem(name))
+                order[dataset, _stem(name)] = None
         if not names:
             raise SubsetError(f"{path}: names no image")
-        return ImageList(str(path), {k: frozenset(v) for k, v in names.items()})
+        return ImageList(str(path), {k: frozenset(v) for k, v in names.items()}, tuple(order))
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -108,11 +113,13 @@ def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList
         if len(parts) == 2 and (parts[0] in known or ":" not in parts[0]):
             # DATASET/name — for that dataset only, even one not evaluated now
             names.setdefault(parts[0], set()).add(_stem(parts[1]))
+            order[parts[0], _stem(parts[1])] = None
         else:  # a name, or a path whose file name is the image's
             names.setdefault("", set()).add(_stem(line))
+            order["", _stem(line)] = None
     if not names:
         raise SubsetError(f"{path}: names no image")
-    return ImageList(str(path), {k: frozenset(v) for k, v in names.items()})
+    return ImageList(str(path), {k: frozenset(v) for k, v in names.items()}, tuple(order))
 
 
 def apply_exclusion_list(

@@ -27,6 +27,7 @@ SUBCOMMANDS = (
     "eval",
     "table",
     "figure",
+    "qualitative",
     "compare",
     "measures",
     "meta",

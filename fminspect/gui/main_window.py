@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -39,6 +39,9 @@ from fminspect.io.discovery import Dataset, ToolkitConfigs
 from fminspect.io.validation import Problem
 from fminspect.pipeline.sample import LoadedSample
 from fminspect.pipeline.tags import TagError
+
+if TYPE_CHECKING:
+    from fminspect.gui.dialogs.qualitative import QualitativeDialog
 
 MAX_RECENT = 8
 
@@ -169,6 +172,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         file.addSeparator()
         self._action(file, "Export panel grid as PNG…", self._export_grid, "Ctrl+E")
         self._action(file, "Export metrics table as CSV…", self._export_table, "Ctrl+Shift+E")
+        self._action(file, "Qualitative figure (PDF, SVG, PNG)…", self.open_qualitative)
         self._action(file, "Copy metrics table as CSV", self.table.copy_csv, "Ctrl+Shift+C")
         file.addSeparator()
         self._action(file, "Quit", self.close, "Ctrl+Q")
@@ -526,6 +530,17 @@ class InspectorWindow(QtWidgets.QMainWindow):
         window.show()
         self.explain_windows.append(window)
         return window
+
+    def open_qualitative(self) -> QualitativeDialog | None:
+        """The qualitative figure of the tagged or listed samples and the shown models."""
+        from fminspect.gui.dialogs.qualitative import QualitativeDialog
+
+        if self.model.dataset is None or not self.model.dataset.samples:
+            self.statusBar().showMessage("open a dataset first", 4000)
+            return None
+        dialog = QualitativeDialog(self.model, self)
+        dialog.show()
+        return dialog
 
     def open_ab(self) -> QtWidgets.QWidget | None:
         """Open the A/B view on the shown sample: the browser's models A and B (or the first

@@ -320,6 +320,27 @@ def take_screenshots(
         return window.open_ab()
 
     grab_window("ab_view", ab_view, (1400, 560))
+
+    def qualitative() -> Any:
+        """The qualitative figure of the first four listed samples (the order A − B), and
+        the figure itself beside the dialog's picture."""
+        dialog = window.open_qualitative()
+        assert dialog is not None  # (the demo is open)
+        dialog.choose("listed")
+        dialog.limit.setValue(4)
+        dialog.dpi.setValue(110)
+        dialog.latex.setChecked(False)
+        dialog.path.setText(str(out / "qualitative_figure.png"))
+        dialog.write()
+        _wait_until(
+            app, lambda: dialog.made is not None or "not written" in dialog.status.text(), 120
+        )
+        if dialog.made is not None:
+            written.append(out / "qualitative_figure.png")
+        return dialog
+
+    if not only or "qualitative" in only:
+        grab_window("qualitative", qualitative, (620, 300))
     grab_window("playground", lambda: _playground(app, window, 0))
     grab_window("playground_demos", lambda: _playground(app, window, 1))
 

@@ -1,0 +1,672 @@
+"""Qualitative figures: the "Image | GT | Ours | other methods" grid every SOD/COD paper
+prints, over a few chosen samples.
+
+Rows are samples and columns are the image, the GT and the methods in the order given;
+``transpose`` swaps them. The method names go on top (on the left when transposed), in the
+largest size from 8 down to 5 pt at which the longest fits its cell; below 5 pt they are
+turned upright. The figure is exactly the width asked for (3.5 in, one column of a two-column
+paper; 7 in, the page; or any width), the height follows from the cells, whose shape is the
+median shape of the samples (each picture fitted inside it, never stretched).
+
+The pictures are resampled once to the size they are printed at (``dpi``, 300 by default),
+so that a PDF of 8 samples × 10 methods stays a few MB whatever the photographs' size; text
+is vector text (TrueType in PDFs). A map of another size than its GT is resized to the GT as
+``eval`` does (bilinear by default). A sample can carry a zoomed inset of a region of its
+image: the region is outlined in every cell of the row and shown enlarged in the cell's
+lower right corner.
+
+A map that is missing or cannot be read is an empty cell marked "missing" or "unreadable",
+and :attr:`Planned.notes` names the file; so is an unreadable GT or image. Files carry no
+dates: the same inputs give the same bytes. :func:`latex_snippet` writes the ``figure``
+environment that includes the file, with a caption naming the columns.
+"""
+
+from __future__ import annotations
+
+import difflib
+import statistics
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from fminspect.batch.figures import STABLE_RC, FigureError, import_matplotlib, save
+from fminspect.io.discovery import Dataset, Sample
+from fminspect.io.loading import fit_to, load_image, load_map
+from fminspect.io.validation import LoadError
+
+#: Formats written.
+FORMATS = ("pdf", "svg", "png")
+#: Named widths in inches: one column of a two-column paper, and the page.
+WIDTHS = {"column": 3.5, "page": 7.0}
+#: Resolution of the pictures in the file (and of a PNG) unless asked otherwise.
+DEFAULT_DPI = 300
+#: The most cells a figure holds: beyond it no name or picture is legible on a page.
+MAX_CELLS = 2000
+#: Label sizes tried, in points, before the names are turned upright.
+LABEL_SIZES = (8.0, 7.5, 7.0, 6.5, 6.0, 5.5, 5.0)
+#: Space between cells, in inches.
+GAP = 0.02
+#: The inset's width as a share of its cell's.
+INSET_SHARE = 0.45
+INSET_COLOUR = "#e8000b"
+
+
+class QualitativeError(FigureError):
+    """A figure that cannot be made as asked (an unknown sample or method, a bad region)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A rectangle of the image, in its pixels: left, top, width, height."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @classmethod
+    def parse(cls, text: str) -> Region:
+        """``X,Y,W,H`` in pixels of the image."""
+        parts = [p.strip() for p in text.split(",")]
+        try:
+            x, y, w, h = (float(p) for p in parts)
+        except ValueError:
+            raise QualitativeError(
+                f"region {text!r} is not X,Y,W,H (pixels of the image, e.g. 40,60,120,90)"
+            ) from None
+        if w <= 0 or h <= 0 or x < 0 or y < 0:
+            raise QualitativeError(f"region {text!r} needs X, Y ≥ 0 and W, H > 0")
+        return cls(x, y, w, h)
+
+
+@dataclass(frozen=True, slots=True)
+class QualitativeSpec:
+    """What the figure shows and how (see the module notes)."""
+
+    methods: tuple[str, ...]
+    labels: Mapping[str, str] = field(default_factory=dict)  # method → name printed
+    highlight: tuple[str, ...] = ()  # methods whose names are bold ("ours")
+    show_image: bool = True
+    show_gt: bool = True
+    transpose: bool = False
+    width: float = WIDTHS["page"]  # inches
+    dpi: int = DEFAULT_DPI
+    insets: Mapping[str, Region] = field(default_factory=dict)  # sample key → region
+    sample_labels: bool = False  # the samples' names beside their row (above when transposed)
+    interpolation: str = "bilinear"  # a map of another size than its GT, as eval resizes it
+    style: Mapping[str, Any] = field(default_factory=dict)  # Matplotlib rcParams
+
+    @property
+    def columns(self) -> list[str]:
+        """The printed column names, in order."""
+        head = (["Image"] if self.show_image else []) + (["GT"] if self.show_gt else [])
+        return head + [self.labels.get(m, m) for m in self.methods]
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One picture of the grid, already at the size it is printed; ``array`` None is an
+    empty cell and ``mark`` says why ("missing", "unreadable")."""
+
+    array: np.ndarray | None
+    grey: bool = True
+    mark: str = ""
+    scale: float = 1.0  # printed pixels per pixel of the image: to place the inset's outline
+    zoom: np.ndarray | None = None  # the inset's picture
+
+
+@dataclass(slots=True)
+class Row:
+    label: str
+    cells: list[Cell]
+    region: Region | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Sizes in inches: a cell, the margins the names take; the names' size in points and
+    whether they stand upright."""
+
+    cell_w: float
+    cell_h: float
+    left: float
+    top: float
+    size: float
+    upright: bool
+
+
+@dataclass(slots=True)
+class Planned:
+    """The grid, ready to draw: one :class:`Row` per sample."""
+
+    rows: list[Row]
+    columns: list[str]
+    layout: Layout
+    notes: list[str] = field(default_factory=list)
+
+
+def sample_key(sample: Sample, several: bool) -> str:
+    return f"{sample.dataset}/{sample.name}" if several else sample.name
+
+
+def find_samples(datasets: Sequence[Dataset], wanted: Sequence[str]) -> list[Sample]:
+    """The samples named, in the order given: a name, or ``DATASET/name`` when several
+    datasets hold one of that name; an unknown name is an error naming the closest ones."""
+    by_name: dict[str, list[Sample]] = {}
+    by_key: dict[str, Sample] = {}
+    for ds in datasets:
+        for s in ds.samples:
+            by_name.setdefault(s.name, []).append(s)
+            by_key[f"{ds.name}/{s.name}"] = s
+    found: list[Sample] = []
+    for text in dict.fromkeys(w.strip() for w in wanted if w.strip()):
+        if text in by_key:
+            found.append(by_key[text])
+            continue
+        stem = text.rsplit(".", 1)[0] if text.rsplit(".", 1)[-1].lower() in _EXT else text
+        hits = by_name.get(stem) or by_name.get(text) or []
+        if len(hits) == 1:
+            found.append(hits[0])
+        elif hits:
+            where = ", ".join(f"{s.dataset}/{s.name}" for s in hits)
+            raise QualitativeError(f"{text!r} is in several datasets: name one of {where}")
+        else:
+            near = difflib.get_close_matches(stem, list(by_name), n=3, cutoff=0.6)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise QualitativeError(f"no sample {text!r} in {_names(datasets)}{hint}")
+    if not found:
+        raise QualitativeError("no sample named: give --samples NAME… or --samples-from FILE")
+    return found
+
+
+_EXT = {"png", "jpg", "jpeg", "bmp", "tif", "tiff", "webp"}
+
+
+def _names(datasets: Sequence[Dataset]) -> str:
+    return ", ".join(ds.name for ds in datasets) or "the folder"
+
+
+def find_methods(datasets: Sequence[Dataset], methods: Sequence[str]) -> tuple[str, ...]:
+    """The methods named, in that order (all, in natural order, when none is named); an
+    unknown one is an error listing those there are."""
+    known: dict[str, None] = {}
+    for ds in datasets:
+        known.update(dict.fromkeys(ds.method_names))
+    if not methods:
+        return tuple(known)
+    unknown = [m for m in methods if m not in known]
+    if unknown:
+        raise QualitativeError(
+            f"no method {', '.join(unknown)} in {_names(datasets)} (there are: "
+            f"{', '.join(known) or 'none'})"
+        )
+    return tuple(dict.fromkeys(methods))
+
+
+def plan(
+    samples: Sequence[Sample],
+    spec: QualitativeSpec,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Planned:
+    """Read every file once and resample it to its printed size."""
+    columns = spec.columns
+    n_pictures = len(columns)
+    if not n_pictures:
+        raise QualitativeError("nothing to show: no method, and image and GT left out")
+    if len(samples) * n_pictures > MAX_CELLS:
+        raise QualitativeError(
+            f"{len(samples)} samples × {n_pictures} columns is more than {MAX_CELLS} cells: "
+            "no name or picture would be legible; choose fewer"
+        )
+    if spec.width <= 0 or spec.dpi <= 0:
+        raise QualitativeError("the width and the dpi must be more than 0")
+    several = len({s.dataset for s in samples}) > 1
+    notes: list[str] = []
+    shapes = [_shape(s) for s in samples]
+    aspects = [h / w for h, w in shapes if h and w]
+    aspect = min(max(statistics.median(aspects) if aspects else 0.75, 0.4), 2.5)
+    lay = layout(spec, len(samples), aspect)
+    px = (max(1, round(lay.cell_w * spec.dpi)), max(1, round(lay.cell_h * spec.dpi)))
+    rows: list[Row] = []
+    for k, s in enumerate(samples):
+        key = sample_key(s, several)
+        region = spec.insets.get(key) or spec.insets.get(s.name)
+        try:
+            rows.append(_row(s, key, spec, px, region, notes))
+        except QualitativeError as exc:
+            raise QualitativeError(f"{key}: {exc}") from None
+        if on_progress:
+            on_progress(k + 1, len(samples))
+    return Planned(rows, columns, lay, notes)
+
+
+def _shape(sample: Sample) -> tuple[int, int]:
+    """The GT's (rows, cols) from its header, or (0, 0)."""
+    from fminspect.io.headers import header_size
+
+    for path in (sample.gt, sample.image):
+        if path is None:
+            continue
+        try:
+            with open(path, "rb") as fh:
+                size = header_size(fh.read(1 << 16))
+        except OSError:
+            continue
+        if size:
+            return size[1], size[0]
+    return 0, 0
+
+
+def _row(
+    sample: Sample,
+    key: str,
+    spec: QualitativeSpec,
+    px: tuple[int, int],
+    region: Region | None,
+    notes: list[str],
+) -> Row:
+    cells: list[Cell] = []
+    gt: np.ndarray | None = None
+    try:
+        gt = load_map(sample.gt).array
+    except LoadError as exc:
+        notes.append(f"{key}: GT unreadable: {exc}")
+    shape = gt.shape[:2] if gt is not None else None
+    if spec.show_image:
+        if sample.image is None:
+            notes.append(f"{key}: no image")
+            cells.append(Cell(None, mark="missing"))
+        else:
+            try:
+                image = load_image(sample.image)
+                if shape is None:
+                    shape = image.shape[:2]
+                cells.append(_cell(_fit(image, shape, "bilinear"), px, region, grey=False))
+            except LoadError as exc:
+                notes.append(f"{key}: image unreadable: {exc}")
+                cells.append(Cell(None, mark="unreadable"))
+    if spec.show_gt:
+        cells.append(
+            _cell(_grey(gt), px, region) if gt is not None else Cell(None, mark="unreadable")
+        )
+    for method in spec.methods:
+        path = sample.preds.get(method)
+        if path is None:
+            notes.append(f"{key}: no map of {method}")
+            cells.append(Cell(None, mark="missing"))
+            continue
+        try:
+            pred = load_map(path).array
+        except LoadError as exc:
+            notes.append(f"{key}: {method}'s map unreadable: {exc}")
+            cells.append(Cell(None, mark="unreadable"))
+            continue
+        if shape is None:
+            shape = pred.shape[:2]
+        cells.append(_cell(_grey(_fit(pred, shape, spec.interpolation)), px, region))
+    return Row(key if spec.sample_labels else "", cells, region)
+
+
+def _fit(array: np.ndarray, shape: tuple[int, int] | None, interpolation: str) -> np.ndarray:
+    if shape is None:
+        return array
+    fitted, _ = fit_to(array, shape, interpolation)
+    return fitted
+
+
+def _grey(array: np.ndarray) -> np.ndarray:
+    """A map as 8 bits for printing (a 16-bit map's v/257, rounded)."""
+    if array.dtype == np.uint16:
+        return ((array.astype(np.uint32) + 128) // 257).astype(np.uint8)
+    return array
+
+
+def _cell(
+    array: np.ndarray, px: tuple[int, int], region: Region | None, *, grey: bool = True
+) -> Cell:
+    """The picture fitted inside ``px`` (width, height) without changing its shape, and the
+    inset's enlarged region."""
+    h, w = array.shape[:2]
+    scale = min(px[0] / w, px[1] / h)
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    shrink = scale < 1
+    printed = cv2.resize(array, size, interpolation=cv2.INTER_AREA if shrink else cv2.INTER_CUBIC)
+    zoom = None
+    if region is not None:
+        if region.x + region.w > w + 0.5 or region.y + region.h > h + 0.5:
+            raise QualitativeError(
+                f"the inset's region {region.x:g},{region.y:g},{region.w:g},{region.h:g} is "
+                f"outside the {w}×{h} image"
+            )
+        x0, y0 = int(region.x), int(region.y)
+        x1, y1 = (
+            min(w, int(np.ceil(region.x + region.w))),
+            min(h, int(np.ceil(region.y + region.h))),
+        )
+        crop = array[y0:y1, x0:x1]
+        if crop.size:
+            zw = max(1, round(px[0] * INSET_SHARE))
+            zh = max(1, round(zw * crop.shape[0] / crop.shape[1]))
+            zoom = cv2.resize(
+                crop, (zw, zh), interpolation=cv2.INTER_NEAREST if grey else cv2.INTER_CUBIC
+            )
+    return Cell(printed, grey=grey, scale=scale, zoom=zoom)
+
+
+def _text_width(text: str, size: float, bold: bool = False) -> float:
+    """The width of ``text`` in inches at ``size`` points, in the current font."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextPath
+
+    prop = FontProperties(size=size, weight="bold" if bold else "normal")
+    return float(TextPath((0, 0), text, prop=prop).get_extents().width) / 72.0
+
+
+def _widest(labels: Sequence[str], bold: Sequence[bool], size: float) -> float:
+    return max((_text_width(t, size, b) for t, b in zip(labels, bold, strict=True)), default=0.0)
+
+
+def _line(size: float) -> float:
+    """The height in inches a line of labels at ``size`` points takes."""
+    return size * 1.45 / 72
+
+
+def layout(spec: QualitativeSpec, n_samples: int, aspect: float) -> Layout:
+    """Where everything goes (see the module notes): the method names' size is the largest
+    at which the longest fits, the cells share what is left of the width."""
+    import_matplotlib()
+    import matplotlib
+
+    heads = spec.columns
+    bold = _bold(spec)
+    small = LABEL_SIZES[-1]
+    with matplotlib.rc_context(_rc(spec)):
+        if spec.transpose:  # the names down the left, horizontal; the samples across
+            across = n_samples
+            size = next(
+                (z for z in LABEL_SIZES if _widest(heads, bold, z) <= spec.width * 0.25),
+                small,
+            )
+            left = min(_widest(heads, bold, size), spec.width * 0.25) + 0.05
+            top = _line(small) if spec.sample_labels else 0.0
+            cell_w = (spec.width - left - GAP * (across - 1)) / across
+            upright = False
+        else:  # the names on top, the samples down the left, upright
+            across = len(heads)
+            left = _line(small) + 0.02 if spec.sample_labels else 0.0
+            cell_w = (spec.width - left - GAP * (across - 1)) / across
+            size = next((z for z in LABEL_SIZES if _widest(heads, bold, z) <= cell_w * 0.96), 0)
+            upright = not size
+            size = size or small
+            top = _widest(heads, bold, size) + 0.05 if upright else _line(size)
+    if cell_w <= 0.05:
+        raise QualitativeError(
+            f"{across} cells across do not fit in {spec.width:g} in; make the figure wider "
+            "or show fewer"
+        )
+    return Layout(cell_w, cell_w * aspect, left, top, size, upright)
+
+
+def _rc(spec: QualitativeSpec) -> Any:
+    """The settings a figure is drawn under: the stable ones, then the user's style."""
+    return {**STABLE_RC, **spec.style, "savefig.dpi": spec.dpi}
+
+
+def _bold(spec: QualitativeSpec) -> list[bool]:
+    head = int(spec.show_image) + int(spec.show_gt)
+    return [False] * head + [m in spec.highlight for m in spec.methods]
+
+
+def draw(planned: Planned, spec: QualitativeSpec, out: Path, formats: Sequence[str]) -> list[Path]:
+    """Write the figure as ``out`` with each format's suffix; the paths written."""
+    import_matplotlib()
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    bad = [f for f in formats if f not in FORMATS]
+    if bad:
+        raise QualitativeError(f"format {', '.join(bad)} is not one of {', '.join(FORMATS)}")
+    written: list[Path] = []
+    with matplotlib.rc_context(_rc(spec)):
+        fig = _figure(planned, spec, plt)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            for fmt in dict.fromkeys(formats):
+                path = out.with_suffix(f".{fmt}")
+                save(fig, path, fmt, tight=False)
+                written.append(path)
+        finally:
+            plt.close(fig)
+    return written
+
+
+def _figure(planned: Planned, spec: QualitativeSpec, plt: Any) -> Any:
+    lay = planned.layout
+    cw, ch = lay.cell_w, lay.cell_h
+    heads = planned.columns
+    bold = _bold(spec)
+    n_rows = len(heads) if spec.transpose else len(planned.rows)
+    W = spec.width
+    H = lay.top + n_rows * ch + GAP * (n_rows - 1)
+    fig = plt.figure(figsize=(W, H))
+
+    def corner(i: int, j: int) -> tuple[float, float]:  # lower left of cell (row i, column j)
+        return lay.left + j * (cw + GAP), H - lay.top - (i + 1) * ch - i * GAP
+
+    for r, row in enumerate(planned.rows):
+        for c, cell in enumerate(row.cells):
+            x, y = corner(*((c, r) if spec.transpose else (r, c)))
+            _draw_cell(fig, cell, row.region, (x, y, cw, ch))
+    small = LABEL_SIZES[-1]
+    samples = [r.label for r in planned.rows] if spec.sample_labels else []
+    if spec.transpose:
+        for k, text in enumerate(heads):
+            _, y = corner(k, 0)
+            fig.text(
+                (lay.left - 0.04) / W,
+                (y + ch / 2) / H,
+                text,
+                ha="right",
+                va="center",
+                fontsize=lay.size,
+                fontweight="bold" if bold[k] else "normal",
+            )
+        for k, text in enumerate(samples):
+            x, _ = corner(0, k)
+            fig.text(
+                (x + cw / 2) / W,
+                (H - lay.top + 0.02) / H,
+                text,
+                ha="center",
+                va="bottom",
+                fontsize=small,
+            )
+    else:
+        for k, text in enumerate(heads):
+            x, _ = corner(0, k)
+            fig.text(
+                (x + cw / 2) / W,
+                (H - lay.top + 0.03) / H,
+                text,
+                ha="center",
+                va="bottom",
+                rotation=90 if lay.upright else 0,
+                fontsize=lay.size,
+                fontweight="bold" if bold[k] else "normal",
+            )
+        for k, text in enumerate(samples):
+            _, y = corner(k, 0)
+            fig.text(
+                (lay.left - 0.03) / W,
+                (y + ch / 2) / H,
+                text,
+                ha="right",
+                va="center",
+                rotation=90,
+                fontsize=small,
+            )
+    return fig
+
+
+def _draw_cell(
+    fig: Any, cell: Cell, region: Region | None, box: tuple[float, float, float, float]
+) -> None:
+    """One cell; ``box`` is its (left, bottom, width, height) in inches."""
+    from matplotlib.patches import Rectangle
+
+    W, H = fig.get_figwidth(), fig.get_figheight()
+    x, y, w, h = box
+    if cell.array is None:
+        ax = fig.add_axes((x / W, y / H, w / W, h / H))
+        ax.set_facecolor("#ececec")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_color("#b0b0b0")
+            spine.set_linewidth(0.4)
+        ax.text(
+            0.5,
+            0.5,
+            cell.mark,
+            ha="center",
+            va="center",
+            fontsize=5,
+            color="#606060",
+            style="italic",
+            transform=ax.transAxes,
+        )
+        return
+    ph, pw = cell.array.shape[:2]
+    k = min(w / pw, h / ph)  # the picture fitted and centred in its cell
+    fw, fh = pw * k, ph * k
+    ax = fig.add_axes(((x + (w - fw) / 2) / W, (y + (h - fh) / 2) / H, fw / W, fh / H))
+    ax.set_axis_off()
+    shown: dict[str, Any] = {"interpolation": "none", "aspect": "auto"}
+    if cell.grey:
+        shown.update(cmap="gray", vmin=0, vmax=255)
+    ax.imshow(cell.array, **shown)
+    if region is None or cell.zoom is None:
+        return
+    s = cell.scale
+    ax.add_patch(
+        Rectangle(
+            (region.x * s - 0.5, region.y * s - 0.5),
+            region.w * s,
+            region.h * s,
+            fill=False,
+            edgecolor=INSET_COLOUR,
+            linewidth=0.6,
+        )
+    )
+    zh, zw = cell.zoom.shape[:2]
+    iw = INSET_SHARE * w  # inches
+    ih = iw * zh / zw
+    if ih > 0.6 * fh:  # a tall region: as high as 60 % of the picture
+        ih = 0.6 * fh
+        iw = ih * zw / zh
+    iw = min(iw, fw)
+    inset = ax.inset_axes((1 - iw / fw, 0, iw / fw, ih / fh))
+    inset.imshow(cell.zoom, **shown)
+    inset.set_xticks([])
+    inset.set_yticks([])
+    for spine in inset.spines.values():
+        spine.set_edgecolor(INSET_COLOUR)
+        spine.set_linewidth(0.8)
+
+
+def latex_escape(text: str) -> str:
+    """``text`` as LaTeX prints it literally."""
+    table = {
+        "\\": r"\textbackslash{}",
+        "&": r"\&",
+        "%": r"\%",
+        "$": r"\$",
+        "#": r"\#",
+        "_": r"\_",
+        "{": r"\{",
+        "}": r"\}",
+        "~": r"\textasciitilde{}",
+        "^": r"\^{}",
+    }
+    return "".join(table.get(c, c) for c in text)
+
+
+def latex_snippet(
+    path: Path, spec: QualitativeSpec, n_samples: int, datasets: Sequence[str]
+) -> str:
+    """The ``figure`` environment that includes ``path`` at the width it was made for."""
+    page = spec.width > WIDTHS["column"] + 0.5
+    env = "figure*" if page else "figure"
+    width = r"\textwidth" if page else r"\linewidth"
+    names = [
+        "image" if c == "Image" and spec.show_image else "ground truth" if c == "GT" else c
+        for c in spec.columns
+    ]
+    way = "From top to bottom" if spec.transpose else "From left to right"
+    where = f" on {', '.join(latex_escape(d) for d in datasets)}" if datasets else ""
+    return "\n".join(
+        [
+            f"% made by fminspect qualitative: {n_samples} samples x {len(spec.methods)} methods;",
+            r"% needs \usepackage{graphicx}",
+            f"\\begin{{{env}}}[t]",
+            r"  \centering",
+            f"  \\includegraphics[width={width}]{{{path.name}}}",
+            f"  \\caption{{Qualitative comparison{where}. {way}: "
+            f"{', '.join(latex_escape(n) for n in names)}.}}",
+            r"  \label{fig:qualitative}",
+            f"\\end{{{env}}}",
+            "",
+        ]
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Made:
+    """What :func:`make` wrote, and the warnings (missing or unreadable files)."""
+
+    written: list[Path]
+    notes: list[str]
+    rows: int
+    columns: int
+
+
+def make(
+    samples: Sequence[Sample],
+    spec: QualitativeSpec,
+    out: Path | str,
+    formats: Sequence[str] = (),
+    *,
+    latex: bool = True,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Made:
+    """Read, draw and write the figure as ``out`` in each format (default: ``out``'s suffix),
+    and beside it the LaTeX snippet including the PDF (else the PNG) unless ``latex`` is
+    false."""
+    out = Path(out)
+    formats = tuple(dict.fromkeys(formats or [out.suffix.lower().lstrip(".")]))
+    bad = [f for f in formats if f not in FORMATS]
+    if bad:
+        raise QualitativeError(
+            f"{out.name}: the format {', '.join(bad) or '(none)'} is not one of "
+            f"{', '.join(FORMATS)}"
+        )
+    planned = plan(samples, spec, on_progress=on_progress)
+    written = draw(planned, spec, out, formats)
+    notes = list(planned.notes)
+    if latex:
+        from fminspect.io.atomic import write_text
+
+        included = next((p for p in written if p.suffix in (".pdf", ".png")), None)
+        if included is None:
+            notes.append("LaTeX cannot include SVG: no snippet written")
+        else:
+            tex = out.with_suffix(".tex")
+            shown = sorted({s.dataset for s in samples})
+            write_text(tex, latex_snippet(included, spec, len(samples), shown))
+            written.append(tex)
+    return Made(written, notes, len(samples), len(spec.columns))

@@ -1,0 +1,170 @@
+"""``fminspect qualitative ROOT``: the paper's qualitative figure (Image | GT | methods over
+chosen samples), through :mod:`fminspect.batch.qualitative`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fminspect.cli._common import fail, find_datasets_or_fail, positive_float
+
+if TYPE_CHECKING:
+    from fminspect.cli._common import Subparsers
+
+#: The named widths (:data:`fminspect.batch.qualitative.WIDTHS`, written out so that building
+#: the parser imports nothing heavy; a test checks they are the same).
+WIDTH_NAMES = {"column": 3.5, "page": 7.0}
+
+
+def add_parser(sub: Subparsers) -> None:
+    q = sub.add_parser(
+        "qualitative",
+        help="the paper's qualitative figure: Image | GT | methods over chosen samples",
+        description="Draw the grid every SOD/COD paper prints: one row per sample (the "
+        "order given), columns Image, GT and the methods in the order given, method names on "
+        "top; PDF with vector text, SVG or PNG, exactly one column (3.5 in) or the page (7 in) "
+        "wide, and a LaTeX snippet that includes it. The same inputs give the same bytes. A "
+        "missing or unreadable map is a marked empty cell and a warning.",
+    )
+    q.add_argument("root", type=Path, nargs="?", help="the dataset folder (as for eval)")
+    q.add_argument(
+        "--samples",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="the samples, one row each, in this order (NAME or DATASET/NAME)",
+    )
+    q.add_argument(
+        "--samples-from",
+        type=Path,
+        metavar="FILE",
+        help="a case list the window exported (CSV), or one name a line",
+    )
+    q.add_argument(
+        "--methods", nargs="+", help="methods, one column each, in this order (default: all)"
+    )
+    q.add_argument("--datasets", nargs="+", help="only these datasets")
+    q.add_argument("--dataset-config", type=Path, help="PySODEvalToolkit dataset JSON")
+    q.add_argument("--method-config", type=Path, help="PySODEvalToolkit method JSON")
+    q.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="the figure: fig.pdf, fig.svg or fig.png (the LaTeX snippet beside it as fig.tex)",
+    )
+    q.add_argument(
+        "--format",
+        nargs="+",
+        choices=("pdf", "svg", "png"),
+        dest="formats",
+        help="write these formats with --out's name (default: --out's suffix)",
+    )
+    q.add_argument(
+        "--width", default="page", help="column (3.5 in), page (7 in, the default) or inches"
+    )
+    q.add_argument(
+        "--dpi",
+        type=int,
+        default=300,
+        help="resolution of the pictures (and of a PNG), 300 by default",
+    )
+    q.add_argument(
+        "--transpose", action="store_true", help="one column per sample, one row per method"
+    )
+    q.add_argument("--no-image", action="store_true", help="leave the image column out")
+    q.add_argument("--no-gt", action="store_true", help="leave the GT column out")
+    q.add_argument("--sample-names", action="store_true", help="print each sample's name")
+    q.add_argument(
+        "--inset",
+        action="append",
+        default=[],
+        metavar="NAME=X,Y,W,H",
+        help="a zoomed inset of this region (pixels of the image) in every cell of "
+        "the sample's row; repeat for more samples",
+    )
+    q.add_argument(
+        "--aliases",
+        type=Path,
+        help="short method names: JSON or YAML (PySODEvalToolkit's alias file too)",
+    )
+    q.add_argument("--highlight", nargs="+", default=[], help="methods whose name is bold (ours)")
+    q.add_argument(
+        "--style", type=Path, help="Matplotlib rcParams as YAML (a font, say: font.family: serif)"
+    )
+    q.add_argument("--no-latex", action="store_true", help="do not write the LaTeX snippet")
+    q.set_defaults(func=cmd_qualitative)
+
+
+def _width(text: str) -> float:
+    if text in WIDTH_NAMES:
+        return WIDTH_NAMES[text]
+    return positive_float(text.removesuffix("in").strip())
+
+
+def cmd_qualitative(args: argparse.Namespace) -> int:
+    from fminspect.batch import figures
+    from fminspect.batch import qualitative as qual
+    from fminspect.batch.subsets import SubsetError, read_image_list
+    from fminspect.io.aliases import AliasError, read_aliases
+
+    command = "qualitative"
+    suffix = args.out.suffix.lower().lstrip(".")
+    formats = tuple(dict.fromkeys(args.formats or ([suffix] if suffix else [])))
+    if not formats or any(f not in qual.FORMATS for f in formats):
+        return fail(
+            f"--out {args.out} needs the suffix .pdf, .svg or .png, or give --format",
+            command=command,
+        )
+    try:
+        width = _width(args.width)
+    except argparse.ArgumentTypeError:
+        return fail(
+            f"--width {args.width!r} is not column, page or a number of inches", command=command
+        )
+    if args.dpi <= 0:
+        return fail("--dpi must be more than 0", command=command)
+    wanted = list(args.samples)
+    try:
+        if args.samples_from is not None:
+            listed = read_image_list(args.samples_from)
+            wanted += [f"{d}/{n}" if d else n for d, n in listed.order]
+        insets = {}
+        for text in args.inset:
+            name, eq, region = text.rpartition("=")
+            if not eq or not name:
+                return fail(f"--inset {text!r} is not NAME=X,Y,W,H", command=command)
+            insets[name.strip()] = qual.Region.parse(region)
+        datasets = find_datasets_or_fail(args, command)
+        if isinstance(datasets, int):
+            return datasets
+        samples = qual.find_samples(datasets, wanted)
+        unknown = [n for n in insets if n not in wanted and n not in {s.name for s in samples}]
+        if unknown:
+            return fail(
+                f"--inset names {', '.join(unknown)}, not one of the samples shown", command=command
+            )
+        spec = qual.QualitativeSpec(
+            methods=qual.find_methods(datasets, args.methods or ()),
+            labels=read_aliases(args.aliases) if args.aliases else {},
+            highlight=tuple(args.highlight),
+            show_image=not args.no_image,
+            show_gt=not args.no_gt,
+            transpose=args.transpose,
+            width=width,
+            dpi=args.dpi,
+            insets=insets,
+            sample_labels=args.sample_names,
+            style=figures.read_style(args.style) if args.style else {},
+        )
+        made = qual.make(samples, spec, args.out, formats, latex=not args.no_latex)
+    except (SubsetError, AliasError, figures.FigureError) as exc:
+        return fail(str(exc), command=command)
+    for note in made.notes:
+        print(f"warning: {note}", file=sys.stderr)
+    print(
+        f"{made.rows} samples × {made.columns} columns: " + ", ".join(str(p) for p in made.written),
+        file=sys.stderr,
+    )
+    return 0

@@ -1,0 +1,265 @@
+"""The qualitative figure (fminspect qualitative): rows and columns in the order asked, the
+exact width, byte-stable files, missing maps marked, insets, the LaTeX snippet, the command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from fminspect.batch.qualitative import (
+    QualitativeError,
+    QualitativeSpec,
+    Region,
+    find_methods,
+    find_samples,
+    latex_snippet,
+    make,
+)
+from fminspect.cli import main
+from fminspect.cli.qualitative import WIDTH_NAMES
+from fminspect.io.discovery import discover
+
+METHODS = ("M_a", "M_b", "M_c", "M_d")
+#: each method's map is one grey level, so a cell tells which map it shows
+LEVEL = {"M_a": 40, "M_b": 100, "M_c": 160, "M_d": 220}
+SAMPLES = ("s1", "s2", "s3")
+
+
+def _write(path: Path, array: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert cv2.imwrite(str(path), array)
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Images 60×80 (s3 90×60, upright); a GT of level 255 in the middle; M_d has no map of
+    s2 and M_c's map of s3 is not a PNG."""
+    root = tmp_path_factory.mktemp("qual") / "DS"
+    for name in SAMPLES:
+        h, w = (90, 60) if name == "s3" else (60, 80)
+        image = np.zeros((h, w, 3), np.uint8)
+        image[..., 2] = 200  # red (BGR on disk)
+        _write(root / "Imgs" / f"{name}.jpg", image)
+        gt = np.zeros((h, w), np.uint8)
+        gt[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4] = 255
+        _write(root / "GT" / f"{name}.png", gt)
+        for m in METHODS:
+            if (m, name) == ("M_d", "s2"):
+                continue
+            path = root / "Pred" / m / f"{name}.png"
+            if (m, name) == ("M_c", "s3"):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(b"not a png at all")
+                continue
+            _write(path, np.full((h, w), LEVEL[m], np.uint8))
+    return root
+
+
+def _samples(root: Path, names: tuple[str, ...] = SAMPLES) -> list:
+    datasets, _ = discover(root)
+    return find_samples(datasets, list(names))
+
+
+def _cell_values(
+    png: Path, n_rows: int, n_cols: int, top: float, left: float, dpi: int
+) -> np.ndarray:
+    """The grey level of each cell of a figure written at ``dpi``, a third of the way into
+    it (inside the GT's square; beside an empty cell's mark)."""
+    picture = cv2.imread(str(png), cv2.IMREAD_GRAYSCALE)
+    h, w = picture.shape
+    top_px, left_px = round(top * dpi), round(left * dpi)
+    cw = (w - left_px) / n_cols
+    ch = (h - top_px) / n_rows
+    out = np.zeros((n_rows, n_cols), int)
+    for i in range(n_rows):
+        for j in range(n_cols):
+            out[i, j] = picture[int(top_px + (i + 0.3) * ch), int(left_px + (j + 0.3) * cw)]
+    return out
+
+
+def test_columns_are_image_gt_and_the_methods_in_the_order_given(
+    root: Path, tmp_path: Path
+) -> None:
+    spec = QualitativeSpec(methods=("M_b", "M_a"), width=3.5, dpi=100)
+    made = make(_samples(root, ("s1",)), spec, tmp_path / "fig.png")
+    png = tmp_path / "fig.png"
+    picture = cv2.imread(str(png))
+    assert picture.shape[1] == 350  # exactly the width asked: 3.5 in at 100 dpi
+    from fminspect.batch.qualitative import layout
+
+    lay = layout(spec, 1, 0.75)
+    values = _cell_values(png, 1, 4, lay.top, lay.left, 100)
+    # image (red → its grey), GT (a white square in the middle), M_b, then M_a
+    assert values[0, 1] == 255 and values[0, 2] == 100 and values[0, 3] == 40
+    assert made.columns == 4 and made.rows == 1 and made.notes == []
+    assert spec.columns == ["Image", "GT", "M_b", "M_a"]
+
+
+def test_transposed_one_column_per_sample(root: Path, tmp_path: Path) -> None:
+    spec = QualitativeSpec(methods=("M_a", "M_b"), show_image=False, transpose=True, dpi=60)
+    make(_samples(root, ("s2", "s1")), spec, tmp_path / "t.png")
+    from fminspect.batch.qualitative import layout
+
+    lay = layout(spec, 2, 0.75)
+    values = _cell_values(tmp_path / "t.png", 3, 2, lay.top, lay.left, 60)
+    assert values[:, 0].tolist() == [255, 40, 100] == values[:, 1].tolist()
+
+
+def test_a_missing_or_unreadable_map_is_a_marked_empty_cell_and_a_warning(
+    root: Path, tmp_path: Path
+) -> None:
+    spec = QualitativeSpec(methods=METHODS, width=7.0, dpi=80)
+    made = make(_samples(root), spec, tmp_path / "fig.png")
+    assert any("s2: no map of M_d" in n for n in made.notes)
+    assert any("s3: M_c's map unreadable" in n for n in made.notes)
+    from fminspect.batch.qualitative import layout
+
+    lay = layout(spec, 3, 0.75)
+    values = _cell_values(tmp_path / "fig.png", 3, 6, lay.top, lay.left, 80)
+    assert values[0, 2:].tolist() == [40, 100, 160, 220]
+    grey = 0xEC  # the empty cell's colour
+    assert abs(values[1, 5] - grey) <= 2 and abs(values[2, 4] - grey) <= 2
+
+
+@pytest.mark.parametrize("fmt", ["pdf", "svg", "png"])
+def test_the_same_inputs_give_the_same_bytes(root: Path, tmp_path: Path, fmt: str) -> None:
+    spec = QualitativeSpec(
+        methods=METHODS,
+        labels={"M_a": "Ours"},
+        highlight=("M_a",),
+        insets={"s1": Region(10, 10, 30, 20)},
+        sample_labels=True,
+        dpi=120,
+    )
+    first = make(_samples(root), spec, tmp_path / "a" / f"fig.{fmt}", latex=False)
+    second = make(_samples(root), spec, tmp_path / "b" / f"fig.{fmt}", latex=False)
+    a, b = first.written[0].read_bytes(), second.written[0].read_bytes()
+    assert a == b and len(a) > 1000
+    if fmt == "pdf":
+        assert b"/FontFile2" in a and b"/Type3" not in a  # TrueType text, as publishers ask
+        assert b"CreationDate" not in a
+
+
+def test_pdf_text_is_vector_and_the_pictures_are_printed_size(root: Path, tmp_path: Path) -> None:
+    """A page-wide PDF of 3 samples × 6 columns embeds each picture at the dpi asked (a
+    large photograph is not carried at full size)."""
+    spec = QualitativeSpec(methods=METHODS, dpi=150)
+    made = make(_samples(root), spec, tmp_path / "fig.pdf", latex=False)
+    data = made.written[0].read_bytes()
+    widths = [int(w) for w in __import__("re").findall(rb"/Width (\d+)", data)]
+    cell_px = (7.0 - 5 * 0.02) / 6 * 150
+    assert widths and max(widths) <= cell_px + 1
+
+
+def test_an_inset_outlines_its_region_and_enlarges_it(root: Path, tmp_path: Path) -> None:
+    spec = QualitativeSpec(methods=("M_a",), insets={"s1": Region(20, 15, 40, 30)}, dpi=100)
+    make(_samples(root, ("s1",)), spec, tmp_path / "inset.png")
+    picture = cv2.imread(str(tmp_path / "inset.png"))
+    red = (picture[..., 2] > 180) & (picture[..., 1] < 80) & (picture[..., 0] < 80)
+    assert red.sum() > 100  # the outline and the inset's frame
+    with pytest.raises(QualitativeError, match=r"s1: the inset's region .* outside the 80×60"):
+        make(
+            _samples(root, ("s1",)),
+            QualitativeSpec(methods=("M_a",), insets={"s1": Region(70, 0, 20, 20)}),
+            tmp_path / "bad.png",
+        )
+
+
+def test_unknown_names_are_errors_naming_what_there_is(root: Path) -> None:
+    datasets, _ = discover(root)
+    with pytest.raises(QualitativeError, match=r"no sample 's11' in DS \(did you mean s1"):
+        find_samples(datasets, ["s11"])
+    with pytest.raises(QualitativeError, match=r"no method M_z .*there are: M_a, M_b"):
+        find_methods(datasets, ["M_z"])
+    assert find_methods(datasets, []) == METHODS
+    assert [s.name for s in find_samples(datasets, ["s3.png", "DS/s1"])] == ["s3", "s1"]
+
+
+def test_the_latex_snippet_names_the_columns_at_the_width_made_for(tmp_path: Path) -> None:
+    page = latex_snippet(tmp_path / "f.pdf", QualitativeSpec(methods=("A_1", "B&C")), 3, ["COD10K"])
+    assert "\\begin{figure*}" in page and "width=\\textwidth]{f.pdf}" in page
+    assert "image, ground truth, A\\_1, B\\&C." in page and "on COD10K" in page
+    column = latex_snippet(tmp_path / "f.png", QualitativeSpec(methods=("A",), width=3.5), 1, [])
+    assert "\\begin{figure}[t]" in column and "width=\\linewidth]{f.png}" in column
+
+
+def test_the_command_takes_a_case_list_in_its_order(root: Path, tmp_path: Path) -> None:
+    cases = tmp_path / "cases.csv"
+    cases.write_text("dataset,sample,tags,note\nDS,s3,1,\nDS,s1,1,\n", encoding="utf-8")
+    out = tmp_path / "fig.pdf"
+    code = main(
+        [
+            "qualitative",
+            str(root),
+            "--samples-from",
+            str(cases),
+            "--methods",
+            "M_a",
+            "M_b",
+            "--out",
+            str(out),
+            "--format",
+            "pdf",
+            "png",
+            "--width",
+            "column",
+            "--dpi",
+            "80",
+        ]
+    )
+    assert code == 0 and out.exists() and out.with_suffix(".png").exists()
+    tex = out.with_suffix(".tex").read_text(encoding="utf-8")
+    assert "\\begin{figure}[t]" in tex and "{fig.pdf}" in tex
+    picture = cv2.imread(str(out.with_suffix(".png")))
+    assert picture.shape[1] == 280
+    assert picture.shape[0] > picture.shape[1] * 0.6  # s3 (upright) and s1, in rows
+
+
+def test_the_command_says_what_is_wrong(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(["qualitative", str(root), "--samples", "s1", "--out", str(tmp_path / "f.jpg")]) == 2
+    )
+    assert "needs the suffix .pdf, .svg or .png" in capsys.readouterr().err
+    assert (
+        main(["qualitative", str(root), "--samples", "nope", "--out", str(tmp_path / "f.pdf")]) == 2
+    )
+    assert "no sample 'nope'" in capsys.readouterr().err
+    code = main(
+        [
+            "qualitative",
+            str(root),
+            "--samples",
+            "s1",
+            "--inset",
+            "s2=1,1,5,5",
+            "--out",
+            str(tmp_path / "f.pdf"),
+        ]
+    )
+    assert code == 2 and "not one of the samples shown" in capsys.readouterr().err
+    code = main(
+        [
+            "qualitative",
+            str(root),
+            "--samples",
+            "s2",
+            "--methods",
+            "M_d",
+            "--out",
+            str(tmp_path / "g.svg"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 0 and "warning: DS/s2: no map of M_d" not in err and "s2: no map of M_d" in err
+    assert "LaTeX cannot include SVG" in err
+
+
+def test_named_widths_are_the_library_s() -> None:
+    from fminspect.batch.qualitative import WIDTHS
+
+    assert WIDTH_NAMES == WIDTHS
