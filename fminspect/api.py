@@ -19,6 +19,8 @@ command                                       function
 ``fminspect rank pack STUDY OUT``             :func:`pack_study`
 ``fminspect rank export-results STUDY``       :func:`export_results`
 ``fminspect rank merge STUDY RESULTS…``       :func:`merge_results`
+``fminspect qualitative ROOT --out F``        :func:`qualitative_figure`
+``fminspect gallery ROOT --out DIR``          :func:`write_gallery`
 ============================================  ==================================
 
 Errors are typed and say what is wrong: :class:`LoadError` (a file that cannot be read),
@@ -83,9 +85,11 @@ __all__ = [
     "human_agreement",
     "merge_results",
     "pack_study",
+    "qualitative_figure",
     "run_meta",
     "score_pair",
     "simulate_votes",
+    "write_gallery",
 ]
 
 
@@ -198,6 +202,149 @@ def evaluate_dataset(
     if run.plot_error:
         warnings.warn(f"not every plot was written: {run.plot_error}", RuntimeWarning, 2)
     return run.report
+
+
+def qualitative_figure(
+    root: Path | str | None = None,
+    *,
+    samples: Sequence[str],
+    out: Path | str,
+    methods: Sequence[str] = (),
+    formats: Sequence[str] = (),
+    width: float = 7.0,
+    dpi: int = 300,
+    transpose: bool = False,
+    aliases: dict[str, str] | None = None,
+    highlight: Sequence[str] = (),
+    latex: bool = True,
+    dataset_config: Path | str | None = None,
+    method_config: Path | str | None = None,
+) -> Any:
+    """The paper's qualitative figure: ``fminspect qualitative``.
+
+    Parameters
+    ----------
+    root : path, optional
+        A dataset folder (or give ``dataset_config`` and ``method_config``).
+    samples : list of str
+        One row each, in this order (``NAME`` or ``DATASET/NAME``).
+    out : path
+        The figure; its suffix (``.pdf``, ``.svg``, ``.png``) is its format unless
+        ``formats`` names several. With ``latex``, the snippet including it is written beside
+        it as ``.tex``.
+    methods : list of str, optional
+        One column each, in this order (default: all).
+    width : float
+        Inches: 3.5 (a column), 7 (the page).
+    dpi : int
+        Resolution of the pictures in the file (and of a PNG).
+    transpose : bool
+        One column per sample instead of one row.
+    aliases : dict, optional
+        Method → printed name; ``highlight``: methods printed in bold.
+
+    Returns
+    -------
+    fminspect.batch.qualitative.Made
+        ``made.written`` (the files) and ``made.notes`` (missing or unreadable maps).
+
+    Raises
+    ------
+    fminspect.batch.qualitative.QualitativeError
+        An unknown sample or method, a region outside its image, a format not written.
+
+    Examples
+    --------
+    >>> qualitative_figure("data/COD10K", samples=["COD10K-CAM-1-Aquatic-3-Crab-154"],
+    ...                    methods=["OurNet", "SINet"], out="fig.pdf")  # doctest: +SKIP
+    """
+    from fminspect.batch import qualitative as qual
+    from fminspect.batch.workflow import find_datasets
+
+    found, _ = find_datasets(root, dataset_config=dataset_config, method_config=method_config)
+    spec = qual.QualitativeSpec(
+        methods=qual.find_methods(found, methods),
+        labels=aliases or {},
+        highlight=tuple(highlight),
+        transpose=transpose,
+        width=width,
+        dpi=dpi,
+    )
+    return qual.make(qual.find_samples(found, samples), spec, out, formats, latex=latex)
+
+
+def write_gallery(
+    root: Path | str | None = None,
+    *,
+    out: Path | str,
+    by: str = "Sm",
+    method: str | None = None,
+    count: int = 100,
+    filter: str = "",
+    methods: Sequence[str] = (),
+    measures: Sequence[str] | None = None,
+    params: Params | None = None,
+    cache: Path | str | None = None,
+    jobs: int = 1,
+    progress: bool | None = None,
+    dataset_config: Path | str | None = None,
+    method_config: Path | str | None = None,
+) -> Any:
+    """A static HTML site of the worst (or filtered) cases: ``fminspect gallery``.
+
+    Parameters
+    ----------
+    root : path, optional
+        A dataset folder (or give ``dataset_config`` and ``method_config``).
+    out : path
+        The folder the site is written into (``index.html``, ``cases/``, ``img/``).
+    by, method : str
+        The measure the cases are ordered by, worst first, and whose score (default: the
+        mean over the methods).
+    count : int
+        How many cases (0: every sample chosen).
+    filter : str
+        The window's filter language (``"Sm[A] - Sm[B] < -0.1 and cod10k=Aquatic"``).
+    measures, params, cache : optional
+        As for :func:`evaluate_dataset`: scores an earlier ``eval`` stored are read.
+
+    Returns
+    -------
+    fminspect.batch.gallery.Written
+        ``written.index`` (the page to open), the counts of cases, files and bytes.
+
+    Raises
+    ------
+    fminspect.batch.gallery.GalleryError
+        A measure not scored, an unknown method, a filter that cannot be read or keeps
+        nothing.
+
+    Examples
+    --------
+    >>> write_gallery("data/COD10K", out="site", by="Sm", method="SINet")  # doctest: +SKIP
+    """
+    from fminspect.batch.gallery import make_gallery
+    from fminspect.batch.workflow import find_datasets
+    from fminspect.pipeline.config import EvalConfig
+    from fminspect.pipeline.tags import tags_file
+
+    found, _ = find_datasets(root, dataset_config=dataset_config, method_config=method_config)
+    config = EvalConfig(params or Params(), tuple(measures) if measures else None)
+    folder = Path(root) if root is not None else Path(str(dataset_config)).parent
+    return make_gallery(
+        found,
+        out,
+        config,
+        methods=methods,
+        by=by,
+        method=method,
+        count=count,
+        filter_text=filter,
+        store=cache,
+        tags=tags_file(folder)[0],
+        jobs=jobs,
+        progress=progress,
+    )
 
 
 def run_meta(

@@ -19,7 +19,18 @@ from collections.abc import Sequence
 from fminspect import __version__
 from fminspect.batch.cluster import ClusterError
 from fminspect.batch.stopped import RunStopped
-from fminspect.cli import compare, figure, measures, meta, qualitative, rank, score, table, worker
+from fminspect.cli import (
+    compare,
+    figure,
+    gallery,
+    measures,
+    meta,
+    qualitative,
+    rank,
+    score,
+    table,
+    worker,
+)
 from fminspect.cli import eval as eval_cmd
 from fminspect.cli._common import SUBCOMMANDS
 from fminspect.cli.gui import add_screenshots_parser, build_gui_parser
@@ -47,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_parser(sub)
     figure.add_parser(sub)
     qualitative.add_parser(sub)
+    gallery.add_parser(sub)
     compare.add_parser(sub)
     measures.add_parser(sub)
     meta.add_parser(sub)

@@ -28,6 +28,7 @@ SUBCOMMANDS = (
     "table",
     "figure",
     "qualitative",
+    "gallery",
     "compare",
     "measures",
     "meta",

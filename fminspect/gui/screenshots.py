@@ -349,9 +349,61 @@ def take_screenshots(
         grab_window("compare", lambda: _compare_dialog(Path(tmp), c.dataset), (1300, 720))
     if not only or {"voting", "voting_overlay", "analysis", "analysis_measures"} & set(only):
         _study_shots(app, Path(tmp), grab_window)
+    if not only or {"gallery", "gallery_case"} & set(only):
+        assert c.dataset is not None
+        written += _gallery_shots(c.dataset, out, Path(tmp))
     window.close()
     QtCore.qInstallMessageHandler(previous)
     return written
+
+
+def _gallery_shots(dataset: Any, out: Path, tmp: Path) -> list[Path]:
+    """The demo's gallery (`fminspect gallery`), its index and its first case, drawn by a
+    headless Chromium (skipped, and said, where none is installed)."""
+    import shutil
+    import subprocess
+
+    from fminspect.batch.gallery import make_gallery
+    from fminspect.metrics import Params
+    from fminspect.pipeline.config import EvalConfig
+
+    browser = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
+    if browser is None:
+        warnings.warn("no chromium: the gallery's pictures are left out", stacklevel=2)
+        return []
+    site = make_gallery(
+        [dataset],
+        tmp / "gallery",
+        EvalConfig(Params()),
+        count=6,
+        title="The demo's hardest samples",
+        progress=False,
+    )
+    shots = []
+    for name, page, size in (
+        ("gallery", site.index, "1300,620"),
+        ("gallery_case", site.index.parent / "cases" / "0001.html", "1300,900"),
+    ):
+        path = out / f"{name}.png"
+        subprocess.run(
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                f"--user-data-dir={tmp / 'chromium'}",
+                f"--window-size={size}",
+                f"--screenshot={path}",
+                page.as_uri(),
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=600,
+        )
+        shots.append(path)
+    return shots
 
 
 def _playground(app: Any, window: Any, tab: int) -> Any:

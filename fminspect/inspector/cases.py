@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from fminspect.inspector.events import Event
-from fminspect.pipeline.tags import DEFAULT_NAMES, TagError, TagStore, tags_path
+from fminspect.pipeline.tags import DEFAULT_NAMES, TagError, TagStore, tags_file
 
 
 class Cases:
@@ -44,7 +44,7 @@ class Cases:
 
         # fminspect's own data (the demo): its tags in the user's data folder
         own = Path(folder).resolve().is_relative_to(resource_dir().resolve())
-        path, beside = (path, True) if path is not None else tags_path(folder, not own)
+        path, beside = (path, True) if path is not None else tags_file(folder)
         try:
             self.store = TagStore(path)
         except (OSError, sqlite3.Error) as exc:

@@ -8,7 +8,7 @@ walk: :meth:`Walk.neighbour` is what stepping asks. The scores come from the dat
 pixels), and an order by a score is made again as they land, with NumPy: thousands of
 samples × dozens of models sort in milliseconds.
 
-A filter (:mod:`fminspect.inspector.filters`) narrows the list: only the samples it passes
+A filter (:mod:`fminspect.batch.filters`) narrows the list: only the samples it passes
 are listed and walked, in the same order.
 
 Columns (what the browser shows, and sorts by): 0 the sample's name; 1…k a model's value of
@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from fminspect.batch.filters import Filter
 from fminspect.batch.scores import ScoreMatrix
-from fminspect.inspector.filters import Filter
 from fminspect.meta.rankings import disagreement
 from fminspect.metrics import MEASURES_BY_KEY, default_keys
 

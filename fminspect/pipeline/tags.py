@@ -101,6 +101,15 @@ def tags_path(folder: Path | str, beside_data: bool = True) -> tuple[Path, bool]
     return user_data_dir() / "tags" / f"{folder.name}-{key.hexdigest()}.sqlite", False
 
 
+def tags_file(folder: Path | str) -> tuple[Path, bool]:
+    """:func:`tags_path` of a folder the user opened: fminspect's own data (the demo) keeps
+    its tags in the user's data folder, never inside the installed package."""
+    from fminspect.io.resources import resource_dir
+
+    own = Path(folder).resolve().is_relative_to(resource_dir().resolve())
+    return tags_path(folder, not own)
+
+
 @dataclass(frozen=True, slots=True)
 class Case:
     """One sample's tags and notes."""

@@ -263,3 +263,15 @@ def test_named_widths_are_the_library_s() -> None:
     from fminspect.batch.qualitative import WIDTHS
 
     assert WIDTH_NAMES == WIDTHS
+
+
+def test_the_api_writes_what_the_command_writes(root: Path, tmp_path: Path) -> None:
+    from fminspect import api
+
+    args = ["--samples", "s1", "s2", "--methods", "M_b", "M_a", "--dpi", "90"]
+    assert main(["qualitative", str(root), *args, "--out", str(tmp_path / "cli.pdf")]) == 0
+    made = api.qualitative_figure(
+        root, samples=["s1", "s2"], methods=["M_b", "M_a"], dpi=90, out=tmp_path / "api.pdf"
+    )
+    assert made.written == [tmp_path / "api.pdf", tmp_path / "api.tex"]
+    assert (tmp_path / "api.pdf").read_bytes() == (tmp_path / "cli.pdf").read_bytes()

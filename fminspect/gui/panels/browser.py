@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fminspect.batch.filters import Filter, FilterError, parse
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.gui.dialogs.measures import fill_combo
-from fminspect.inspector.filters import Filter, FilterError, parse
 from fminspect.inspector.model import InspectorModel
 from fminspect.inspector.walk import Walk
 from fminspect.io.discovery import Dataset

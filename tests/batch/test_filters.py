@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fminspect.batch.filters import FilterError, parse
 from fminspect.batch.scores import ScoreMatrix
-from fminspect.inspector.filters import FilterError, parse
 from fminspect.inspector.walk import Walk
 
 NAMES = [
