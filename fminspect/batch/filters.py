@@ -12,10 +12,18 @@ A filter is typed as clauses joined by ``and``, each one possibly preceded by ``
     the user's tags;
 ``cod10k=Aquatic`` / ``cod10k-sub=Crab`` / ``attrs.csv:occlusion`` / ``attrs.csv:size=small``
     COD10K's super- or sub-class from the name, or an attribute table's subset: the same
-    rules and files as ``fminspect eval --subsets`` (:class:`~fminspect.batch.subsets.Subsets`).
+    rules and files as ``fminspect eval --subsets`` (:class:`~fminspect.batch.subsets.Subsets`);
+``share < 0.05`` / ``empty gt``
+    the object's share of the image (the GT's foreground pixels over all), and a GT with no
+    foreground at all (share 0);
+``problems``
+    a sample with a file that could not be used or was converted (the Problems list);
+``selected``
+    the samples selected in the scatter view.
 
-A sample whose score is not known yet does not pass a score clause (nor its ``not``): it is
-listed once its score arrives. :func:`parse` says what it cannot read, naming the clause.
+What a filter knows of the samples beyond their scores is a :class:`Facts`. A sample whose
+score or share is not known yet does not pass a clause on it (nor its ``not``): it is listed
+once that arrives. :func:`parse` says what it cannot read, naming the clause.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from __future__ import annotations
 import fnmatch
 import operator
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,11 +54,34 @@ _SCORE = re.compile(
 )
 _NAME = re.compile(r"^name\s*~\s*(?P<text>.+)$", re.IGNORECASE)
 _TAG = re.compile(r"^tag\s+(?P<tag>.+)$", re.IGNORECASE)
+_SHARE = re.compile(rf"^share\s*(?P<op><=|>=|<|>|=)\s*(?P<value>{_NUMBER})$", re.IGNORECASE)
 _SUBSET = re.compile(r"^(?P<rule>cod10k(?:-sub)?|.+\.csv)\s*[=:]\s*(?P<label>.+)$", re.IGNORECASE)
 
 
 class FilterError(ValueError):
     """A filter that cannot be read; the message names the clause and what is expected."""
+
+
+def _no_tags(name: str) -> frozenset[int]:
+    return frozenset()
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a filter knows of each sample beyond its scores (by name)."""
+
+    tags_of: Callable[[str], frozenset[int]] = _no_tags
+    #: the samples selected in the scatter view
+    chosen: frozenset[str] = frozenset()
+    #: the object's share of the image per sample (0: an empty GT); None: not read yet
+    shares: Mapping[str, float] | None = None
+    #: the samples with a problem file
+    problems: frozenset[str] = frozenset()
+
+    def share(self, names: Sequence[str]) -> np.ndarray:
+        """The shares of ``names`` (NaN where not known)."""
+        known = self.shares or {}
+        return np.array([known.get(n, np.nan) for n in names], np.float64)
 
 
 @dataclass(frozen=True)
@@ -59,15 +90,15 @@ class Clause:
 
     text: str
     negated: bool
-    #: (matrix, names, tags_of) -> bool per sample (natural order)
-    test: Callable[[ScoreMatrix, Sequence[str], Callable[[str], frozenset[int]]], np.ndarray]
-    #: a score clause: matrix -> where its value is not known yet (passes neither way)
-    unknown: Callable[[ScoreMatrix], np.ndarray] | None = None
-
-    @property
-    def on_scores(self) -> bool:
-        """It depends on scores (made again as they arrive)."""
-        return self.unknown is not None
+    #: (matrix, names, facts) -> bool per sample (natural order)
+    test: Callable[[ScoreMatrix, Sequence[str], Facts], np.ndarray]
+    #: a clause on values that arrive later (scores, shares): (matrix, names, facts) ->
+    #: where the value is not known yet (passes neither way)
+    unknown: Callable[[ScoreMatrix, Sequence[str], Facts], np.ndarray] | None = None
+    #: it depends on scores (made again as they arrive)
+    on_scores: bool = False
+    #: it reads the objects' shares (which the window reads when a filter asks for them)
+    uses_shares: bool = False
 
 
 @dataclass(frozen=True)
@@ -81,18 +112,26 @@ class Filter:
     def on_scores(self) -> bool:
         return any(c.on_scores for c in self.clauses)
 
+    @property
+    def on_facts(self) -> bool:
+        """It depends on what :class:`Facts` hold (made again when they change)."""
+        return any(not c.on_scores for c in self.clauses)
+
     def mask(
-        self,
-        matrix: ScoreMatrix,
-        tags_of: Callable[[str], frozenset[int]] = lambda name: frozenset(),
+        self, matrix: ScoreMatrix, facts: Facts | Callable[[str], frozenset[int]] = _no_tags
     ) -> np.ndarray:
-        """Which samples of ``matrix`` (natural order) pass."""
+        """Which samples of ``matrix`` (natural order) pass; ``facts`` (or only a function
+        giving a sample's tags) what is known of them beyond their scores."""
+        if not isinstance(facts, Facts):
+            facts = Facts(tags_of=facts)
         names = matrix.samples
         keep = np.ones(len(names), bool)
         for c in self.clauses:
-            held = c.test(matrix, names, tags_of)
-            if c.negated:  # an unknown score passes neither a clause nor its negation
-                held = ~held & (~c.unknown(matrix) if c.unknown is not None else True)
+            held = c.test(matrix, names, facts)
+            if c.negated:  # an unknown value passes neither a clause nor its negation
+                held = ~held
+                if c.unknown is not None:
+                    held &= ~c.unknown(matrix, names, facts)
             keep &= held
         return keep
 
@@ -153,14 +192,31 @@ def _clause(
     if lowered in ("tagged", "untagged"):
         want = lowered == "tagged"
         return Clause(
-            part, negated, lambda mx, names, t: np.array([bool(t(n)) == want for n in names], bool)
+            part,
+            negated,
+            lambda mx, names, f: np.array([bool(f.tags_of(n)) == want for n in names], bool),
         )
     m = _TAG.match(body)
     if m:
         slot = _slot(m["tag"], tag_names, part)
         return Clause(
-            part, negated, lambda mx, names, t: np.array([slot in t(n) for n in names], bool)
+            part,
+            negated,
+            lambda mx, names, f: np.array([slot in f.tags_of(n) for n in names], bool),
         )
+    if lowered in ("selected", "problems", "empty gt"):
+        return _fact_clause(part, negated, lowered)
+    m = _SHARE.match(body)
+    if m:
+        op, value = _OPS[m["op"]], float(m["value"])
+
+        def share(mx: ScoreMatrix, names: Sequence[str], f: Facts) -> np.ndarray:
+            v = f.share(names)
+            with np.errstate(invalid="ignore"):
+                return np.asarray(op(v, value), bool) & ~np.isnan(v)
+
+        unknown = lambda mx, names, f: np.isnan(f.share(names))  # noqa: E731
+        return Clause(part, negated, share, unknown, uses_shares=True)
     m = _SUBSET.match(body)
     if m:
         rule = m["rule"] if m["rule"].lower() not in SUBSET_RULES else m["rule"].lower()
@@ -177,7 +233,27 @@ def _clause(
     raise FilterError(
         f"{part!r} is not a filter; write e.g. Sm[{methods[0] if methods else 'A'}] < 0.5, "
         "Sm[A] - Sm[B] < -0.05, name ~ Crab, tag 1, untagged, cod10k=Aquatic, "
-        "cod10k-sub=Crab or FILE.csv:attribute, joined by 'and', each possibly after 'not'"
+        "cod10k-sub=Crab, FILE.csv:attribute, share < 0.05, empty gt, problems or selected, "
+        "joined by 'and', each possibly after 'not'"
+    )
+
+
+def _fact_clause(part: str, negated: bool, fact: str) -> Clause:
+    """``selected``, ``problems`` or ``empty gt``."""
+    if fact == "selected":
+        return Clause(
+            part, negated, lambda mx, names, f: np.array([n in f.chosen for n in names], bool)
+        )
+    if fact == "problems":
+        return Clause(
+            part, negated, lambda mx, names, f: np.array([n in f.problems for n in names], bool)
+        )
+    return Clause(
+        part,
+        negated,
+        lambda mx, names, f: f.share(names) == 0,
+        lambda mx, names, f: np.isnan(f.share(names)),
+        uses_shares=True,
     )
 
 
@@ -214,15 +290,13 @@ def _score_clause(
             v = v - mx.column(b.strip(), key) if b.strip() in mx.method_index else v * np.nan
         return np.asarray(v, dtype=np.float64)
 
-    def test(
-        mx: ScoreMatrix, names: Sequence[str], tags: Callable[[str], frozenset[int]]
-    ) -> np.ndarray:
+    def test(mx: ScoreMatrix, names: Sequence[str], f: Facts) -> np.ndarray:
         v = values(mx)
         with np.errstate(invalid="ignore"):
             held = np.asarray(op(v, value), bool)
         return np.asarray(held & ~np.isnan(v), bool)
 
-    def unknown(mx: ScoreMatrix) -> np.ndarray:
+    def unknown(mx: ScoreMatrix, names: Sequence[str], f: Facts) -> np.ndarray:
         return np.asarray(np.isnan(values(mx)), bool)
 
-    return Clause(part, negated, test, unknown)
+    return Clause(part, negated, test, unknown, on_scores=True)

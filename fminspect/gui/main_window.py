@@ -8,6 +8,7 @@ events; :class:`~fminspect.gui.sample_view.SampleDrawing` draws the shown sample
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ from fminspect.gui.panels.metrics_table import MetricsTablePanel
 from fminspect.gui.panels.model_picker import ModelPickerPanel
 from fminspect.gui.panels.parameters import ParameterPanel
 from fminspect.gui.panels.problems import ProblemsPanel
+from fminspect.gui.panels.scatter import ScatterPanel
 from fminspect.gui.sample_view import SampleDrawing
 from fminspect.gui.study_windows import choose_study, open_analysis, open_voting
 from fminspect.gui.theme import THEMES, apply_theme
@@ -93,6 +95,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.tabs.setObjectName("centralTabs")
         self.tabs.addTab(sample_view, "Sample")
         self.tabs.addTab(self.dataset_view, "Dataset")
+        self.scatter = ScatterPanel()
+        self.tabs.addTab(self.scatter, "Scatter")
         self.setCentralWidget(self.tabs)
         self.browser_dock = self._dock(
             "Dataset", self.browser, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
@@ -195,6 +199,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._action(view, "Previous page of models", lambda: self.grid.turn_page(-1), "Ctrl+PgUp")
         self._action(view, "Sample view", lambda: self.tabs.setCurrentIndex(0), "Ctrl+1")
         self._action(view, "Dataset view", lambda: self.tabs.setCurrentIndex(1), "Ctrl+2")
+        self._action(view, "Scatter view", lambda: self.tabs.setCurrentIndex(2), "Ctrl+3")
         self._action(view, "Threshold + 1", lambda: self._nudge(1), "]")
         self._action(view, "Threshold − 1", lambda: self._nudge(-1), "[")
         self._action(view, "Threshold + 16", lambda: self._nudge(16), "Shift+]")
@@ -232,6 +237,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.browser.bind(m)
         self.cases_panel.bind(m)
         self.dataset_view.bind(m)
+        self.scatter.bind(m)
+        self.scatter.selected.connect(self._on_scatter_selected)
+        self.browser.model.modelReset.connect(self.scatter.follow_list)
         m.sample_loaded.connect(self._on_sample_loaded)
         m.busy_changed.connect(self._on_busy)
         m.problems.connect(self.show_problems)
@@ -531,6 +539,16 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.explain_windows.append(window)
         return window
 
+    def _on_scatter_selected(self, names: frozenset[str]) -> None:
+        """The scatter's rectangle: its samples are the browser's filter ``selected`` (the
+        clause added to what the filter says, or taken out when the selection is cleared)."""
+        self.model.select_samples(names)
+        text = self.browser.filter.text().strip()
+        parts = [p for p in re.split(r"\s+and\s+", text, flags=re.IGNORECASE) if p]
+        others = [p for p in parts if p.strip().lower() != "selected"]
+        self.browser.filter.setText(" and ".join([*others, *(["selected"] if names else [])]))
+        self.browser.apply_filter()
+
     def open_qualitative(self) -> QualitativeDialog | None:
         """The qualitative figure of the tagged or listed samples and the shown models."""
         from fminspect.gui.dialogs.qualitative import QualitativeDialog
@@ -679,7 +697,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         bg, fg = ((30, 30, 33), (220, 220, 220)) if dark else ("w", (20, 20, 20))
         self.grid.graphics.setBackground(bg)
         self.grid.set_foreground(fg)
-        for plot in [*self.curves.plots.values(), *self.dataset_view.plots.values()]:
+        plots = [*self.curves.plots.values(), *self.dataset_view.plots.values(), self.scatter.plot]
+        for plot in plots:
             plot.setBackground(bg)
             for name in ("left", "bottom"):
                 axis = plot.getAxis(name)

@@ -272,6 +272,10 @@ def take_screenshots(
     window.browser.filter.clear()
     window.browser.apply_filter()
 
+    shot("scatter", lambda: _scatter(app, window))
+    window.scatter.clear.click()
+    window.tabs.setCurrentIndex(0)
+
     def grab_window(
         name: str, make: Callable[[], Any], size: tuple[int, int] = (1400, 1000)
     ) -> None:
@@ -321,26 +325,8 @@ def take_screenshots(
 
     grab_window("ab_view", ab_view, (1400, 560))
 
-    def qualitative() -> Any:
-        """The qualitative figure of the first four listed samples (the order A − B), and
-        the figure itself beside the dialog's picture."""
-        dialog = window.open_qualitative()
-        assert dialog is not None  # (the demo is open)
-        dialog.choose("listed")
-        dialog.limit.setValue(4)
-        dialog.dpi.setValue(110)
-        dialog.latex.setChecked(False)
-        dialog.path.setText(str(out / "qualitative_figure.png"))
-        dialog.write()
-        _wait_until(
-            app, lambda: dialog.made is not None or "not written" in dialog.status.text(), 120
-        )
-        if dialog.made is not None:
-            written.append(out / "qualitative_figure.png")
-        return dialog
-
     if not only or "qualitative" in only:
-        grab_window("qualitative", qualitative, (620, 300))
+        grab_window("qualitative", lambda: _qualitative(app, window, out, written), (620, 300))
     grab_window("playground", lambda: _playground(app, window, 0))
     grab_window("playground_demos", lambda: _playground(app, window, 1))
 
@@ -355,6 +341,36 @@ def take_screenshots(
     window.close()
     QtCore.qInstallMessageHandler(previous)
     return written
+
+
+def _scatter(app: Any, window: Any) -> None:
+    """FT against RC on Sm, a rectangle of samples where FT is worse selected (the
+    browser's filter)."""
+    _wait_until(app, lambda: not window.model.service.running, 60)  # every score in
+    window.tabs.setCurrentIndex(2)
+    sc = window.scatter
+    sc.a.setCurrentIndex(sc.a.findData("FT"))
+    sc.b.setCurrentIndex(sc.b.findData("RC"))
+    sc.redraw()
+    sc.select_rect(0.5, 1.0, 0.3, 0.6)  # the demo's: RC above 0.5 where FT is below it
+    sc.redraw()
+
+
+def _qualitative(app: Any, window: Any, out: Path, written: list[Path]) -> Any:
+    """The qualitative figure of the first four listed samples (the order A − B), and the
+    figure itself beside the dialog's picture."""
+    dialog = window.open_qualitative()
+    assert dialog is not None  # (the demo is open)
+    dialog.choose("listed")
+    dialog.limit.setValue(4)
+    dialog.dpi.setValue(110)
+    dialog.latex.setChecked(False)
+    dialog.path.setText(str(out / "qualitative_figure.png"))
+    dialog.write()
+    _wait_until(app, lambda: dialog.made is not None or "not written" in dialog.status.text(), 120)
+    if dialog.made is not None:
+        written.append(out / "qualitative_figure.png")
+    return dialog
 
 
 def _gallery_shots(dataset: Any, out: Path, tmp: Path) -> list[Path]:

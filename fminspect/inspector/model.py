@@ -21,6 +21,7 @@ from typing import Any
 from fminspect._runtime import quiet_collector
 from fminspect.batch.scores import score_matrix
 from fminspect.batch.service import in_pieces
+from fminspect.batch.shares import gt_shares
 from fminspect.inspector.cases import Cases
 from fminspect.inspector.dataset_scores import DatasetScores
 from fminspect.inspector.events import Event
@@ -37,6 +38,7 @@ from fminspect.io.discovery import (
     sample_name,
     single_sample,
 )
+from fminspect.io.validation import Problem
 from fminspect.metrics import MEASURES_BY_KEY, default_keys
 from fminspect.pipeline.config import EvalConfig
 
@@ -73,6 +75,9 @@ class InspectorModel(SampleScoring):
         The measures computed and shown (empty: the default ones).
     message(str, int)
         A line for the status bar and how long to show it (ms).
+    facts_changed()
+        What a filter knows beyond the scores changed (the objects' shares were read, the
+        scatter's selection, the samples with problems): the walk's filter applies again.
     """
 
     def __init__(
@@ -95,6 +100,10 @@ class InspectorModel(SampleScoring):
         self.models_changed = Event("models_changed")
         self.measures_changed = Event("measures_changed")
         self.message = Event("message")
+        #: what a filter knows beyond the scores changed (the walk's shares, selection or
+        #: problems): the list is filtered again
+        self.facts_changed = Event("facts_changed")
+        self._shares_for: str | None = None  # the dataset whose shares are being read
         #: the measures chosen (View → Measures…; empty: the default ones)
         self.measure_choice = self._stored_measures()
         if self.measure_choice:
@@ -106,6 +115,8 @@ class InspectorModel(SampleScoring):
         self._readings = 0  # folders being read in the background, not handled yet
         self._rescore = runtime.timer(RESCORE_AFTER_MS, self.scores.score_current)
         self.selection.changed.connect(self._on_models_changed)
+        self.problems.connect(self._note_problems)
+        self.scores.problems.connect(self._note_problems)
 
     # ------------------------------------------------------------------ opening
     @property
@@ -294,6 +305,48 @@ class InspectorModel(SampleScoring):
                 return True
         self.message.emit("every sample of the dataset carries a tag", 4000)
         return False
+
+    # ------------------------------------------------------------------ what filters know
+    def request_shares(self) -> bool:
+        """Read the object's share of every sample of the dataset in the background (once
+        per dataset: for the scatter view and the filters ``share`` and ``empty gt``); True
+        if they are known already."""
+        ds = self.dataset
+        if ds is None or self.walk.shares is not None:
+            return self.walk.shares is not None
+        if self._shares_for == ds.name:
+            return False
+        self._shares_for = ds.name
+        norm = self.settings.params.norm
+        samples = list(ds.samples)
+        self.message.emit(
+            f"reading the {len(samples):,} GTs of {ds.name} for their objects' shares…", 4000
+        )
+
+        def done(shares: dict[str, float]) -> None:
+            self._shares_for = None
+            if self.dataset is ds:
+                self.walk.shares = shares
+                self.facts_changed.emit()
+
+        def failed(why: str) -> None:
+            self._shares_for = None
+            self.message.emit(f"the objects' shares could not be read: {why}", 8000)
+
+        self.runtime.submit(lambda: gt_shares(samples, norm), done, failed, own_thread=True)
+        return False
+
+    def select_samples(self, names: frozenset[str] | set[str]) -> None:
+        """The scatter view's selection: the filter's ``selected``."""
+        self.walk.chosen = frozenset(names)
+        self.facts_changed.emit()
+
+    def _note_problems(self, problems: list[Problem]) -> None:
+        ds = self.dataset
+        names = {p.name for p in problems if p.name and (ds is None or p.dataset in ("", ds.name))}
+        if names - self.walk.problems:
+            self.walk.problems |= names
+            self.facts_changed.emit()
 
     # ------------------------------------------------------------------ ending
     def close(self) -> None:

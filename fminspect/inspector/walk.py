@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from fminspect.batch.filters import Filter
+from fminspect.batch.filters import Facts, Filter
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.meta.rankings import disagreement
 from fminspect.metrics import MEASURES_BY_KEY, default_keys
@@ -62,6 +62,11 @@ class Walk:
         self.filter: Filter | None = None
         #: a sample's tags, for a filter by tags (by its name)
         self.tags_of: Callable[[str], frozenset[int]] = lambda name: frozenset()
+        #: the scatter view's selection, the objects' shares (None: not read yet) and the
+        #: samples with problems: what a filter knows beyond the scores
+        self.chosen: frozenset[str] = frozenset()
+        self.shares: dict[str, float] | None = None
+        self.problems: frozenset[str] = frozenset()
         self._passed: np.ndarray | None = None  # the filter's verdict per sample
 
     # ------------------------------------------------------------------ what is listed
@@ -72,6 +77,8 @@ class Walk:
 
     def set_matrix(self, matrix: ScoreMatrix, shown: Iterable[str]) -> None:
         """List a dataset: its samples at once, its scores as they arrive in ``matrix``."""
+        if self.matrix.samples and matrix.samples != self.matrix.samples:  # another dataset:
+            self.chosen, self.shares, self.problems = frozenset(), None, frozenset()  # forget
         self.matrix, self.shown = matrix, [m for m in shown if m in matrix.method_index]
         every = matrix.methods
         if every and (self.pair[0] not in every or self.pair[1] not in every):
@@ -120,8 +127,13 @@ class Walk:
         self.filter, self._passed = flt, None
         self._sort()
 
+    def facts(self) -> Facts:
+        """What a filter knows of the samples beyond their scores."""
+        return Facts(self.tags_of, self.chosen, self.shares, self.problems)
+
     def tags_changed(self) -> bool:
-        """The user's tags changed: True if the list was made again (a filter by tags)."""
+        """The user's tags, the scatter's selection, the shares or the problems changed:
+        True if the list was made again (a filter on them)."""
         if self.filter is None:
             return False
         self._passed = None
@@ -158,7 +170,7 @@ class Walk:
             order = np.argsort(key, kind="stable")
         if self.filter is not None:
             if self._passed is None or len(self._passed) != n:
-                self._passed = self.filter.mask(self.matrix, self.tags_of)
+                self._passed = self.filter.mask(self.matrix, self.facts())
             order = order[self._passed[order]]
         self.order = order
 

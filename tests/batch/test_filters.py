@@ -104,3 +104,29 @@ def test_the_walk_lists_and_steps_through_what_the_filter_passes() -> None:
     assert len(walk.ordered()) == 5
     tags["img4"] = {1}
     assert walk.tags_changed() and "img4" not in walk.ordered()
+
+
+def test_the_object_s_share_empty_gts_problems_and_the_scatter_s_selection() -> None:
+    from fminspect.batch.filters import Facts
+
+    shares = {NAMES[0]: 0.02, NAMES[1]: 0.0, NAMES[2]: 0.4, "img5": 0.1}  # img4: not read yet
+    facts = Facts(chosen=frozenset({"img4", NAMES[2]}), shares=shares, problems=frozenset({"img5"}))
+
+    def passed(text: str) -> list[str]:
+        flt = parse(text, KEYS, METHODS)
+        assert flt is not None and flt.on_facts
+        return [n for n, keep in zip(NAMES, flt.mask(_matrix(), facts), strict=True) if keep]
+
+    assert passed("share < 0.05") == NAMES[:2]
+    assert passed("empty gt") == [NAMES[1]] == passed("Empty GT")
+    # a share not read yet passes neither the clause nor its negation
+    assert passed("not empty gt") == [NAMES[0], NAMES[2], "img5"]
+    assert passed("not share < 0.05") == [NAMES[2], "img5"]
+    assert passed("problems") == ["img5"]
+    assert passed("selected") == [NAMES[2], "img4"]
+    assert passed("selected and Sm[FT] < 0.6") == [NAMES[2]]
+    # without shares (not read yet), a share clause keeps nothing
+    flt = parse("share > 0", KEYS, METHODS)
+    assert flt is not None and not flt.mask(_matrix(), Facts()).any()
+    with pytest.raises(FilterError, match=r"share < 0\.05, empty gt, problems or selected"):
+        parse("shares < 0.5", KEYS, METHODS)

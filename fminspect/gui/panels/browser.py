@@ -400,6 +400,7 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self.filter.returnPressed.connect(self.apply_filter)
         self.model.modelReset.connect(self._after_reset)
         self.tag_names: Callable[[], dict[int, str]] = dict
+        self.request_shares: Callable[[], bool] = lambda: False
         self.current: Callable[[], str | None] = lambda: None
         self._changed: set[int] = set()
         self._resort = QtCore.QTimer(self)
@@ -417,6 +418,8 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
             model.cases.tags(model.dataset.name, name) if model.dataset is not None else frozenset()
         )
         self.tag_names = lambda: model.cases.names
+        self.request_shares = model.request_shares
+        model.facts_changed.connect(self._on_facts_changed)
         self.current = lambda: model.requested.name if model.requested is not None else None
 
         def matrix_started(dataset: str, matrix: ScoreMatrix) -> None:
@@ -654,8 +657,16 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
             self.filter_note.setText(str(exc))
             return
         self.filter_note.setStyleSheet("color: gray")
+        if flt is not None and any(c.uses_shares for c in flt.clauses):
+            self.request_shares()  # read in the background; the list follows when they are
         self.model.set_filter(flt)
         self._say_count()
+
+    def _on_facts_changed(self) -> None:
+        """The shares, the scatter's selection or the problems changed: filter again."""
+        if self.model.walk.filter is not None and self.model.walk.filter.on_facts:
+            self.model.refilter()
+            self._say_count()
 
     def _say_count(self) -> None:
         walk = self.model.walk
