@@ -91,6 +91,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         sample_view.setStretchFactor(1, 2)
         sample_view.setStretchFactor(2, 3)
         sample_view.setSizes([540, 250, 210])
+        self.sample_view = sample_view
+        self._sized_by_user = False  # the splitter dragged: its sizes are the user's
+        sample_view.splitterMoved.connect(lambda *_: setattr(self, "_sized_by_user", True))
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setObjectName("centralTabs")
         self.tabs.addTab(sample_view, "Sample")
@@ -138,6 +141,33 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.statusBar().addWidget(self.hover_label, 1)
         self.statusBar().addPermanentWidget(self.busy_label)
         self.statusBar().addPermanentWidget(self.busy)
+
+    #: Models the metrics table shows without scrolling when the window is tall enough.
+    TABLE_ROWS = 12
+
+    def fit_sample_view(self) -> None:
+        """Give the metrics table the height of :data:`TABLE_ROWS` models (or of the shown
+        ones, if fewer; at most 40 % of the view), the grid and the curves the rest 3 : 2 —
+        unless the user has dragged the splitter."""
+        if self._sized_by_user:
+            return
+        view = self.table.view
+        rows = max(1, min(self.TABLE_ROWS, len(self.selection.shown) or self.TABLE_ROWS))
+        # what is not rows: the panel's other widgets (measured once laid out), the header,
+        # the horizontal scroll bar (there once the measures' columns are in) and the frame
+        around = self.table.height() - view.height() if view.height() > 0 else 20
+        header = max(view.horizontalHeader().height(), view.horizontalHeader().minimumHeight())
+        chrome = around + header + view.horizontalScrollBar().sizeHint().height()
+        chrome += 2 * view.frameWidth() + 8  # (and the header's second line, once titled)
+        need = chrome + rows * view.verticalHeader().defaultSectionSize()
+        total = sum(self.sample_view.sizes()) or self.sample_view.height()
+        table = min(need, int(total * 0.4))
+        rest = max(0, total - table)
+        self.sample_view.setSizes([rest * 3 // 5, table, rest - rest * 3 // 5])
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_sample_view()
 
     def _dock(
         self, title: str, widget: QtWidgets.QWidget, area: QtCore.Qt.DockWidgetArea
@@ -385,6 +415,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.curves.set_emphasis(self.selection.highlighted, self.selection.hidden_curves)
         self.table.set_names(names)
         self.curves.set_names(names)
+        self.fit_sample_view()
 
     # ------------------------------------------------------------------ dataset scores
     def _show_comparison(self, report: Any) -> None:
@@ -720,6 +751,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         state = self.qsettings.value("state")
+        self._docks_sized = state is not None  # (a saved layout is the user's)
         if state is not None:
             self.restoreState(state)
         self._fill_recent()

@@ -17,7 +17,7 @@ SHORTCUTS = (
     ("Shift+]  /  Shift+[", "threshold t + 16 / − 16"),
     ("C", "toggle the TP / FP / FN overlay"),
     ("Ctrl+PgDown  /  Ctrl+PgUp", "next / previous page of model maps"),
-    ("Ctrl+1  /  Ctrl+2", "the sample view / the dataset view"),
+    ("Ctrl+1  /  Ctrl+2  /  Ctrl+3", "the sample view / the dataset view / the scatter"),
     ("Ctrl+M", "choose the measures computed and shown"),
     ("Ctrl+O", "open a dataset folder"),
     ("Ctrl+E", "export the panel grid as PNG (native resolution)"),

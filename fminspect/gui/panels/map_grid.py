@@ -14,7 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fminspect.gui.colours import CONFUSION_RGB, CONTOUR_RGB
+from fminspect.gui.colours import CONFUSION_RGB, CONTOUR_RGB, hex_colour
 from fminspect.gui.panels.image_layer import ImageLayer
 from fminspect.gui.panels.plain_items import line_item
 from fminspect.metrics import SuiteResult, unit_map
@@ -218,18 +218,32 @@ class MapGridPanel(QtWidgets.QWidget):
         self.prev_page.clicked.connect(lambda: self.turn_page(-1))
         self.next_page.clicked.connect(lambda: self.turn_page(1))
         self.page_spin.valueChanged.connect(self.set_page_size)
-        self.pager = QtWidgets.QWidget()
-        bar = QtWidgets.QHBoxLayout(self.pager)
+        # the header: the overlays' colour legend (in view whatever the docks), and the pager
+        # when the models need more than one page; always there, so that neither changes
+        # the grid's size
+        self.legend = QtWidgets.QLabel("")
+        self.legend.setObjectName("mapGridLegend")
+        self.legend.setToolTip(
+            "colour-blind-safe colours (Okabe–Ito); the map is drawn in grey under the "
+            "TP/FP/FN overlay"
+        )
+        self.header = QtWidgets.QWidget()
+        bar = QtWidgets.QHBoxLayout(self.header)
         bar.setContentsMargins(4, 0, 4, 0)
-        for w in (self.prev_page, self.page_label, self.next_page):
-            bar.addWidget(w)
+        bar.addWidget(self.legend)
         bar.addStretch(1)
-        bar.addWidget(self.page_spin)
+        self.pager = QtWidgets.QWidget()
+        pager = QtWidgets.QHBoxLayout(self.pager)
+        pager.setContentsMargins(0, 0, 0, 0)
+        for w in (self.prev_page, self.page_label, self.next_page, self.page_spin):
+            pager.addWidget(w)
+        bar.addWidget(self.pager)
+        self.header.setFixedHeight(max(self.page_spin.sizeHint().height(), 22))
         self.pager.hide()
         box = QtWidgets.QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(0)
-        box.addWidget(self.pager)
+        box.addWidget(self.header)
         box.addWidget(self.graphics)
         self.cells: dict[str, MapCell] = {}
         self.sample: LoadedSample | None = None
@@ -267,6 +281,17 @@ class MapGridPanel(QtWidgets.QWidget):
         self._fill_timer.setInterval(0)
         self._fill_timer.timeout.connect(self._fill_next)
         self.graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._show_legend()
+
+    def _show_legend(self) -> None:
+        """The colours of the overlays shown: TP, FP, FN at t and the GT contour."""
+        swatch = "<span style='color:{}'>■</span> {}"
+        entries: list[tuple[Any, str]] = []
+        if self.show_confusion:
+            entries += [(CONFUSION_RGB[i], n) for i, n in ((3, "TP"), (1, "FP"), (2, "FN"))]
+        if self.show_contour:
+            entries.append((CONTOUR_RGB, "GT contour"))
+        self.legend.setText(" &nbsp; ".join(swatch.format(hex_colour(c), t) for c, t in entries))
 
     # ------------------------------------------------------------------ building
     def _layout(self, names: list[str]) -> None:
@@ -711,6 +736,7 @@ class MapGridPanel(QtWidgets.QWidget):
         changed_cmap = colormap != self.colormap or confusion != self.show_confusion
         self.show_contour, self.show_confusion = contour, confusion
         self.over_image, self.opacity, self.colormap = over_image, opacity, colormap
+        self._show_legend()
         if self.sample is None:
             return
         for name, cell in self.cells.items():

@@ -7,7 +7,6 @@ from dataclasses import replace
 
 from PySide6 import QtCore, QtWidgets
 
-from fminspect.gui.colours import CONTOUR_RGB, confusion_colour, hex_colour
 from fminspect.gui.panels.map_grid import COLORMAPS
 from fminspect.inspector.settings import Settings
 from fminspect.io.loading import INTERPOLATIONS
@@ -140,17 +139,15 @@ class ParameterPanel(QtWidgets.QWidget):
         self.colormap.currentTextChanged.connect(self._emit_display)
         form.addRow("map opacity", self.opacity)
         form.addRow("colour map", self.colormap)
-        swatch = "<span style='color:{}'>■</span> {}"
-        legend = QtWidgets.QLabel(" &nbsp; ".join(
-            swatch.format(hex_colour(c), t) for c, t in (
-                (confusion_colour("TP"), "TP"), (confusion_colour("FP"), "FP"),
-                (confusion_colour("FN"), "FN"), (CONTOUR_RGB, "GT contour"))
-        ))  # fmt: skip
-        legend.setToolTip(
-            "colour-blind-safe colours (Okabe–Ito); the map is drawn in grey "
-            "under the TP/FP/FN overlay"
-        )
-        form.addRow("", legend)
+        # (their colours' legend is above the maps, in view whatever this dock's height)
+        # every list may be narrower than its longest entry (the full text in its popup and
+        # tooltip), so that the dock needs no horizontal scroll bar at 1366 × 768
+        for combo in self.findChildren(QtWidgets.QComboBox):
+            combo.setSizeAdjustPolicy(
+                QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(8)
+        self.threshold_label.setWordWrap(True)
 
     def _spin(
         self, lo: float, hi: float, value: float, step: float, tip: str

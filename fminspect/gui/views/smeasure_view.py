@@ -69,15 +69,21 @@ class SmeasureView(ExplainView):
                     self.panels[key].add_item(pg.PlotCurveItem([cx, cx], [0, h], pen=pen))
                     self.panels[key].add_item(pg.PlotCurveItem([0, w], [cy, cy], pen=pen))
                     for q in s.quadrants:
-                        # white on a dark box: readable on photographs and maps alike
+                        # beside the picture, never over it: the left quadrants' numbers on
+                        # its left, the right ones' on its right, each at its own height
+                        left = q.name in ("LT", "LB")
                         label = pg.TextItem(
                             f"{q.name}  w {q.weight:.2f}\nssim {q.ssim:.3f}",
-                            color=(255, 255, 255),
-                            fill=pg.mkBrush(0, 0, 0, 170),
-                            anchor=(0.5, 0.5),
+                            color=(230, 60, 60),
+                            anchor=(1.0, 0.5) if left else (0.0, 0.5),
                         )
-                        label.setPos((q.cols[0] + q.cols[1]) / 2, (q.rows[0] + q.rows[1]) / 2)
+                        y = (q.rows[0] + q.rows[1]) / 2
+                        label.setPos(-0.02 * w if left else 1.02 * w, y)
                         self.panels[key].add_item(label)
+                    # room for them beside the picture (the cells are wider than it)
+                    self.panels[key].view.setRange(
+                        xRange=(-0.6 * w, 1.6 * w), yRange=(0, h), padding=0.01
+                    )
         edges, fg, bg = value_histograms(pair)
         hist = pg.PlotWidget()
         centres = (edges[:-1] + edges[1:]) / 2

@@ -1,0 +1,45 @@
+"""The window at a laptop's 1366 × 768 and at 1920 × 1080: no dock needs a horizontal scroll
+bar, the overlays' colour legend is in view, the metrics table shows 12 models without
+scrolling when the screen is tall enough, and the dataset view keeps its plots' titles."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6 import QtWidgets
+
+from tests.datasets import make_dataset
+from tests.gui.conftest import settle
+
+METHODS = tuple(f"Method-{k:02d}" for k in range(14))
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
+def test_docks_legends_and_the_table_fit_the_screen(qtbot, window, tmp_path, size) -> None:  # type: ignore[no-untyped-def]
+    root = make_dataset(tmp_path / "DS", n_images=3, methods=METHODS, size=(60, 80))
+    window.resize(*size)
+    window.open_path(root)
+    settle(qtbot, window)
+    window.params.confusion.setChecked(True)
+    QtWidgets.QApplication.processEvents()
+    for dock in window.findChildren(QtWidgets.QDockWidget):
+        if not dock.isVisible() or dock.visibleRegion().isEmpty():
+            continue  # (a tab behind another)
+        for area in dock.findChildren(QtWidgets.QAbstractScrollArea):
+            if isinstance(area, QtWidgets.QScrollArea):
+                assert not area.horizontalScrollBar().isVisible(), (dock.objectName(), size)
+    legend = window.grid.legend
+    assert legend.isVisible() and not legend.visibleRegion().isEmpty()
+    assert all(t in legend.text() for t in ("TP", "FP", "FN", "GT contour"))
+    assert legend.sizeHint().width() <= legend.width()
+    table = window.table.view
+    assert len(window.selection.shown) == 12
+    if size[1] >= 1080:  # every shown model's row in view
+        assert not table.verticalScrollBar().isVisible()
+        assert table.rowAt(table.viewport().height() - 1) in (-1, 11)
+    window.tabs.setCurrentIndex(1)
+    settle(qtbot, window)
+    QtWidgets.QApplication.processEvents()
+    for name, plot in window.dataset_view.plots.items():
+        title = plot.getPlotItem().titleLabel
+        text_width = title.item.boundingRect().width()
+        assert text_width <= plot.width(), (name, size, title.text)
