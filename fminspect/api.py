@@ -20,7 +20,7 @@ command                                       function
 ``fminspect rank export-results STUDY``       :func:`export_results`
 ``fminspect rank merge STUDY RESULTS…``       :func:`merge_results`
 ``fminspect qualitative ROOT --out F``        :func:`qualitative_figure`
-``fminspect gallery ROOT --out DIR``          :func:`write_gallery`
+``fminspect gallery ROOT --out DIR``          :func:`gallery_site`
 ============================================  ==================================
 
 Errors are typed and say what is wrong: :class:`LoadError` (a file that cannot be read),
@@ -82,6 +82,7 @@ __all__ = [
     "evaluate_dataset",
     "export_consensus",
     "export_results",
+    "gallery_site",
     "human_agreement",
     "merge_results",
     "pack_study",
@@ -89,7 +90,6 @@ __all__ = [
     "run_meta",
     "score_pair",
     "simulate_votes",
-    "write_gallery",
 ]
 
 
@@ -273,7 +273,7 @@ def qualitative_figure(
     return qual.make(qual.find_samples(found, samples), spec, out, formats, latex=latex)
 
 
-def write_gallery(
+def gallery_site(
     root: Path | str | None = None,
     *,
     out: Path | str,
@@ -321,12 +321,12 @@ def write_gallery(
 
     Examples
     --------
-    >>> write_gallery("data/COD10K", out="site", by="Sm", method="SINet")  # doctest: +SKIP
+    >>> gallery_site("data/COD10K", out="site", by="Sm", method="SINet")  # doctest: +SKIP
     """
     from fminspect.batch.gallery import make_gallery
     from fminspect.batch.workflow import find_datasets
     from fminspect.pipeline.config import EvalConfig
-    from fminspect.pipeline.tags import tags_file
+    from fminspect.pipeline.tags import existing_tags
 
     found, _ = find_datasets(root, dataset_config=dataset_config, method_config=method_config)
     config = EvalConfig(params or Params(), tuple(measures) if measures else None)
@@ -341,7 +341,7 @@ def write_gallery(
         count=count,
         filter_text=filter,
         store=cache,
-        tags=tags_file(folder)[0],
+        tags=existing_tags(folder),
         jobs=jobs,
         progress=progress,
     )

@@ -99,6 +99,8 @@ class Clause:
     on_scores: bool = False
     #: it reads the objects' shares (which the window reads when a filter asks for them)
     uses_shares: bool = False
+    #: it reads what :class:`Facts` hold (tags, shares, the selection, problems)
+    on_facts: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,7 @@ class Filter:
     @property
     def on_facts(self) -> bool:
         """It depends on what :class:`Facts` hold (made again when they change)."""
-        return any(not c.on_scores for c in self.clauses)
+        return any(c.on_facts for c in self.clauses)
 
     def mask(
         self, matrix: ScoreMatrix, facts: Facts | Callable[[str], frozenset[int]] = _no_tags
@@ -195,6 +197,7 @@ def _clause(
             part,
             negated,
             lambda mx, names, f: np.array([bool(f.tags_of(n)) == want for n in names], bool),
+            on_facts=True,
         )
     m = _TAG.match(body)
     if m:
@@ -203,6 +206,7 @@ def _clause(
             part,
             negated,
             lambda mx, names, f: np.array([slot in f.tags_of(n) for n in names], bool),
+            on_facts=True,
         )
     if lowered in ("selected", "problems", "empty gt"):
         return _fact_clause(part, negated, lowered)
@@ -216,7 +220,7 @@ def _clause(
                 return np.asarray(op(v, value), bool) & ~np.isnan(v)
 
         unknown = lambda mx, names, f: np.isnan(f.share(names))  # noqa: E731
-        return Clause(part, negated, share, unknown, uses_shares=True)
+        return Clause(part, negated, share, unknown, uses_shares=True, on_facts=True)
     m = _SUBSET.match(body)
     if m:
         rule = m["rule"] if m["rule"].lower() not in SUBSET_RULES else m["rule"].lower()
@@ -242,11 +246,17 @@ def _fact_clause(part: str, negated: bool, fact: str) -> Clause:
     """``selected``, ``problems`` or ``empty gt``."""
     if fact == "selected":
         return Clause(
-            part, negated, lambda mx, names, f: np.array([n in f.chosen for n in names], bool)
+            part,
+            negated,
+            lambda mx, names, f: np.array([n in f.chosen for n in names], bool),
+            on_facts=True,
         )
     if fact == "problems":
         return Clause(
-            part, negated, lambda mx, names, f: np.array([n in f.problems for n in names], bool)
+            part,
+            negated,
+            lambda mx, names, f: np.array([n in f.problems for n in names], bool),
+            on_facts=True,
         )
     return Clause(
         part,
@@ -254,6 +264,7 @@ def _fact_clause(part: str, negated: bool, fact: str) -> Clause:
         lambda mx, names, f: f.share(names) == 0,
         lambda mx, names, f: np.isnan(f.share(names)),
         uses_shares=True,
+        on_facts=True,
     )
 
 

@@ -43,7 +43,8 @@ from fminspect.batch.filters import Filter
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.io.atomic import write_bytes, write_text
 from fminspect.io.discovery import Dataset, Sample
-from fminspect.io.loading import fit_to, load_image, load_map
+from fminspect.io.limits import MAX_PIXELS
+from fminspect.io.loading import fit_to, load_image, load_map, to_u8
 from fminspect.io.validation import LoadError
 
 #: Cases a gallery shows unless asked otherwise.
@@ -85,6 +86,8 @@ class GallerySpec:
     labels: Mapping[str, str] = field(default_factory=dict)  # method → name printed
     title: str = ""
     variants: Mapping[str, str] = field(default_factory=dict)  # key → its exact variant
+    interpolation: str = "bilinear"  # a map of another size than its GT, as it was scored
+    max_pixels: int = MAX_PIXELS  # the files' limit, as for scoring
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +126,12 @@ def ordering_values(matrix: ScoreMatrix, spec: GallerySpec) -> np.ndarray:
     """Per sample (natural order): the ordering measure of ``spec.method``, or its mean over
     the chosen methods that have a score (NaN where none has)."""
     c = matrix.key_index[spec.by]
-    if spec.method:
-        return np.array(matrix.values[:, matrix.method_index[spec.method], c], dtype=float)
-    cols = [matrix.method_index[m] for m in spec.methods]
+    if spec.method:  # (a dataset without that method: no value)
+        j = matrix.method_index.get(spec.method)
+        if j is None:
+            return np.full(len(matrix.samples), np.nan)
+        return np.array(matrix.values[:, j, c], dtype=float)
+    cols = [matrix.method_index[m] for m in spec.methods if m in matrix.method_index]
     block = matrix.values[:, cols, c]
     known = np.isfinite(block)
     total = np.where(known, block, 0.0).sum(axis=1)
@@ -191,8 +197,7 @@ def _jpeg(array: np.ndarray, longest: int, *, rgb: bool) -> bytes:
     if k < 1:
         size = (max(1, round(w * k)), max(1, round(h * k)))
         array = cv2.resize(array, size, interpolation=cv2.INTER_AREA)
-    if array.dtype == np.uint16:
-        array = ((array.astype(np.uint32) + 128) // 257).astype(np.uint8)
+    array = to_u8(array)
     if rgb:
         array = cv2.cvtColor(array, cv2.COLOR_RGB2BGR)
     ok, data = cv2.imencode(".jpg", array, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
@@ -209,9 +214,7 @@ def _thumb(image: np.ndarray | None, gt: np.ndarray | None) -> np.ndarray | None
             continue
         h, w = array.shape[:2]
         size = (max(1, round(w * THUMB / h)), THUMB)
-        small = cv2.resize(array, size, interpolation=cv2.INTER_AREA)
-        if small.dtype == np.uint16:
-            small = ((small.astype(np.uint32) + 128) // 257).astype(np.uint8)
+        small = to_u8(cv2.resize(array, size, interpolation=cv2.INTER_AREA))
         parts.append(small if rgb else np.repeat(small[:, :, None], 3, axis=2))
         parts.append(np.full((THUMB, 2, 3), 255, np.uint8))
     return np.concatenate(parts[:-1], axis=1) if parts else None
@@ -226,12 +229,12 @@ def _pictures(case: Case, spec: GallerySpec, folder: Path) -> tuple[dict[str, st
     folder.mkdir(parents=True, exist_ok=True)
     gt = image = None
     try:
-        gt = load_map(s.gt).array
+        gt = load_map(s.gt, max_pixels=spec.max_pixels).array
     except LoadError as exc:
         notes.append(f"{s.name}: GT unreadable: {exc}")
     if s.image is not None:
         try:
-            image = load_image(s.image)
+            image = load_image(s.image, max_pixels=spec.max_pixels)
         except LoadError as exc:
             notes.append(f"{s.name}: image unreadable: {exc}")
     shape = gt.shape[:2] if gt is not None else (image.shape[:2] if image is not None else None)
@@ -248,12 +251,12 @@ def _pictures(case: Case, spec: GallerySpec, folder: Path) -> tuple[dict[str, st
         if path is None:
             continue
         try:
-            pred = load_map(path).array
+            pred = load_map(path, max_pixels=spec.max_pixels).array
         except LoadError as exc:
             notes.append(f"{s.name}: {method}'s map unreadable: {exc}")
             continue
         if shape is not None:
-            pred, _ = fit_to(pred, shape)
+            pred, _ = fit_to(pred, shape, spec.interpolation)
         write_bytes(folder / f"m{k:02d}.jpg", _jpeg(pred, PICTURE, rgb=False))
         files[f"m{k:02d}"] = f"m{k:02d}.jpg"
     return files, notes
@@ -459,6 +462,7 @@ def write_gallery(
     """Write the site into ``out`` (see the module notes): the pictures in ``jobs`` threads
     (decoding and encoding release the GIL), then the pages."""
     out = Path(out)
+    _clear(out)
     (out / "cases").mkdir(parents=True, exist_ok=True)
     files: dict[int, dict[str, str]] = {}
     notes: list[str] = []
@@ -495,12 +499,30 @@ def write_gallery(
         "methods": list(spec.methods),
     }
     write_text(out / "cases.json", json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    count = size = 0
-    for path in out.rglob("*"):
-        if path.is_file():
-            count += 1
-            size += path.stat().st_size
-    return Written(index, len(cases), count, size, notes)
+    paths = [index, out / "cases.json"]
+    paths += [out / "cases" / f"{c.rank:04d}.html" for c in cases]
+    paths += [
+        out / "img" / f"{rank:04d}" / f for rank, found in files.items() for f in found.values()
+    ]
+    return Written(index, len(cases), len(paths), sum(p.stat().st_size for p in paths), notes)
+
+
+def _clear(out: Path) -> None:
+    """Make ``out`` ready: a new or empty folder, or an earlier gallery (its pages and
+    pictures removed, so that none of a longer list is left); any other folder is refused."""
+    import shutil
+
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise GalleryError(f"{out}: not a folder")
+    if (out / "cases.json").is_file():
+        for sub in ("cases", "img"):
+            shutil.rmtree(out / sub, ignore_errors=True)
+    elif any(out.iterdir()):
+        raise GalleryError(
+            f"{out}: the folder is not empty and holds no gallery; give a new or empty folder"
+        )
 
 
 def describe(*, listed: bool, filtered: str, total: int, kept: int) -> str:
@@ -556,7 +578,7 @@ def score_dataset(
     done = 0
     try:
         for event in stream_evaluation(dataset, matrix, config, store, jobs=jobs):
-            if isinstance(event, Planned) and event.units:
+            if isinstance(event, Planned) and event.units and bar is None:
                 if on_message:
                     on_message(
                         f"{dataset.name}: {event.stored} of {event.pairs} pairs stored, "
@@ -632,6 +654,8 @@ def make_gallery(
         count=count,
         labels=dict(labels or {}),
         title=title or f"fminspect gallery: {', '.join(d.name for d in datasets)}",
+        interpolation=config.interpolation,
+        max_pixels=config.max_pixels,
     )
     check_spec(spec, [mx for _, mx in sources])
     spec = dataclasses.replace(spec, variants=variants([by, *spec.shown], config.params))
@@ -639,9 +663,9 @@ def make_gallery(
     try:
         names = tag_store.names if tag_store is not None else {}
         try:
-            filters = {
-                ds.name: parse(filter_text, mx.keys, mx.methods, names) for ds, mx in sources
-            }
+            every = list(dict.fromkeys(m for _, mx in sources for m in mx.methods))
+            # (a method one dataset lacks has no score there: its clause keeps none of it)
+            filters = {ds.name: parse(filter_text, mx.keys, every, names) for ds, mx in sources}
         except FilterError as exc:
             raise GalleryError(str(exc)) from None
         cases, total = choose_cases(

@@ -24,7 +24,9 @@ environment that includes the file, with a caption naming the columns.
 from __future__ import annotations
 
 import difflib
+import math
 import statistics
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,8 +36,8 @@ import cv2
 import numpy as np
 
 from fminspect.batch.figures import STABLE_RC, FigureError, import_matplotlib, save
-from fminspect.io.discovery import Dataset, Sample
-from fminspect.io.loading import fit_to, load_image, load_map
+from fminspect.io.discovery import Dataset, Sample, sample_name
+from fminspect.io.loading import fit_to, load_image, load_map, to_u8
 from fminspect.io.validation import LoadError
 
 #: Formats written.
@@ -53,6 +55,11 @@ GAP = 0.02
 #: The inset's width as a share of its cell's.
 INSET_SHARE = 0.45
 INSET_COLOUR = "#e8000b"
+
+
+#: Matplotlib's pyplot and rcParams belong to the whole process: figures drawn on worker
+#: threads (the window's dialog) take turns.
+_MATPLOTLIB = threading.Lock()
 
 
 class QualitativeError(FigureError):
@@ -78,7 +85,7 @@ class Region:
             raise QualitativeError(
                 f"region {text!r} is not X,Y,W,H (pixels of the image, e.g. 40,60,120,90)"
             ) from None
-        if w <= 0 or h <= 0 or x < 0 or y < 0:
+        if not all(math.isfinite(v) for v in (x, y, w, h)) or w <= 0 or h <= 0 or x < 0 or y < 0:
             raise QualitativeError(f"region {text!r} needs X, Y ≥ 0 and W, H > 0")
         return cls(x, y, w, h)
 
@@ -167,7 +174,7 @@ def find_samples(datasets: Sequence[Dataset], wanted: Sequence[str]) -> list[Sam
         if text in by_key:
             found.append(by_key[text])
             continue
-        stem = text.rsplit(".", 1)[0] if text.rsplit(".", 1)[-1].lower() in _EXT else text
+        stem = sample_name(text)
         hits = by_name.get(stem) or by_name.get(text) or []
         if len(hits) == 1:
             found.append(hits[0])
@@ -181,9 +188,6 @@ def find_samples(datasets: Sequence[Dataset], wanted: Sequence[str]) -> list[Sam
     if not found:
         raise QualitativeError("no sample named: give --samples NAME… or --samples-from FILE")
     return found
-
-
-_EXT = {"png", "jpg", "jpeg", "bmp", "tif", "tiff", "webp"}
 
 
 def _names(datasets: Sequence[Dataset]) -> str:
@@ -235,7 +239,10 @@ def plan(
     rows: list[Row] = []
     for k, s in enumerate(samples):
         key = sample_key(s, several)
-        region = spec.insets.get(key) or spec.insets.get(s.name)
+        region = next(
+            (spec.insets[k] for k in (key, s.name, f"{s.dataset}/{s.name}") if k in spec.insets),
+            None,
+        )
         try:
             rows.append(_row(s, key, spec, px, region, notes))
         except QualitativeError as exc:
@@ -292,7 +299,7 @@ def _row(
                 cells.append(Cell(None, mark="unreadable"))
     if spec.show_gt:
         cells.append(
-            _cell(_grey(gt), px, region) if gt is not None else Cell(None, mark="unreadable")
+            _cell(to_u8(gt), px, region) if gt is not None else Cell(None, mark="unreadable")
         )
     for method in spec.methods:
         path = sample.preds.get(method)
@@ -308,7 +315,7 @@ def _row(
             continue
         if shape is None:
             shape = pred.shape[:2]
-        cells.append(_cell(_grey(_fit(pred, shape, spec.interpolation)), px, region))
+        cells.append(_cell(to_u8(_fit(pred, shape, spec.interpolation)), px, region))
     return Row(key if spec.sample_labels else "", cells, region)
 
 
@@ -317,13 +324,6 @@ def _fit(array: np.ndarray, shape: tuple[int, int] | None, interpolation: str) -
         return array
     fitted, _ = fit_to(array, shape, interpolation)
     return fitted
-
-
-def _grey(array: np.ndarray) -> np.ndarray:
-    """A map as 8 bits for printing (a 16-bit map's v/257, rounded)."""
-    if array.dtype == np.uint16:
-        return ((array.astype(np.uint32) + 128) // 257).astype(np.uint8)
-    return array
 
 
 def _cell(
@@ -603,10 +603,8 @@ def latex_snippet(
     page = spec.width > WIDTHS["column"] + 0.5
     env = "figure*" if page else "figure"
     width = r"\textwidth" if page else r"\linewidth"
-    names = [
-        "image" if c == "Image" and spec.show_image else "ground truth" if c == "GT" else c
-        for c in spec.columns
-    ]
+    names = (["image"] if spec.show_image else []) + (["ground truth"] if spec.show_gt else [])
+    names += [spec.labels.get(m, m) for m in spec.methods]
     way = "From top to bottom" if spec.transpose else "From left to right"
     where = f" on {', '.join(latex_escape(d) for d in datasets)}" if datasets else ""
     return "\n".join(
@@ -655,8 +653,9 @@ def make(
             f"{out.name}: the format {', '.join(bad) or '(none)'} is not one of "
             f"{', '.join(FORMATS)}"
         )
-    planned = plan(samples, spec, on_progress=on_progress)
-    written = draw(planned, spec, out, formats)
+    with _MATPLOTLIB:  # one figure at a time: pyplot and rcParams are the process's
+        planned = plan(samples, spec, on_progress=on_progress)
+        written = draw(planned, spec, out, formats)
     notes = list(planned.notes)
     if latex:
         from fminspect.io.atomic import write_text

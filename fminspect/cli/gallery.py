@@ -98,7 +98,7 @@ def cmd_gallery(args: argparse.Namespace) -> int:
     from fminspect.batch.subsets import SubsetError, read_image_list
     from fminspect.io.aliases import AliasError, read_aliases
     from fminspect.pipeline.config import EvalConfig
-    from fminspect.pipeline.tags import tags_file
+    from fminspect.pipeline.tags import existing_tags
 
     command = "gallery"
     if args.count < 0 or args.jobs < 1:
@@ -128,7 +128,7 @@ def cmd_gallery(args: argparse.Namespace) -> int:
             filter_text=args.filter,
             listed=listed,
             store=args.cache,
-            tags=tags_file(folder)[0],
+            tags=existing_tags(folder),
             jobs=args.jobs,
             on_message=say(),
         )

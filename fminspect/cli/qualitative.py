@@ -140,11 +140,12 @@ def cmd_qualitative(args: argparse.Namespace) -> int:
         if isinstance(datasets, int):
             return datasets
         samples = qual.find_samples(datasets, wanted)
-        unknown = [n for n in insets if n not in wanted and n not in {s.name for s in samples}]
-        if unknown:
-            return fail(
-                f"--inset names {', '.join(unknown)}, not one of the samples shown", command=command
-            )
+        shown = {(s.dataset, s.name) for s in samples}
+        for name in list(insets):  # each inset's sample, found as --samples are
+            (found,) = qual.find_samples(datasets, [name])
+            if (found.dataset, found.name) not in shown:
+                return fail(f"--inset names {name}, not one of the samples shown", command=command)
+            insets[f"{found.dataset}/{found.name}"] = insets.pop(name)
         spec = qual.QualitativeSpec(
             methods=qual.find_methods(datasets, args.methods or ()),
             labels=read_aliases(args.aliases) if args.aliases else {},

@@ -350,9 +350,8 @@ class AnalysisWindow(QtWidgets.QMainWindow):
         self.group_title.setText(f"<b>{group}</b> — {sample}: {reason}{note}")
         self.group_title.setWordWrap(True)
         from fminspect.gui.voting import Picture
-        from fminspect.io.loading import load_map
+        from fminspect.io.loading import load_map, to_u8
         from fminspect.io.validation import LoadError
-        from fminspect.ranking.present import to_u8
 
         lay = self.thumbs.layout()
         assert isinstance(lay, QtWidgets.QHBoxLayout)  # made in __init__

@@ -20,6 +20,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fminspect.gui.panels.curves import model_colour
 from fminspect.gui.views.base import MatrixPanel
 from fminspect.gui.workers import submit
+from fminspect.io.loading import to_u8
 from fminspect.metrics import (
     DEFAULT_PARAMS,
     MEASURES,
@@ -28,7 +29,6 @@ from fminspect.metrics import (
     compute_suite,
     unit_map,
 )
-from fminspect.ranking.present import to_u8
 from fminspect.teaching import PERTURBATIONS, FlawDemo, flaw_demos, rank_demo, sweep
 
 SWEEP_KEYS = ("MAE", "Sm", "wFm", "maxEm", "maxFm", "maxIoU", "Cm")

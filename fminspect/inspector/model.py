@@ -254,7 +254,12 @@ class InspectorModel(SampleScoring):
     # ------------------------------------------------------------------ settings
     def set_settings(self, settings: Settings) -> None:
         """Change parameters (the measures stay the chosen ones); the browser's scores are
-        made again once they have been still for :data:`RESCORE_AFTER_MS`."""
+        made again once they have been still for :data:`RESCORE_AFTER_MS`. Another GT rule
+        makes the objects' shares unknown again (read anew when asked for)."""
+        if settings.params.norm.gt_rule != self.settings.params.norm.gt_rule:
+            known, self.walk.shares, self._shares_for = self.walk.shares, None, None
+            if known is not None:
+                self.facts_changed.emit()
         super().set_settings(dataclasses.replace(settings, keys=self.measure_choice))
         if self.dataset is not None and self.dataset.name != "files":
             self._rescore.start()
@@ -324,13 +329,15 @@ class InspectorModel(SampleScoring):
         )
 
         def done(shares: dict[str, float]) -> None:
-            self._shares_for = None
-            if self.dataset is ds:
+            if self._shares_for == ds.name:  # (not a later dataset's reading)
+                self._shares_for = None
+            if self.dataset is ds and norm.gt_rule == self.settings.params.norm.gt_rule:
                 self.walk.shares = shares
                 self.facts_changed.emit()
 
         def failed(why: str) -> None:
-            self._shares_for = None
+            if self._shares_for == ds.name:
+                self._shares_for = None
             self.message.emit(f"the objects' shares could not be read: {why}", 8000)
 
         self.runtime.submit(lambda: gt_shares(samples, norm), done, failed, own_thread=True)

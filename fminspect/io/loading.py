@@ -201,3 +201,14 @@ def fit_to(
     resized = cv2.resize(pred, (w, h), interpolation=INTERPOLATIONS[interpolation])
     note = f"resized from {pred.shape[1]}×{pred.shape[0]} to the GT size {w}×{h} ({interpolation})"
     return resized, note
+
+
+def to_u8(a: np.ndarray) -> np.ndarray:
+    """A map of any depth the loader returns (uint8, uint16, float in [0, 1], bool) as uint8."""
+    if a.dtype == np.uint8:
+        return a
+    if a.dtype == np.uint16:
+        return ((a.astype(np.uint32) + 128) // 257).astype(np.uint8)
+    if a.dtype == bool:
+        return a.astype(np.uint8) * 255
+    return np.clip(np.rint(a.astype(np.float64) * 255), 0, 255).astype(np.uint8)

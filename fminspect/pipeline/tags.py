@@ -110,6 +110,21 @@ def tags_file(folder: Path | str) -> tuple[Path, bool]:
     return tags_path(folder, not own)
 
 
+def existing_tags(folder: Path | str) -> Path | None:
+    """The tag store the window keeps for ``folder``, if there is one; looked up without
+    writing anything (for commands that only read the tags: ``fminspect gallery``)."""
+    from fminspect.io.resources import resource_dir
+
+    folder = Path(folder).resolve()
+    beside = folder / ".fminspect" / "tags.sqlite"
+    own = folder.is_relative_to(resource_dir().resolve())
+    if not own and beside.is_file():
+        return beside
+    key = hashlib.blake2b(str(folder).encode("utf-8", "surrogateescape"), digest_size=8)
+    elsewhere = user_data_dir() / "tags" / f"{folder.name}-{key.hexdigest()}.sqlite"
+    return elsewhere if elsewhere.is_file() else None
+
+
 @dataclass(frozen=True, slots=True)
 class Case:
     """One sample's tags and notes."""

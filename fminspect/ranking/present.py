@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fminspect.io.loading import fit_to, load_image, load_map
+from fminspect.io.loading import fit_to, load_image, load_map, to_u8
 from fminspect.ranking.design import Design, Item
 from fminspect.ranking.schedule import Trial
 
@@ -30,17 +30,6 @@ class Screen:
     references: tuple[tuple[str, np.ndarray], ...]
     left: np.ndarray
     right: np.ndarray
-
-
-def to_u8(a: np.ndarray) -> np.ndarray:
-    """A map of any depth the loader returns (uint8, uint16, float in [0, 1], bool) as uint8."""
-    if a.dtype == np.uint8:
-        return a
-    if a.dtype == np.uint16:
-        return ((a.astype(np.uint32) + 128) // 257).astype(np.uint8)
-    if a.dtype == bool:
-        return a.astype(np.uint8) * 255
-    return np.clip(np.rint(a.astype(np.float64) * 255), 0, 255).astype(np.uint8)
 
 
 def _grey(a: np.ndarray) -> np.ndarray:

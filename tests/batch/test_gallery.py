@@ -221,9 +221,41 @@ def test_the_api_writes_what_the_command_writes(
 
     root, _, store = evaluated
     assert _gallery(evaluated, tmp_path / "cli", "--count", "4") == 0
-    written = api.write_gallery(
+    written = api.gallery_site(
         root, out=tmp_path / "api", count=4, measures=MEASURES, cache=store, progress=False
     )
     assert written.cases == 4 and written.index == tmp_path / "api" / "index.html"
     for name in ("index.html", "cases.json", "cases/0002.html"):
         assert (tmp_path / "api" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+
+
+def test_a_second_run_replaces_the_site_and_a_foreign_folder_is_refused(
+    evaluated: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = evaluated[0]
+    site = tmp_path / "site"
+    assert _gallery(evaluated, site, "--count", "4") == 0
+    assert _gallery(evaluated, site, "--count", "2") == 0
+    assert sorted(p.name for p in (site / "cases").iterdir()) == ["0001.html", "0002.html"]
+    assert sorted(p.name for p in (site / "img").iterdir()) == ["0001", "0002"]
+    assert "2 cases, " in capsys.readouterr().err
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "mine.txt").write_text("keep me", encoding="utf-8")
+    assert _gallery(evaluated, other) == 2
+    assert "not empty and holds no gallery" in capsys.readouterr().err
+    assert (other / "mine.txt").read_text(encoding="utf-8") == "keep me"
+    assert not (root / ".fminspect").exists()  # reading the tags wrote nothing beside the data
+
+
+def test_datasets_with_different_methods_in_one_gallery(tmp_path: Path) -> None:
+    root = tmp_path / "two"
+    make_dataset(root, n_images=3, methods=("A", "B"), layout="multi", dataset="D1")
+    make_dataset(root, n_images=3, methods=("A",), layout="multi", dataset="D2", seed=2)
+    store = tmp_path / "s.sqlite"
+    args = ["--measures", "Sm", "--cache", str(store)]
+    assert main(["gallery", str(root), "--out", str(tmp_path / "site"), *args]) == 0
+    cases = _cases(tmp_path / "site")
+    assert {c["dataset"] for c in cases} == {"D1", "D2"} and len(cases) == 6
+    assert main(["gallery", str(root), "--out", str(tmp_path / "b"), "--method", "B", *args]) == 0
+    assert [c["dataset"] for c in _cases(tmp_path / "b")][:3] == ["D1"] * 3  # D2 has no B

@@ -275,3 +275,16 @@ def test_the_api_writes_what_the_command_writes(root: Path, tmp_path: Path) -> N
     )
     assert made.written == [tmp_path / "api.pdf", tmp_path / "api.tex"]
     assert (tmp_path / "api.pdf").read_bytes() == (tmp_path / "cli.pdf").read_bytes()
+
+
+def test_an_inset_named_as_a_sample_is_and_a_region_must_be_finite(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "f.png"
+    args = ["qualitative", str(root), "--samples", "DS/s1", "--methods", "M_a", "--dpi", "80"]
+    assert main([*args, "--inset", "s1.png=10,10,30,20", "--out", str(out)]) == 0
+    picture = cv2.imread(str(out))
+    red = (picture[..., 2] > 180) & (picture[..., 1] < 80) & (picture[..., 0] < 80)
+    assert red.sum() > 50  # the inset is drawn whatever the sample's name was written as
+    assert main([*args, "--inset", "s1=nan,0,10,10", "--out", str(out)]) == 2
+    assert "needs X, Y ≥ 0 and W, H > 0" in capsys.readouterr().err

@@ -12,11 +12,11 @@ import pytest
 
 from fminspect.cli import main
 from fminspect.io.discovery import discover
+from fminspect.io.loading import to_u8
 from fminspect.ranking.aggregate import Rule, aggregate
 from fminspect.ranking.agreement import _pair_table, free_marginal_kappa
 from fminspect.ranking.build import build_design, groups_from_dataset
 from fminspect.ranking.export import export_ranked, load_ranked, open_pack, write_pack
-from fminspect.ranking.present import to_u8
 from fminspect.ranking.simulate import SimulatedParticipant, simulate, strengths_by_position
 from fminspect.ranking.store import StudyError, StudyStore, VotingSession
 from tests.datasets import make_dataset

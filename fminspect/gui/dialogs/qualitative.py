@@ -157,9 +157,9 @@ class QualitativeDialog(QtWidgets.QDialog):
         samples, spec = self.samples(), self.spec()
         out = Path(self.path.text().strip()).expanduser()
         latex = self.latex.isChecked()
-        self.status.setText(f"drawing {len(samples)} rows × {len(spec.columns)} columns…")
         self._job = True
         self._update()
+        self.status.setText(f"drawing {len(samples)} rows × {len(spec.columns)} columns…")
 
         def run() -> Made | str:
             try:

@@ -14,7 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fminspect.gui.colours import CONFUSION_RGB, CONTOUR_RGB, hex_colour
+from fminspect.gui.colours import CONFUSION_RGB, CONTOUR_RGB, confusion_colour, hex_colour
 from fminspect.gui.panels.image_layer import ImageLayer
 from fminspect.gui.panels.plain_items import line_item
 from fminspect.metrics import SuiteResult, unit_map
@@ -288,7 +288,7 @@ class MapGridPanel(QtWidgets.QWidget):
         swatch = "<span style='color:{}'>■</span> {}"
         entries: list[tuple[Any, str]] = []
         if self.show_confusion:
-            entries += [(CONFUSION_RGB[i], n) for i, n in ((3, "TP"), (1, "FP"), (2, "FN"))]
+            entries += [(confusion_colour(n), n) for n in ("TP", "FP", "FN")]
         if self.show_contour:
             entries.append((CONTOUR_RGB, "GT contour"))
         self.legend.setText(" &nbsp; ".join(swatch.format(hex_colour(c), t) for c, t in entries))

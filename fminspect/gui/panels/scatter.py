@@ -75,7 +75,8 @@ class ScatterPanel(QtWidgets.QWidget):
         self.model: InspectorModel | None = None
         self.data = ScatterData(np.zeros(0, np.intp), np.zeros(0), np.zeros(0), "", "")
         self._groups: Any = None
-        self._csv = ""
+        self._problem = ""  # an attribute table that could not be read
+        self._listed_n = 0
         box = QtWidgets.QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
         bar = QtWidgets.QHBoxLayout()
@@ -141,16 +142,18 @@ class ScatterPanel(QtWidgets.QWidget):
         """Draw ``model``'s listed samples and follow its scores, list and shown sample."""
         self.model = model
         model.scores.matrix_started.connect(lambda *_: self._fill())
-        model.scores.scores_arrived.connect(lambda *_: self._timer.start())
+        model.scores.scores_arrived.connect(lambda *_: self.follow_list())
         model.models_changed.connect(self._fill)
         model.models_listed.connect(self._fill)
-        model.facts_changed.connect(self._timer.start)
+        model.facts_changed.connect(self.follow_list)
         model.sample_loaded.connect(lambda *_: self.mark_shown())
         self._fill()
 
     def follow_list(self) -> None:
-        """The browser's list changed (a filter, an order): draw its samples."""
-        self._timer.start()
+        """Scores arrived, or the browser's list changed (a filter, an order): draw again
+        soon (at most every :data:`REDRAW_MS` while they keep coming)."""
+        if not self._timer.isActive():
+            self._timer.start()
 
     def _fill(self) -> None:
         """The measures and models of the current dataset in the lists."""
@@ -182,18 +185,22 @@ class ScatterPanel(QtWidgets.QWidget):
                 if not path:
                     self.against.setCurrentIndex(0)
                     return
-                rule = self._csv = path
+                rule = path
             try:
                 self._groups = subsets_rule(rule)
+                self._problem = ""
             except SubsetError as exc:
-                self.note.setText(str(exc))
+                self._problem = str(exc)
         if against == "share" and self.model is not None:
             self.model.request_shares()
         self.redraw()
 
     def _on_log(self, on: bool) -> None:
-        self.plot.setLogMode(x=on, y=False)
         self.redraw()
+
+    def _log_x(self) -> bool:
+        """A logarithmic x axis: asked for, and the x axis is the object's share."""
+        return AXES[self.against.currentIndex()][1] == "share" and self.log_x.isChecked()
 
     # ------------------------------------------------------------------ drawing
     def redraw(self) -> None:
@@ -203,6 +210,8 @@ class ScatterPanel(QtWidgets.QWidget):
             return
         walk = self.model.walk
         _, against, _ = AXES[self.against.currentIndex()]
+        if against == "share" and walk.shares is None:
+            self.model.request_shares()  # (once; the view is drawn again when they come)
         key, a, b = self.measure.currentText(), self.a.currentData(), self.b.currentData()
         if not key or a is None:
             return
@@ -215,11 +224,13 @@ class ScatterPanel(QtWidgets.QWidget):
             shares=walk.shares,
             groups=self._groups,
             labels={m: self.model.selection.name(m) for m in walk.matrix.methods},
-            listed=self._listed(),
+            listed=(listed := self._listed()),
         )
+        self._listed_n = len(listed)
         d = self.data
         x = d.x
-        if against == "share" and self.log_x.isChecked():  # (log mode takes log10 itself)
+        self.plot.setLogMode(x=self._log_x(), y=False)
+        if self._log_x():  # (log mode takes log10 itself; an empty GT has no place on it)
             x = np.where(d.x > 0, d.x, np.nan)
         self.points.setData(x=x, y=d.y, data=d.rows)
         self.diagonal.setVisible(d.diagonal)
@@ -271,8 +282,10 @@ class ScatterPanel(QtWidgets.QWidget):
         m = self.model
         if m is None:
             return
-        n, listed = len(self.data), len(self._listed())
+        n, listed = len(self.data), self._listed_n
         text = f"{n:,} points of {listed:,} listed samples"
+        if self._problem:
+            text = f"{self._problem} — {text}"
         if against == "share" and m.walk.shares is None:
             text += " — reading the GTs for their objects' shares…"
         elif against == "attribute" and self._groups is not None and not self.data.categories:
@@ -308,7 +321,7 @@ class ScatterPanel(QtWidgets.QWidget):
         axis, in log10 units as drawn)."""
         if self.model is None:
             return frozenset()
-        if self.log_x.isVisible() and self.log_x.isChecked():
+        if self._log_x():
             x0, x1 = 10**x0, 10**x1
         rows = inside(self.data, x0, x1, y0, y1)
         names = frozenset(self.model.walk.matrix.samples[i] for i in rows.tolist())
