@@ -25,6 +25,7 @@ mean over the chosen methods — and the first ``count`` of them.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import html
 import json
@@ -110,8 +111,14 @@ def _higher_is_better(key: str) -> bool:
 def check_spec(spec: GallerySpec, matrices: Sequence[ScoreMatrix]) -> None:
     """A :class:`GalleryError` naming what is unknown: a measure not scored, a method no
     dataset has."""
+    from fminspect.metrics.registry import MEASURES_BY_KEY
+
     keys = matrices[0].keys if matrices else ()
     for key in dict.fromkeys((spec.by, *spec.shown)):
+        if key not in MEASURES_BY_KEY:
+            near = difflib.get_close_matches(key, list(MEASURES_BY_KEY), n=1, cutoff=0.5)
+            hint = f" (did you mean {near[0]}?)" if near else ""
+            raise GalleryError(f"{key} is not a measure{hint}; `fminspect measures` lists them")
         if key not in keys:
             raise GalleryError(
                 f"{key} is not scored here (scored: {', '.join(keys)}); add it with --measures"
@@ -120,6 +127,10 @@ def check_spec(spec: GallerySpec, matrices: Sequence[ScoreMatrix]) -> None:
     for m in (*spec.methods, *([spec.method] if spec.method else [])):
         if m not in methods:
             raise GalleryError(f"no method {m} (there are: {', '.join(sorted(methods))})")
+    if spec.method and spec.methods and spec.method not in spec.methods:
+        raise GalleryError(
+            f"--method {spec.method} orders the cases, so it is shown: add it to --methods"
+        )
 
 
 def ordering_values(matrix: ScoreMatrix, spec: GallerySpec) -> np.ndarray:
@@ -271,7 +282,8 @@ th{position:sticky;top:0;background:#f5f5f5;cursor:pointer;white-space:nowrap;te
 th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}
 th[aria-sort=ascending]::after{content:" \\25B2"} th[aria-sort=descending]::after{content:" \\25BC"}
 td.name{min-width:9em;max-width:22em;overflow-wrap:anywhere}
-img.thumb{height:THUMBpx;max-width:200px;object-fit:cover;display:block}
+img.thumb{height:THUMBpx;max-width:200px;object-fit:cover;display:block;
+border:1px solid #bbb}
 .wide{overflow-x:auto}
 #filter{width:24em;padding:4px;margin:.5em 0} .grid{display:flex;flex-wrap:wrap;gap:10px}
 .card{width:PICTUREpx} .card img{max-width:100%;display:block;border:1px solid #ddd}
@@ -352,7 +364,7 @@ def _index(
     tagged = any(c.tags or c.note for c in cases)  # the tags and notes columns, if any
     heads = ["#", "", "sample", "dataset", *(["tags", "note"] if tagged else [])]
     first_score = len(heads)
-    heads += [_label(spec, m) for m in spec.methods] + [f"mean {by}"]
+    heads += [f"mean {by}"] + [_label(spec, m) for m in spec.methods]
     numeric = {0} | set(range(first_score, len(heads)))
     th = "".join(
         f'<th class="num">{_e(h)}</th>' if i in numeric else f"<th>{_e(h)}</th>"
@@ -384,7 +396,7 @@ def _index(
             cells += [f"<td>{tags}</td>", f"<td>{_e(case.note)}</td>"]
         cells += [
             f'<td class="num" data-v="{v if math.isfinite(v) else ""}">{_number(v)}</td>'
-            for v in [*scores, mean]
+            for v in [mean, *scores]
         ]
         rows.append(f'<tr data-text="{_e(text)}">{"".join(cells)}</tr>')
     body = (
@@ -431,7 +443,8 @@ def _case_page(
             f"{_e(key)} {_number(matrix.value(s.name, m, key))}" for key in spec.shown
         )
         kind = "best" if m == best else "worst" if m == worst else ""
-        cards.append(card(_label(spec, m), files.get(f"m{k:02d}"), scores, kind))
+        mark = " ▲ best" if kind == "best" else " ▼ worst" if kind == "worst" else ""
+        cards.append(card(_label(spec, m) + mark, files.get(f"m{k:02d}"), scores, kind))
     prev = f'<a href="{case.rank - 1:04d}.html">← previous</a>' if case.rank > 1 else ""
     nxt = f'<a href="{case.rank + 1:04d}.html">next →</a>' if case.rank < n else ""
     tags = "".join(f'<span class="tag">{_e(t)}</span>' for t in case.tags)
@@ -507,22 +520,27 @@ def write_gallery(
     return Written(index, len(cases), len(paths), sum(p.stat().st_size for p in paths), notes)
 
 
-def _clear(out: Path) -> None:
-    """Make ``out`` ready: a new or empty folder, or an earlier gallery (its pages and
-    pictures removed, so that none of a longer list is left); any other folder is refused."""
-    import shutil
-
+def _check_out(out: Path) -> None:
+    """A new or empty folder, or an earlier gallery; any other is refused."""
     if not out.exists():
         return
     if not out.is_dir():
         raise GalleryError(f"{out}: not a folder")
-    if (out / "cases.json").is_file():
-        for sub in ("cases", "img"):
-            shutil.rmtree(out / sub, ignore_errors=True)
-    elif any(out.iterdir()):
+    if not (out / "cases.json").is_file() and any(out.iterdir()):
         raise GalleryError(
             f"{out}: the folder is not empty and holds no gallery; give a new or empty folder"
         )
+
+
+def _clear(out: Path) -> None:
+    """Make ``out`` ready (see :func:`_check_out`): an earlier gallery's pages and pictures
+    removed, so that none of a longer list is left."""
+    import shutil
+
+    _check_out(out)
+    if (out / "cases.json").is_file():
+        for sub in ("cases", "img"):
+            shutil.rmtree(out / sub, ignore_errors=True)
 
 
 def describe(*, listed: bool, filtered: str, total: int, kept: int) -> str:
@@ -631,6 +649,16 @@ def make_gallery(
     from fminspect.pipeline.store import store_for
     from fminspect.pipeline.tags import TagStore
 
+    _check_out(Path(out))
+    try:  # a filter that cannot be read is said before anything is scored
+        every = [m for ds in datasets for m in ds.method_names]
+        names0: dict[int, str] = {}
+        if tags is not None and Path(tags).is_file():
+            with TagStore(tags) as store0:
+                names0 = store0.names
+        parse(filter_text, config.keys_for(True), every, names0)
+    except FilterError as exc:
+        raise GalleryError(str(exc)) from None
     sources = [
         (
             ds,
@@ -680,13 +708,24 @@ def make_gallery(
     finally:
         if tag_store is not None:
             tag_store.close()
+    if listed and on_message:
+        known = {(ds.name, s.name) for ds in datasets for s in ds.samples}
+        plain = {n for _, n in known}
+        unknown = [
+            n for d, n in dict.fromkeys(listed) if ((d, n) not in known if d else n not in plain)
+        ]
+        if unknown:
+            on_message(
+                f"note: {len(unknown)} name{'s' if len(unknown) != 1 else ''} of the case list "
+                f"in no dataset (e.g. {', '.join(unknown[:3])})"
+            )
     if not cases:
         raise GalleryError("no case to show: the filter or the case list keeps no sample")
     heading = describe(
         listed=bool(listed), filtered=filter_text.strip(), total=total, kept=len(cases)
     )
     if on_message:
-        on_message(f"gallery: {heading}; writing {len(cases)} pages")
+        on_message(f"gallery: {heading}; writing {len(cases)} page{'s' if len(cases) > 1 else ''}")
     bar = _bar(progress)
     try:
         return write_gallery(

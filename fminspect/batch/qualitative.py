@@ -338,11 +338,14 @@ def _cell(
     printed = cv2.resize(array, size, interpolation=cv2.INTER_AREA if shrink else cv2.INTER_CUBIC)
     zoom = None
     if region is not None:
-        if region.x + region.w > w + 0.5 or region.y + region.h > h + 0.5:
+        if region.x >= w or region.y >= h:
             raise QualitativeError(
                 f"the inset's region {region.x:g},{region.y:g},{region.w:g},{region.h:g} is "
                 f"outside the {w}×{h} image"
             )
+        region = Region(
+            region.x, region.y, min(region.w, w - region.x), min(region.h, h - region.y)
+        )
         x0, y0 = int(region.x), int(region.y)
         x1, y1 = (
             min(w, int(np.ceil(region.x + region.w))),
@@ -365,6 +368,18 @@ def _text_width(text: str, size: float, bold: bool = False) -> float:
 
     prop = FontProperties(size=size, weight="bold" if bold else "normal")
     return float(TextPath((0, 0), text, prop=prop).get_extents().width) / 72.0
+
+
+def elide(text: str, size: float, room: float) -> str:
+    """``text`` as it fits ``room`` inches at ``size`` points: whole, or its end after "…"
+    (a COD10K name keeps its class and number: "…Aquatic-3-Crab-154")."""
+    if _text_width(text, size) <= room:
+        return text
+    for k in range(len(text) - 1, 0, -1):
+        short = "…" + text[-k:]
+        if _text_width(short, size) <= room:
+            return short
+    return "…"
 
 
 def _widest(labels: Sequence[str], bold: Sequence[bool], size: float) -> float:
@@ -481,7 +496,7 @@ def _figure(planned: Planned, spec: QualitativeSpec, plt: Any) -> Any:
             fig.text(
                 (x + cw / 2) / W,
                 (H - lay.top + 0.02) / H,
-                text,
+                elide(text, small, cw * 0.96),
                 ha="center",
                 va="bottom",
                 fontsize=small,
@@ -504,7 +519,7 @@ def _figure(planned: Planned, spec: QualitativeSpec, plt: Any) -> Any:
             fig.text(
                 (lay.left - 0.03) / W,
                 (y + ch / 2) / H,
-                text,
+                elide(text, small, ch * 0.96),
                 ha="right",
                 va="center",
                 rotation=90,

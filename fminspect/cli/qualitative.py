@@ -146,10 +146,23 @@ def cmd_qualitative(args: argparse.Namespace) -> int:
             if (found.dataset, found.name) not in shown:
                 return fail(f"--inset names {name}, not one of the samples shown", command=command)
             insets[f"{found.dataset}/{found.name}"] = insets.pop(name)
+        methods = qual.find_methods(datasets, args.methods or ())
+        labels = read_aliases(args.aliases) if args.aliases else {}
+        if labels and not set(labels) & set(methods):
+            print(f"warning: {args.aliases} names none of the methods shown", file=sys.stderr)
+        by_label = {labels.get(m, m): m for m in methods}
+        highlight = []
+        for name in args.highlight:  # a method's name or its alias
+            if name not in methods and name not in by_label:
+                return fail(
+                    f"--highlight {name} is not one of the methods shown ({', '.join(methods)})",
+                    command=command,
+                )
+            highlight.append(name if name in methods else by_label[name])
         spec = qual.QualitativeSpec(
-            methods=qual.find_methods(datasets, args.methods or ()),
-            labels=read_aliases(args.aliases) if args.aliases else {},
-            highlight=tuple(args.highlight),
+            methods=methods,
+            labels=labels,
+            highlight=tuple(highlight),
             show_image=not args.no_image,
             show_gt=not args.no_gt,
             transpose=args.transpose,
@@ -165,7 +178,8 @@ def cmd_qualitative(args: argparse.Namespace) -> int:
     for note in made.notes:
         print(f"warning: {note}", file=sys.stderr)
     print(
-        f"{made.rows} samples × {made.columns} columns: " + ", ".join(str(p) for p in made.written),
+        f"{made.rows} sample{'s' if made.rows != 1 else ''} × {made.columns} columns: "
+        + ", ".join(str(p) for p in made.written),
         file=sys.stderr,
     )
     return 0

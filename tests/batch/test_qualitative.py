@@ -163,9 +163,18 @@ def test_an_inset_outlines_its_region_and_enlarges_it(root: Path, tmp_path: Path
     with pytest.raises(QualitativeError, match=r"s1: the inset's region .* outside the 80×60"):
         make(
             _samples(root, ("s1",)),
-            QualitativeSpec(methods=("M_a",), insets={"s1": Region(70, 0, 20, 20)}),
+            QualitativeSpec(methods=("M_a",), insets={"s1": Region(80, 0, 20, 20)}),
             tmp_path / "bad.png",
         )
+
+
+def test_long_sample_names_keep_their_end_and_fit_their_cell() -> None:
+    from fminspect.batch.qualitative import _text_width, elide
+
+    name = "COD10K-CAM-1-Aquatic-3-Crab-154"
+    short = elide(name, 5.0, 0.5)
+    assert short.startswith("…") and name.endswith(short[1:]) and _text_width(short, 5.0) <= 0.5
+    assert elide("s1", 5.0, 0.5) == "s1"
 
 
 def test_unknown_names_are_errors_naming_what_there_is(root: Path) -> None:
