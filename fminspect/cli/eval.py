@@ -183,14 +183,15 @@ def _terminal_table(out: Path) -> str:
     return table_formats.render(table, "text", width=shutil.get_terminal_size((100, 24)).columns)
 
 
-def _write_paper(args: argparse.Namespace, out: Path, subsets: list[str]) -> str:
-    """Write OUT/paper; returns an error message ('' when done)."""
+def _write_paper(options: dict[str, Any], out: Path, subsets: list[str]) -> str:
+    """Write OUT/paper with ``options`` (:func:`_paper_options`); returns an error message
+    ('' when done)."""
     from fminspect.batch.figures import FigureError
     from fminspect.batch.paper import write_paper
     from fminspect.batch.tables import TableError
 
     try:
-        written, notes = write_paper(out, subsets=subsets, **args.paper_options)
+        written, notes = write_paper(out, subsets=subsets, **options)
     except (TableError, FigureError) as exc:
         return f"the paper's files could not be written: {exc}"
     for note in notes:
@@ -199,7 +200,9 @@ def _write_paper(args: argparse.Namespace, out: Path, subsets: list[str]) -> str
     return ""
 
 
-def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[Dataset], Any]:
+def _selection(
+    args: argparse.Namespace, datasets: list[Dataset], exclude_empty_gt: bool
+) -> tuple[list[Dataset], Any]:
     """The datasets restricted to ``--images`` and the :class:`Selection` of the other
     options (the image list's effect printed)."""
     from fminspect.batch.subsets import (
@@ -243,7 +246,7 @@ def _selection(args: argparse.Namespace, datasets: list[Dataset]) -> tuple[list[
     if groups is not None:
         for line in groups.check(datasets):
             print(f"fminspect eval: {line}", file=sys.stderr)
-    return datasets, Selection(subsets, args.exclude_empty_gt, image_list, groups, excluded)
+    return datasets, Selection(subsets, exclude_empty_gt, image_list, groups, excluded)
 
 
 def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster | None) -> int:
@@ -278,16 +281,17 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
     if isinstance(found, int):
         return found
     datasets = found
-    if args.convention == "matlab" and not args.exclude_empty_gt:
-        args.exclude_empty_gt = True  # what the toolbox's numbers are made of
+    exclude_empty_gt = args.exclude_empty_gt
+    if args.convention == "matlab" and not exclude_empty_gt:
+        exclude_empty_gt = True  # what the toolbox's numbers are made of
         print(
             "fminspect eval: --convention matlab leaves out the images whose GT is empty: the "
             "MATLAB toolbox's main.m cannot score them (original_WFb.m stops at Et(0))",
             file=sys.stderr,
         )
     try:
-        datasets, selection = _selection(args, datasets)
-        args.paper_options = _paper_options(args) if args.paper else {}
+        datasets, selection = _selection(args, datasets, exclude_empty_gt)
+        paper_options = _paper_options(args) if args.paper else {}
     except (SubsetError, FigureError, AliasError) as exc:
         return fail(str(exc), command="eval")
     print_coverage(datasets, args.methods, quiet=args.quiet)
@@ -352,13 +356,13 @@ def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster
                 f"fminspect eval: {ds} has no dataset value: "
                 + (
                     "every image has an empty GT and --exclude-empty-gt left them all out"
-                    if args.exclude_empty_gt and report.empty_gt.get(ds)
+                    if exclude_empty_gt and report.empty_gt.get(ds)
                     else "no image could be evaluated (see the problems above)"
                 ),
                 file=sys.stderr,
             )
     if args.paper and report.results:
-        paper_error = _write_paper(args, run.out, list(report.subsets))
+        paper_error = _write_paper(paper_options, run.out, list(report.subsets))
         if paper_error:
             return fail(paper_error, command="eval")
     if not args.quiet:
