@@ -504,6 +504,7 @@ def write_gallery(
                 "value": c.value if math.isfinite(c.value) else None,
                 "tags": c.tags,
                 "note": c.note,
+                "scores": _scores_of(c, spec, matrices[c.sample.dataset]),
             }
             for c in cases
         ],
@@ -530,6 +531,17 @@ def _check_out(out: Path) -> None:
         raise GalleryError(
             f"{out}: the folder is not empty and holds no gallery; give a new or empty folder"
         )
+
+
+def _scores_of(case: Case, spec: GallerySpec, matrix: ScoreMatrix) -> dict[str, Any]:
+    """Each shown method's scores of the case on the ordering and shown measures (None
+    where unknown), for ``cases.json``."""
+    keys = list(dict.fromkeys((spec.by, *spec.shown)))
+    out: dict[str, Any] = {}
+    for m in spec.methods:
+        values = {k: matrix.value(case.sample.name, m, k) for k in keys}
+        out[m] = {k: (v if math.isfinite(v) else None) for k, v in values.items()}
+    return out
 
 
 def _clear(out: Path) -> None:

@@ -95,6 +95,9 @@ def test_the_worst_cases_are_eval_s_worst_read_from_its_store(
     cases = _cases(tmp_path / "site")
     assert [c["sample"] for c in cases] == expected
     assert [c["value"] for c in cases] == pytest.approx([sm[n] for n in expected], abs=1e-12)
+    # every shown method's scores are in cases.json too, for scripts
+    assert cases[0]["scores"]["A"]["Sm"] == pytest.approx(sm[expected[0]], abs=1e-12)
+    assert set(cases[0]["scores"]) == set(METHODS)
     # MAE: lower is better, so its worst are the highest; the mean over the methods
     assert _gallery(evaluated, tmp_path / "mae", "--count", "2", "--by", "MAE") == 0
     mae = {m: _per_image(results, m, "MAE") for m in METHODS}
