@@ -244,18 +244,12 @@ def _clause(
 
 def _fact_clause(part: str, negated: bool, fact: str) -> Clause:
     """``selected``, ``problems`` or ``empty gt``."""
-    if fact == "selected":
+    if fact in ("selected", "problems"):  # a set of names the Facts hold
+        member = "chosen" if fact == "selected" else "problems"
         return Clause(
             part,
             negated,
-            lambda mx, names, f: np.array([n in f.chosen for n in names], bool),
-            on_facts=True,
-        )
-    if fact == "problems":
-        return Clause(
-            part,
-            negated,
-            lambda mx, names, f: np.array([n in f.problems for n in names], bool),
+            lambda mx, names, f: np.array([n in getattr(f, member) for n in names], bool),
             on_facts=True,
         )
     return Clause(
