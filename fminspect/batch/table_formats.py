@@ -289,7 +289,16 @@ def latex_document(table: Table) -> str:
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|"})
 
 
-def _md_escape(text: str) -> str:
+_MD_CELL = str.maketrans({c: "\\" + c for c in "\\`*_|"})
+
+
+def md_cell(text: str) -> str:
+    """A grid's cell shown literally: what would end the cell, make emphasis or code, or be
+    read as HTML escaped; brackets kept (no link without a URL beside them)."""
+    return html_lib.escape(text, quote=False).translate(_MD_CELL)
+
+
+def md_literal(text: str) -> str:
     """Text shown literally by Markdown (and as text, not markup, by its HTML)."""
     return html_lib.escape(text, quote=False).translate(_MD_SPECIAL)
 
@@ -320,7 +329,7 @@ def _plain_slot(table: Table, slot: Slot, method: str, markup: str) -> str:
 def _plain_name(table: Table, method: str, markup: str) -> str:
     name = table.spec.name(method)
     if markup == "markdown":
-        name = _md_escape(name)
+        name = md_literal(name)
     if method in table.spec.highlight and markup != "html":  # HTML: the row is shaded
         name = f"**{name}**" if markup == "markdown" else f"{name} *"
     return name
@@ -639,6 +648,43 @@ def write_xlsx(table: Table, path: Path | str) -> None:
                 details.cell(r, c, value)
     with atomic_open(Path(path), "wb") as fh:
         wb.save(fh)
+
+
+# ---------------------------------------------------- plain grids (meta-measures, studies)
+def grid_markdown(
+    header: Sequence[str], rows: Sequence[Sequence[str]], *, escape: bool = True
+) -> str:
+    """A plain Markdown pipe table of text cells: the tables that are not results tables (the
+    meta-measures' summary, a ranking study's report). Every cell is shown literally unless
+    ``escape`` is false, for cells already made Markdown with :func:`md_cell`."""
+    esc = md_cell if escape else str
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(esc(c) for c in cells) + " |"
+
+    return "\n".join(
+        [line(header), "|" + "|".join("---" for _ in header) + "|"] + [line(r) for r in rows]
+    )
+
+
+def grid_latex(header: Sequence[str], rows: Sequence[Sequence[str]], *, caption: str = "") -> str:
+    """The same grid as a booktabs ``table``: the first column left-aligned, the others
+    right-aligned, every cell escaped by :func:`tex_escape`."""
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
+        r"\toprule",
+        " & ".join(tex_escape(h) for h in header) + r" \\",
+        r"\midrule",
+    ]
+    lines += [" & ".join(tex_escape(v) for v in r) + r" \\" for r in rows]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if caption:
+        lines.append(r"\caption{" + tex_escape(caption) + "}")
+    lines += [r"\end{table}", ""]
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------- the one table

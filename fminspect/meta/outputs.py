@@ -15,11 +15,10 @@ from dataclasses import asdict
 from pathlib import Path
 
 from fminspect import MEASURE_DEFINITION_VERSION
-from fminspect.batch.table_formats import tex_escape
+from fminspect.batch.table_formats import grid_latex, grid_markdown
 from fminspect.io.atomic import atomic_open, replacing, write_text
 from fminspect.meta import META_MEASURES
 from fminspect.meta.runner import MetaReport
-from fminspect.ranking.report import md_table
 
 
 def _fmt(v: float, pct: bool) -> str:
@@ -117,10 +116,10 @@ def write_meta(report: MetaReport, out: Path | str, *, plot: bool = True) -> Pat
     caption = protocol_caption(report)
     write_text(
         out / "summary.md",
-        "# Meta-measures\n\n" + md_table(header, rows) + f"\n\n{caption}\n",
+        "# Meta-measures\n\n" + grid_markdown(header, rows) + f"\n\n{caption}\n",
         encoding="utf-8",
     )
-    write_text(out / "summary.tex", _latex(header, rows, caption), encoding="utf-8")
+    write_text(out / "summary.tex", grid_latex(header, rows, caption=caption), encoding="utf-8")
     protocol = {
         "fminspect": report.version,
         "measure_definition_version": MEASURE_DEFINITION_VERSION,
@@ -223,27 +222,6 @@ def protocol_caption(report: MetaReport) -> str:
         + "; ".join(parts)
         + f". Every step is cited in protocol.json. fminspect {report.version}."
     )
-
-
-def _latex(header: list[str], rows: list[list[str]], caption: str) -> str:
-    lines = [
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\small",
-        r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
-        r"\toprule",
-        " & ".join(tex_escape(h) for h in header) + r" \\",
-        r"\midrule",
-    ]
-    lines += [" & ".join(tex_escape(v) for v in r) + r" \\" for r in rows]
-    lines += [
-        r"\bottomrule",
-        r"\end{tabular}",
-        r"\caption{" + tex_escape(caption) + "}",
-        r"\end{table}",
-        "",
-    ]
-    return "\n".join(lines)
 
 
 def write_plot(report: MetaReport, out: Path) -> None:

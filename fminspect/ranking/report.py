@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fminspect import __version__
+from fminspect.batch.table_formats import grid_markdown, md_cell
 from fminspect.io.atomic import atomic_open, replacing, strict_json, write_text
 from fminspect.ranking.aggregate import GroupResult, StudyResult
 from fminspect.ranking.agreement import ALPHA, HumanAgreementReport, RankedGroup
@@ -123,13 +124,6 @@ def _write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
         w.writerows(rows)
 
 
-def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A Markdown table (also used by the meta-measures' summary)."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def study_summary(result: StudyResult) -> str:
     """A Markdown summary of a study's result."""
     d = result.design
@@ -148,7 +142,7 @@ def study_summary(result: StudyResult) -> str:
         f"Design: {_design_text(d)}.\n\n"
         f"{scales_basis(result)[0].upper()}{scales_basis(result)[1:]}.\n"
     )
-    parts = md_table(
+    parts = grid_markdown(
         [
             "participant",
             "votes",
@@ -173,17 +167,17 @@ def study_summary(result: StudyResult) -> str:
             for r in participant_rows(result)
         ],
     )
-    groups = md_table(
+    groups = grid_markdown(
         ["group", "sample", "consensus", "reason", "JOD [95 % interval]", "W", "κ", "circular"],
         [
             [
-                r["group"],
-                r["sample"],
-                r["consensus"] or "—",
-                r["reason"],
-                (r["jod"] or "–")
+                md_cell(r["group"]),
+                md_cell(r["sample"]),
+                md_cell(r["consensus"] or "—"),
+                md_cell(r["reason"]),
+                md_cell(r["jod"] or "–")
                 + (
-                    f" — **{r['separated'].split(' — ')[0]}**, no interval"
+                    f" — **{md_cell(r['separated'].split(' — ')[0])}**, no interval"
                     if r["separated"]
                     else ""
                 ),
@@ -193,6 +187,7 @@ def study_summary(result: StudyResult) -> str:
             ]
             for r in group_rows(result)
         ],
+        escape=False,
     )
     separated = [g for g in result.groups if g.separation]
     if separated:
@@ -313,7 +308,7 @@ def _others(keys: list[str], measures: int) -> str:
 def agreement_markdown(report: HumanAgreementReport, title: str) -> str:
     """The measures-vs-humans table in Markdown."""
     n = max((r.groups for r in report.rows), default=0)
-    table = md_table(list(AGREEMENT_COLUMNS), agreement_cells(report))
+    table = grid_markdown(list(AGREEMENT_COLUMNS), agreement_cells(report))
     notes = "".join(f"\n- {g}: skipped ({why})" for g, why in report.skipped)
     notes += "".join(f"\n- {g}: {why}" for g, why in report.notes)
     basis = "".join(f"\n- {line}" for line in report.basis)

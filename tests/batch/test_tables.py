@@ -19,6 +19,8 @@ from fminspect.batch.outputs import write_all
 from fminspect.batch.significance import Setup
 from fminspect.batch.table_formats import (
     csv_text,
+    grid_latex,
+    grid_markdown,
     html,
     latex,
     latex_document,
@@ -409,3 +411,18 @@ def test_every_format_is_written_by_the_cli_through_the_one_table(
         if fmt.render is not None:  # what is written is what standard output shows
             assert main(["table", str(results), "--format", name]) == 0
             assert capsys.readouterr().out == out.read_bytes().decode(), name
+
+
+def test_the_plain_grids_keep_every_cell_whole_and_literal() -> None:
+    """The meta-measures' and the studies' tables go through the same writer: a `|` in a cell
+    does not split it, emphasis signs and HTML stay text, and the LaTeX grid escapes."""
+    header = ["measure", "mean |Δ| (dilate)"]
+    rows = [["a*b*_c_", "<b>1</b> [2]"], ["x|y", "3"]]
+    md = grid_markdown(header, rows).splitlines()
+    unescaped_pipes = [len(re.findall(r"(?<!\\)\|", line)) for line in md]
+    assert unescaped_pipes == [3, 3, 3, 3]
+    assert md[2] == r"| a\*b\*\_c\_ | &lt;b&gt;1&lt;/b&gt; [2] |"
+    tex = grid_latex(header, rows, caption="100 % of x_y")
+    assert r"mean \textbar{}$\Delta$\textbar{} (dilate)" in tex
+    assert r"a*b*\_c\_ & \textless{}b\textgreater{}1\textless{}/b\textgreater{} [2] \\" in tex
+    assert r"\caption{100 \% of x\_y}" in tex and tex.count(r"\\") == 3

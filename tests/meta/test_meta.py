@@ -340,7 +340,7 @@ def test_cli_writes_every_output_and_records_the_protocol(tmp_path: Path, capsys
     assert protocol["protocol"]["differs_from_preset"] == []
     md = (out / "summary.md").read_text()
     assert "Sm α=0.5" in md and "seed 9" in md and "Protocol default" in md
-    assert "mean |Δ| (dilate)" in md and "mean Δ (dilate)" not in md
+    assert r"mean \|Δ\| (dilate)" in md and "mean Δ (dilate)" not in md
     # a preset, with one knob changed: recorded as changed
     out2 = tmp_path / "out2"
     args = ["meta", str(root), "--out", str(out2), "--measures", "MAE", "--quiet"]
