@@ -657,20 +657,12 @@ def make_gallery(
         A measure not scored, an unknown method, a filter that cannot be read or keeps no
         sample.
     """
-    from fminspect.batch.filters import FilterError, parse
     from fminspect.pipeline.store import store_for
     from fminspect.pipeline.tags import TagStore
 
     _check_out(Path(out))
-    try:  # a filter that cannot be read is said before anything is scored
-        every = [m for ds in datasets for m in ds.method_names]
-        names0: dict[int, str] = {}
-        if tags is not None and Path(tags).is_file():
-            with TagStore(tags) as store0:
-                names0 = store0.names
-        parse(filter_text, config.keys_for(True), every, names0)
-    except FilterError as exc:
-        raise GalleryError(str(exc)) from None
+    # a filter that cannot be read is said before anything is scored
+    _filters(filter_text, [(ds, None) for ds in datasets], config.keys_for(True), tags)
     sources = [
         (
             ds,
@@ -699,38 +691,23 @@ def make_gallery(
     )
     check_spec(spec, [mx for _, mx in sources])
     spec = dataclasses.replace(spec, variants=variants([by, *spec.shown], config.params))
+    filters = _filters(filter_text, sources, (), tags)
     tag_store = TagStore(tags) if tags is not None and Path(tags).is_file() else None
     try:
-        names = tag_store.names if tag_store is not None else {}
-        try:
-            every = list(dict.fromkeys(m for _, mx in sources for m in mx.methods))
-            # (a method one dataset lacks has no score there: its clause keeps none of it)
-            filters = {ds.name: parse(filter_text, mx.keys, every, names) for ds, mx in sources}
-        except FilterError as exc:
-            raise GalleryError(str(exc)) from None
         cases, total = choose_cases(
             sources,
             spec,
             listed=listed,
             filters=filters,
             tags_of=tag_store.tags if tag_store is not None else (lambda d, n: frozenset()),
-            tag_names=names,
+            tag_names=tag_store.names if tag_store is not None else {},
             note_of=tag_store.note if tag_store is not None else (lambda d, n: ""),
         )
     finally:
         if tag_store is not None:
             tag_store.close()
     if listed and on_message:
-        known = {(ds.name, s.name) for ds in datasets for s in ds.samples}
-        plain = {n for _, n in known}
-        unknown = [
-            n for d, n in dict.fromkeys(listed) if ((d, n) not in known if d else n not in plain)
-        ]
-        if unknown:
-            on_message(
-                f"note: {len(unknown)} name{'s' if len(unknown) != 1 else ''} of the case list "
-                f"in no dataset (e.g. {', '.join(unknown[:3])})"
-            )
+        _note_unknown(listed, datasets, on_message)
     if not cases:
         raise GalleryError("no case to show: the filter or the case list keeps no sample")
     heading = describe(
@@ -751,6 +728,61 @@ def make_gallery(
         )
     finally:
         bar(-1, -1)
+
+
+def _filters(
+    text: str,
+    sources: Sequence[tuple[Dataset, Any]],
+    keys: Sequence[str],
+    tags: Path | None,
+) -> dict[str, Any]:
+    """``text`` parsed for each dataset of ``sources`` (its scores' measures and methods,
+    or ``keys`` and the dataset's methods before anything is scored). A method one dataset
+    lacks has no score there: its clause keeps none of that dataset's samples.
+
+    Raises
+    ------
+    GalleryError
+        The filter cannot be read.
+    """
+    from fminspect.batch.filters import FilterError, parse
+    from fminspect.pipeline.tags import TagStore
+
+    names: dict[int, str] = {}
+    if tags is not None and Path(tags).is_file():
+        with TagStore(tags) as store:
+            names = store.names
+    every = list(
+        dict.fromkeys(
+            m for ds, mx in sources for m in (mx.methods if mx is not None else ds.method_names)
+        )
+    )
+    try:
+        return {
+            ds.name: parse(text, mx.keys if mx is not None else keys, every, names)
+            for ds, mx in sources
+        }
+    except FilterError as exc:
+        raise GalleryError(str(exc)) from None
+
+
+def _note_unknown(
+    listed: Sequence[tuple[str, str]],
+    datasets: Sequence[Dataset],
+    on_message: Callable[[str], None],
+) -> None:
+    """Say how many names of a case list are in no dataset (a dataset-less name matches a
+    sample of that name in any dataset)."""
+    known = {(ds.name, s.name) for ds in datasets for s in ds.samples}
+    plain = {n for _, n in known}
+    unknown = [
+        n for d, n in dict.fromkeys(listed) if ((d, n) not in known if d else n not in plain)
+    ]
+    if unknown:
+        on_message(
+            f"note: {len(unknown)} name{'s' if len(unknown) != 1 else ''} of the case list "
+            f"in no dataset (e.g. {', '.join(unknown[:3])})"
+        )
 
 
 def _bar(enabled: bool | None) -> Callable[[int, int], None]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fminspect.cli._common import fail, find_datasets_or_fail, positive_float
 
@@ -130,35 +130,17 @@ def cmd_qualitative(args: argparse.Namespace) -> int:
         if args.samples_from is not None:
             listed = read_image_list(args.samples_from)
             wanted += [f"{d}/{n}" if d else n for d, n in listed.order]
-        insets = {}
-        for text in args.inset:
-            name, eq, region = text.rpartition("=")
-            if not eq or not name:
-                return fail(f"--inset {text!r} is not NAME=X,Y,W,H", command=command)
-            insets[name.strip()] = qual.Region.parse(region)
+        regions = _regions(args.inset)
         datasets = find_datasets_or_fail(args, command)
         if isinstance(datasets, int):
             return datasets
         samples = qual.find_samples(datasets, wanted)
-        shown = {(s.dataset, s.name) for s in samples}
-        for name in list(insets):  # each inset's sample, found as --samples are
-            (found,) = qual.find_samples(datasets, [name])
-            if (found.dataset, found.name) not in shown:
-                return fail(f"--inset names {name}, not one of the samples shown", command=command)
-            insets[f"{found.dataset}/{found.name}"] = insets.pop(name)
+        insets = _insets(regions, datasets, samples)
         methods = qual.find_methods(datasets, args.methods or ())
         labels = read_aliases(args.aliases) if args.aliases else {}
         if labels and not set(labels) & set(methods):
             print(f"warning: {args.aliases} names none of the methods shown", file=sys.stderr)
-        by_label = {labels.get(m, m): m for m in methods}
-        highlight = []
-        for name in args.highlight:  # a method's name or its alias
-            if name not in methods and name not in by_label:
-                return fail(
-                    f"--highlight {name} is not one of the methods shown ({', '.join(methods)})",
-                    command=command,
-                )
-            highlight.append(name if name in methods else by_label[name])
+        highlight = _highlighted(args.highlight, methods, labels)
         spec = qual.QualitativeSpec(
             methods=methods,
             labels=labels,
@@ -183,3 +165,65 @@ def cmd_qualitative(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _regions(texts: list[str]) -> dict[str, Any]:
+    """``--inset NAME=X,Y,W,H`` options as {name: region}.
+
+    Raises
+    ------
+    FigureError
+        An option not of that form.
+    """
+    from fminspect.batch import qualitative as qual
+    from fminspect.batch.figures import FigureError
+
+    regions = {}
+    for text in texts:
+        name, eq, region = text.rpartition("=")
+        if not eq or not name:
+            raise FigureError(f"--inset {text!r} is not NAME=X,Y,W,H")
+        regions[name.strip()] = qual.Region.parse(region)
+    return regions
+
+
+def _insets(regions: dict[str, Any], datasets: Any, samples: Any) -> dict[str, Any]:
+    """The regions keyed by ``dataset/name`` of their sample, found as ``--samples`` are.
+
+    Raises
+    ------
+    FigureError
+        A name not of the samples shown (or of none).
+    """
+    from fminspect.batch import qualitative as qual
+    from fminspect.batch.figures import FigureError
+
+    shown = {(s.dataset, s.name) for s in samples}
+    insets = {}
+    for name, region in regions.items():
+        (found,) = qual.find_samples(datasets, [name])
+        if (found.dataset, found.name) not in shown:
+            raise FigureError(f"--inset names {name}, not one of the samples shown")
+        insets[f"{found.dataset}/{found.name}"] = region
+    return insets
+
+
+def _highlighted(names: list[str], methods: tuple[str, ...], labels: dict[str, str]) -> list[str]:
+    """``--highlight`` names (a method's or its alias) as the methods' names.
+
+    Raises
+    ------
+    FigureError
+        A name of no method shown.
+    """
+    from fminspect.batch.figures import FigureError
+
+    by_label = {labels.get(m, m): m for m in methods}
+    chosen = []
+    for name in names:
+        if name not in methods and name not in by_label:
+            raise FigureError(
+                f"--highlight {name} is not one of the methods shown ({', '.join(methods)})"
+            )
+        chosen.append(name if name in methods else by_label[name])
+    return chosen
