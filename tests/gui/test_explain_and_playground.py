@@ -14,8 +14,16 @@ from tests.gui.conftest import settle, wait_for
 ALL_KEYS = ("MAE", "maxFm", "maxIoU", "wFm", "Sm", "maxEm", "relaxFm", "adpMSIoU", "Cm", "CCm")
 
 
+@pytest.fixture(scope="module")
+def demo_cache(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """One user cache folder for this file's demo windows: the browser's scores of the demo,
+    stored by the first test, are read by the others (none of them is about the store)."""
+    return tmp_path_factory.mktemp("demo-cache")
+
+
 @pytest.fixture
-def demo_window(qtbot, window):  # type: ignore[no-untyped-def]
+def demo_window(qtbot, window, demo_cache, monkeypatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("FMINSPECT_CACHE_DIR", str(demo_cache))
     window.open_demo()
     c = window.model
     c.select_sample(c.sample_names.index("camo_grass_horse"))
