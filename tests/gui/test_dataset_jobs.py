@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui
 
 from fminspect.batch.compare import render
 from fminspect.batch.significance import Setup, spread_text
@@ -62,6 +62,16 @@ def test_intervals_and_tests_are_eval_ci_s_and_shown_in_the_table_and_the_pair(
     assert "percentile bootstrap" in tip and "n = 12 images" in tip and "B = 1000" in tip
     assert not view.stop_button.isVisibleTo(view)
     assert "Holm" in view.task_note.text()
+    # every cell fits its column, the best (bold) ones too, and still when the table is
+    # drawn again (refresh sized the columns by their titles alone)
+    view.refresh()
+    header = view.table.horizontalHeader()
+    for c in range(view.model.columnCount()):
+        for r in range(view.model.rowCount()):
+            index = view.proxy.index(r, c)
+            font = index.data(QtCore.Qt.ItemDataRole.FontRole) or view.table.font()
+            need = QtGui.QFontMetrics(font).horizontalAdvance(str(index.data()))
+            assert header.sectionSize(c) >= need + 6, (c, r, index.data())
     # the pair: the test of its dataset value
     view.set_pair("A", "B", "Sm", "DS")
     pair = next(p for p in cli["keys"]["Sm"]["pairs"] if {p["a"], p["b"]} == {"A", "B"})
