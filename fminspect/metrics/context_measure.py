@@ -460,14 +460,20 @@ def _parts(
         )
         forward = 1.0 if sum_x == 0 else 0.0  # K ∗ Y = 0 everywhere
         return kernel, forward, np.zeros(0), warnings
-    smoothed, clear = _smoothed_on_fg(pair, kernel)
-    # F_m = Σ([X > 0]·(K ∗ Y)·X) / Σ X; the indicator changes nothing in the product
-    if clear:
-        numerator = np.sum(smoothed)  # = Σ Y·(K ∗ X) = Σ X·(K ∗ Y) (see _smoothed_on_fg)
-    else:
-        numerator = np.einsum("i,i->", _relevance(gt, kernel).ravel(), x.ravel())
+
+    def filtered() -> tuple[Any, np.ndarray]:
+        smoothed, clear = _smoothed_on_fg(pair, kernel)
+        # F_m = Σ([X > 0]·(K ∗ Y)·X) / Σ X; the indicator changes nothing in the product
+        if clear:
+            numerator = np.sum(smoothed)  # = Σ Y·(K ∗ X) = Σ X·(K ∗ Y) (see _smoothed_on_fg)
+        else:
+            numerator = np.einsum("i,i->", _relevance(gt, kernel).ravel(), x.ravel())
+        return numerator, readonly(1 - np.exp(-1 * smoothed))
+
+    # K ∗ X once per pair and α: C_β and C^ω_β of one pair share it (issue #50)
+    numerator, completeness = pair.memo(f"context.filtered.{alpha!r}", filtered)
     forward = float(numerator / (sum_x + eps))
-    return kernel, forward, 1 - np.exp(-1 * smoothed), warnings
+    return kernel, forward, completeness, warnings
 
 
 def _combine(forward: float, reverse: float, beta2: float, eps: float) -> float:

@@ -333,3 +333,36 @@ def test_nearest_band_patch_is_the_exact_brute_force_answer() -> None:
         bound = lab[rows, first] + spatial[rows, first]
         several += int(((lab <= bound[:, None]).sum(axis=1) > 1).sum())
     assert several > 100  # the multi-candidate path was exercised
+
+
+@pytest.mark.parametrize("box", [(20, 60, 25, 70), (0, 50, 0, 40)], ids=["inside", "at-border"])
+def test_both_forms_of_one_pair_filter_the_prediction_once(
+    box: tuple[int, int, int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """C_β and C^ω_β of one pair share K ∗ X (issue #50): one filtering of the prediction
+    where there were two, and each value bit-identical to the one computed alone."""
+    from fminspect.metrics._inputs import prepare
+    from fminspect.metrics.suite import compute_suite
+
+    gt = _blob(box=box)
+    rng = np.random.default_rng(3)
+    pred = np.clip(gt / 255 * 0.7 + rng.random(gt.shape) * 0.3, 0, 1)
+    img = _textured_image(*gt.shape)
+    alone = (
+        context_measure(pred, gt).score,
+        camouflage_context_measure(pred, gt, img=img).score,
+    )
+    calls: list[int] = []  # the output depth of each filtering: -1 for the prediction's
+    real = cv2.filter2D
+
+    def counting(src, ddepth, *args, **kw):  # type: ignore[no-untyped-def]
+        calls.append(ddepth)
+        return real(src, ddepth, *args, **kw)
+
+    monkeypatch.setattr(cv2, "filter2D", counting)
+    pair = prepare(pred, gt)
+    suite = compute_suite(pair, None, img=img, keys=["Cm", "CCm"])
+    scores = suite.scores()
+    assert (scores["Cm"], scores["CCm"]) == alone  # bit-identical
+    # K ∗ X once (and the GT's K ∗ Y, needed where the object is near the border)
+    assert calls.count(-1) == 1, calls
