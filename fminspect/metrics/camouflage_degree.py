@@ -300,37 +300,67 @@ def nearest_band_patch(
     return out
 
 
+#: the most the repainting's gathered patches hold at a time (a block of grid rows)
+REPAINT_BLOCK_BYTES = 16 << 20
+
+
 def _repaint(
-    rgb: np.ndarray, fg_xy: np.ndarray, bg_xy: np.ndarray, matches: np.ndarray, eps: float
+    rgb: np.ndarray,
+    fg_xy: np.ndarray,
+    bg_xy: np.ndarray,
+    matches: np.ndarray,
+    eps: float,
+    stride: int = STRIDE,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Average of the matched band patches over every object pixel (black if uncovered);
     returns the repainted image and the number of patches covering each pixel.
 
-    Summed one window offset (dr, dc) at a time: for a fixed offset the destination pixels
-    of distinct object patches are distinct, so each of the 49 steps is a plain indexed
-    addition of n values. The sums are exact integers (a pixel is covered by at most 49
-    patches: a channel's sum is below 49·255 < 2¹⁶) kept in uint16 over the object's
-    bounding box only, so memory grows with the patches and the object, not 8 bytes per
-    pixel of the image per array as a whole-image bincount would (≈ 2.5 GB at 8000 × 8000).
+    The object patches lie on the grid of step ``stride`` (their corners are multiples of
+    it). Their matched band patches are gathered once into that grid, a few grid rows at a
+    time; each of the 49 window offsets (dr, dc) is then one strided addition of the grid's
+    values at that offset to the pixels dr + stride·i, dc + stride·j — no indexing per
+    offset. The sums are exact integers (a pixel is covered by at most 49 patches: a
+    channel's sum is below 49·255 < 2¹⁶) kept in uint16 over the object's bounding box only,
+    and the gathered grid rows are bounded, so memory grows with the object, not 8 bytes
+    per pixel of the image per array as a whole-image bincount would (≈ 2.5 GB at
+    8000 × 8000).
     """
     h, w = rgb.shape[:2]
-    top, left = int(fg_xy[:, 0].min()), int(fg_xy[:, 1].min())
-    bh = int(fg_xy[:, 0].max()) + PATCH - top
-    bw = int(fg_xy[:, 1].max()) + PATCH - left
+    cells = fg_xy // stride
+    if not np.array_equal(cells * stride, fg_xy):
+        raise ValueError(f"object patch corners off the grid of step {stride}")
+    g0 = cells.min(axis=0)
+    cells = cells - g0
+    gh, gw = (int(v) + 1 for v in cells.max(axis=0))
+    top, left = int(g0[0]) * stride, int(g0[1]) * stride
+    bh, bw = (gh - 1) * stride + PATCH, (gw - 1) * stride + PATCH
     sums = np.zeros((bh, bw, 3), np.uint16)
     counts = np.zeros((bh, bw), np.uint8)
-    dst_r, dst_c = fg_xy[:, 0] - top, fg_xy[:, 1] - left
+    # every PATCH × PATCH window of the image, as a view: (H − 6, W − 6, 3, 7, 7)
+    windows = np.lib.stride_tricks.sliding_window_view(rgb, (PATCH, PATCH), axis=(0, 1))
     src = bg_xy[matches]
-    for dr in range(PATCH):
-        for dc in range(PATCH):
-            rows, cols = dst_r + dr, dst_c + dc
-            sums[rows, cols] += rgb[src[:, 0] + dr, src[:, 1] + dc]
-            counts[rows, cols] += 1
+    order = np.argsort(cells[:, 0], kind="stable")
+    starts = np.searchsorted(cells[order, 0], np.arange(0, gh + 1))
+    rows_per_block = max(1, REPAINT_BLOCK_BYTES // (gw * PATCH * PATCH * 3))
+    for b0 in range(0, gh, rows_per_block):
+        b1 = min(gh, b0 + rows_per_block)
+        part = order[starts[b0] : starts[b1]]
+        grid = np.zeros((b1 - b0, gw, 3, PATCH, PATCH), np.uint8)
+        covered = np.zeros((b1 - b0, gw), np.uint8)
+        grid[cells[part, 0] - b0, cells[part, 1]] = windows[src[part, 0], src[part, 1]]
+        covered[cells[part, 0] - b0, cells[part, 1]] = 1
+        r0 = b0 * stride
+        for dr in range(PATCH):
+            rows = slice(r0 + dr, r0 + dr + (b1 - b0 - 1) * stride + 1, stride)
+            for dc in range(PATCH):
+                cols = slice(dc, dc + (gw - 1) * stride + 1, stride)
+                sums[rows, cols] += grid[:, :, :, dr, dc]
+                counts[rows, cols] += covered
     repainted = np.zeros((h, w, 3), np.uint8)
-    covered = counts > 0
+    covered_px = counts > 0
     # the reference starts its counts at eps and rounds half to even
     box = repainted[top : top + bh, left : left + bw]
-    box[covered] = np.round(sums[covered] / (counts[covered, None] + eps))
+    box[covered_px] = np.round(sums[covered_px] / (counts[covered_px, None] + eps))
     full_counts = np.zeros((h, w), np.uint8)
     full_counts[top : top + bh, left : left + bw] = counts
     return repainted, full_counts
@@ -426,7 +456,7 @@ def _compute(
     fg_feat, bg_feat = _patch_values(lab, fg_xy), _patch_values(lab, bg_xy)
     bg_sp, fg_sp = _standardised(bg_xy, fg_xy, lam)
     matches = nearest_band_patch(fg_feat, bg_feat, fg_sp, bg_sp)
-    repainted, counts = _repaint(rgb, fg_xy, bg_xy, matches, eps)
+    repainted, counts = _repaint(rgb, fg_xy, bg_xy, matches, eps, stride)
     from skimage.color import deltaE_ciede2000  # imported when first needed
 
     # ΔE on object pixels only, in blocks (elementwise, so identical to the full-image

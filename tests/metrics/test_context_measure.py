@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import cv2
 import numpy as np
@@ -289,23 +290,33 @@ def test_table_driven_rgb2lab_equals_scikit_image_bit_for_bit() -> None:
         np.testing.assert_array_equal(_rgb2lab(img.reshape(-1, 3)), rgb2lab(img).reshape(-1, 3))
 
 
-def test_repainting_averages_every_covering_patch() -> None:
-    """The packed one-pass sums equal a direct per-patch accumulation."""
+@pytest.mark.parametrize("block", [16 << 20, 1], ids=["one-block", "a-row-a-block"])
+@pytest.mark.parametrize("stride", [1, 3, 7, 9])
+def test_repainting_averages_every_covering_patch(
+    stride: int, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The strided sums over the patch grid equal a direct per-patch accumulation: patches
+    overlapping (stride < 7), touching (7) or apart (9), on an object with holes, gathered
+    in one block or one grid row at a time."""
     from fminspect.metrics.camouflage_degree import PATCH, _repaint
 
-    rng = np.random.default_rng(4)
-    rgb = rng.integers(0, 256, (40, 50, 3), dtype=np.uint8)
-    fg_xy = np.array([(r, c) for r in range(0, 30, 3) for c in range(0, 21, 3)])
-    bg_xy = np.array([(r, c) for r in range(0, 34, 3) for c in range(30, 44, 3)])
+    module = sys.modules[_repaint.__module__]  # (the package's name is the function's)
+    monkeypatch.setattr(module, "REPAINT_BLOCK_BYTES", block)
+
+    rng = np.random.default_rng(4 + stride)
+    rgb = rng.integers(0, 256, (60, 70, 3), dtype=np.uint8)
+    fg_all = np.array([(r, c) for r in range(3 * stride, 40, stride) for c in range(0, 30, stride)])
+    fg_xy = fg_all[rng.random(len(fg_all)) < 0.7]  # some grid cells not in the object
+    bg_xy = np.array([(r, c) for r in range(0, 50, 3) for c in range(40, 60, 3)])
     matches = rng.integers(0, len(bg_xy), len(fg_xy))
-    sums = np.zeros((40, 50, 3))
-    counts = np.zeros((40, 50))
+    sums = np.zeros((60, 70, 3))
+    counts = np.zeros((60, 70))
     for (r, c), m in zip(fg_xy, matches, strict=True):
         sr, sc = bg_xy[m]
         sums[r : r + PATCH, c : c + PATCH] += rgb[sr : sr + PATCH, sc : sc + PATCH]
         counts[r : r + PATCH, c : c + PATCH] += 1
     expected = np.where(counts[..., None] > 0, np.round(sums / (counts[..., None] + 1e-16)), 0)
-    repainted, got_counts = _repaint(rgb, fg_xy, bg_xy, matches, 1e-16)
+    repainted, got_counts = _repaint(rgb, fg_xy, bg_xy, matches, 1e-16, stride)
     np.testing.assert_array_equal(got_counts, counts)
     np.testing.assert_array_equal(repainted, expected.astype(np.uint8))
 
