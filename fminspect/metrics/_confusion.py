@@ -18,10 +18,12 @@ Besides the curve, two single binarisations are counted: the *adaptive* one
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -113,16 +115,17 @@ def _counts(binary: np.ndarray, mask: np.ndarray, n_fg: int, n_bg: int) -> Count
 
 
 def _from_histograms(
-    pair: Pair, hist: np.ndarray, fg_hist: np.ndarray, adaptive: np.ndarray
+    pair: Pair, hist: np.ndarray, fg_hist: np.ndarray, adaptive: np.ndarray | None
 ) -> ConfusionSweep:
     """The sweep of per-threshold-bin pixel counts (all pixels, GT foreground): element t
     of the curves counts the pixels in bins t and above; ``adaptive`` is the adaptive
-    binary map."""
+    binary map (None: the caller counts both single binarisations itself)."""
     gt = pair.gt
     bg_hist = hist - fg_hist
     # reversed cumulative sums: element t counts pixels with q >= t
     tp = np.cumsum(fg_hist[::-1])[::-1].astype(np.int64)
     fp = np.cumsum(bg_hist[::-1])[::-1].astype(np.int64)
+    none = Counts(0, 0, gt.n_bg, gt.n_fg)
     return ConfusionSweep(
         tp=readonly(tp),
         fp=readonly(fp),
@@ -131,12 +134,59 @@ def _from_histograms(
         n_fg=gt.n_fg,
         n_bg=gt.n_bg,
         adaptive_threshold=pair.adaptive_threshold,
-        adaptive=_counts(adaptive, gt.mask, gt.n_fg, gt.n_bg),
-        binary=_counts(pair.pred > 0.5, gt.mask, gt.n_fg, gt.n_bg),
+        adaptive=none if adaptive is None else _counts(adaptive, gt.mask, gt.n_fg, gt.n_bg),
+        binary=none if adaptive is None else _counts(pair.pred > 0.5, gt.mask, gt.n_fg, gt.n_bg),
+    )
+
+
+#: calcHist counts in float32, exact up to 2²⁴ pixels in a bin
+_FLOAT32_EXACT = 1 << 24
+
+
+def _level_histograms(pair: Pair) -> tuple[np.ndarray, np.ndarray]:
+    """Pixels of each of a uint8 map's 256 levels: all of them, and on the GT foreground
+    (int64)."""
+    levels, gt = pair.levels, pair.gt
+    assert levels is not None
+    if levels.size < _FLOAT32_EXACT:
+        mask = gt.memo("mask.u8", lambda: np.ascontiguousarray(gt.mask, dtype=np.uint8))
+        every = cv2.calcHist([levels], [0], None, [256], [0, 256])
+        fg = cv2.calcHist([levels], [0], mask, [256], [0, 256]) if gt.n_fg else every * 0
+        return every.ravel().astype(np.int64), fg.ravel().astype(np.int64)
+    every = np.bincount(levels.ravel(), minlength=256)
+    fg = np.bincount(levels[gt.mask], minlength=256) if gt.n_fg else np.zeros_like(every)
+    return every.astype(np.int64), fg.astype(np.int64)
+
+
+def _level_sweep(pair: Pair) -> ConfusionSweep:
+    """The sweep of a uint8 map from its two level histograms (issue #50): each level's
+    pixels go to the threshold bin of its value (``pred`` is ``table[levels]`` exactly, so
+    the counts are those of the pixel-wise sweep, bit for bit), and the adaptive and
+    binary rules keep or drop whole levels."""
+    table, gt = pair.table, pair.gt
+    assert table is not None
+    every, fg = _level_histograms(pair)
+    grid = pair.grid_of(table)
+    hist = np.zeros(N_THRESHOLDS, np.int64)
+    fg_hist = np.zeros(N_THRESHOLDS, np.int64)
+    np.add.at(hist, grid, every)
+    np.add.at(fg_hist, grid, fg)
+    sweep = _from_histograms(pair, hist, fg_hist, None)
+
+    def counts(kept: np.ndarray) -> Counts:
+        tp, fp = int(fg[kept].sum()), int((every - fg)[kept].sum())
+        return Counts(tp, fp, gt.n_bg - fp, gt.n_fg - tp)
+
+    return dataclasses.replace(
+        sweep,
+        adaptive=counts(table >= pair.adaptive_threshold),
+        binary=counts(table > 0.5),
     )
 
 
 def _sweep(pair: Pair) -> ConfusionSweep:
+    if pair.table is not None:
+        return _level_sweep(pair)
     gt = pair.gt
     q = pair.quantized
     hist = np.bincount(q.ravel(), minlength=N_THRESHOLDS)

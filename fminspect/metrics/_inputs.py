@@ -205,7 +205,8 @@ def normalize_pred(
     if not np.issubdtype(pred.dtype, np.integer):
         raise TypeError(f"prediction must be bool, integer or float, got dtype {pred.dtype}")
     if pred.dtype == np.uint8:
-        return _normalize_uint8(pred, norm)
+        table, notes8 = level_table(pred, norm)
+        return cv2.LUT(np.ascontiguousarray(pred), table), notes8
     scale = _integer_scale("prediction", pred)
     # MATLAB im2double: pred / 255 (the exact operation order matters for bit parity)
     out = pred / scale
@@ -224,12 +225,14 @@ def normalize_pred(
     return np.ascontiguousarray(out, dtype=np.float64), tuple(notes)
 
 
-def _normalize_uint8(pred: np.ndarray, norm: Normalization) -> tuple[np.ndarray, tuple[str, ...]]:
-    """:func:`normalize_pred` of a uint8 map through a 256-entry table.
+def level_table(pred: np.ndarray, norm: Normalization) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The normalised value of each of a uint8 map's 256 levels, and the notes:
+    :func:`normalize_pred` of a uint8 map is this table looked up.
 
     Each table entry goes through the same float64 operations as the array form
     (v / 255, then − lo and / (hi − lo), or / max), so the result is bit-identical; the
-    lookup (OpenCV's LUT) is ~3× faster than dividing every pixel.
+    lookup (OpenCV's LUT) is ~3× faster than dividing every pixel, and the measures that
+    count pixels per threshold count them per level (:class:`Pair`'s ``levels``).
     """
     table = np.arange(256) / 255.0
     notes: tuple[str, ...] = ()
@@ -244,7 +247,7 @@ def _normalize_uint8(pred: np.ndarray, norm: Normalization) -> tuple[np.ndarray,
             table /= hi - lo
         else:
             notes = (f"constant prediction ({hi:.4g}): not stretched",)
-    return cv2.LUT(np.ascontiguousarray(pred), table), notes
+    return table, notes
 
 
 def unit_map(array: np.ndarray) -> np.ndarray:
@@ -336,6 +339,11 @@ class Pair:
     gt: GroundTruth
     norm: Normalization
     notes: tuple[str, ...] = ()
+    #: a uint8 map's own levels (a copy) and the value of each (``pred`` is
+    #: ``table[levels]`` exactly), or None: pixel counts per threshold are then counted
+    #: per level, in two histograms of 256 bins
+    levels: np.ndarray | None = field(default=None, repr=False)
+    table: np.ndarray | None = field(default=None, repr=False)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -360,10 +368,15 @@ class Pair:
         return self.memo("quantized", self._quantize)
 
     def _quantize(self) -> np.ndarray:
+        return readonly(self.grid_of(self.pred))
+
+    def grid_of(self, values: np.ndarray) -> np.ndarray:
+        """The curves' grid index (uint8) of normalised values: what :attr:`quantized` is
+        of every pixel, and of every level of :attr:`table`."""
         if self.norm.thresholds == "matlab":  # compared with the continuous map
-            grid = np.searchsorted(MATLAB_THRESHOLDS, self.pred, side="right") - 1
-            return readonly(grid.astype(np.uint8))
-        return readonly((self.pred * 255).astype(np.uint8))
+            grid = np.searchsorted(MATLAB_THRESHOLDS, values, side="right") - 1
+            return grid.astype(np.uint8)
+        return (values * 255).astype(np.uint8)
 
     @property
     def adaptive_threshold(self) -> float:
@@ -441,6 +454,17 @@ def prepare(
             f"prediction shape {pred.shape} does not match GT shape {gt_prepared.shape}; resize "
             "the prediction to the GT size first (fminspect.io.load_pair does this, bilinear "
             "by default)"
+        )
+    if pred.dtype == np.uint8:
+        levels = np.array(pred, order="C")  # a copy: the caller may change its array
+        table, notes = level_table(levels, norm)
+        return Pair(
+            pred=readonly(cv2.LUT(levels, table)),
+            gt=gt_prepared,
+            norm=norm,
+            notes=notes,
+            levels=readonly(levels),
+            table=readonly(table),
         )
     pred_norm, notes = normalize_pred(pred, norm)
     return Pair(pred=readonly(pred_norm), gt=gt_prepared, norm=norm, notes=notes)

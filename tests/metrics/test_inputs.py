@@ -96,3 +96,57 @@ def test_unit_map_scales_without_stretch_and_always_copies() -> None:
     assert a[0, 0] == 0.25
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         unit_map(np.array([[2.0]]))
+
+
+NORMS = {
+    "min-max": Normalization(),
+    "max": Normalization(stretch_rule="max"),
+    "raw": Normalization(stretch=False),
+    "matlab": Normalization(thresholds="matlab"),
+}
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["calcHist", "bincount"])
+@pytest.mark.parametrize("norm", NORMS.values(), ids=NORMS.keys())
+def test_a_uint8_map_s_sweep_counted_per_level_is_the_pixel_sweep(
+    norm: Normalization, big: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #50: a uint8 map's 256-threshold sweep from two histograms of its levels equals
+    the sweep counted pixel by pixel, every count of every threshold, the adaptive and the
+    binary rule — on narrow, wide, constant and two-level maps, empty and full GTs (and
+    through NumPy's bincount, taken where a bin could pass float32's exact range)."""
+    from fminspect.metrics import _confusion
+    from fminspect.metrics._inputs import Pair
+
+    if big:
+        monkeypatch.setattr(_confusion, "_FLOAT32_EXACT", 0)
+    rng = np.random.default_rng(7)
+    shape = (37, 53)
+    blob = np.zeros(shape, np.uint8)
+    blob[8:30, 10:40] = 255
+    maps = [
+        rng.integers(0, 256, shape, dtype=np.uint8),
+        rng.integers(90, 110, shape, dtype=np.uint8),  # narrow: stretched far apart
+        np.full(shape, 77, np.uint8),
+        np.where(blob > 0, 255, 0).astype(np.uint8),
+        (blob // 2 + rng.integers(0, 100, shape)).astype(np.uint8),
+    ]
+    gts = [blob, np.zeros(shape, np.uint8), np.full(shape, 255, np.uint8)]
+    for gt in gts:
+        for pred in maps:
+            pair = prepare(pred, gt, norm)
+            assert pair.levels is not None
+            plain = Pair(pred=pair.pred, gt=pair.gt, norm=norm)  # no levels: pixel by pixel
+            got, want = _confusion._sweep(pair), _confusion._sweep(plain)
+            for name in ("tp", "fp", "tn", "fn"):
+                np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+            assert (got.adaptive, got.binary) == (want.adaptive, want.binary)
+            assert got.adaptive_threshold == want.adaptive_threshold
+
+
+def test_the_levels_are_a_copy_of_the_caller_s_map() -> None:
+    pred = np.arange(12, dtype=np.uint8).reshape(3, 4) * 20
+    pair = prepare(pred, pred)
+    pred[:] = 0  # the caller reuses its array
+    assert pair.levels is not None and pair.levels.max() == 220
+    assert not pair.levels.flags.writeable
