@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -139,25 +138,6 @@ def _from_histograms(
     )
 
 
-#: calcHist counts in float32, exact up to 2²⁴ pixels in a bin
-_FLOAT32_EXACT = 1 << 24
-
-
-def _level_histograms(pair: Pair) -> tuple[np.ndarray, np.ndarray]:
-    """Pixels of each of a uint8 map's 256 levels: all of them, and on the GT foreground
-    (int64)."""
-    levels, gt = pair.levels, pair.gt
-    assert levels is not None
-    if levels.size < _FLOAT32_EXACT:
-        mask = gt.memo("mask.u8", lambda: np.ascontiguousarray(gt.mask, dtype=np.uint8))
-        every = cv2.calcHist([levels], [0], None, [256], [0, 256])
-        fg = cv2.calcHist([levels], [0], mask, [256], [0, 256]) if gt.n_fg else every * 0
-        return every.ravel().astype(np.int64), fg.ravel().astype(np.int64)
-    every = np.bincount(levels.ravel(), minlength=256)
-    fg = np.bincount(levels[gt.mask], minlength=256) if gt.n_fg else np.zeros_like(every)
-    return every.astype(np.int64), fg.astype(np.int64)
-
-
 def _level_sweep(pair: Pair) -> ConfusionSweep:
     """The sweep of a uint8 map from its two level histograms (issue #50): each level's
     pixels go to the threshold bin of its value (``pred`` is ``table[levels]`` exactly, so
@@ -165,7 +145,7 @@ def _level_sweep(pair: Pair) -> ConfusionSweep:
     binary rules keep or drop whole levels."""
     table, gt = pair.table, pair.gt
     assert table is not None
-    every, fg = _level_histograms(pair)
+    every, fg = pair.level_counts()
     grid = pair.grid_of(table)
     hist = np.zeros(N_THRESHOLDS, np.int64)
     fg_hist = np.zeros(N_THRESHOLDS, np.int64)

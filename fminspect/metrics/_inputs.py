@@ -327,6 +327,10 @@ class GroundTruth:
         return f"GroundTruth(shape={self.shape}, n_fg={self.n_fg}, {self.norm.gt_rule})"
 
 
+#: calcHist counts in float32: exact up to 2²⁴ pixels in a bin (larger blocks: NumPy)
+_FLOAT32_EXACT = 1 << 24
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Pair:
     """A validated (prediction, GT) pair ready for every measure.
@@ -359,6 +363,33 @@ class Pair:
             value = func()
             self._memo[key] = value
             return value
+
+    def level_counts(
+        self, rows: tuple[int, int] | None = None, cols: tuple[int, int] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Pixels of each of a uint8 map's 256 levels (int64): all of them, and on the GT
+        foreground; of the whole map (memoised) or of the block ``rows`` × ``cols``."""
+        if rows is None and cols is None:
+            return self.memo("level_counts", lambda: self._level_counts((0, 0), (0, 0)))
+        return self._level_counts(rows or (0, self.gt.shape[0]), cols or (0, self.gt.shape[1]))
+
+    def _level_counts(
+        self, rows: tuple[int, int], cols: tuple[int, int]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        levels, gt = self.levels, self.gt
+        if levels is None:
+            raise ValueError("not a uint8 map: no levels to count")
+        whole = rows == cols == (0, 0)
+        block = levels if whole else levels[rows[0] : rows[1], cols[0] : cols[1]]
+        mask = gt.memo("mask.u8", lambda: np.ascontiguousarray(gt.mask, dtype=np.uint8))
+        mask = mask if whole else mask[rows[0] : rows[1], cols[0] : cols[1]]
+        if block.size < _FLOAT32_EXACT:  # OpenCV's histogram, in float32
+            every = cv2.calcHist([block], [0], None, [256], [0, 256]).ravel()
+            fg = cv2.calcHist([block], [0], mask, [256], [0, 256]).ravel()
+        else:
+            every = np.bincount(block.ravel(), minlength=256)
+            fg = np.bincount(block[mask.view(bool)], minlength=256)
+        return readonly(every.astype(np.int64)), readonly(fg.astype(np.int64))
 
     @property
     def quantized(self) -> np.ndarray:

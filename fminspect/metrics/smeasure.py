@@ -220,6 +220,25 @@ def _object_stats(x: np.ndarray, denominator: str = DENOMINATOR.default) -> Obje
     return ObjectStats(mean=mean, std=std, score=score, n=int(n))
 
 
+def _level_object_stats(
+    counts: np.ndarray, values: np.ndarray, denominator: str = DENOMINATOR.default
+) -> ObjectStats:
+    """:func:`_object_stats` of a region of a uint8 map from its level counts: the same
+    mean and two-pass sample deviation, summed over the 256 levels (equal to the pixel
+    form within a few units of the last place)."""
+    n = int(counts.sum())
+    mean = float(counts @ values / n)
+    if n > 1:
+        d = values - mean
+        std = float(np.sqrt(counts @ (d * d) / (n - 1)))
+    elif denominator == "n-1":
+        std = float("nan")
+    else:
+        std = 0.0
+    score = 2 * mean / (mean**2 + 1 + std + EPS)
+    return ObjectStats(mean=mean, std=std, score=score, n=n)
+
+
 def _ratio(num: float, den: float) -> float:
     return num / den if den != 0 else (np.nan if num == 0 else np.inf)
 
@@ -297,9 +316,19 @@ def _gt_quadrants(
     return gt.memo(f"smeasure.quadrants.{weights}.{centroid}.{denominator}", compute)
 
 
-def _quadrant(
-    pred: np.ndarray, q: _GtQuadrant, denominator: str = DENOMINATOR.default
-) -> QuadrantSSIM:
+def _level_counts(pair: Pair, q: _GtQuadrant) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """A uint8 map's level counts in quadrant ``q`` (all, foreground) and the levels'
+    values; None for other maps, and where the quadrant holds one level only: its exact
+    variance 0 then meets the references' rounding noise (their mean of n equal values is
+    not always that value, and whether a ≠ 0 decides the SSIM), so such a quadrant is
+    computed pixel by pixel, as they do."""
+    if pair.table is None:
+        return None
+    every, fg = pair.level_counts(q.rows, q.cols)
+    return (every, fg, pair.table) if np.count_nonzero(every) > 1 else None
+
+
+def _quadrant(pair: Pair, q: _GtQuadrant, denominator: str = DENOMINATOR.default) -> QuadrantSSIM:
     nan = float("nan")
     if q.n == 0:
         return QuadrantSSIM(
@@ -318,17 +347,29 @@ def _quadrant(
             contrast=nan,
             structure=nan,
         )
-    p = pred[q.rows[0] : q.rows[1], q.cols[0] : q.cols[1]]
     n = q.n
-    x, y = np.mean(p), q.gt_mean
-    d = (p - x).ravel()
+    y = q.gt_mean
     # sample (co)variances with N - 1 + eps: MATLAB parity, and no 0/0 for one pixel (with
     # N - 1 alone, as pysodmetrics ≤ 1.6.0, one pixel gives 0/0 = NaN)
     den = _denominator(n, denominator)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sigma_x = np.dot(d, d) / den
-        sigma_y = q.gt_var
-        sigma_xy = 0.0 if q.centred_gt is None else np.dot(d, q.centred_gt) / den
+    counted = _level_counts(pair, q)
+    if counted is not None:  # a uint8 map: sums over its 256 levels (issue #50)
+        every, fg, table = counted
+        x = every @ table / n
+        d = table - x
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sigma_x = every @ (d * d) / den
+            # Σ (x − x̄)(g − ȳ): g is 1 on the level's foreground pixels, 0 on the others
+            cross = d @ (fg - y * every)
+            sigma_xy = 0.0 if q.centred_gt is None else cross / den
+    else:
+        p = pair.pred[q.rows[0] : q.rows[1], q.cols[0] : q.cols[1]]
+        x = np.mean(p)
+        dp = (p - x).ravel()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sigma_x = np.dot(dp, dp) / den
+            sigma_xy = 0.0 if q.centred_gt is None else np.dot(dp, q.centred_gt) / den
+    sigma_y = q.gt_var
     a = 4 * x * y * sigma_xy
     b = (x**2 + y**2) * (sigma_x + sigma_y)
     if a != 0:
@@ -382,14 +423,14 @@ def _centroid(gt: GroundTruth, rule: str = CENTROID.default) -> tuple[int, int]:
 
 
 def _region(
-    pred: np.ndarray,
+    pair: Pair,
     gt: GroundTruth,
     weights: str,
     centroid: str = CENTROID.default,
     denominator: str = DENOMINATOR.default,
 ) -> tuple[float, tuple[QuadrantSSIM, ...], tuple[int, int]]:
     quads = tuple(
-        _quadrant(pred, q, denominator) for q in _gt_quadrants(gt, weights, centroid, denominator)
+        _quadrant(pair, q, denominator) for q in _gt_quadrants(gt, weights, centroid, denominator)
     )
     score = 0.0
     for q in quads:
@@ -444,10 +485,15 @@ def smeasure_from_pair(
             degenerate="empty GT" if gt.is_empty else "full GT",
             weights=weights,
         )
-    fg = _object_stats(pred[gt.mask], denominator)
-    bg = _object_stats(1 - pred[~gt.mask], denominator)
+    if pair.table is not None:  # a uint8 map: from the counts of its levels (issue #50)
+        every, fg_counts = pair.level_counts()
+        fg = _level_object_stats(fg_counts, pair.table, denominator)
+        bg = _level_object_stats(every - fg_counts, 1 - pair.table, denominator)
+    else:
+        fg = _object_stats(pred[gt.mask], denominator)
+        bg = _object_stats(1 - pred[~gt.mask], denominator)
     object_score = fg.score * y + bg.score * (1 - y)
-    region_score, quads, split = _region(pred, gt, weights, centroid, denominator)
+    region_score, quads, split = _region(pair, gt, weights, centroid, denominator)
     score = max(0.0, object_score * alpha + region_score * (1 - alpha))
     warnings: tuple[str, ...] = ()
     empty = [q.name for q in quads if q.n == 0]

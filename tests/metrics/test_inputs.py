@@ -115,11 +115,11 @@ def test_a_uint8_map_s_sweep_counted_per_level_is_the_pixel_sweep(
     the sweep counted pixel by pixel, every count of every threshold, the adaptive and the
     binary rule — on narrow, wide, constant and two-level maps, empty and full GTs (and
     through NumPy's bincount, taken where a bin could pass float32's exact range)."""
-    from fminspect.metrics import _confusion
+    from fminspect.metrics import _confusion, _inputs
     from fminspect.metrics._inputs import Pair
 
     if big:
-        monkeypatch.setattr(_confusion, "_FLOAT32_EXACT", 0)
+        monkeypatch.setattr(_inputs, "_FLOAT32_EXACT", 0)
     rng = np.random.default_rng(7)
     shape = (37, 53)
     blob = np.zeros(shape, np.uint8)
