@@ -52,6 +52,8 @@ MAX_CELLS = 2000
 LABEL_SIZES = (8.0, 7.5, 7.0, 6.5, 6.0, 5.5, 5.0)
 #: Space between cells, in inches.
 GAP = 0.02
+#: Cells narrower than this (inches, 7.6 mm) are said: details of a map are lost in print
+SMALL_CELL = 0.3
 #: The inset's width as a share of its cell's.
 INSET_SHARE = 0.45
 INSET_COLOUR = "#e8000b"
@@ -235,6 +237,13 @@ def plan(
     aspects = [h / w for h, w in shapes if h and w]
     aspect = min(max(statistics.median(aspects) if aspects else 0.75, 0.4), 2.5)
     lay = layout(spec, len(samples), aspect)
+    if lay.cell_w < SMALL_CELL:
+        across = len(samples) if spec.transpose else n_pictures
+        notes.append(
+            f"{across} pictures across {spec.width:g} in make each {lay.cell_w:.2f} in "
+            f"({25.4 * lay.cell_w:.1f} mm) wide: too small to see a map's details in print; "
+            "make the figure wider (--width page), transpose it, or show fewer"
+        )
     px = (max(1, round(lay.cell_w * spec.dpi)), max(1, round(lay.cell_h * spec.dpi)))
     rows: list[Row] = []
     for k, s in enumerate(samples):

@@ -297,3 +297,22 @@ def test_an_inset_named_as_a_sample_is_and_a_region_must_be_finite(
     assert red.sum() > 50  # the inset is drawn whatever the sample's name was written as
     assert main([*args, "--inset", "s1=nan,0,10,10", "--out", str(out)]) == 2
     assert "needs X, Y ≥ 0 and W, H > 0" in capsys.readouterr().err
+
+
+def test_cells_too_small_to_read_in_print_are_said(root: Path, tmp_path: Path) -> None:
+    """A trial's wish: 18 columns in a 3.5 in column make cells of 0.17 in — said, with what
+    to do; a page-wide figure of the same columns is not."""
+    many = ("M_a", "M_b") * 8
+    narrow = make(
+        _samples(root, ("s1",)),
+        QualitativeSpec(methods=many, width=3.5, dpi=50),
+        tmp_path / "a.png",
+    )
+    (note,) = narrow.notes
+    assert note.startswith("18 pictures across 3.5 in make each 0.1") and "--width page" in note
+    wide = make(
+        _samples(root, ("s1",)),
+        QualitativeSpec(methods=many, width=7.0, dpi=50),
+        tmp_path / "b.png",
+    )
+    assert wide.notes == []
