@@ -18,7 +18,6 @@ Besides the curve, two single binarisations are counted: the *adaptive* one
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -114,17 +113,16 @@ def _counts(binary: np.ndarray, mask: np.ndarray, n_fg: int, n_bg: int) -> Count
 
 
 def _from_histograms(
-    pair: Pair, hist: np.ndarray, fg_hist: np.ndarray, adaptive: np.ndarray | None
+    pair: Pair, hist: np.ndarray, fg_hist: np.ndarray, adaptive: Counts, binary: Counts
 ) -> ConfusionSweep:
     """The sweep of per-threshold-bin pixel counts (all pixels, GT foreground): element t
-    of the curves counts the pixels in bins t and above; ``adaptive`` is the adaptive
-    binary map (None: the caller counts both single binarisations itself)."""
+    of the curves counts the pixels in bins t and above; ``adaptive`` and ``binary`` are
+    the counts of the two single binarisations."""
     gt = pair.gt
     bg_hist = hist - fg_hist
     # reversed cumulative sums: element t counts pixels with q >= t
     tp = np.cumsum(fg_hist[::-1])[::-1].astype(np.int64)
     fp = np.cumsum(bg_hist[::-1])[::-1].astype(np.int64)
-    none = Counts(0, 0, gt.n_bg, gt.n_fg)
     return ConfusionSweep(
         tp=readonly(tp),
         fp=readonly(fp),
@@ -133,8 +131,8 @@ def _from_histograms(
         n_fg=gt.n_fg,
         n_bg=gt.n_bg,
         adaptive_threshold=pair.adaptive_threshold,
-        adaptive=none if adaptive is None else _counts(adaptive, gt.mask, gt.n_fg, gt.n_bg),
-        binary=none if adaptive is None else _counts(pair.pred > 0.5, gt.mask, gt.n_fg, gt.n_bg),
+        adaptive=adaptive,
+        binary=binary,
     )
 
 
@@ -151,16 +149,22 @@ def _level_sweep(pair: Pair) -> ConfusionSweep:
     fg_hist = np.zeros(N_THRESHOLDS, np.int64)
     np.add.at(hist, grid, every)
     np.add.at(fg_hist, grid, fg)
-    sweep = _from_histograms(pair, hist, fg_hist, None)
 
     def counts(kept: np.ndarray) -> Counts:
         tp, fp = int(fg[kept].sum()), int((every - fg)[kept].sum())
         return Counts(tp, fp, gt.n_bg - fp, gt.n_fg - tp)
 
-    return dataclasses.replace(
-        sweep,
-        adaptive=counts(table >= pair.adaptive_threshold),
-        binary=counts(table > 0.5),
+    return _from_histograms(
+        pair, hist, fg_hist, counts(table >= pair.adaptive_threshold), counts(table > 0.5)
+    )
+
+
+def _pixel_counts(pair: Pair, adaptive: np.ndarray) -> tuple[Counts, Counts]:
+    """Counts of the adaptive binary map ``adaptive`` and of ``pred > 0.5``."""
+    gt = pair.gt
+    return (
+        _counts(adaptive, gt.mask, gt.n_fg, gt.n_bg),
+        _counts(pair.pred > 0.5, gt.mask, gt.n_fg, gt.n_bg),
     )
 
 
@@ -171,7 +175,9 @@ def _sweep(pair: Pair) -> ConfusionSweep:
     q = pair.quantized
     hist = np.bincount(q.ravel(), minlength=N_THRESHOLDS)
     fg_hist = np.bincount(q[gt.mask], minlength=N_THRESHOLDS) if gt.n_fg else np.zeros_like(hist)
-    return _from_histograms(pair, hist, fg_hist, pair.pred >= pair.adaptive_threshold)
+    return _from_histograms(
+        pair, hist, fg_hist, *_pixel_counts(pair, pair.pred >= pair.adaptive_threshold)
+    )
 
 
 def confusion_sweep(pair: Pair) -> ConfusionSweep:
@@ -190,7 +196,9 @@ def _strict_sweep(pair: Pair) -> ConfusionSweep:
         if gt.n_fg
         else np.zeros_like(hist)
     )
-    return _from_histograms(pair, hist, fg_hist, pair.pred > pair.adaptive_threshold)
+    return _from_histograms(
+        pair, hist, fg_hist, *_pixel_counts(pair, pair.pred > pair.adaptive_threshold)
+    )
 
 
 def strict_sweep(pair: Pair) -> ConfusionSweep:

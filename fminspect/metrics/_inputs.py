@@ -364,32 +364,31 @@ class Pair:
             self._memo[key] = value
             return value
 
-    def level_counts(
-        self, rows: tuple[int, int] | None = None, cols: tuple[int, int] | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def level_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """Pixels of each of a uint8 map's 256 levels (int64): all of them, and on the GT
-        foreground; of the whole map (memoised) or of the block ``rows`` × ``cols``."""
-        if rows is None and cols is None:
-            return self.memo("level_counts", lambda: self._level_counts((0, 0), (0, 0)))
-        return self._level_counts(rows or (0, self.gt.shape[0]), cols or (0, self.gt.shape[1]))
+        foreground (memoised)."""
+        gt = self.gt
+        mask = gt.memo("mask.u8", lambda: np.ascontiguousarray(gt.mask, dtype=np.uint8))
+        counts = self.labelled_counts(mask, 2, "fg")
+        return counts.sum(axis=1), counts[:, 1]
 
-    def _level_counts(
-        self, rows: tuple[int, int], cols: tuple[int, int]
-    ) -> tuple[np.ndarray, np.ndarray]:
-        levels, gt = self.levels, self.gt
+    def labelled_counts(self, labels: np.ndarray, n: int, key: str) -> np.ndarray:
+        """Pixels of each of a uint8 map's 256 levels under each label (``labels``: uint8
+        below ``n``, the GT's shape), as a (256, n) int64 array memoised under ``key``:
+        one pass over the map, however many regions are counted."""
+        levels = self.levels
         if levels is None:
             raise ValueError("not a uint8 map: no levels to count")
-        whole = rows == cols == (0, 0)
-        block = levels if whole else levels[rows[0] : rows[1], cols[0] : cols[1]]
-        mask = gt.memo("mask.u8", lambda: np.ascontiguousarray(gt.mask, dtype=np.uint8))
-        mask = mask if whole else mask[rows[0] : rows[1], cols[0] : cols[1]]
-        if block.size < _FLOAT32_EXACT:  # OpenCV's histogram, in float32
-            every = cv2.calcHist([block], [0], None, [256], [0, 256]).ravel()
-            fg = cv2.calcHist([block], [0], mask, [256], [0, 256]).ravel()
-        else:
-            every = np.bincount(block.ravel(), minlength=256)
-            fg = np.bincount(block[mask.view(bool)], minlength=256)
-        return readonly(every.astype(np.int64)), readonly(fg.astype(np.int64))
+
+        def count() -> np.ndarray:
+            if levels.size < _FLOAT32_EXACT:  # OpenCV's 2-D histogram, in float32
+                h = cv2.calcHist([levels, labels], [0, 1], None, [256, n], [0, 256, 0, n])
+            else:
+                joint = levels.astype(np.intp) * n + labels
+                h = np.bincount(joint.ravel(), minlength=256 * n).reshape(256, n)
+            return readonly(h.astype(np.int64))
+
+        return self.memo(f"level_counts.{key}", count)
 
     @property
     def quantized(self) -> np.ndarray:

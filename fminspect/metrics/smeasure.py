@@ -69,7 +69,7 @@ from fminspect.metrics._inputs import (
     Pair,
     prepare,
 )
-from fminspect.metrics._numerics import EPS
+from fminspect.metrics._numerics import EPS, readonly
 from fminspect.metrics.equations import cite
 from fminspect.metrics.registry import Family, MeasureInfo, Parameter
 
@@ -316,7 +316,24 @@ def _gt_quadrants(
     return gt.memo(f"smeasure.quadrants.{weights}.{centroid}.{denominator}", compute)
 
 
-def _level_counts(pair: Pair, q: _GtQuadrant) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def _quadrant_labels(gt: GroundTruth, centroid: str) -> np.ndarray:
+    """2·k + [GT foreground] for the pixels of quadrant k (memoised per GT and split rule):
+    one labelled histogram of a uint8 map then holds every quadrant's level counts."""
+
+    def compute() -> np.ndarray:
+        cy, cx = _centroid(gt, centroid)
+        labels = gt.mask.astype(np.uint8)
+        labels[:cy, cx:] += 2
+        labels[cy:, :cx] += 4
+        labels[cy:, cx:] += 6
+        return readonly(labels)
+
+    return gt.memo(f"smeasure.labels.{centroid}", compute)
+
+
+def _level_counts(
+    pair: Pair, q: _GtQuadrant, centroid: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """A uint8 map's level counts in quadrant ``q`` (all, foreground) and the levels'
     values; None for other maps, and where the quadrant holds one level only: its exact
     variance 0 then meets the references' rounding noise (their mean of n equal values is
@@ -324,11 +341,18 @@ def _level_counts(pair: Pair, q: _GtQuadrant) -> tuple[np.ndarray, np.ndarray, n
     computed pixel by pixel, as they do."""
     if pair.table is None:
         return None
-    every, fg = pair.level_counts(q.rows, q.cols)
+    counts = pair.labelled_counts(_quadrant_labels(pair.gt, centroid), 8, f"smeasure.{centroid}")
+    k = 2 * QUADRANTS.index(q.name)  # the order of _gt_quadrants and _quadrant_labels
+    every, fg = counts[:, k] + counts[:, k + 1], counts[:, k + 1]
     return (every, fg, pair.table) if np.count_nonzero(every) > 1 else None
 
 
-def _quadrant(pair: Pair, q: _GtQuadrant, denominator: str = DENOMINATOR.default) -> QuadrantSSIM:
+def _quadrant(
+    pair: Pair,
+    q: _GtQuadrant,
+    denominator: str = DENOMINATOR.default,
+    centroid: str = CENTROID.default,
+) -> QuadrantSSIM:
     nan = float("nan")
     if q.n == 0:
         return QuadrantSSIM(
@@ -352,7 +376,7 @@ def _quadrant(pair: Pair, q: _GtQuadrant, denominator: str = DENOMINATOR.default
     # sample (co)variances with N - 1 + eps: MATLAB parity, and no 0/0 for one pixel (with
     # N - 1 alone, as pysodmetrics ≤ 1.6.0, one pixel gives 0/0 = NaN)
     den = _denominator(n, denominator)
-    counted = _level_counts(pair, q)
+    counted = _level_counts(pair, q, centroid)
     if counted is not None:  # a uint8 map: sums over its 256 levels (issue #50)
         every, fg, table = counted
         x = every @ table / n
@@ -430,7 +454,8 @@ def _region(
     denominator: str = DENOMINATOR.default,
 ) -> tuple[float, tuple[QuadrantSSIM, ...], tuple[int, int]]:
     quads = tuple(
-        _quadrant(pair, q, denominator) for q in _gt_quadrants(gt, weights, centroid, denominator)
+        _quadrant(pair, q, denominator, centroid)
+        for q in _gt_quadrants(gt, weights, centroid, denominator)
     )
     score = 0.0
     for q in quads:
