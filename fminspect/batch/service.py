@@ -17,7 +17,8 @@ between two fminspect processes of the same installation).
   ``(generation, "finished", None)``; for a task, ``(task, "task-progress", text)``, then
   ``(task, "task-result", value)`` or ``(task, "task-failed", message)``.
 
-A ``start`` stops the request under way (its units in hand finish and are stored). A task
+A ``start`` stops the request under way (its units in hand finish and are stored); a
+``stop`` that arrives while its request waits its turn means it is never begun. A task
 (:mod:`fminspect.batch.tasks`: statistics, compare) runs on a thread of its own, one at a
 time, beside the scoring; a newer task stops the one under way. No Qt.
 """
@@ -162,6 +163,9 @@ class _Service:
         self.requests: queue.Queue[Any] = queue.Queue()
         self.generation: int | None = None  # the scoring request under way, and its stop
         self.stop = threading.Event()
+        #: the newest request the window stopped: one stopped before it was taken up (its
+        #: stop came while it waited its turn) is never begun
+        self.stopped = 0
         self.tasks: queue.Queue[Any] = queue.Queue()
         self.task: int | None = None  # the job under way, and its stop
         self.task_stop = threading.Event()
@@ -199,8 +203,10 @@ class _Service:
             if kind == "start":
                 self.stop.set()  # a newer request replaces the one under way
                 self.requests.put(message)
-            elif kind == "stop" and message[1] == self.generation:
-                self.stop.set()
+            elif kind == "stop":
+                self.stopped = max(self.stopped, message[1])
+                if message[1] == self.generation:
+                    self.stop.set()
             elif kind == "task":
                 self.task_stop.set()  # a newer task replaces the one under way
                 stop = threading.Event()  # made here: a stop sent at once is not lost
@@ -255,17 +261,25 @@ class _Service:
                 request = _latest(self.requests)
                 if request is None:
                     return
-                _, generation, dataset, config, store_path = request
-                if isinstance(dataset, DatasetPieces):
-                    dataset = whole(dataset)
-                self.generation, self.stop = generation, threading.Event()
-                self._score(generation, dataset, config, store_path, self.stop)
-                self.send((generation, "finished", None))
-                # what the evaluation's reading left frozen (quiet_collector) is collected
-                gc.unfreeze()
+                self.serve(request)
         finally:
             if self.pool is not None:
                 self.pool.close()
+
+    def serve(self, request: Any) -> None:
+        """Score one ``start`` request, unless it was stopped while it waited; then say it
+        is finished."""
+        _, generation, dataset, config, store_path = request
+        self.generation, self.stop = generation, threading.Event()
+        if generation <= self.stopped:  # the window stopped it before it was taken up
+            self.send((generation, "finished", None))
+            return
+        if isinstance(dataset, DatasetPieces):
+            dataset = whole(dataset)
+        self._score(generation, dataset, config, store_path, self.stop)
+        self.send((generation, "finished", None))
+        # what the evaluation's reading left frozen (quiet_collector) is collected
+        gc.unfreeze()
 
     def _score(
         self, generation: int, dataset: Dataset, config: Any, store_path: str, stop: threading.Event

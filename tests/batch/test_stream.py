@@ -444,3 +444,25 @@ def test_the_stream_on_worker_processes_gives_the_same_matrix(tmp_path: Path, jo
     matrix = ScoreMatrix([s.name for s in ds.samples], ds.method_names, config.keys_for(True))
     list(stream.stream_evaluation(ds, matrix, config, tmp_path / "two.sqlite", jobs=jobs))
     assert np.array_equal(serial.values, matrix.values, equal_nan=True)
+
+
+def test_a_request_stopped_while_it_waits_its_turn_is_never_begun() -> None:
+    """The window asks for a dataset's scores and stops the request at once (another folder
+    opened, a measure changed): a stop that arrives before the service took the request up
+    used to be dropped, and the whole dataset was scored for nothing. The commands are read
+    here on the test's thread, then the request is served: it is only said finished."""
+    from fminspect.batch.service import _Service
+
+    commands = io.BytesIO()
+    never_read = object()  # a dataset the service must not touch
+    write_message(commands, ("start", 1, never_read, None, "store.sqlite"))
+    write_message(commands, ("stop", 1))
+    commands.seek(0)
+    out = io.BytesIO()
+    service = _Service(commands, out, jobs=1)
+    service.read_commands()  # to the end of the commands
+    request = service.requests.get()
+    assert request[:2] == ("start", 1) and service.stopped == 1
+    service.serve(request)
+    out.seek(0)
+    assert read_message(out) == (1, "finished", None) and read_message(out) is None
