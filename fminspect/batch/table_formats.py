@@ -298,7 +298,7 @@ def md_cell(text: str) -> str:
     return html_lib.escape(text, quote=False).translate(_MD_CELL)
 
 
-def md_literal(text: str) -> str:
+def _md_escape(text: str) -> str:
     """Text shown literally by Markdown (and as text, not markup, by its HTML)."""
     return html_lib.escape(text, quote=False).translate(_MD_SPECIAL)
 
@@ -329,7 +329,7 @@ def _plain_slot(table: Table, slot: Slot, method: str, markup: str) -> str:
 def _plain_name(table: Table, method: str, markup: str) -> str:
     name = table.spec.name(method)
     if markup == "markdown":
-        name = md_literal(name)
+        name = _md_escape(name)
     if method in table.spec.highlight and markup != "html":  # HTML: the row is shaded
         name = f"**{name}**" if markup == "markdown" else f"{name} *"
     return name
