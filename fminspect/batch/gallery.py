@@ -662,7 +662,11 @@ def make_gallery(
 
     _check_out(Path(out))
     # a filter that cannot be read is said before anything is scored
-    _filters(filter_text, [(ds, None) for ds in datasets], config.keys_for(True), tags)
+    names: dict[int, str] = {}  # the tags' names, for the filter's tag clauses
+    if tags is not None and Path(tags).is_file():
+        with TagStore(tags) as store0:
+            names = store0.names
+    _filters(filter_text, [(ds, None) for ds in datasets], config.keys_for(True), names)
     sources = [
         (
             ds,
@@ -691,7 +695,7 @@ def make_gallery(
     )
     check_spec(spec, [mx for _, mx in sources])
     spec = dataclasses.replace(spec, variants=variants([by, *spec.shown], config.params))
-    filters = _filters(filter_text, sources, (), tags)
+    filters = _filters(filter_text, sources, (), names)
     tag_store = TagStore(tags) if tags is not None and Path(tags).is_file() else None
     try:
         cases, total = choose_cases(
@@ -734,11 +738,12 @@ def _filters(
     text: str,
     sources: Sequence[tuple[Dataset, Any]],
     keys: Sequence[str],
-    tags: Path | None,
+    names: dict[int, str],
 ) -> dict[str, Any]:
     """``text`` parsed for each dataset of ``sources`` (its scores' measures and methods,
-    or ``keys`` and the dataset's methods before anything is scored). A method one dataset
-    lacks has no score there: its clause keeps none of that dataset's samples.
+    or ``keys`` and the dataset's methods before anything is scored; ``names``: the tags').
+    A method one dataset lacks has no score there: its clause keeps none of that dataset's
+    samples.
 
     Raises
     ------
@@ -746,12 +751,7 @@ def _filters(
         The filter cannot be read.
     """
     from fminspect.batch.filters import FilterError, parse
-    from fminspect.pipeline.tags import TagStore
 
-    names: dict[int, str] = {}
-    if tags is not None and Path(tags).is_file():
-        with TagStore(tags) as store:
-            names = store.names
     every = list(
         dict.fromkeys(
             m for ds, mx in sources for m in (mx.methods if mx is not None else ds.method_names)
