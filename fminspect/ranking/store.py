@@ -193,6 +193,11 @@ class StudyStore:
                     self.db.execute("ROLLBACK")
             raise
 
+    def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """One write transaction of the study (see :meth:`_writing`), for the modules that
+        keep tables of their own in the study file (:mod:`fminspect.ranking.invites`)."""
+        return self._writing()
+
     def __enter__(self) -> StudyStore:
         return self
 
@@ -638,6 +643,11 @@ class VotingSession:
     def finished(self) -> bool:
         """Every trial has a vote."""
         return self.position >= self.total
+
+    @property
+    def last(self) -> int | None:
+        """The index of the trial voted on last (the one :meth:`undo` takes back)."""
+        return self._done[-1] if self._done else None
 
     def current(self) -> Trial | None:
         """The first trial without a vote (None when finished). In an active design, the

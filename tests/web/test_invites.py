@@ -1,0 +1,65 @@
+"""Participants' links: unguessable, stored only as hashes, one per participant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fminspect.ranking import invites
+from fminspect.ranking.store import StudyError, StudyStore
+from tests.web.studies import make_study
+
+
+def test_links_open_their_participant_only_and_the_file_keeps_no_token(tmp_path: Path) -> None:
+    path = make_study(tmp_path)
+    with StudyStore(path) as store:
+        made = invites.invite(store, 3, ids=["ana"])
+        assert [i.participant for i in made] == ["ana", "p001", "p002", "p003"]
+        assert len({i.token for i in made}) == 4
+        assert all(len(i.token) >= 32 for i in made)  # 24 random bytes, URL-safe base64
+        for i in made:
+            assert invites.participant_of(store, i.token) == i.participant
+        token = made[0].token
+        for wrong in ("", token[:-1], token + "x", token.upper(), "x" * 129, made[1].token[::-1]):
+            assert invites.participant_of(store, wrong) is None
+        # numbering goes on after the ids taken
+        assert [i.participant for i in invites.invite(store, 1)] == ["p004"]
+        assert invites.invited(store) == ["ana", "p001", "p002", "p003", "p004"]
+    wal = Path(f"{path}-wal")
+    data = path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    for i in made:
+        assert i.token.encode() not in data
+        assert invites.digest(i.token).encode() in data
+
+
+def test_ids_taken_malformed_or_repeated_are_refused_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    path = make_study(tmp_path)
+    with StudyStore(path) as store:
+        invites.invite(store, ids=["ana"])
+        store.register("lab-1")
+        for ids, says in (
+            (["ana"], "already in this study"),
+            (["lab-1"], "already in this study"),
+            (["bo", "bo"], "given twice"),
+            (["../etc"], "letters, digits"),
+            (["a b"], "letters, digits"),
+            (["x" * 65], "letters, digits"),
+        ):
+            with pytest.raises(StudyError, match=says):
+                invites.invite(store, ids=ids)
+        with pytest.raises(StudyError, match="prefix"):
+            invites.invite(store, 2, prefix="a/b")
+        assert invites.invited(store) == ["ana"]
+
+
+def test_a_study_opens_and_closes_for_browsers(tmp_path: Path) -> None:
+    with StudyStore(make_study(tmp_path)) as store:
+        assert invites.invited(store) == []  # an older study file: no table yet
+        assert invites.is_open(store)
+        invites.set_open(store, False)
+        assert not invites.is_open(store)
+        invites.set_open(store, True)
+        assert invites.is_open(store)
