@@ -7,6 +7,7 @@ with status 1 (see :func:`fminspect.cli.main`)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,6 +99,50 @@ def _cmd_rank_pack(args: argparse.Namespace) -> int:
     who = f"participant {args.participant}" if args.participant else "a participant"
     print(f"study pack written to {out}; {who} runs:  fminspect rank vote {out.name}")
     return 0
+
+
+def _cmd_rank_invite(args: argparse.Namespace) -> int:
+    from fminspect.ranking.invites import invite
+    from fminspect.ranking.store import StudyStore
+
+    if not args.count and not args.id:
+        return fail("say how many participants to invite (--count N) or name them (--id ...)")
+    with StudyStore(args.study) as store:
+        made = invite(store, args.count or 0, prefix=args.prefix, ids=args.id or ())
+    base = args.url.rstrip("/")
+    lines = [f"{i.participant},{base}/s/{i.token}" for i in made]
+    if args.out:
+        from fminspect.io.atomic import replacing
+
+        with replacing(args.out) as tmp:
+            os.chmod(tmp, 0o600)  # the links are the participants' keys: readable by the lab only
+            tmp.write_text("participant,link\n" + "".join(f"{line}\n" for line in lines))
+        print(f"{len(made)} links written to {args.out}", file=sys.stderr)
+    else:
+        print("participant,link", *lines, sep="\n")
+    if args.qr:
+        _write_qr(args.qr, [(i.participant, f"{base}/s/{i.token}") for i in made])
+    print(
+        "each link is shown this once (the study keeps only a hash of it); "
+        f"serve the study with:  fminspect rank serve {args.study}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _write_qr(folder: Path, links: list[tuple[str, str]]) -> None:
+    import segno
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for who, link in links:
+        segno.make(link, error="m").save(str(folder / f"{who}.png"), scale=6, border=2)
+    print(f"{len(links)} QR codes written to {folder}", file=sys.stderr)
+
+
+def _cmd_rank_serve(args: argparse.Namespace) -> int:
+    from fminspect.web.server import serve
+
+    return serve(args.study, host=args.host, port=args.port, url=args.url)
 
 
 def _cmd_rank_vote(args: argparse.Namespace) -> int:
@@ -333,6 +378,31 @@ def add_parser(sub: Subparsers) -> None:
     )
     v.add_argument("--windowed", action="store_true", help="a normal window instead of full screen")
     v.set_defaults(func=_cmd_rank_vote)
+    i = rs.add_parser(
+        "invite", help="make participants' links for voting in a web browser (rank serve)"
+    )
+    i.add_argument("study", type=Path)
+    i.add_argument("--count", type=int, metavar="N", help="invite N participants (p001, p002, …)")
+    i.add_argument("--id", nargs="+", metavar="ID", help="invite participants with these ids")
+    i.add_argument("--prefix", default="p", help="id prefix with --count (p)")
+    i.add_argument(
+        "--url",
+        default="http://127.0.0.1:8765",
+        help="the address participants reach the server at (default http://127.0.0.1:8765)",
+    )
+    i.add_argument("--out", type=Path, help="write participant,link CSV here (mode 600)")
+    i.add_argument("--qr", type=Path, metavar="DIR", help="also write a QR code per link here")
+    i.set_defaults(func=_cmd_rank_invite)
+    sv = rs.add_parser("serve", help="serve the study to participants' web browsers")
+    sv.add_argument("study", type=Path)
+    sv.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (127.0.0.1: this machine only)"
+    )
+    sv.add_argument("--port", type=int, default=8765, help="port (8765; 0: any free one)")
+    sv.add_argument(
+        "--url", help="the public address, when a reverse proxy serves it (shown in the links)"
+    )
+    sv.set_defaults(func=_cmd_rank_serve)
     a = rs.add_parser("analyze", help="open the analysis window on a study")
     a.add_argument("study", type=Path)
     a.set_defaults(func=_cmd_rank_analyze)
