@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import cv2
+import numpy as np
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
@@ -293,6 +294,7 @@ class Pictures:
     def __init__(self, presenter: Presenter, budget: int = PICTURE_CACHE_BYTES) -> None:
         self._presenter = presenter
         self._lock = threading.Lock()
+        self._making = threading.Lock()
         self._cache: OrderedDict[tuple[str, ...], tuple[bytes, str]] = OrderedDict()
         self._bytes, self._budget = 0, budget
 
@@ -308,42 +310,56 @@ class Pictures:
 
     def get(self, trial: Trial, slot: str) -> tuple[bytes, str] | None:
         """The picture in ``slot`` of ``trial`` (None when the study shows none there);
-        raises LoadError naming a file that cannot be read."""
+        raises LoadError naming a file that cannot be read. A trial's pictures are made
+        together: the page asks for all of them at once."""
         key = self.key(trial, slot)
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
+        with self._making:  # one trial's files decoded at a time; the cache is read meanwhile
+            with self._lock:
+                if key in self._cache:  # made while this request waited
+                    return self._cache[key]
             screen = self._presenter.screen(trial)
-        if slot == "left":
-            rgb, photo = screen.left, False
-        elif slot == "right":
-            rgb, photo = screen.right, False
-        else:
-            k = int(slot[-1])
-            if k >= len(screen.references):
-                return None
-            label, rgb = screen.references[k]
-            photo = label == "image"
-        bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
-        if photo or (
-            self._presenter.design.presentation == "overlay" and slot in ("left", "right")
-        ):
-            ok, data = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            kind = "image/jpeg"
-        else:
-            ok, data = cv2.imencode(".png", bgr, [cv2.IMWRITE_PNG_COMPRESSION, 3])
-            kind = "image/png"
-        if not ok:
-            raise ValueError(f"trial {trial.index}: its {slot} picture could not be encoded")
-        made = (data.tobytes(), kind)
+            overlay = self._presenter.design.presentation == "overlay"
+            made = {
+                self.key(trial, "left"): _encode(screen.left, photo=overlay),
+                self.key(trial, "right"): _encode(screen.right, photo=overlay),
+            }
+            for k, (label, rgb) in enumerate(screen.references):
+                made[self.key(trial, f"ref{k}")] = _encode(rgb, photo=label == "image")
         with self._lock:
-            self._cache[key] = made
-            self._bytes += len(made[0])
+            for name, picture in made.items():
+                if name not in self._cache:
+                    self._cache[name] = picture
+                    self._bytes += len(picture[0])
             while self._bytes > self._budget and len(self._cache) > 1:
                 _, (old, _) = self._cache.popitem(last=False)
                 self._bytes -= len(old)
-        return made
+        return made.get(key)
+
+
+def _encode(rgb: np.ndarray, *, photo: bool) -> tuple[bytes, str]:
+    """JPEG (quality 92) for a photograph or an overlay on one; lossless PNG for a map,
+    one channel when it is grey."""
+    if photo:
+        ok, data = cv2.imencode(
+            ".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92]
+        )
+        kind = "image/jpeg"
+    else:
+        grey = (
+            rgb.ndim == 3
+            and np.array_equal(rgb[..., 0], rgb[..., 1])
+            and np.array_equal(rgb[..., 0], rgb[..., 2])
+        )
+        pixels = rgb[..., 0] if grey else cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+        ok, data = cv2.imencode(".png", pixels, [cv2.IMWRITE_PNG_COMPRESSION, 3])
+        kind = "image/png"
+    if not ok:
+        raise ValueError("a picture could not be encoded")
+    return data.tobytes(), kind
 
 
 class SecurityHeaders:
