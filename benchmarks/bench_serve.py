@@ -70,8 +70,14 @@ def make_files(folder: Path, groups: int, maps: int, size: tuple[int, int]) -> l
             cv2.imwrite(str(p), np.clip(noisy, 0, 255).astype(np.uint8))
             items.append(Item(f"g{k:04d}m{m}", f"model{m}", str(p)))
         out.append(
-            Group(f"g{k:04d}", "bench", f"s{k:04d}", str(paths["gt"]), str(paths["image"]),
-                  tuple(items))
+            Group(
+                f"g{k:04d}",
+                "bench",
+                f"s{k:04d}",
+                str(paths["gt"]),
+                str(paths["image"]),
+                tuple(items),
+            )
         )
     return out
 
@@ -165,11 +171,18 @@ def percentiles(values: list[float]) -> str:
         return "none"
     ms = np.asarray(values) * 1e3
     p50, p95, p99 = np.percentile(ms, [50, 95, 99])
-    return f"p50 {p50:.1f} ms, p95 {p95:.1f} ms, p99 {p99:.1f} ms, max {ms.max():.0f} ms (n = {len(ms)})"
+    return (
+        f"p50 {p50:.1f} ms, p95 {p95:.1f} ms, p99 {p99:.1f} ms, "
+        f"max {ms.max():.0f} ms (n = {len(ms)})"
+    )
 
 
 def run(
-    name: str, files: list[Group], folder: Path, sampling: str, args: argparse.Namespace,
+    name: str,
+    files: list[Group],
+    folder: Path,
+    sampling: str,
+    args: argparse.Namespace,
     think: tuple[float, float],
 ) -> None:
     study = folder / f"{name}.sqlite"
@@ -191,13 +204,18 @@ def run(
         proc.terminate()
         proc.wait(60)
     total, lost, unexpected = check(study, tally, tokens)
-    print(f"\n## {name}: {sampling} design, {args.participants} participants, "
-          f"think {think[0]:g}–{think[1]:g} s, {args.seconds:g} s", flush=True)
+    print(
+        f"\n## {name}: {sampling} design, {args.participants} participants, "
+        f"think {think[0]:g}–{think[1]:g} s, {args.seconds:g} s",
+        flush=True,
+    )
     print(f"answers:  {percentiles(tally.votes)}")
     print(f"pictures: {percentiles(tally.pictures)}")
     print(f"throughput: {len(tally.votes) / elapsed:.1f} votes/s over {elapsed:.1f} s")
-    print(f"read back: {total} acknowledged votes, {lost} lost, {unexpected} not acknowledged"
-          f"{'' if not tally.errors else f'; errors: {tally.errors[:3]}'}")
+    print(
+        f"read back: {total} acknowledged votes, {lost} lost, {unexpected} not acknowledged"
+        f"{'' if not tally.errors else f'; errors: {tally.errors[:3]}'}"
+    )
     if lost or unexpected or tally.errors:
         raise SystemExit("FAILED: votes lost, doubled or refused")
 
@@ -211,8 +229,10 @@ def main() -> None:
     parser.add_argument("--think", type=float, nargs=2, default=(0.5, 3.0))
     parser.add_argument("--only", choices=("full", "active", "flat-out"))
     args = parser.parse_args()
-    print(f"# bench_serve: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, {args.groups} groups × {args.maps} maps at 320×240")
+    print(
+        f"# bench_serve: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, {args.groups} groups × {args.maps} maps at 320×240"
+    )
     with tempfile.TemporaryDirectory(prefix="fminspect-serve-") as tmp:
         folder = Path(tmp)
         files = make_files(folder, args.groups, args.maps, (240, 320))

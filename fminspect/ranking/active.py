@@ -4,8 +4,9 @@ teach the most about the ranking, given every vote so far.
 After ASAP (Mikhailiuk, Wilmot, Perez-Ortiz, Yue, Mantiuk, "Active Sampling for Pairwise
 Comparisons via Approximate Message Passing and Information Gain Maximization", ICPR 2020;
 reference code gfxdisp/asap, its *ASAP-approx* variant): each map's quality has a Gaussian
-posterior N(μ, σ²) (Thurstone Case V, unit observer noise, prior N(0, 0.5) as in the
-reference); a pair (i, j) is worth the expected Kullback–Leibler divergence between the
+posterior N(μ, σ²) (Thurstone Case V, the reference's prior N(0, 0.5), and an observer
+noise of variance 1 on a comparison — the reference's one-step ASAP-approx update uses
+variance 2, i.e. unit noise on each map's observation; see ``NOISE_VARIANCE``); a pair (i, j) is worth the expected Kullback–Leibler divergence between the
 posterior after its answer and the posterior now,
 
     EIG(i, j) = P(i ≻ j)·KL(i ≻ j) + P(j ≻ i)·KL(j ≻ i),   P(i ≻ j) = Φ((μᵢ − μⱼ)/s),
@@ -38,7 +39,10 @@ __all__ = ["PRIOR_VARIANCE", "Posterior"]
 
 #: Prior variance of every map's quality (the reference code's ``init_data.Vs = 0.5``).
 PRIOR_VARIANCE = 0.5
-#: Variance of an observer's noise in one comparison (Thurstone Case V; the reference's 1).
+#: Variance of an observer's noise in one comparison (Thurstone Case V). ASAP-approx's
+#: one-step update uses 2 (unit variance for each of the two maps); 1 here makes one unit of
+#: quality a 76 % preference (Φ(1/√1)) instead of 69 % (Φ(1/√2)) — a choice of scale that
+#: changes which pairs the gains favour only through the posterior variances' share of s².
 NOISE_VARIANCE = 1.0
 
 
