@@ -6,7 +6,8 @@ Comparisons via Approximate Message Passing and Information Gain Maximization", 
 reference code gfxdisp/asap, its *ASAP-approx* variant): each map's quality has a Gaussian
 posterior N(μ, σ²) (Thurstone Case V, the reference's prior N(0, 0.5), and an observer
 noise of variance 1 on a comparison — the reference's one-step ASAP-approx update uses
-variance 2, i.e. unit noise on each map's observation; see ``NOISE_VARIANCE``); a pair (i, j) is worth the expected Kullback–Leibler divergence between the
+variance 2, i.e. unit noise on each map's observation; see ``NOISE_VARIANCE``); a pair
+(i, j) is worth the expected Kullback–Leibler divergence between the
 posterior after its answer and the posterior now,
 
     EIG(i, j) = P(i ≻ j)·KL(i ≻ j) + P(j ≻ i)·KL(j ≻ i),   P(i ≻ j) = Φ((μᵢ − μⱼ)/s),

@@ -5,7 +5,8 @@
   difference of 1 JOD means 75 % of answers prefer the better map; binomial likelihood of
   the win counts. Scores are centred (mean 0 over the group's maps), as pwcmp's default
   (``mean0``) has done since 2020 — its earlier versions anchored the first condition at
-  0. One stated departure from pwcmp: the prior is a plain isotropic Gaussian (:data:`~fminspect.ranking.aggregate.BT_PRIOR`
+  0. One stated departure from pwcmp: the prior is a plain isotropic Gaussian
+  (:data:`~fminspect.ranking.aggregate.BT_PRIOR`
   precision on the logit scale, i.e. ``BT_PRIOR · ln(3)²`` in JOD units, since 1 JOD is a
   75 % preference and logit(0.75) = ln 3), instead of pwcmp's data-derived prior, so the
   same prior governs both scales and is stated with them. ``prior=0`` gives the maximum-

@@ -659,6 +659,13 @@ class VotingSession:
             trial = next((t for t in self.trials if t.index not in done), None)
         return trial
 
+    def following(self, trial: Trial) -> Trial | None:
+        """The first trial after ``trial`` without a vote, among those chosen so far (what
+        a page can load ahead while ``trial`` is shown)."""
+        done = set(self._done)
+        later = (t for t in self.trials if t.index > trial.index and t.index not in done)
+        return next(later, None)
+
     def vote(self, choice: str, rt_ms: float) -> Vote:
         """Record ``choice`` ('left', 'right' or 'tie') for the current trial, durably."""
         trial = self.current()

@@ -139,11 +139,7 @@ class StudyDesk:
         session = self.session(participant)
         is_open = invites.is_open(self.store)
         trial = session.current()
-        following = None
-        if trial is not None:
-            later = [t for t in session.trials if t.index > trial.index]
-            done = set(self._voted(participant))
-            following = next((t for t in later if t.index not in done), None)
+        following = None if trial is None else session.following(trial)
         d = self.design
         return {
             "study": d.name,
@@ -157,12 +153,6 @@ class StudyDesk:
             "trial": None if trial is None else self._trial(trial),
             "next": None if following is None else self._trial(following),
         }
-
-    def _voted(self, participant: str) -> list[int]:
-        rows = self.store.db.execute(
-            "SELECT trial FROM votes WHERE participant = ?", (participant,)
-        ).fetchall()
-        return [r[0] for r in rows]
 
     def _trial(self, trial: Trial) -> dict[str, Any]:
         refs = (["image"] if self.design.show_image else []) + (

@@ -63,3 +63,30 @@ def test_a_study_opens_and_closes_for_browsers(tmp_path: Path) -> None:
         assert not invites.is_open(store)
         invites.set_open(store, True)
         assert invites.is_open(store)
+
+
+def test_rank_invite_prints_or_writes_the_links_once_with_qr_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fminspect.cli import main
+
+    path = make_study(tmp_path)
+    assert main(["rank", "invite", str(path), "--count", "2", "--url", "https://r.example/"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "participant,link"
+    assert [line.split(",")[0] for line in out[1:]] == ["p001", "p002"]
+    assert all(line.split(",")[1].startswith("https://r.example/s/") for line in out[1:])
+    links = tmp_path / "links.csv"
+    qr = tmp_path / "qr"
+    args = ["rank", "invite", str(path), "--id", "ana", "--out", str(links), "--qr", str(qr)]
+    assert main(args) == 0
+    assert links.stat().st_mode & 0o777 == 0o600  # the links are the participants' keys
+    rows = links.read_text().splitlines()
+    assert rows[0] == "participant,link" and rows[1].startswith("ana,http://127.0.0.1:8765/s/")
+    token = rows[1].rsplit("/", 1)[1]
+    with StudyStore(path) as store:
+        assert invites.participant_of(store, token) == "ana"
+    assert (qr / "ana.png").stat().st_size > 0
+    assert main(["rank", "invite", str(path), "--id", "ana"]) == 1  # taken: a message
+    assert "already in this study" in capsys.readouterr().err
+    assert main(["rank", "invite", str(path)]) == 2
