@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
-import httpx
+import httpx2 as httpx
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 
 from fminspect.io.discovery import discover
 from fminspect.ranking import invites

@@ -12,7 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import pytest
 
 from fminspect.ranking.store import StudyStore
