@@ -277,9 +277,10 @@ def _flags(
 
 
 class Pictures:
-    """A trial's pictures as PNG (maps) or JPEG (photographs) bytes, made from the study's
-    files by the voting window's :class:`~fminspect.ranking.present.Presenter` and kept, by
-    what they show, for every participant (bounded by :data:`PICTURE_CACHE_BYTES`)."""
+    """A trial's pictures as PNG (maps) or JPEG (the reference photograph) bytes, made from
+    the study's files by the voting window's :class:`~fminspect.ranking.present.Presenter`
+    and kept, by what they show, for every participant (bounded by
+    :data:`PICTURE_CACHE_BYTES`)."""
 
     def __init__(self, presenter: Presenter, budget: int = PICTURE_CACHE_BYTES) -> None:
         self._presenter = presenter
@@ -312,10 +313,9 @@ class Pictures:
                 if key in self._cache:  # made while this request waited
                     return self._cache[key]
             screen = self._presenter.screen(trial)
-            overlay = self._presenter.design.presentation == "overlay"
-            made = {
-                self.key(trial, "left"): _encode(screen.left, photo=overlay),
-                self.key(trial, "right"): _encode(screen.right, photo=overlay),
+            made = {  # the maps lossless, overlaid or not: they are what is judged
+                self.key(trial, "left"): _encode(screen.left, photo=False),
+                self.key(trial, "right"): _encode(screen.right, photo=False),
             }
             for k, (label, rgb) in enumerate(screen.references):
                 made[self.key(trial, f"ref{k}")] = _encode(rgb, photo=label == "image")
@@ -331,8 +331,8 @@ class Pictures:
 
 
 def _encode(rgb: np.ndarray, *, photo: bool) -> tuple[bytes, str]:
-    """JPEG (quality 92) for a photograph or an overlay on one; lossless PNG for a map,
-    one channel when it is grey."""
+    """JPEG (quality 92) for the reference photograph; lossless PNG for a map (overlaid on
+    the photograph or not), one channel when it is grey."""
     if photo:
         ok, data = cv2.imencode(
             ".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92]

@@ -172,3 +172,27 @@ def test_active_designs_choose_from_every_vote_whoever_cast_it(tmp_path: Path) -
         assert len(store.votes("lab")) == lab_votes
         assert len(store.votes("ana")) == state["total"]
         assert store.posterior().votes == lab_votes + state["total"]
+
+
+def test_an_overlay_study_shows_its_maps_over_the_image_as_the_window_does(
+    tmp_path: Path,
+) -> None:
+    import cv2
+    import numpy as np
+
+    from fminspect.ranking.present import Presenter
+
+    study = make_study(tmp_path, presentation="overlay", overlay_alpha=0.6)
+    token = links(study, "ana")["ana"]
+    with TestClient(make_app(study, ADMIN)) as c:
+        index = c.get(f"/s/{token}/state").json()["trial"]["index"]
+        answer = c.get(f"/s/{token}/img/{index}/left")
+    assert answer.headers["content-type"] == "image/png"  # lossless: the map is what is judged
+    shown = cv2.cvtColor(
+        cv2.imdecode(np.frombuffer(answer.content, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB
+    )
+    with StudyStore(study) as store:
+        trial = VotingSession(store, "ana").current()
+        assert trial is not None
+        expected = Presenter(store.design).screen(trial).left
+    np.testing.assert_array_equal(shown, expected)  # the window's picture, exactly
