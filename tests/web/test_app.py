@@ -13,6 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from fminspect.ranking.store import StudyStore, VotingSession
+from fminspect.ranking.workflow import aggregate_study
 from fminspect.web.app import make_app
 from tests.web.studies import links, make_study
 
@@ -55,6 +56,9 @@ def test_a_participant_votes_the_whole_study_and_it_is_in_the_lab_store(
         answers.append((index, choice))
         state = answer.json()
         assert state["position"] == len(answers) and state["last"] == index
+        if len(answers) == 5:  # the lab reads the study while voting goes on
+            result = aggregate_study(study, rule="majority")
+            assert [p.votes for p in result.participants] == [5]
     assert state["status"] == "finished" and len(answers) == total
     with StudyStore(study) as store:
         stored = [(v.trial, v.choice, v.rt_ms) for v in store.votes("ana")]
