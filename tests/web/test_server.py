@@ -145,3 +145,10 @@ def test_sigkill_of_the_server_loses_and_doubles_no_vote(tmp_path: Path) -> None
             assert len(stored) == len({t for t, _ in stored}) == total
             assert sorted(set(mine)) == stored
     assert os.path.exists(study)
+
+
+def test_only_loopback_addresses_count_as_this_machine_only() -> None:
+    from fminspect.web.server import is_loopback
+
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "::1", "localhost"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "192.168.1.20", "example.org"))
