@@ -99,7 +99,13 @@ class Tally:
 
 
 async def participant(
-    base: str, token: str, think: tuple[float, float], until: float, tally: Tally, seed: int
+    base: str,
+    token: str,
+    think: tuple[float, float],
+    until: float,
+    tally: Tally,
+    seed: int,
+    pictures: bool = True,
 ) -> None:
     rng = random.Random(seed)
     mine: list[tuple[int, str]] = []
@@ -124,7 +130,7 @@ async def participant(
             mine.append((index, choice))
             state = answer.json()
             ahead = state.get("next")
-            if ahead is not None:  # the page loads the following pair's pictures ahead
+            if ahead is not None and pictures:  # the page loads the following pair's pictures ahead
                 for slot in ("left", "right", "ref0", "ref1"):
                     started = time.perf_counter()
                     picture = await c.get(f"/s/{token}/img/{ahead['index']}/{slot}")
@@ -195,7 +201,10 @@ def run(
 
         async def everyone() -> None:
             await asyncio.gather(
-                *(participant(base, t, think, until, tally, k) for k, t in enumerate(tokens))
+                *(
+                    participant(base, t, think, until, tally, k, not args.no_pictures)
+                    for k, t in enumerate(tokens)
+                )
             )
 
         asyncio.run(everyone())
@@ -228,6 +237,11 @@ def main() -> None:
     parser.add_argument("--maps", type=int, default=8)
     parser.add_argument("--think", type=float, nargs=2, default=(0.5, 3.0))
     parser.add_argument("--only", choices=("full", "active", "flat-out"))
+    parser.add_argument(
+        "--no-pictures",
+        action="store_true",
+        help="answers only (to tell the answers' own cost from the pictures' load)",
+    )
     args = parser.parse_args()
     print(
         f"# bench_serve: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "

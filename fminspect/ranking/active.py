@@ -28,6 +28,7 @@ self-consistency are scheduled separately).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -52,6 +53,15 @@ def _v_w(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     v = φ(t)/Φ(t) and w = v·(v + t), computed in log space (no 0/0 far in the tails)."""
     v = np.exp(-0.5 * t * t - 0.5 * np.log(2 * np.pi) - log_ndtr(t))
     return v, v * (v + t)
+
+
+def _w_scalar(t: float) -> float:
+    """:func:`_v_w`'s w for one t, in floats."""
+    v = math.exp(-0.5 * t * t - _HALF_LOG_2PI - float(log_ndtr(t)))
+    return v * (v + t)
+
+
+_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
 def _kl(mu1: np.ndarray, var1: np.ndarray, mu0: np.ndarray, var0: np.ndarray) -> np.ndarray:
@@ -136,14 +146,17 @@ class Posterior:
 
     def _shrink(self, var: np.ndarray, k: int) -> None:
         """Shrink ``var`` of pair ``k``'s maps by their expected update (E[w] over both
-        answers, means unchanged): a pair given out but not answered yet."""
+        answers, means unchanged): a pair given out but not answered yet. Scalar arithmetic:
+        it runs once for every pair given out and not answered (hundreds when a hundred
+        people vote at once), where NumPy's per-call cost on one element dominated."""
         a, b = int(self.pair_a[k]), int(self.pair_b[k])
-        s2 = NOISE_VARIANCE + var[a] + var[b]
-        t = np.array([(self.mu[a] - self.mu[b]) / np.sqrt(s2)])
-        p = float(ndtr(t[0]))
-        w = p * _v_w(t)[1][0] + (1 - p) * _v_w(-t)[1][0]
-        var[a] *= 1 - var[a] / s2 * w
-        var[b] *= 1 - var[b] / s2 * w
+        va, vb = float(var[a]), float(var[b])
+        s2 = NOISE_VARIANCE + va + vb
+        t = (float(self.mu[a]) - float(self.mu[b])) / math.sqrt(s2)
+        p = float(ndtr(t))
+        w = p * _w_scalar(t) + (1 - p) * _w_scalar(-t)
+        var[a] = va * (1 - va / s2 * w)
+        var[b] = vb * (1 - vb / s2 * w)
 
     def choose(
         self,

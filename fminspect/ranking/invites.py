@@ -87,6 +87,13 @@ def invite(
             )
     except sqlite3.IntegrityError as exc:  # another process invited the same id meanwhile
         raise StudyError(f"{store.path}: could not invite ({exc}); nothing was written") from None
+    if store.design.sampling == "full":
+        # a full design's schedule depends on the participant alone: made now, so that a
+        # participant's first visit does not wait for it (nor do the others' answers); an
+        # incomplete design's slot and an active design's first pairs are given on arrival,
+        # to those who come
+        for i in out:
+            store.register(i.participant, "web")
     return out
 
 

@@ -221,7 +221,8 @@ class StudyStore:
         participant = participant.strip()
         if not participant:
             raise StudyError("a participant needs a non-empty id")
-        if participant in self.participants():
+        known = self.db.execute("SELECT 1 FROM participants WHERE id = ?", (participant,))
+        if known.fetchone() is not None:
             return self.trials(participant)
         pack_for = self.pack_for
         if pack_for is not None:
@@ -269,10 +270,10 @@ class StudyStore:
         found = row.fetchone()
         return None if found is None else found[0]
 
-    def planned(self, participant: str) -> int:
+    def planned(self, participant: str, stored: list[Trial] | None = None) -> int:
         """How many trials ``participant`` is given in all (an active design's are chosen a
-        chunk at a time, so fewer may be stored yet)."""
-        stored = self.trials(participant)
+        chunk at a time, so fewer may be stored yet); ``stored``: their trials, if read."""
+        stored = self.trials(participant) if stored is None else stored
         if self.design.sampling != "active":
             return len(stored)
         return max(len(stored), planned_trials(self.design))
@@ -621,12 +622,17 @@ class VotingSession:
     The voting window and the simulated participants in the tests use exactly this API.
     """
 
-    def __init__(self, store: StudyStore, participant: str) -> None:
+    def __init__(self, store: StudyStore, participant: str, origin: str = "local") -> None:
         self.store = store
         self.participant = participant
-        self.trials = store.register(participant)
-        self._total = store.planned(participant)
-        voted = {v.trial for v in store.votes(participant)}
+        self.trials = store.register(participant, origin)
+        self._total = store.planned(participant, self.trials)
+        voted = {
+            r[0]
+            for r in store.db.execute(
+                "SELECT trial FROM votes WHERE participant = ?", (participant,)
+            )
+        }
         self._done = [t.index for t in self.trials if t.index in voted]
 
     @property
@@ -658,6 +664,20 @@ class VotingSession:
             self.trials += self.store.extend(self.participant)
             trial = next((t for t in self.trials if t.index not in done), None)
         return trial
+
+    def choose_ahead(self, margin: int = 3) -> int:
+        """Active design: when fewer than ``margin`` chosen trials are left unanswered,
+        choose (and store) the next chunk now, from every vote stored now, so that the
+        participant does not wait for it at the end of the chunk; returns how many trials
+        were added. Other designs: nothing to do."""
+        if self.store.design.sampling != "active" or len(self.trials) >= self.total:
+            return 0
+        done = set(self._done)
+        if sum(t.index not in done for t in self.trials) >= margin:
+            return 0
+        added = self.store.extend(self.participant)
+        self.trials += added
+        return len(added)
 
     def following(self, trial: Trial) -> Trial | None:
         """The first trial after ``trial`` without a vote, among those chosen so far (what

