@@ -50,10 +50,15 @@ from fminspect.io.atomic import strict_json
 from fminspect.io.resources import resource
 from fminspect.io.validation import LoadError
 from fminspect.ranking import invites
-from fminspect.ranking.aggregate import aggregate, default_rule, participant_stats
+from fminspect.ranking.aggregate import (
+    ParticipantStats,
+    aggregate,
+    default_rule,
+    participant_stats,
+)
 from fminspect.ranking.present import Presenter
 from fminspect.ranking.report import group_rows
-from fminspect.ranking.schedule import Trial
+from fminspect.ranking.schedule import Trial, planned_trials
 from fminspect.ranking.store import StudyError, StudyStore, VotingSession
 from fminspect.web.limits import Limits, RateLimiter
 
@@ -205,79 +210,82 @@ class StudyDesk:
         session = self.session(participant)
         return next((t for t in session.trials if t.index == index), None)
 
-    def status(self) -> dict[str, Any]:
-        """The admin page's table: every invited or registered participant's progress and
-        the quality flags the analysis window shows."""
-        store = self.store
-        registered = store.participants()
-        origin = dict(store.db.execute("SELECT id, origin FROM participants").fetchall())
-        everyone = list(dict.fromkeys(invites.invited(store) + registered))
+    def set_open(self, value: bool) -> None:
+        invites.set_open(self.store, value)
+
+
+def _status(path: Path) -> dict[str, Any]:
+    """The admin page's table, on a connection of its own (voting goes on meanwhile): every
+    invited or registered participant's progress and the quality flags of their votes."""
+    store = StudyStore(path)
+    try:
+        db = store.db
+        origin = dict(db.execute("SELECT id, origin FROM participants ORDER BY rowid"))
+        everyone = list(dict.fromkeys(invites.invited(store) + list(origin)))
         votes = defaultdict(list)
         for v in store.votes():
             votes[v.participant].append(v)
-        last = dict(store.db.execute("SELECT participant, MAX(ts) FROM votes GROUP BY participant"))
-        rows = []
+        last = dict(db.execute("SELECT participant, MAX(ts) FROM votes GROUP BY participant"))
+        stored = dict(db.execute("SELECT participant, COUNT(*) FROM trials GROUP BY participant"))
+        special: dict[str, dict[int, Trial]] = defaultdict(dict)  # checks and repeats
+        for who, *trial in db.execute(
+            "SELECT participant, idx, kind, grp, left_item, right_item, repeat_of, correct "
+            "FROM trials WHERE kind != 'pair'"
+        ):
+            special[who][trial[0]] = Trial(*trial)
+        rows: list[dict[str, Any]] = []
         for who in everyone:
             if who not in origin:
                 rows.append({"participant": who, "origin": "invited", "started": False})
                 continue
-            trials = {t.index: t for t in store.trials(who)}
-            s = participant_stats(self.design, votes[who], trials)
+            s = participant_stats(store.design, votes[who], special[who])
+            planned = stored.get(who, 0)
+            if store.design.sampling == "active":
+                planned = max(planned, planned_trials(store.design))
             rows.append(
                 {
                     "participant": who,
                     "origin": origin[who],
                     "started": bool(votes[who]),
                     "answered": len(votes[who]),
-                    "planned": store.planned(who),
+                    "planned": planned,
                     "last_vote": last.get(who),
                     "attention": [s.checks_passed, s.checks],
                     "consistency": [s.consistent, s.repeats],
                     "left_share": s.left_share,
                     "side_bias_p": s.left_bias_p,
                     "median_rt_ms": s.median_rt_ms,
-                    "flags": _flags(
-                        s.checks_passed,
-                        s.checks,
-                        s.consistency,
-                        s.repeats,
-                        s.left_bias_p,
-                        s.left_share,
-                        s.median_rt_ms,
-                    ),
+                    "flags": _flags(s),
                 }
             )
-        d = self.design
         return {
-            "study": d.name,
+            "study": store.design.name,
             "open": invites.is_open(store),
-            "design": d.sampling,
-            "groups": len(d.groups),
+            "design": store.design.sampling,
+            "groups": len(store.design.groups),
             "votes": sum(len(v) for v in votes.values()),
             "participants": rows,
         }
-
-    def set_open(self, value: bool) -> dict[str, Any]:
-        invites.set_open(self.store, value)
-        return self.status()
+    finally:
+        store.close()
 
 
-def _flags(
-    passed: int, checks: int, consistency: float, repeats: int, p: float, left: float, rt: float
-) -> list[str]:
-    """Why the lab might look at a participant (the analysis window's warnings)."""
+def _flags(s: ParticipantStats) -> list[str]:
+    """What the lab should look at in a participant's votes so far."""
     out = []
-    if checks and passed < checks:
-        out.append(f"failed {checks - passed} of {checks} attention checks")
-    if repeats >= 3 and consistency < 0.7:
-        out.append(f"answered repeated pairs the same way {consistency:.0%} of the time")
-    if p < 0.05:
+    if s.checks and s.checks_passed < s.checks:
+        out.append(f"failed {s.checks - s.checks_passed} of {s.checks} attention checks")
+    if s.repeats >= 3 and s.consistency < 0.7:
+        out.append(f"answered repeated pairs the same way {s.consistency:.0%} of the time")
+    if s.left_bias_p < 0.05:
+        left = s.left_share
         out.append(
             f"side bias: chose the {'left' if left > 0.5 else 'right'} map "
-            f"{max(left, 1 - left):.0%} of the time (binomial p = {p:.3g}, not Holm-adjusted)"
+            f"{max(left, 1 - left):.0%} of the time (binomial p = {s.left_bias_p:.3g}, "
+            "not Holm-adjusted)"
         )
-    if rt < 400:
-        out.append(f"very fast: median {rt:.0f} ms per answer")
+    if s.median_rt_ms < 400:
+        out.append(f"very fast: median {s.median_rt_ms:.0f} ms per answer")
     return out
 
 
@@ -505,14 +513,17 @@ class Endpoints:
 
     async def admin_status(self, request: Request) -> Response:
         self.admin(request)
-        return json_response(await self.desk.run(self.desk.status))
+        loop = asyncio.get_running_loop()
+        return json_response(await loop.run_in_executor(None, _status, self.desk.path))
 
     async def admin_open(self, request: Request) -> Response:
         self.admin(request)
         action = request.path_params["action"]
         if action not in ("stop", "reopen"):
             raise Refused(404, "not found")
-        return json_response(await self.desk.run(self.desk.set_open, action == "reopen"))
+        await self.desk.run(self.desk.set_open, action == "reopen")
+        loop = asyncio.get_running_loop()
+        return json_response(await loop.run_in_executor(None, _status, self.desk.path))
 
     async def admin_scale(self, request: Request) -> Response:
         """The current scale of every group (the study's default rule), computed on a
