@@ -92,3 +92,18 @@ def test_rank_invite_prints_or_writes_the_links_once_with_qr_codes(
     assert main(["rank", "invite", str(path), "--id", "ana"]) == 1  # taken: a message
     assert "already in this study" in capsys.readouterr().err
     assert main(["rank", "invite", str(path)]) == 2
+
+
+def test_only_a_full_designs_schedules_are_made_at_invitation(tmp_path: Path) -> None:
+    full = make_study(tmp_path / "full")
+    incomplete = make_study(
+        tmp_path / "incomplete", sampling="incomplete", per_participant=4, coverage=1
+    )
+    with StudyStore(full) as store:
+        invites.invite(store, 2)
+        assert store.participants() == ["p001", "p002"]  # their trials are the window's
+        assert len(store.trials("p001")) == len(store.design.groups) * 3
+    with StudyStore(incomplete) as store:  # a slot is given to whoever comes
+        invites.invite(store, 2)
+        assert store.participants() == []
+        assert invites.invited(store) == ["p001", "p002"]
