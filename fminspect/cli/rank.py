@@ -124,10 +124,21 @@ def _cmd_rank_invite(args: argparse.Namespace) -> int:
         _write_qr(args.qr, [(i.participant, f"{base}/s/{i.token}") for i in made])
     print(
         "each link is shown this once (the study keeps only a hash of it); "
-        f"serve the study with:  fminspect rank serve {args.study}",
+        f"serve the study with:  fminspect rank serve {args.study}{_serve_options(base)}",
         file=sys.stderr,
     )
     return 0
+
+
+def _serve_options(url: str) -> str:
+    """The ``rank serve`` options that make the server answer at ``url``: its port when it
+    is this machine's, else ``--url`` (a reverse proxy in front)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.hostname in ("127.0.0.1", "localhost") and parts.scheme == "http":
+        return "" if parts.port in (None, 8765) else f" --port {parts.port}"
+    return f" --url {url}"
 
 
 def _write_qr(folder: Path, links: list[tuple[str, str]]) -> None:
@@ -137,6 +148,16 @@ def _write_qr(folder: Path, links: list[tuple[str, str]]) -> None:
     for who, link in links:
         segno.make(link, error="m").save(str(folder / f"{who}.png"), scale=6, border=2)
     print(f"{len(links)} QR codes written to {folder}", file=sys.stderr)
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0–65535)")
+    return port
 
 
 def _cmd_rank_serve(args: argparse.Namespace) -> int:
@@ -398,7 +419,7 @@ def add_parser(sub: Subparsers) -> None:
     sv.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (127.0.0.1: this machine only)"
     )
-    sv.add_argument("--port", type=int, default=8765, help="port (8765; 0: any free one)")
+    sv.add_argument("--port", type=_port, default=8765, help="port (8765; 0: any free one)")
     sv.add_argument(
         "--url", help="the public address, when a reverse proxy serves it (shown in the links)"
     )

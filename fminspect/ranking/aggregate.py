@@ -322,6 +322,11 @@ def _consensus(
     everyone who answered a pair of the group (whose votes ``majority`` and ``bt`` pool)."""
     pooled = rule.name in ("majority", "bt")
     n_part = voters if pooled else len(orders)
+    if n_part == 0 and not pooled and voters:
+        return None, (
+            f"no participant has answered every pair of this group yet ({voters} "
+            f"{'has' if voters == 1 else 'have'} voted on it)"
+        )
     if n_part == 0:
         return None, "no votes from the participants counted"
     if n_part < rule.min_participants:

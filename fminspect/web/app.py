@@ -458,7 +458,13 @@ class Endpoints:
 
     # ------------------------------------------------------------------ participants
     async def participant_page(self, request: Request) -> Response:
-        await self.who(request)
+        """The page, for a link that opens nothing too (it then says so, as a page)."""
+        try:
+            await self.who(request)
+        except Refused as exc:
+            if exc.status != 404:
+                raise
+            return FileResponse(self.pages / "vote.html", 404, media_type="text/html")
         return FileResponse(self.pages / "vote.html", media_type="text/html")
 
     async def state(self, request: Request) -> Response:
@@ -607,5 +613,15 @@ def _scale(path: Path) -> list[dict[str, Any]]:
         result = aggregate(store, default_rule(store.design))
     finally:
         store.close()
-    keep = ("group", "sample", "consensus", "reason", "bt_order", "jod", "votes", "participants")
+    keep = (
+        "group",
+        "sample",
+        "consensus",
+        "reason",
+        "bt_order",
+        "jod",
+        "separated",
+        "votes",
+        "participants",
+    )
     return [{k: r[k] for k in keep} for r in group_rows(result)]

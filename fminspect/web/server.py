@@ -105,7 +105,8 @@ def serve(
         shown = f"[{host}]" if ":" in host else host
         base = (url or f"http://{shown}:{sock.getsockname()[1]}").rstrip("/")
         reach = (
-            "this machine only; --host 0.0.0.0 serves the network (behind a TLS proxy: README)"
+            "this machine only; to reach participants elsewhere, put a TLS reverse proxy in "
+            "front of it (README)"
             if is_loopback(host)
             else "OPEN TO THE NETWORK, plain HTTP: put it behind a TLS reverse proxy (README)"
         )

@@ -215,3 +215,19 @@ def test_an_overlay_study_shows_its_maps_over_the_image_as_the_window_does(
         assert trial is not None
         expected = Presenter(store.design).screen(trial).left
     np.testing.assert_array_equal(shown, expected)  # the window's picture, exactly
+
+
+def test_a_group_partly_answered_says_so_in_the_scale(tmp_path: Path) -> None:
+    study = make_study(tmp_path, images=2)
+    token = links(study, "ana")["ana"]
+    with TestClient(make_app(study, ADMIN)) as c:
+        state = c.get(f"/s/{token}/state").json()
+        vote(c, token, state["trial"]["index"])
+        rows = c.get(f"/admin/{ADMIN}/scale").json()["groups"]
+    voted = [r for r in rows if r["votes"]]
+    assert len(voted) == 1
+    assert (
+        voted[0]["reason"]
+        == "no participant has answered every pair of this group yet (1 has voted on it)"
+    )
+    assert "separated" in voted[0]  # one vote: the page says the distances are the prior's

@@ -89,6 +89,10 @@ def test_rank_invite_prints_or_writes_the_links_once_with_qr_codes(
     with StudyStore(path) as store:
         assert invites.participant_of(store, token) == "ana"
     assert (qr / "ana.png").stat().st_size > 0
+    assert "fminspect rank serve" in capsys.readouterr().err  # on the default port
+    local = ["rank", "invite", str(path), "--id", "bo", "--url", "http://127.0.0.1:8811"]
+    assert main(local) == 0
+    assert "--port 8811" in capsys.readouterr().err  # the links' port, said
     assert main(["rank", "invite", str(path), "--id", "ana"]) == 1  # taken: a message
     assert "already in this study" in capsys.readouterr().err
     assert main(["rank", "invite", str(path)]) == 2

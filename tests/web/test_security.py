@@ -41,6 +41,8 @@ def test_a_link_that_opens_nothing_reaches_nothing_and_writes_nothing(
         for path in ("", "/state", "/img/0/left"):
             answer = client.get(f"/s/{token}{path}")
             assert answer.status_code == 404, (token, path)
+            if not path:  # a page, which says so itself, not raw JSON
+                assert answer.headers["content-type"].startswith("text/html")
         answer = client.post(f"/s/{token}/vote", json={"trial": 0, "choice": "left", "rt_ms": 1})
         assert answer.status_code == 404
     with StudyStore(study) as store:

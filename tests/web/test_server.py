@@ -152,3 +152,16 @@ def test_only_loopback_addresses_count_as_this_machine_only() -> None:
 
     assert all(is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "::1", "localhost"))
     assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "192.168.1.20", "example.org"))
+
+
+def test_a_port_out_of_range_is_a_usage_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fminspect.cli import main
+
+    study = make_study(tmp_path)
+    for port in ("99999", "-1", "http"):
+        with pytest.raises(SystemExit) as ended:
+            main(["rank", "serve", str(study), "--port", port])
+        assert ended.value.code == 2
+        assert "port" in capsys.readouterr().err

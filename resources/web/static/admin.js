@@ -88,7 +88,8 @@ async function scale() {
       cell(row, String(g.votes), "num");
       cell(row, g.consensus || "—");
       cell(row, g.reason);
-      cell(row, g.jod || "–");
+      // separated votes: the distances are the prior's, not the votes' (as rank aggregate says)
+      cell(row, g.separated ? `${g.jod} — separated, no interval: ${g.separated}` : g.jod || "–");
       body.append(row);
     }
     $("scale-note").textContent = `from ${result.votes} votes, the study's default rule`;
