@@ -107,6 +107,12 @@ class Posterior:
             frozenset((self.items[a], self.items[b])): k
             for k, (a, b) in enumerate(zip(first, second, strict=True))
         }
+        touching: list[list[int]] = [[] for _ in self.items]
+        for k, (a, b) in enumerate(zip(first, second, strict=True)):
+            touching[a].append(k)
+            touching[b].append(k)
+        #: The candidate pairs each map is part of (whose gains change with its variance).
+        self.touching = [np.asarray(t, dtype=np.intp) for t in touching]
         self.votes = 0
 
     def update(self, winner: str, loser: str) -> None:
@@ -127,10 +133,13 @@ class Posterior:
             self.update(winner, loser)
         return self
 
-    def gains(self, var: np.ndarray | None = None) -> np.ndarray:
-        """The expected information gain (nats) of every candidate pair."""
+    def gains(self, var: np.ndarray | None = None, pairs: np.ndarray | None = None) -> np.ndarray:
+        """The expected information gain (nats) of every candidate pair (of ``pairs``, an
+        index array, when given: elementwise, so the same values as in the whole)."""
         var = self.var if var is None else var
         a, b = self.pair_a, self.pair_b
+        if pairs is not None:
+            a, b = a[pairs], b[pairs]
         mu_a, mu_b, va, vb = self.mu[a], self.mu[b], var[a], var[b]
         s2 = NOISE_VARIANCE + va + vb
         s = np.sqrt(s2)
@@ -171,9 +180,10 @@ class Posterior:
         ``pending`` are pairs given to someone and not answered yet: their maps' variances
         shrink by the expected update first. Then greedily: the pair of largest gain is
         taken, its maps' variances shrink likewise, and the gains are evaluated again —
-        so a batch spreads over the pairs with the most left to learn. Equal gains (at the
-        start, every pair of every group) are broken at random by ``rng``, as the reference
-        does; without it, the first of them is taken."""
+        so a batch spreads over the pairs with the most left to learn (only the gains of
+        pairs sharing a map with the pick change, and only those are evaluated again). Equal
+        gains (at the start, every pair of every group) are broken at random by ``rng``, as
+        the reference does; without it, the first of them is taken."""
         var = self.var.copy()
         for pair in pending:
             k = self.pair_index.get(pair)
@@ -185,13 +195,16 @@ class Posterior:
             if k is not None:
                 blocked[k] = True
         out: list[Candidate] = []
+        gain = self.gains(var)
+        gain[blocked] = -np.inf
         while len(out) < count and not blocked.all():
-            gain = self.gains(var)
-            gain[blocked] = -np.inf
             best = np.flatnonzero(gain >= gain.max() - 1e-12)
             k = int(best[0] if rng is None or len(best) == 1 else rng.choice(best))
             blocked[k] = True
             a, b = int(self.pair_a[k]), int(self.pair_b[k])
             out.append(Candidate(self.pair_group[k], self.items[a], self.items[b]))
             self._shrink(var, k)
+            changed = np.union1d(self.touching[a], self.touching[b])
+            gain[changed] = self.gains(var, changed)
+            gain[blocked] = -np.inf
         return out

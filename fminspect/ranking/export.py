@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import hashlib
 import json
 import re
@@ -96,7 +95,7 @@ def write_pack(store: StudyStore, out: Path | str, participant: str | None = Non
         given = {
             "participant": participant,
             "slot": store.slot(participant),
-            "trials": [dataclasses.asdict(t) for t in trials],
+            "trials": [t._asdict() for t in trials],
         }
     with replacing(out) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr(

@@ -212,6 +212,43 @@ def test_a_batch_spreads_over_groups_and_never_repeats_a_pair() -> None:
     assert not {frozenset((c.a, c.b)) for c in again} & {frozenset((c.a, c.b)) for c in picks}
 
 
+def test_a_batch_equals_the_greedy_choice_that_evaluates_every_pair_at_each_pick() -> None:
+    """``choose`` evaluates again only the gains of pairs sharing a map with the last pick;
+    the plain greedy rule (every gain at every pick) must give the same pairs in the same
+    order, ties broken by the same draws."""
+    design = _design("active", n=12, maps=6, per_participant=30)
+    draw = np.random.default_rng(5)
+    keys = [
+        frozenset((g.items[i].id, g.items[j].id))
+        for g in design.groups
+        for i in range(6)
+        for j in range(i + 1, 6)
+    ]
+    for case in range(6):
+        post = Posterior(design)
+        for _ in range(int(draw.integers(0, 400))):
+            g = design.groups[int(draw.integers(len(design.groups)))]
+            i, j = draw.choice(6, 2, replace=False)
+            post.update(g.items[i].id, g.items[j].id)
+        pending = [keys[k] for k in draw.choice(len(keys), 40)]
+        exclude = [keys[k] for k in draw.choice(len(keys), 15)]
+        var = post.var.copy()
+        for pair in pending:
+            post._shrink(var, post.pair_index[pair])
+        blocked = np.isin(np.arange(len(keys)), [post.pair_index[p] for p in exclude])
+        rng, expected = np.random.default_rng(case), []
+        for _ in range(25):
+            gain = post.gains(var)
+            gain[blocked] = -np.inf
+            best = np.flatnonzero(gain >= gain.max() - 1e-12)
+            k = int(best[0] if len(best) == 1 else rng.choice(best))
+            blocked[k] = True
+            expected.append(frozenset((post.items[post.pair_a[k]], post.items[post.pair_b[k]])))
+            post._shrink(var, k)
+        picks = post.choose(25, exclude, pending, rng=np.random.default_rng(case))
+        assert [frozenset((c.a, c.b)) for c in picks] == expected
+
+
 # ------------------------------------------------------------------ active studies
 def test_an_active_session_chooses_chunks_from_the_votes_and_ends_as_planned(
     tmp_path: Path,
