@@ -15,9 +15,14 @@ Prints, per design, the votes per group at which the mean τ first reaches ``--t
 the median over the runs (the goal: active ≤ 65 % with neighbours 0.5 logit apart, ≤ 55 %
 with 1 logit), and the mean information a vote carries in the full design against the
 closest pairs' (p(1 − p) of the logit difference: how much the full design spends on pairs
-whose answer is nearly certain). Writes the curves as CSV and a PNG (``--out``).
+whose answer is nearly certain). At equal votes — each run's votes to the target — it
+prints the score RMSE (logits, centred per group) of every design against the truth.
+Writes the curves as CSV and a PNG (``--out``). Runs can be split over processes by seed
+(``--first-seed``); ``--noise-variance 2`` tries ASAP-approx's observer noise in the
+active design.
 
     python benchmarks/bench_designs.py --out benchmarks/results/designs
+    python benchmarks/bench_designs.py --gap 1 --designs full active --seeds 5
 """
 
 from __future__ import annotations
@@ -80,8 +85,10 @@ def fit(n: int, pairs: list[tuple[int, int]]) -> np.ndarray:
     return choix.opt_pairwise(n, pairs, alpha=BT_PRIOR / 2) if pairs else np.zeros(n)
 
 
-def mean_tau(store: StudyStore, maps: int, gap: float) -> float:
-    """Mean over groups of Kendall's τ-b between the Bradley–Terry MAP order and the truth."""
+def mean_tau(store: StudyStore, maps: int, gap: float) -> tuple[float, float]:
+    """Mean over groups of Kendall's τ-b between the Bradley–Terry MAP order and the truth,
+    and the root mean square error of the scores (logits, each group's centred) against the
+    true strengths (centred)."""
     from scipy.stats import kendalltau
 
     truth = -gap * np.arange(maps)
@@ -91,19 +98,20 @@ def mean_tau(store: StudyStore, maps: int, gap: float) -> float:
     ):
         a, b = int(left.rsplit("m", 1)[1]), int(right.rsplit("m", 1)[1])
         by_group.setdefault(group, []).append((a, b) if choice == "left" else (b, a))
-    taus = []
+    taus, squares = [], []
     for g in store.design.groups:
         pairs = by_group.get(g.id, [])
         est = fit(maps, pairs)
         tau = kendalltau(est, truth).statistic if np.ptp(est) > 0 else 0.0
         taus.append(0.0 if math.isnan(tau) else float(tau))
-    return float(np.mean(taus))
+        squares.append(np.mean(((est - est.mean()) - (truth - truth.mean())) ** 2))
+    return float(np.mean(taus)), float(np.sqrt(np.mean(squares)))
 
 
 def run(
     sampling: str, args: argparse.Namespace, workdir: Path, seed: int
-) -> list[tuple[float, float]]:
-    """The τ curve of one design: (votes per group, mean τ)."""
+) -> list[tuple[float, float, float]]:
+    """The τ curve of one design: (votes per group, mean τ, score RMSE)."""
     store = make_study(
         workdir / f"{sampling}-{seed}.sqlite", sampling, args.groups, args.maps, args.per
     )
@@ -111,7 +119,7 @@ def run(
     strength = {i.id: -args.gap * k for g in store.design.groups for k, i in enumerate(g.items)}
     budget = args.max_votes * args.groups
     step = args.every * args.groups
-    curve: list[tuple[float, float]] = []
+    curve: list[tuple[float, float, float]] = []
     votes, participant = 0, 0
     while votes < budget:
         participant += 1
@@ -123,10 +131,11 @@ def run(
             session.vote("left" if rng.random() < p_left else "right", 1000.0)
             votes += 1
             if votes % step == 0:
-                curve.append((votes / args.groups, mean_tau(store, args.maps, args.gap)))
-                tau = curve[-1][1]
+                tau, rmse = mean_tau(store, args.maps, args.gap)
+                curve.append((votes / args.groups, tau, rmse))
                 print(
-                    f"  {sampling:10s} {votes / args.groups:6.1f} votes/group  τ {tau:.3f}",
+                    f"  {sampling:10s} {votes / args.groups:6.1f} votes/group  τ {tau:.3f}"
+                    f"  RMSE {rmse:.3f}",
                     flush=True,
                 )
                 if tau >= args.target + 0.02 and votes / args.groups >= args.min_votes:
@@ -136,9 +145,14 @@ def run(
     return curve
 
 
-def first_reaching(curve: list[tuple[float, float]], target: float) -> float:
+def first_reaching(curve: list[tuple[float, float, float]], target: float) -> float:
     """Votes per group at which the curve first reaches ``target`` (NaN if never)."""
-    return next((v for v, t in curve if t >= target), math.nan)
+    return next((v for v, t, _ in curve if t >= target), math.nan)
+
+
+def rmse_at(curve: list[tuple[float, float, float]], votes: float) -> float:
+    """The score RMSE of the curve's point at ``votes`` per group (NaN if not evaluated)."""
+    return next((e for v, _, e in curve if abs(v - votes) < 1e-9), math.nan)
 
 
 def information_bound(maps: int, gap: float) -> tuple[float, float]:
@@ -191,7 +205,10 @@ def oracle_tau(alloc: dict[int, float], votes: int, args: argparse.Namespace, se
 
 
 def plot(
-    curves: dict[str, list[list[tuple[float, float]]]], target: float, out: Path, title: str
+    curves: dict[str, list[list[tuple[float, float, float]]]],
+    target: float,
+    out: Path,
+    title: str,
 ) -> None:
     import matplotlib
 
@@ -203,7 +220,8 @@ def plot(
     for name, runs in curves.items():
         for k, c in enumerate(runs):
             ax.plot(
-                *zip(*c, strict=True),
+                [v for v, _, _ in c],
+                [t for _, t, _ in c],
                 color=colours[name],
                 lw=1.4,
                 alpha=0.85,
@@ -234,14 +252,26 @@ def main() -> None:
     ap.add_argument("--min-votes", type=float, default=0, help="run at least this far")
     ap.add_argument("--target", type=float, default=0.9)
     ap.add_argument("--seeds", type=int, default=2, help="independent runs per design")
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds start here")
+    ap.add_argument(
+        "--noise-variance",
+        type=float,
+        help="the active design's observer noise variance (the product's "
+        "NOISE_VARIANCE unless given; ASAP-approx's one-step update uses 2)",
+    )
     ap.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=DESIGNS)
     ap.add_argument("--out", type=Path, help="write curves.csv and curves.png here")
     args = ap.parse_args()
-    curves: dict[str, list[list[tuple[float, float]]]] = {}
+    if args.noise_variance is not None:
+        from fminspect.ranking import active
+
+        active.NOISE_VARIANCE = args.noise_variance
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    curves: dict[str, list[list[tuple[float, float, float]]]] = {}
     needed: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.designs:
-            for seed in range(args.seeds):
+            for seed in seeds:
                 t0 = time.perf_counter()
                 curve = run(name, args, Path(tmp), seed)
                 curves.setdefault(name, []).append(curve)
@@ -255,11 +285,12 @@ def main() -> None:
     print(
         f"\n{args.groups} groups × {args.maps} maps, adjacent gap {args.gap:g} logit, "
         f"{args.per} pairs per participant (incomplete: coverage 1 per round), "
-        f"{args.seeds} runs per design"
+        f"seeds {seeds.start}–{seeds.stop - 1}"
+        + (f", active noise variance {args.noise_variance:g}" if args.noise_variance else "")
     )
     print(
         f"{'design':12s} {'median votes/group to τ≥' + format(args.target, 'g'):>30s} "
-        f"{'runs (seeds 0, 1, …)':>24s} {'ratio to full, by seed':>28s} {'median ratio':>13s}"
+        f"{'runs (by seed)':>24s} {'ratio to full, by seed':>28s} {'median ratio':>13s}"
     )
     for name, values in needed.items():
         runs = ", ".join(f"{v:.0f}" for v in values)
@@ -272,27 +303,38 @@ def main() -> None:
             f"{name:12s} {float(np.median(values)):30.0f} {runs:>24s} "
             f"{', '.join(f'{r:.0%}' for r in ratios):>28s} {float(np.median(ratios)):13.0%}"
         )
-    full = float(np.median(needed["full"])) if "full" in needed else math.nan
+    if "full" in needed:
+        print("\nscore RMSE (logits, centred) at equal votes: each run's votes to the target")
+        for name in needed:
+            if name == "full":
+                continue
+            for k, seed in enumerate(seeds):
+                at = needed[name][k]
+                print(
+                    f"  seed {seed}, {at:.0f} votes/group: {name} "
+                    f"{rmse_at(curves[name][k], at):.3f}, full "
+                    f"{rmse_at(curves['full'][k], at):.3f}"
+                )
     print(
         f"information per vote (p(1−p) of the logit difference): full design mean "
         f"{mean_full:.3f}, closest pairs {best:.3f} ({mean_full / best:.0%})"
     )
-    if "full" in needed and not math.isnan(full):
-        goal = round(0.4 * full)
+    if "active" in needed and not all(math.isnan(v) for v in needed["active"]):
+        at = round(float(np.nanmedian(needed["active"])))
         print(
-            f"\nthe goal, 40 % of the full design's votes, is {goal} votes per group; a design "
-            f"that knew the true order and spent them on fixed pairs would reach:"
+            f"\nat the active design's median, {at} votes per group, a design that knew the "
+            f"true order and spent them on fixed pairs would reach:"
         )
         for label, alloc in ORACLE_ALLOCATIONS.items():
-            print(f"  {label:40s} τ {oracle_tau(alloc, goal, args, 99):.3f}")
+            print(f"  {label:40s} τ {oracle_tau(alloc, at, args, 99):.3f}")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         with open(args.out / "curves.csv", "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["design", "run", "votes_per_group", "mean_kendall_tau"])
+            w.writerow(["design", "seed", "votes_per_group", "mean_kendall_tau", "score_rmse"])
             for name, runs in curves.items():
-                for k, c in enumerate(runs):
-                    w.writerows([name, k, f"{v:g}", f"{t:.4f}"] for v, t in c)
+                for seed, c in zip(seeds, runs, strict=True):
+                    w.writerows([name, seed, f"{v:g}", f"{t:.4f}", f"{e:.4f}"] for v, t, e in c)
         plot(
             curves,
             args.target,
