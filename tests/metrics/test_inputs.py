@@ -113,10 +113,11 @@ def test_a_uint8_map_s_sweep_counted_per_level_is_the_pixel_sweep(
 ) -> None:
     """Issue #50: a uint8 map's 256-threshold sweep from two histograms of its levels equals
     the sweep counted pixel by pixel, every count of every threshold, the adaptive and the
-    binary rule — on narrow, wide, constant and two-level maps, empty and full GTs (and
+    binary rule, and its MAE the pixels' mean within 1e-15 — on narrow, wide, constant and two-level maps, empty and full GTs (and
     through NumPy's bincount, taken where a bin could pass float32's exact range)."""
     from fminspect.metrics import _confusion, _inputs
     from fminspect.metrics._inputs import Pair
+    from fminspect.metrics.mae import mae_from_pair
 
     if big:
         monkeypatch.setattr(_inputs, "_FLOAT32_EXACT", 0)
@@ -142,6 +143,9 @@ def test_a_uint8_map_s_sweep_counted_per_level_is_the_pixel_sweep(
                 np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
             assert (got.adaptive, got.binary) == (want.adaptive, want.binary)
             assert got.adaptive_threshold == want.adaptive_threshold
+            by_level, by_pixel = mae_from_pair(pair), mae_from_pair(plain)
+            assert by_level.score == pytest.approx(by_pixel.score, rel=0, abs=1e-15)
+            np.testing.assert_array_equal(by_level.error_map, np.abs(pair.pred - pair.mask))
 
 
 def test_the_levels_are_a_copy_of_the_caller_s_map() -> None:
