@@ -41,7 +41,7 @@ Examples
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -216,6 +216,12 @@ def qualitative_figure(
     transpose: bool = False,
     aliases: dict[str, str] | None = None,
     highlight: Sequence[str] = (),
+    show_image: bool = True,
+    show_gt: bool = True,
+    sample_names: bool = False,
+    insets: Mapping[str, Sequence[float]] | None = None,
+    inset_corner: str = "lower right",
+    inset_size: float = 0.45,
     latex: bool = True,
     dataset_config: Path | str | None = None,
     method_config: Path | str | None = None,
@@ -242,6 +248,13 @@ def qualitative_figure(
         One column per sample instead of one row.
     aliases : dict, optional
         Method → printed name; ``highlight``: methods printed in bold.
+    show_image, show_gt, sample_names : bool
+        The image and GT columns, and each sample's name beside its row.
+    insets : dict, optional
+        Sample name → ``(x, y, w, h)``, a region of its image (pixels) outlined in every
+        cell of its row and shown enlarged in the cell's ``inset_corner`` ('lower right',
+        'lower left', 'upper right' or 'upper left'), ``inset_size`` of the cell's width
+        (0.2–0.8).
 
     Returns
     -------
@@ -262,15 +275,27 @@ def qualitative_figure(
     from fminspect.batch.workflow import find_datasets
 
     found, _ = find_datasets(root, dataset_config=dataset_config, method_config=method_config)
+    rows = qual.find_samples(found, samples)
+    regions = {}
+    for name, r in (insets or {}).items():
+        if len(r) != 4:
+            raise qual.QualitativeError(f"the inset of {name!r} is not (x, y, w, h): {r!r}")
+        regions[name] = qual.Region.checked(r[0], r[1], r[2], r[3])
     spec = qual.QualitativeSpec(
         methods=qual.find_methods(found, methods),
         labels=aliases or {},
         highlight=tuple(highlight),
+        show_image=show_image,
+        show_gt=show_gt,
         transpose=transpose,
         width=width,
         dpi=dpi,
+        insets=qual.find_insets(found, rows, regions),
+        inset_corner=inset_corner,
+        inset_share=inset_size,
+        sample_labels=sample_names,
     )
-    return qual.make(qual.find_samples(found, samples), spec, out, formats, latex=latex)
+    return qual.make(rows, spec, out, formats, latex=latex)
 
 
 def gallery_site(

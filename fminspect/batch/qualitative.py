@@ -12,8 +12,9 @@ The pictures are resampled once to the size they are printed at (``dpi``, 300 by
 so that a PDF of 8 samples × 10 methods stays a few MB whatever the photographs' size; text
 is vector text (TrueType in PDFs). A map of another size than its GT is resized to the GT as
 ``eval`` does (bilinear by default). A sample can carry a zoomed inset of a region of its
-image: the region is outlined in every cell of the row and shown enlarged in the cell's
-lower right corner.
+image: the region is outlined in every cell of the row and shown enlarged in a corner of
+the cell (``inset_corner``, the lower right by default; ``inset_share`` of the cell's
+width, 45 % by default), so that it can be kept off the object.
 
 A map that is missing or cannot be read is an empty cell marked "missing" or "unreadable",
 and :attr:`Planned.notes` names the file; so is an unreadable GT or image. Files carry no
@@ -54,8 +55,11 @@ LABEL_SIZES = (8.0, 7.5, 7.0, 6.5, 6.0, 5.5, 5.0)
 GAP = 0.02
 #: Cells narrower than this (inches, 7.6 mm) are said: details of a map are lost in print
 SMALL_CELL = 0.3
-#: The inset's width as a share of its cell's.
+#: The inset's width as a share of its cell's, by default, and the shares allowed.
 INSET_SHARE = 0.45
+INSET_SHARES = (0.2, 0.8)
+#: The corners an inset can take (the first is the default).
+INSET_CORNERS = ("lower right", "lower left", "upper right", "upper left")
 INSET_COLOUR = "#e8000b"
 
 
@@ -87,8 +91,15 @@ class Region:
             raise QualitativeError(
                 f"region {text!r} is not X,Y,W,H (pixels of the image, e.g. 40,60,120,90)"
             ) from None
+        return cls.checked(x, y, w, h, text)
+
+    @classmethod
+    def checked(cls, x: float, y: float, w: float, h: float, text: str = "") -> Region:
+        """The region, if X, Y ≥ 0 and W, H > 0 (finite); ``text``: as the user wrote it."""
+        x, y, w, h = (float(v) for v in (x, y, w, h))
         if not all(math.isfinite(v) for v in (x, y, w, h)) or w <= 0 or h <= 0 or x < 0 or y < 0:
-            raise QualitativeError(f"region {text!r} needs X, Y ≥ 0 and W, H > 0")
+            shown = text or f"{x:g},{y:g},{w:g},{h:g}"
+            raise QualitativeError(f"region {shown!r} needs X, Y ≥ 0 and W, H > 0")
         return cls(x, y, w, h)
 
 
@@ -105,6 +116,8 @@ class QualitativeSpec:
     width: float = WIDTHS["page"]  # inches
     dpi: int = DEFAULT_DPI
     insets: Mapping[str, Region] = field(default_factory=dict)  # sample key → region
+    inset_corner: str = INSET_CORNERS[0]  # where the enlarged region goes in its cell
+    inset_share: float = INSET_SHARE  # its width as a share of the cell's
     sample_labels: bool = False  # the samples' names beside their row (above when transposed)
     interpolation: str = "bilinear"  # a map of another size than its GT, as eval resizes it
     style: Mapping[str, Any] = field(default_factory=dict)  # Matplotlib rcParams
@@ -160,6 +173,27 @@ class Planned:
 
 def sample_key(sample: Sample, several: bool) -> str:
     return f"{sample.dataset}/{sample.name}" if several else sample.name
+
+
+def find_insets(
+    datasets: Sequence[Dataset], samples: Sequence[Sample], regions: Mapping[str, Region]
+) -> dict[str, Region]:
+    """``{sample name: region}`` (names as :func:`find_samples` takes them) keyed by the
+    ``dataset/name`` of their sample, as :attr:`QualitativeSpec.insets` wants them.
+
+    Raises
+    ------
+    QualitativeError
+        A name of no sample, or of a sample not among ``samples`` (those shown).
+    """
+    shown = {(s.dataset, s.name) for s in samples}
+    insets = {}
+    for name, region in regions.items():
+        (found,) = find_samples(datasets, [name])
+        if (found.dataset, found.name) not in shown:
+            raise QualitativeError(f"--inset names {name}, not one of the samples shown")
+        insets[f"{found.dataset}/{found.name}"] = region
+    return insets
 
 
 def find_samples(datasets: Sequence[Dataset], wanted: Sequence[str]) -> list[Sample]:
@@ -231,6 +265,15 @@ def plan(
         )
     if spec.width <= 0 or spec.dpi <= 0:
         raise QualitativeError("the width and the dpi must be more than 0")
+    if spec.inset_corner not in INSET_CORNERS:
+        raise QualitativeError(
+            f"the inset's corner {spec.inset_corner!r} is not one of {', '.join(INSET_CORNERS)}"
+        )
+    if not INSET_SHARES[0] <= spec.inset_share <= INSET_SHARES[1]:
+        raise QualitativeError(
+            f"the inset's share of its cell, {spec.inset_share:g}, is not between "
+            f"{INSET_SHARES[0]:g} and {INSET_SHARES[1]:g}"
+        )
     several = len({s.dataset for s in samples}) > 1
     notes: list[str] = []
     shapes = [_shape(s) for s in samples]
@@ -302,13 +345,17 @@ def _row(
                 image = load_image(sample.image)
                 if shape is None:
                     shape = image.shape[:2]
-                cells.append(_cell(_fit(image, shape, "bilinear"), px, region, grey=False))
+                cells.append(
+                    _cell(_fit(image, shape, "bilinear"), px, region, spec.inset_share, grey=False)
+                )
             except LoadError as exc:
                 notes.append(f"{key}: image unreadable: {exc}")
                 cells.append(Cell(None, mark="unreadable"))
     if spec.show_gt:
         cells.append(
-            _cell(to_u8(gt), px, region) if gt is not None else Cell(None, mark="unreadable")
+            _cell(to_u8(gt), px, region, spec.inset_share)
+            if gt is not None
+            else Cell(None, mark="unreadable")
         )
     for method in spec.methods:
         path = sample.preds.get(method)
@@ -324,7 +371,9 @@ def _row(
             continue
         if shape is None:
             shape = pred.shape[:2]
-        cells.append(_cell(to_u8(_fit(pred, shape, spec.interpolation)), px, region))
+        cells.append(
+            _cell(to_u8(_fit(pred, shape, spec.interpolation)), px, region, spec.inset_share)
+        )
     return Row(key if spec.sample_labels else "", cells, region)
 
 
@@ -336,10 +385,15 @@ def _fit(array: np.ndarray, shape: tuple[int, int] | None, interpolation: str) -
 
 
 def _cell(
-    array: np.ndarray, px: tuple[int, int], region: Region | None, *, grey: bool = True
+    array: np.ndarray,
+    px: tuple[int, int],
+    region: Region | None,
+    share: float = INSET_SHARE,
+    *,
+    grey: bool = True,
 ) -> Cell:
     """The picture fitted inside ``px`` (width, height) without changing its shape, and the
-    inset's enlarged region."""
+    inset's enlarged region (``share`` of the cell's width)."""
     h, w = array.shape[:2]
     scale = min(px[0] / w, px[1] / h)
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
@@ -362,7 +416,7 @@ def _cell(
         )
         crop = array[y0:y1, x0:x1]
         if crop.size:
-            zw = max(1, round(px[0] * INSET_SHARE))
+            zw = max(1, round(px[0] * share))
             zh = max(1, round(zw * crop.shape[0] / crop.shape[1]))
             zoom = cv2.resize(
                 crop, (zw, zh), interpolation=cv2.INTER_NEAREST if grey else cv2.INTER_CUBIC
@@ -485,7 +539,7 @@ def _figure(planned: Planned, spec: QualitativeSpec, plt: Any) -> Any:
     for r, row in enumerate(planned.rows):
         for c, cell in enumerate(row.cells):
             x, y = corner(*((c, r) if spec.transpose else (r, c)))
-            _draw_cell(fig, cell, row.region, (x, y, cw, ch))
+            _draw_cell(fig, cell, row.region, (x, y, cw, ch), spec)
     small = LABEL_SIZES[-1]
     samples = [r.label for r in planned.rows] if spec.sample_labels else []
     if spec.transpose:
@@ -538,9 +592,14 @@ def _figure(planned: Planned, spec: QualitativeSpec, plt: Any) -> Any:
 
 
 def _draw_cell(
-    fig: Any, cell: Cell, region: Region | None, box: tuple[float, float, float, float]
+    fig: Any,
+    cell: Cell,
+    region: Region | None,
+    box: tuple[float, float, float, float],
+    spec: QualitativeSpec,
 ) -> None:
-    """One cell; ``box`` is its (left, bottom, width, height) in inches."""
+    """One cell; ``box`` is its (left, bottom, width, height) in inches; the inset goes in
+    ``spec``'s corner."""
     from matplotlib.patches import Rectangle
 
     W, H = fig.get_figwidth(), fig.get_figheight()
@@ -588,13 +647,15 @@ def _draw_cell(
         )
     )
     zh, zw = cell.zoom.shape[:2]
-    iw = INSET_SHARE * w  # inches
+    iw = spec.inset_share * w  # inches
     ih = iw * zh / zw
     if ih > 0.6 * fh:  # a tall region: as high as 60 % of the picture
         ih = 0.6 * fh
         iw = ih * zw / zh
     iw = min(iw, fw)
-    inset = ax.inset_axes((1 - iw / fw, 0, iw / fw, ih / fh))
+    right, top = spec.inset_corner.endswith("right"), spec.inset_corner.startswith("upper")
+    where = (1 - iw / fw if right else 0, 1 - ih / fh if top else 0, iw / fw, ih / fh)
+    inset = ax.inset_axes(where)
     inset.imshow(cell.zoom, **shown)
     inset.set_xticks([])
     inset.set_yticks([])

@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from fminspect.cli._common import fail, find_datasets_or_fail, positive_float
 
+#: ``--inset-corner``'s words: :data:`fminspect.batch.qualitative.INSET_CORNERS` (tested).
+INSET_CORNERS = ("lower-right", "lower-left", "upper-right", "upper-left")
+
 if TYPE_CHECKING:
     from fminspect.cli._common import Subparsers
 
@@ -85,6 +88,19 @@ def add_parser(sub: Subparsers) -> None:
         "the sample's row; repeat for more samples",
     )
     q.add_argument(
+        "--inset-corner",
+        choices=INSET_CORNERS,  # batch.qualitative's, which the parser does not import
+        default=INSET_CORNERS[0],
+        help="the corner of each cell the enlarged region goes in (lower-right by default; "
+        "keep it off the object)",
+    )
+    q.add_argument(
+        "--inset-size",
+        type=float,
+        metavar="SHARE",
+        help="the enlarged region's width as a share of its cell's, 0.2–0.8 (0.45 by default)",
+    )
+    q.add_argument(
         "--aliases",
         type=Path,
         help="short method names: JSON or YAML (PySODEvalToolkit's alias file too)",
@@ -135,7 +151,7 @@ def cmd_qualitative(args: argparse.Namespace) -> int:
         if isinstance(datasets, int):
             return datasets
         samples = qual.find_samples(datasets, wanted)
-        insets = _insets(regions, datasets, samples)
+        insets = qual.find_insets(datasets, samples, regions)
         methods = qual.find_methods(datasets, args.methods or ())
         labels = read_aliases(args.aliases) if args.aliases else {}
         if labels and not set(labels) & set(methods):
@@ -151,6 +167,8 @@ def cmd_qualitative(args: argparse.Namespace) -> int:
             width=width,
             dpi=args.dpi,
             insets=insets,
+            inset_corner=args.inset_corner.replace("-", " "),
+            inset_share=qual.INSET_SHARE if args.inset_size is None else args.inset_size,
             sample_labels=args.sample_names,
             style=figures.read_style(args.style) if args.style else {},
         )
@@ -185,27 +203,6 @@ def _regions(texts: list[str]) -> dict[str, Any]:
             raise FigureError(f"--inset {text!r} is not NAME=X,Y,W,H")
         regions[name.strip()] = qual.Region.parse(region)
     return regions
-
-
-def _insets(regions: dict[str, Any], datasets: Any, samples: Any) -> dict[str, Any]:
-    """The regions keyed by ``dataset/name`` of their sample, found as ``--samples`` are.
-
-    Raises
-    ------
-    FigureError
-        A name not of the samples shown (or of none).
-    """
-    from fminspect.batch import qualitative as qual
-    from fminspect.batch.figures import FigureError
-
-    shown = {(s.dataset, s.name) for s in samples}
-    insets = {}
-    for name, region in regions.items():
-        (found,) = qual.find_samples(datasets, [name])
-        if (found.dataset, found.name) not in shown:
-            raise FigureError(f"--inset names {name}, not one of the samples shown")
-        insets[f"{found.dataset}/{found.name}"] = region
-    return insets
 
 
 def _highlighted(names: list[str], methods: tuple[str, ...], labels: dict[str, str]) -> list[str]:

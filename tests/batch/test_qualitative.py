@@ -19,7 +19,7 @@ from fminspect.batch.qualitative import (
     make,
 )
 from fminspect.cli import main
-from fminspect.cli.qualitative import WIDTH_NAMES
+from fminspect.cli.qualitative import INSET_CORNERS, WIDTH_NAMES
 from fminspect.io.discovery import discover
 
 METHODS = ("M_a", "M_b", "M_c", "M_d")
@@ -284,6 +284,27 @@ def test_the_api_writes_what_the_command_writes(root: Path, tmp_path: Path) -> N
     )
     assert made.written == [tmp_path / "api.pdf", tmp_path / "api.tex"]
     assert (tmp_path / "api.pdf").read_bytes() == (tmp_path / "cli.pdf").read_bytes()
+    more = ["--no-gt", "--sample-names", "--inset", "s2=5,5,20,10", "--inset-corner"]
+    more += ["upper-left", "--inset-size", "0.3"]
+    assert main(["qualitative", str(root), *args, *more, "--out", str(tmp_path / "c2.pdf")]) == 0
+    api.qualitative_figure(
+        root,
+        samples=["s1", "s2"],
+        methods=["M_b", "M_a"],
+        dpi=90,
+        show_gt=False,
+        sample_names=True,
+        insets={"s2": (5, 5, 20, 10)},
+        inset_corner="upper left",
+        inset_size=0.3,
+        out=tmp_path / "a2.pdf",
+    )
+    assert (tmp_path / "a2.pdf").read_bytes() == (tmp_path / "c2.pdf").read_bytes()
+    assert (tmp_path / "a2.pdf").read_bytes() != (tmp_path / "api.pdf").read_bytes()
+    with pytest.raises(QualitativeError, match="needs X, Y ≥ 0 and W, H > 0"):
+        api.qualitative_figure(
+            root, samples=["s1"], insets={"s1": (0, 0, -1, 4)}, out=tmp_path / "x.pdf"
+        )
 
 
 def test_an_inset_named_as_a_sample_is_and_a_region_must_be_finite(
@@ -316,3 +337,38 @@ def test_cells_too_small_to_read_in_print_are_said(root: Path, tmp_path: Path) -
         tmp_path / "b.png",
     )
     assert wide.notes == []
+
+
+def test_the_inset_goes_in_the_corner_and_at_the_size_asked(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The enlarged region can be kept off the object: in any corner of the cell, at a share
+    of its width from 0.2 to 0.8."""
+    from fminspect.batch.qualitative import INSET_CORNERS as LIBRARY_CORNERS
+
+    assert [c.replace(" ", "-") for c in LIBRARY_CORNERS] == list(INSET_CORNERS)
+    args = ["qualitative", str(root), "--samples", "s1", "--methods", "M_a", "--no-image"]
+    args += ["--no-gt", "--dpi", "100", "--width", "2", "--inset", "s1=30,27,20,5"]
+
+    def red_box(*extra: str) -> tuple[int, int, int, int]:
+        out = tmp_path / f"inset{'_'.join(extra)}.png"
+        assert main([*args, *extra, "--out", str(out)]) == 0
+        picture = cv2.imread(str(out))
+        red = (picture[..., 2] > 180) & (picture[..., 1] < 80) & (picture[..., 0] < 80)
+        ys, xs = np.nonzero(red)
+        return int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max())
+
+    box = {c: red_box("--inset-corner", c) for c in INSET_CORNERS}
+    assert box["lower-right"] == red_box()  # the default
+    # the outline of the region sits in the middle; the enlarged region reaches the corner
+    assert (
+        box["upper-left"][0] < box["upper-right"][0] and box["upper-left"][1] < box["lower-left"][1]
+    )
+    assert (
+        box["lower-right"][2] > box["lower-left"][2]
+        and box["lower-right"][3] > box["upper-right"][3]
+    )
+    small, large = red_box("--inset-size", "0.25"), red_box("--inset-size", "0.75")
+    assert large[0] < small[0]  # reaching further left from the lower right
+    assert main([*args, "--inset-size", "0.9", "--out", str(tmp_path / "x.png")]) == 2
+    assert "share of its cell, 0.9, is not between 0.2 and 0.8" in capsys.readouterr().err
