@@ -104,6 +104,33 @@ def test_views_hold_exactly_the_core_arrays(qtbot, demo_window) -> None:  # type
     assert np.array_equal(_arr(f, "conf"), r.pair.confusion_codes(100))
 
 
+def test_the_text_and_numbers_sit_side_by_side_and_the_matrices_get_the_height(
+    qtbot, demo_window
+) -> None:  # type: ignore[no-untyped-def]
+    """#49: stacked, the text and the numbers took 400 of a 1000-px window's height and the
+    matrices were drawn ~100 px high. Side by side they take what the longer needs, at most
+    40 % of the view; a height the user drags to is kept when the window is resized."""
+    win = demo_window.explain("RC", "wFm")
+    qtbot.addWidget(win)
+    win.resize(1400, 1000)
+    win.show()
+    qtbot.waitExposed(win)
+    view = win.view
+    top, lower = view.splitter.sizes()
+    assert top <= 0.4 * (top + lower) + 1 and lower >= 0.6 * (top + lower) - 1
+    text = view.text.layout().totalHeightForWidth(view.top.sizes()[0] - 8)
+    assert text <= top  # the whole explanation is in view, no scrolling
+    assert view.top.sizes()[1] >= 0.4 * sum(view.top.sizes())  # the numbers beside it
+    panel = view.panels["e"].graphics
+    assert panel.height() >= 150  # was ~110 with the text and the numbers stacked
+    view.splitter.moveSplitter(150, 1)  # the user drags it
+    dragged = view.splitter.sizes()[0]
+    height = view.height()
+    win.resize(1400, 900)
+    wait_for(qtbot, lambda: view.height() < height)
+    assert view.splitter.sizes()[0] == dragged
+
+
 @pytest.mark.slow
 def test_threshold_scrubbing_updates_the_emeasure_view(qtbot, demo_window) -> None:  # type: ignore[no-untyped-def]
     win = demo_window.explain("RC", "maxEm")

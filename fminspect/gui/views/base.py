@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.gui.colours import CONFUSION_NAMES as _NAMES
 from fminspect.gui.colours import CONFUSION_RGB
@@ -202,17 +202,39 @@ class ExplainView(QtWidgets.QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         scroll.setWidget(grid_host)
+        # the text and the numbers side by side above the matrices: stacked, they took
+        # 400 of a 1000-px window's height and the matrices were drawn ~100 px high
+        self.text = QtWidgets.QWidget()
+        text_box = QtWidgets.QVBoxLayout(self.text)
+        text_box.setContentsMargins(0, 0, 4, 0)
+        text_box.addWidget(self.header)
+        text_box.addWidget(self.teaching)
+        text_box.addStretch(1)
+        text_scroll = QtWidgets.QScrollArea()
+        text_scroll.setWidgetResizable(True)
+        text_scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        text_scroll.setWidget(self.text)
+        self.top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        self.top.addWidget(text_scroll)
+        self.top.addWidget(self.numbers)
+        self.top.setStretchFactor(0, 11)
+        self.top.setStretchFactor(1, 9)
+        self.top.setSizes([550, 450])
+        lower = QtWidgets.QWidget()
+        lower_box = QtWidgets.QVBoxLayout(lower)
+        lower_box.setContentsMargins(0, 0, 0, 0)
+        lower_box.addLayout(self.controls)
+        lower_box.addWidget(scroll, 1)
         splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        splitter.addWidget(scroll)
-        splitter.addWidget(self.numbers)
-        splitter.setStretchFactor(0, 1)  # the matrices and plots take what the window gains
-        splitter.setStretchFactor(1, 0)
-        splitter.setSizes([700, 200])
+        splitter.addWidget(self.top)
+        splitter.addWidget(lower)
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)  # the matrices and plots take what the window gains
+        splitter.setSizes([250, 650])
         self.splitter = splitter
+        self._dragged = False  # the user moved the splitter: their height is kept
+        splitter.splitterMoved.connect(self._on_dragged)
         box = QtWidgets.QVBoxLayout(self)
-        box.addWidget(self.header)
-        box.addWidget(self.teaching)
-        box.addLayout(self.controls)
         box.addWidget(splitter, 1)
         self.build()
 
@@ -274,10 +296,10 @@ class ExplainView(QtWidgets.QWidget):
         self.grid.addWidget(plot, row, col, rowspan, colspan)
 
     def set_numbers(self, rows: list[tuple[str, object, str]]) -> None:
-        """The numbers behind the score: (quantity, value, explanation). The table is sized
-        for up to six rows (it scrolls beyond) when its number of rows changes — not on every
-        update, which would undo the user's dragging of the splitter; the rest of the height
-        goes to the grid."""
+        """The numbers behind the score: (quantity, value, explanation). The text and the
+        table are fitted again when the number of rows changes — not on every update, which
+        would undo the user's dragging of the splitter; the rest of the height goes to the
+        grid."""
         resize = len(rows) != self.numbers.rowCount()
         self.numbers.setRowCount(len(rows))
         for r, (name, value, note) in enumerate(rows):
@@ -285,17 +307,39 @@ class ExplainView(QtWidgets.QWidget):
             for c, cell in enumerate((name, text, note)):
                 self.numbers.setItem(r, c, QtWidgets.QTableWidgetItem(cell))
         self.numbers.resizeColumnsToContents()
-        if not resize:
+        if resize:
+            self._fit_top()
+
+    def _on_dragged(self, *_: object) -> None:
+        self._dragged = True
+
+    def _fit_top(self) -> None:
+        """The text and numbers get the height the longer of them needs — the text wrapped
+        at its width, the table up to six rows (it scrolls beyond) — and at most 40 % of the
+        view; the matrices and plots the rest."""
+        if self._dragged:
             return
-        shown = min(len(rows), 6)
-        height = (
-            self.numbers.horizontalHeader().height()
+        total = sum(self.splitter.sizes()) or self.height()
+        width = self.top.sizes()[0] or int(self.width() * 0.55)
+        layout = self.text.layout()
+        text = layout.totalHeightForWidth(width - 8) if layout is not None else 0
+        shown = min(self.numbers.rowCount(), 6)
+        table = (
+            self.numbers.horizontalHeader().sizeHint().height()
             + shown * self.numbers.verticalHeader().defaultSectionSize()
             + 2 * self.numbers.frameWidth()
             + 4
         )
-        total = sum(self.splitter.sizes())
-        self.splitter.setSizes([max(total - height, 1), height])
+        height = min(max(text, table), int(0.4 * total))
+        self.splitter.setSizes([height, max(total - height, 1)])
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
+        super().showEvent(event)
+        self._fit_top()  # now that the widths are known
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_top()
 
     def numbers_csv(self) -> str:
         """The numbers table as CSV."""
