@@ -261,11 +261,19 @@ def main() -> None:
     )
     ap.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=DESIGNS)
     ap.add_argument("--out", type=Path, help="write curves.csv and curves.png here")
+    ap.add_argument(
+        "--prior-variance",
+        type=float,
+        help="the active design's prior variance of a map's quality (the product's "
+        "PRIOR_VARIANCE, ASAP's 0.5, unless given)",
+    )
     args = ap.parse_args()
-    if args.noise_variance is not None:
-        from fminspect.ranking import active
+    from fminspect.ranking import active
 
+    if args.noise_variance is not None:
         active.NOISE_VARIANCE = args.noise_variance
+    if args.prior_variance is not None:
+        active.PRIOR_VARIANCE = args.prior_variance
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     curves: dict[str, list[list[tuple[float, float, float]]]] = {}
     needed: dict[str, list[float]] = {}
@@ -287,6 +295,7 @@ def main() -> None:
         f"{args.per} pairs per participant (incomplete: coverage 1 per round), "
         f"seeds {seeds.start}–{seeds.stop - 1}"
         + (f", active noise variance {args.noise_variance:g}" if args.noise_variance else "")
+        + (f", active prior variance {args.prior_variance:g}" if args.prior_variance else "")
     )
     print(
         f"{'design':12s} {'median votes/group to τ≥' + format(args.target, 'g'):>30s} "

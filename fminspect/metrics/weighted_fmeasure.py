@@ -340,7 +340,7 @@ class WeightedFmeasureResult:
     # ---- full-size maps for the explain view (computed on first access) ----
     @lazy_field
     def error_map(self) -> np.ndarray:
-        """E = |p − g|."""
+        """E = ``|p − g|``."""
         error: npt.NDArray[np.float64] = np.abs(self._pair.pred - self._pair.mask)
         return error
 
