@@ -331,6 +331,15 @@ class GroundTruth:
 _FLOAT32_EXACT = 1 << 24
 
 
+#: Finer labellings of a GT whose labels keep the GT foreground in their lowest bit
+#: (label = 2·k + foreground), each ``gt → (labels, number of labels, memo key)`` or None
+#: (no such labelling of this GT: the S-measure's of an empty one). When one
+#: is registered, :meth:`Pair.level_counts` counts a uint8 map's levels under the first one
+#: and sums its labels pairwise: the measure that registered it (the S-measure, its
+#: quadrants) then finds its own histogram made, and a map is counted once for both.
+FG_PARITY_LABELS: list[Callable[[GroundTruth], tuple[np.ndarray, int, str] | None]] = []
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Pair:
     """A validated (prediction, GT) pair ready for every measure.
@@ -366,11 +375,21 @@ class Pair:
 
     def level_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """Pixels of each of a uint8 map's 256 levels (int64): all of them, and on the GT
-        foreground (memoised)."""
-        gt = self.gt
-        mask = gt.memo("mask.u8", lambda: np.ascontiguousarray(gt.mask, dtype=np.uint8))
-        counts = self.labelled_counts(mask, 2, "fg")
-        return counts.sum(axis=1), counts[:, 1]
+        foreground (memoised). Counted under the first of :data:`FG_PARITY_LABELS` when one
+        is registered (its labels summed pairwise), else under the GT mask."""
+
+        def count() -> tuple[np.ndarray, np.ndarray]:
+            gt = self.gt
+            finer = FG_PARITY_LABELS[0](gt) if FG_PARITY_LABELS else None
+            if finer is not None:
+                labels, n, key = finer
+            else:
+                labels = gt.memo("mask.u8", lambda: np.ascontiguousarray(gt.mask, np.uint8))
+                n, key = 2, "fg"
+            counts = self.labelled_counts(labels, n, key)
+            return readonly(counts.sum(axis=1)), readonly(counts[:, 1::2].sum(axis=1))
+
+        return self.memo("level_counts", count)
 
     def labelled_counts(self, labels: np.ndarray, n: int, key: str) -> np.ndarray:
         """Pixels of each of a uint8 map's 256 levels under each label (``labels``: uint8

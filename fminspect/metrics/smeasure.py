@@ -64,6 +64,7 @@ import numpy as np
 
 from fminspect.metrics._inputs import (
     DEFAULT_NORMALIZATION,
+    FG_PARITY_LABELS,
     GroundTruth,
     Normalization,
     Pair,
@@ -329,6 +330,17 @@ def _quadrant_labels(gt: GroundTruth, centroid: str) -> np.ndarray:
         return readonly(labels)
 
     return gt.memo(f"smeasure.labels.{centroid}", compute)
+
+
+# the threshold sweep and MAE count a uint8 map's levels under the default split's labels,
+# so that the S-measure's quadrant histogram is the same single pass (issue #50)
+FG_PARITY_LABELS.append(
+    lambda gt: (
+        None
+        if gt.is_empty  # no centroid
+        else (_quadrant_labels(gt, CENTROID.default), 8, f"smeasure.{CENTROID.default}")
+    )
+)
 
 
 def _level_counts(

@@ -113,8 +113,9 @@ def test_a_uint8_map_s_sweep_counted_per_level_is_the_pixel_sweep(
 ) -> None:
     """Issue #50: a uint8 map's 256-threshold sweep from two histograms of its levels equals
     the sweep counted pixel by pixel, every count of every threshold, the adaptive and the
-    binary rule, and its MAE the pixels' mean within 1e-15 — on narrow, wide, constant and two-level maps, empty and full GTs (and
-    through NumPy's bincount, taken where a bin could pass float32's exact range)."""
+    binary rule, and its MAE the pixels' mean within 1e-15 — on narrow, wide, constant and
+    two-level maps, empty and full GTs (and through NumPy's bincount, taken where a bin
+    could pass float32's exact range)."""
     from fminspect.metrics import _confusion, _inputs
     from fminspect.metrics._inputs import Pair
     from fminspect.metrics.mae import mae_from_pair
@@ -154,3 +155,27 @@ def test_the_levels_are_a_copy_of_the_caller_s_map() -> None:
     pred[:] = 0  # the caller reuses its array
     assert pair.levels is not None and pair.levels.max() == 220
     assert not pair.levels.flags.writeable
+
+
+def test_the_sweep_mae_and_s_measure_count_a_map_in_one_pass() -> None:
+    """Issue #50: the threshold sweep and MAE count a uint8 map's levels under the S-measure's
+    quadrant labels (foreground in the lowest bit), so the three share one histogram; other
+    splits and empty GTs count on their own."""
+    from fminspect.metrics import compute_suite
+    from fminspect.metrics.suite import Params
+
+    rng = np.random.default_rng(3)
+    gt = np.zeros((60, 80), np.uint8)
+    gt[10:40, 20:70] = 255
+    pred = rng.integers(0, 256, gt.shape, dtype=np.uint8)
+
+    def histograms(suite: object) -> list[str]:
+        return sorted(k for k in suite.pair._memo if k.startswith("level_counts."))  # type: ignore[attr-defined]
+
+    suite = compute_suite(pred, gt, keys=["MAE", "Sm", "maxFm", "maxEm"])
+    assert histograms(suite) == ["level_counts.smeasure.pysod"]
+    other = compute_suite(pred, gt, Params(s_centroid="matlab"), keys=["MAE", "Sm", "maxFm"])
+    assert histograms(other) == ["level_counts.smeasure.matlab", "level_counts.smeasure.pysod"]
+    assert other.scores()["maxFm"] == suite.scores()["maxFm"]
+    empty = compute_suite(pred, np.zeros_like(gt), keys=["MAE", "maxFm"])
+    assert histograms(empty) == ["level_counts.fg"]
