@@ -191,7 +191,7 @@ def find_insets(
     for name, region in regions.items():
         (found,) = find_samples(datasets, [name])
         if (found.dataset, found.name) not in shown:
-            raise QualitativeError(f"--inset names {name}, not one of the samples shown")
+            raise QualitativeError(f"an inset names {name}, not one of the samples shown")
         insets[f"{found.dataset}/{found.name}"] = region
     return insets
 
