@@ -253,8 +253,8 @@ def qualitative_figure(
     insets : dict, optional
         Sample name → ``(x, y, w, h)``, a region of its image (pixels) outlined in every
         cell of its row and shown enlarged in the cell's ``inset_corner`` ('lower right',
-        'lower left', 'upper right' or 'upper left'), ``inset_size`` of the cell's width
-        (0.2–0.8).
+        'lower left', 'upper right' or 'upper left'; 'lower-right' … as the command),
+        ``inset_size`` of the cell's width (0.2–0.8).
 
     Returns
     -------

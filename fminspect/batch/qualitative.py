@@ -76,6 +76,9 @@ class QualitativeError(FigureError):
 class Region:
     """A rectangle of the image, in its pixels: left, top, width, height."""
 
+    def __str__(self) -> str:
+        return f"{self.x:g},{self.y:g},{self.w:g},{self.h:g}"
+
     x: float
     y: float
     w: float
@@ -265,7 +268,7 @@ def plan(
         )
     if spec.width <= 0 or spec.dpi <= 0:
         raise QualitativeError("the width and the dpi must be more than 0")
-    if spec.inset_corner not in INSET_CORNERS:
+    if spec.inset_corner.replace("-", " ") not in INSET_CORNERS:  # the command's words too
         raise QualitativeError(
             f"the inset's corner {spec.inset_corner!r} is not one of {', '.join(INSET_CORNERS)}"
         )
@@ -374,6 +377,15 @@ def _row(
         cells.append(
             _cell(to_u8(_fit(pred, shape, spec.interpolation)), px, region, spec.inset_share)
         )
+    if region is not None and shape is not None:  # outlined as it is enlarged: cut to the image
+        h, w = shape
+        cut = Region(region.x, region.y, min(region.w, w - region.x), min(region.h, h - region.y))
+        if cut != region:
+            notes.append(
+                f"{key}: the inset's region {region} reaches past the {w}×{h} image; "
+                f"{cut} is outlined and enlarged"
+            )
+            region = cut
     return Row(key if spec.sample_labels else "", cells, region)
 
 
@@ -745,7 +757,8 @@ def make(
     if latex:
         from fminspect.io.atomic import write_text
 
-        included = next((p for p in written if p.suffix in (".pdf", ".png")), None)
+        by_suffix = {p.suffix: p for p in written}
+        included = by_suffix.get(".pdf") or by_suffix.get(".png")  # vector text first
         if included is None:
             notes.append("LaTeX cannot include SVG: no snippet written")
         else:

@@ -201,6 +201,8 @@ def _regions(texts: list[str]) -> dict[str, Any]:
         name, eq, region = text.rpartition("=")
         if not eq or not name:
             raise FigureError(f"--inset {text!r} is not NAME=X,Y,W,H")
+        if name.strip() in regions:
+            raise FigureError(f"--inset names {name.strip()} twice: a sample has one inset")
         regions[name.strip()] = qual.Region.parse(region)
     return regions
 

@@ -17,6 +17,7 @@ from fminspect.batch.qualitative import (
     find_samples,
     latex_snippet,
     make,
+    plan,
 )
 from fminspect.cli import main
 from fminspect.cli.qualitative import INSET_CORNERS, WIDTH_NAMES
@@ -372,3 +373,29 @@ def test_the_inset_goes_in_the_corner_and_at_the_size_asked(
     assert large[0] < small[0]  # reaching further left from the lower right
     assert main([*args, "--inset-size", "0.9", "--out", str(tmp_path / "x.png")]) == 2
     assert "share of its cell, 0.9, is not between 0.2 and 0.8" in capsys.readouterr().err
+
+
+def test_a_region_past_the_image_is_cut_and_said_and_each_sample_has_one_inset(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """From a new-user trial: a region reaching past the image was enlarged cut but outlined
+    whole (a box open at the edge), with no word; a second --inset for a sample silently
+    replaced the first; the API refused the command's corner words; fig.tex included the PNG
+    when it was listed first, though a PDF was written beside it."""
+    spec = QualitativeSpec(methods=("M_a",), insets={"s1": Region(60, 50, 40, 30)})
+    planned = plan(_samples(root, ("s1",)), spec)
+    assert planned.rows[0].region == Region(60, 50, 20, 10)  # the 80×60 image's corner
+    assert planned.notes == [
+        "s1: the inset's region 60,50,40,30 reaches past the 80×60 image; 60,50,20,10 is "
+        "outlined and enlarged"
+    ]
+    args = ["qualitative", str(root), "--samples", "s1", "--methods", "M_a", "--out"]
+    twice = ["--inset", "s1=1,1,5,5", "--inset", "s1=2,2,5,5"]
+    assert main([*args, str(tmp_path / "f.pdf"), *twice]) == 2
+    assert "--inset names s1 twice" in capsys.readouterr().err
+    worded = QualitativeSpec(
+        methods=("M_a",), insets={"s1": Region(1, 1, 9, 9)}, inset_corner="upper-right"
+    )
+    assert plan(_samples(root, ("s1",)), worded).rows[0].region == Region(1, 1, 9, 9)
+    assert main([*args, str(tmp_path / "g.png"), "--format", "png", "pdf"]) == 0
+    assert "{g.pdf}" in (tmp_path / "g.tex").read_text()
