@@ -79,6 +79,10 @@ class Region:
     def __str__(self) -> str:
         return f"{self.x:g},{self.y:g},{self.w:g},{self.h:g}"
 
+    def cut_to(self, w: int, h: int) -> Region:
+        """The part of the region inside a ``w`` × ``h`` image."""
+        return Region(self.x, self.y, min(self.w, w - self.x), min(self.h, h - self.y))
+
     x: float
     y: float
     w: float
@@ -379,7 +383,7 @@ def _row(
         )
     if region is not None and shape is not None:  # outlined as it is enlarged: cut to the image
         h, w = shape
-        cut = Region(region.x, region.y, min(region.w, w - region.x), min(region.h, h - region.y))
+        cut = region.cut_to(w, h)
         if cut != region:
             notes.append(
                 f"{key}: the inset's region {region} reaches past the {w}×{h} image; "
@@ -418,9 +422,7 @@ def _cell(
                 f"the inset's region {region.x:g},{region.y:g},{region.w:g},{region.h:g} is "
                 f"outside the {w}×{h} image"
             )
-        region = Region(
-            region.x, region.y, min(region.w, w - region.x), min(region.h, h - region.y)
-        )
+        region = region.cut_to(w, h)
         x0, y0 = int(region.x), int(region.y)
         x1, y1 = (
             min(w, int(np.ceil(region.x + region.w))),

@@ -344,14 +344,13 @@ class StudyStore:
             ts = self.db.execute("SELECT ts FROM votes WHERE rowid = ?", (rowid,)).fetchone()
             return int(n), ts[0] if ts else ""
 
-        kept = None
+        post, seen, seen_last = None, 0, 0
         if self._posterior is not None:
-            n, last, stamp, post = self._posterior
+            n, last, stamp, held = self._posterior
             if at(last) == (n, stamp):
-                kept, seen, seen_last = post, n, last
-        if kept is None:  # made only when needed: 20 ms for 200 groups × 8 maps
-            kept, seen, seen_last = Posterior(self.design), 0, 0
-        post = kept
+                post, seen, seen_last = held, n, last
+        if post is None:  # made only when needed: 20 ms for 200 groups × 8 maps
+            post = Posterior(self.design)
         new = self.db.execute(
             "SELECT rowid, left_item, right_item, choice FROM votes "
             "WHERE kind = 'pair' AND rowid > ? ORDER BY rowid",
