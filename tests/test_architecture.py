@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 import tomllib
@@ -44,6 +45,28 @@ def test_package_import_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_stores_alone_do_not_load_the_measures() -> None:
+    # a tagging process, a study's server and the result store read and write records and
+    # notes: none of them imports the measures (half a second for each process started)
+    code = (
+        "import sys, fminspect.pipeline.tags, fminspect.pipeline.store, fminspect.pipeline\n"
+        "print(','.join(m for m in sys.modules if m.startswith('fminspect.metrics')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_every_name_of_the_pipeline_package_resolves() -> None:
+    import fminspect.pipeline as pipeline
+
+    assert sorted(pipeline.__all__) == sorted(pipeline._HOMES)
+    for name in pipeline.__all__:
+        module = importlib.import_module(f"fminspect.pipeline.{pipeline._HOMES[name]}")
+        assert getattr(pipeline, name) is getattr(module, name), name
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        pipeline.nothing  # noqa: B018
 
 
 def test_building_the_command_line_parser_is_light() -> None:

@@ -9,24 +9,52 @@ parameters, see :class:`EvalConfig`). Dataset-wide runs over many samples are in
 :mod:`fminspect.batch.runner`. No Qt.
 """
 
-from fminspect.pipeline.config import EvalConfig, families, family_keys
-from fminspect.pipeline.notes import Note
-from fminspect.pipeline.sample import (
-    LoadedSample,
-    load_sample,
-    prepare,
-    records,
-    score_model,
-    score_sample,
-)
-from fminspect.pipeline.store import (
-    Record,
-    ResultStore,
-    default_store_path,
-    register_store,
-    store_for,
-    user_cache_dir,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fminspect.pipeline.config import EvalConfig, families, family_keys
+    from fminspect.pipeline.notes import Note
+    from fminspect.pipeline.sample import (
+        LoadedSample,
+        load_sample,
+        prepare,
+        records,
+        score_model,
+        score_sample,
+    )
+    from fminspect.pipeline.store import (
+        Record,
+        ResultStore,
+        default_store_path,
+        register_store,
+        store_for,
+        user_cache_dir,
+    )
+
+#: each name of the package → the module that defines it. Loaded on first use, so that a
+#: process needing only the store or the tags (a tagging process, a web server) does not
+#: import every measure (half a second per process).
+_HOMES = {
+    "EvalConfig": "config",
+    "families": "config",
+    "family_keys": "config",
+    "Note": "notes",
+    "LoadedSample": "sample",
+    "load_sample": "sample",
+    "prepare": "sample",
+    "records": "sample",
+    "score_model": "sample",
+    "score_sample": "sample",
+    "Record": "store",
+    "ResultStore": "store",
+    "default_store_path": "store",
+    "register_store": "store",
+    "store_for": "store",
+    "user_cache_dir": "store",
+}
 
 __all__ = [
     "EvalConfig",
@@ -46,3 +74,16 @@ __all__ = [
     "store_for",
     "user_cache_dir",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fminspect.metrics.registry import REGISTRY
-
 #: What a note is about: an input file, the prepared pair, or a measure family (a field of
 #: :class:`~fminspect.metrics.SuiteResult`).
 INPUTS = ("GT", "image", "prediction", "input")
@@ -45,6 +43,10 @@ class Note:
         return "" if self.about in INPUTS else self.about
 
     def __str__(self) -> str:
+        # here, not at the top: the store (and a process that needs only it) reads notes
+        # without loading every measure
+        from fminspect.metrics.registry import REGISTRY
+
         family = REGISTRY.families.get(self.about)
         name = family.notes_name if family is not None and family.notes_name else self.about
         return f"{name}: {self.message}"

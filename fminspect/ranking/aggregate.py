@@ -19,7 +19,6 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
-from scipy.stats import binomtest
 
 from fminspect.ranking.design import Design
 from fminspect.ranking.scaling import JodScale, jod_scale
@@ -243,6 +242,8 @@ def participant_stats(
     decided = [v for v in votes if v.choice != "tie"]
     left = sum(v.choice == "left" for v in decided)
     right = len(decided) - left
+    from scipy.stats import binomtest  # here: scipy.stats takes 0.7 s to import
+
     p = binomtest(left, left + right, 0.5).pvalue if decided else math.nan
     rts = [v.rt_ms for v in votes]
     return ParticipantStats(

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.stats import rankdata, spearmanr
 
 from fminspect.ranking.intervals import mean_interval, proportion_interval
 from fminspect.ranking.store import Vote
@@ -32,6 +31,8 @@ def kendall_w(scores: Sequence[Sequence[float]]) -> float:
     if data.ndim != 2 or data.shape[0] < 2 or data.shape[1] < 2:
         return math.nan
     m, n = data.shape
+    from scipy.stats import rankdata  # here: scipy.stats takes 0.5 s to import
+
     ranks = np.apply_along_axis(rankdata, 1, data)
     s = ((ranks.sum(axis=0) - m * (n + 1) / 2) ** 2).sum()
     ties = 0.0
@@ -145,6 +146,8 @@ def group_agreement(values: Sequence[float]) -> tuple[float, bool, bool]:
     """For one group whose maps are listed best first by people, and a measure's values of
     them (larger = better): 1 − Spearman ρ, whether the measure's order differs from the
     people's (a tie counts as different), and whether its best map differs."""
+    from scipy.stats import spearmanr
+
     v = np.asarray(values, dtype=float)
     human = np.arange(v.size, 0, -1)
     rho = float(spearmanr(v, human).statistic) if np.ptp(v) > 0 else 0.0
