@@ -202,9 +202,10 @@ def main() -> None:
                 f"generated {args.images} × {args.methods} in {time.perf_counter() - t:.0f} s",
                 file=sys.stderr,
             )
+        keep = args.cache or tmp_path  # eval's outputs and store, and the user's cache
         env = {
             **os.environ,
-            "FMINSPECT_CACHE_DIR": str(tmp_path / "cache"),
+            "FMINSPECT_CACHE_DIR": str(keep / "cache"),
             "FMINSPECT_DATA_DIR": str(tmp_path / "data"),
         }
         t = time.perf_counter()
@@ -216,7 +217,7 @@ def main() -> None:
                 "eval",
                 str(root),
                 "--out",
-                str(tmp_path / "out"),
+                str(keep / "out"),
                 "--jobs",
                 "2",
                 "--quiet",

@@ -130,8 +130,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test under tests/gui carries the ``gui`` marker (``-m "not gui"``: no Qt)."""
+    """Every test under tests/gui carries the ``gui`` marker (``-m "not gui"``: no Qt).
+
+    The ``slow`` tests run first, in their files' order, the others after them: the test
+    processes of ``pytest -n`` take tests in this order and take over each other's
+    remaining ones at the end, so the last tests are short ones and no process waits for
+    another's minute-long test (the MATLAB toolbox under Octave) at the end of the run."""
     gui = Path(__file__).parent / "gui"
     for item in items:
         if gui in item.path.parents:
             item.add_marker(pytest.mark.gui)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
