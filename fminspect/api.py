@@ -222,6 +222,7 @@ def qualitative_figure(
     insets: Mapping[str, Sequence[float]] | None = None,
     inset_corner: str = "lower right",
     inset_size: float = 0.45,
+    style: Path | str | Mapping[str, Any] | None = None,
     latex: bool = True,
     dataset_config: Path | str | None = None,
     method_config: Path | str | None = None,
@@ -240,6 +241,9 @@ def qualitative_figure(
         it as ``.tex``.
     methods : list of str, optional
         One column each, in this order (default: all).
+    formats : list of str, optional
+        Of ``pdf``, ``svg``, ``png``: each written beside ``out`` with its suffix (default:
+        ``out``'s own).
     width : float
         Inches: 3.5 (a column), 7 (the page).
     dpi : int
@@ -255,6 +259,13 @@ def qualitative_figure(
         cell of its row and shown enlarged in the cell's ``inset_corner`` ('lower right',
         'lower left', 'upper right' or 'upper left'; 'lower-right' … as the command),
         ``inset_size`` of the cell's width (0.2–0.8).
+    style : path or dict, optional
+        Matplotlib rcParams, as ``--style``: a YAML or JSON file (PySODEvalToolkit's style
+        files among them) or the mapping itself.
+    latex : bool
+        Write the LaTeX snippet that includes the figure.
+    dataset_config, method_config : path, optional
+        PySODEvalToolkit's configs, in place of ``root``.
 
     Returns
     -------
@@ -271,9 +282,14 @@ def qualitative_figure(
     >>> qualitative_figure("data/COD10K", samples=["COD10K-CAM-1-Aquatic-3-Crab-154"],
     ...                    methods=["OurNet", "SINet"], out="fig.pdf")  # doctest: +SKIP
     """
+    from fminspect.batch import figures
     from fminspect.batch import qualitative as qual
     from fminspect.batch.workflow import find_datasets
 
+    if isinstance(style, Mapping):
+        rc = figures.checked_style(style, "style")
+    else:
+        rc = figures.read_style(style) if style else {}
     found, _ = find_datasets(root, dataset_config=dataset_config, method_config=method_config)
     rows = qual.find_samples(found, samples)
     regions = {}
@@ -294,6 +310,7 @@ def qualitative_figure(
         inset_corner=inset_corner,
         inset_share=inset_size,
         sample_labels=sample_names,
+        style=rc,
     )
     return qual.make(rows, spec, out, formats, latex=latex)
 

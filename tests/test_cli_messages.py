@@ -132,3 +132,27 @@ def test_screenshots_into_a_folder_that_cannot_be_made_fail_before_qt(
     assert capsys.readouterr().err.splitlines() == [
         f"fminspect screenshots: OUTDIR {a_file / 'sub'}: cannot write there (Not a directory)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "problem"),
+    [
+        (
+            ["qualitative", "ROOT", "--out", "f.pdf", "--inset-corner", "middle"],
+            "fminspect qualitative: error: argument --inset-corner: invalid choice: 'middle'",
+        ),
+        (["eval", "ROOT", "--jobs", "x"], "fminspect eval: error: argument --jobs: invalid int"),
+        (["rank", "create"], "fminspect rank create: error: the following arguments are required"),
+        (["--nonsense"], "fminspect: error: unrecognized arguments: --nonsense"),
+    ],
+)
+def test_a_wrong_option_is_one_line_naming_it_and_where_the_options_are(
+    capsys: pytest.CaptureFixture[str], argv: list[str], problem: str
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(problem), err
+    command = problem.split(": error")[0]
+    assert err.endswith(f"; {command} --help lists the options\n"), err

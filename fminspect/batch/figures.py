@@ -141,8 +141,14 @@ def read_style(path: Path | str) -> dict[str, Any]:
         raise FigureError(f"{path}: not valid YAML ({exc})") from None
     if data is None:
         return {}
-    if not isinstance(data, dict):
-        raise FigureError(f"{path}: expected a mapping of Matplotlib rcParams")
+    return checked_style(data, str(path))
+
+
+def checked_style(data: object, source: str) -> dict[str, Any]:
+    """``data`` as Matplotlib rcParams, each key and value checked by Matplotlib itself;
+    :class:`FigureError` names ``source`` (a file, or the API's argument)."""
+    if not isinstance(data, Mapping):
+        raise FigureError(f"{source}: expected a mapping of Matplotlib rcParams")
     import_matplotlib()
     import matplotlib
 
@@ -153,9 +159,9 @@ def read_style(path: Path | str) -> dict[str, Any]:
             try:
                 params[str(key)] = value
             except KeyError:
-                raise FigureError(f"{path}: {key!r} is not a Matplotlib rcParam") from None
+                raise FigureError(f"{source}: {key!r} is not a Matplotlib rcParam") from None
             except (ValueError, TypeError) as exc:
-                raise FigureError(f"{path}: {key}: {exc}") from None
+                raise FigureError(f"{source}: {key}: {exc}") from None
             style[str(key)] = value
     return style
 

@@ -4,9 +4,12 @@ prints, over a few chosen samples.
 Rows are samples and columns are the image, the GT and the methods in the order given;
 ``transpose`` swaps them. The method names go on top (on the left when transposed), in the
 largest size from 8 down to 5 pt at which the longest fits its cell; below 5 pt they are
-turned upright. The figure is exactly the width asked for (3.5 in, one column of a two-column
-paper; 7 in, the page; or any width), the height follows from the cells, whose shape is the
-median shape of the samples (each picture fitted inside it, never stretched).
+turned upright. The figure is exactly the width asked for (3.5 in, one column of a
+two-column paper; 7 in, the page; or any width), the height follows from the cells. Each
+sample's cells take its GT's shape: a row's height follows its sample's shape (the columns
+share the width), and in a transposed figure a column's width does (the rows share one
+height, the widths filling the figure's), so that no picture is stretched or framed by
+empty margins.
 
 The pictures are resampled once to the size they are printed at (``dpi``, 300 by default),
 so that a PDF of 8 samples × 10 methods stays a few MB whatever the photographs' size; text
@@ -58,6 +61,8 @@ SMALL_CELL = 0.3
 #: The inset's width as a share of its cell's, by default, and the shares allowed.
 INSET_SHARE = 0.45
 INSET_SHARES = (0.2, 0.8)
+#: The width of the inset's frame, in points.
+INSET_FRAME = 0.8
 #: The corners an inset can take (the first is the default).
 INSET_CORNERS = ("lower right", "lower left", "upper right", "upper left")
 INSET_COLOUR = "#e8000b"
@@ -157,15 +162,27 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """Sizes in inches: a cell, the margins the names take; the names' size in points and
-    whether they stand upright."""
+    """Sizes in inches: the grid's column widths and row heights, the margins the names
+    take; the names' size in points and whether they stand upright."""
 
-    cell_w: float
-    cell_h: float
+    widths: tuple[float, ...]
+    heights: tuple[float, ...]
     left: float
     top: float
     size: float
     upright: bool
+    transposed: bool = False
+
+    @property
+    def cell_w(self) -> float:
+        """The narrowest cell's width."""
+        return min(self.widths)
+
+    def cell(self, sample: int) -> tuple[float, float]:
+        """The (width, height) of the cells of the ``sample``-th sample."""
+        if self.transposed:
+            return self.widths[sample], self.heights[0]
+        return self.widths[0], self.heights[sample]
 
 
 @dataclass(slots=True)
@@ -284,9 +301,9 @@ def plan(
     several = len({s.dataset for s in samples}) > 1
     notes: list[str] = []
     shapes = [_shape(s) for s in samples]
-    aspects = [h / w for h, w in shapes if h and w]
-    aspect = min(max(statistics.median(aspects) if aspects else 0.75, 0.4), 2.5)
-    lay = layout(spec, len(samples), aspect)
+    known = [h / w for h, w in shapes if h and w]
+    usual = statistics.median(known) if known else 0.75  # for a sample whose shape is unknown
+    lay = layout(spec, [min(max(h / w if h and w else usual, 0.4), 2.5) for h, w in shapes])
     if lay.cell_w < SMALL_CELL:
         across = len(samples) if spec.transpose else n_pictures
         notes.append(
@@ -294,16 +311,16 @@ def plan(
             f"({25.4 * lay.cell_w:.1f} mm) wide: too small to see a map's details in print; "
             "make the figure wider (--width page), transpose it, or show fewer"
         )
-    px = (max(1, round(lay.cell_w * spec.dpi)), max(1, round(lay.cell_h * spec.dpi)))
     rows: list[Row] = []
     for k, s in enumerate(samples):
+        px = tuple(max(1, round(v * spec.dpi)) for v in lay.cell(k))
         key = sample_key(s, several)
         region = next(
             (spec.insets[k] for k in (key, s.name, f"{s.dataset}/{s.name}") if k in spec.insets),
             None,
         )
         try:
-            rows.append(_row(s, key, spec, px, region, notes))
+            rows.append(_row(s, key, spec, (px[0], px[1]), region, notes))
         except QualitativeError as exc:
             raise QualitativeError(f"{key}: {exc}") from None
         if on_progress:
@@ -468,9 +485,11 @@ def _line(size: float) -> float:
     return size * 1.45 / 72
 
 
-def layout(spec: QualitativeSpec, n_samples: int, aspect: float) -> Layout:
-    """Where everything goes (see the module notes): the method names' size is the largest
-    at which the longest fits, the cells share what is left of the width."""
+def layout(spec: QualitativeSpec, aspects: Sequence[float]) -> Layout:
+    """Where everything goes (see the module notes), for samples of these shapes (height /
+    width): the method names' size is the largest at which the longest fits, the cells share
+    what is left of the width."""
+    n_samples = len(aspects)
     import_matplotlib()
     import matplotlib
 
@@ -486,7 +505,10 @@ def layout(spec: QualitativeSpec, n_samples: int, aspect: float) -> Layout:
             )
             left = min(_widest(heads, bold, size), spec.width * 0.25) + 0.05
             top = _line(small) if spec.sample_labels else 0.0
-            cell_w = (spec.width - left - GAP * (across - 1)) / across
+            # one height for the rows; each sample's column as wide as its shape asks
+            cell_h = (spec.width - left - GAP * (across - 1)) / sum(1 / a for a in aspects)
+            widths = tuple(cell_h / a for a in aspects)
+            heights: tuple[float, ...] = (cell_h,) * len(heads)
             upright = False
         else:  # the names on top, the samples down the left, upright
             across = len(heads)
@@ -496,12 +518,13 @@ def layout(spec: QualitativeSpec, n_samples: int, aspect: float) -> Layout:
             upright = not size
             size = size or small
             top = _widest(heads, bold, size) + 0.05 if upright else _line(size)
-    if cell_w <= 0.05:
+            widths, heights = (cell_w,) * across, tuple(cell_w * a for a in aspects)
+    if min(widths) <= 0.05:
         raise QualitativeError(
             f"{across} cells across do not fit in {spec.width:g} in; make the figure wider "
             "or show fewer"
         )
-    return Layout(cell_w, cell_w * aspect, left, top, size, upright)
+    return Layout(widths, heights, left, top, size, upright, spec.transpose)
 
 
 def _rc(spec: QualitativeSpec) -> Any:
@@ -539,18 +562,19 @@ def draw(planned: Planned, spec: QualitativeSpec, out: Path, formats: Sequence[s
 
 def _figure(planned: Planned, spec: QualitativeSpec, plt: Any) -> Any:
     lay = planned.layout
-    cw, ch = lay.cell_w, lay.cell_h
     heads = planned.columns
     bold = _bold(spec)
-    n_rows = len(heads) if spec.transpose else len(planned.rows)
     W = spec.width
-    H = lay.top + n_rows * ch + GAP * (n_rows - 1)
+    H = lay.top + sum(lay.heights) + GAP * (len(lay.heights) - 1)
     fig = plt.figure(figsize=(W, H))
+    xs = lay.left + np.concatenate([[0.0], np.cumsum(np.add(lay.widths, GAP))])
+    tops = H - lay.top - np.concatenate([[0.0], np.cumsum(np.add(lay.heights, GAP))])
 
     def corner(i: int, j: int) -> tuple[float, float]:  # lower left of cell (row i, column j)
-        return lay.left + j * (cw + GAP), H - lay.top - (i + 1) * ch - i * GAP
+        return float(xs[j]), float(tops[i]) - lay.heights[i]
 
     for r, row in enumerate(planned.rows):
+        cw, ch = lay.cell(r)
         for c, cell in enumerate(row.cells):
             x, y = corner(*((c, r) if spec.transpose else (r, c)))
             _draw_cell(fig, cell, row.region, (x, y, cw, ch), spec)
@@ -561,7 +585,7 @@ def _figure(planned: Planned, spec: QualitativeSpec, plt: Any) -> Any:
             _, y = corner(k, 0)
             fig.text(
                 (lay.left - 0.04) / W,
-                (y + ch / 2) / H,
+                (y + lay.heights[k] / 2) / H,
                 text,
                 ha="right",
                 va="center",
@@ -571,9 +595,9 @@ def _figure(planned: Planned, spec: QualitativeSpec, plt: Any) -> Any:
         for k, text in enumerate(samples):
             x, _ = corner(0, k)
             fig.text(
-                (x + cw / 2) / W,
+                (x + lay.widths[k] / 2) / W,
                 (H - lay.top + 0.02) / H,
-                elide(text, small, cw * 0.96),
+                elide(text, small, lay.widths[k] * 0.96),
                 ha="center",
                 va="bottom",
                 fontsize=small,
@@ -582,7 +606,7 @@ def _figure(planned: Planned, spec: QualitativeSpec, plt: Any) -> Any:
         for k, text in enumerate(heads):
             x, _ = corner(0, k)
             fig.text(
-                (x + cw / 2) / W,
+                (x + lay.widths[k] / 2) / W,
                 (H - lay.top + 0.03) / H,
                 text,
                 ha="center",
@@ -595,8 +619,8 @@ def _figure(planned: Planned, spec: QualitativeSpec, plt: Any) -> Any:
             _, y = corner(k, 0)
             fig.text(
                 (lay.left - 0.03) / W,
-                (y + ch / 2) / H,
-                elide(text, small, ch * 0.96),
+                (y + lay.heights[k] / 2) / H,
+                elide(text, small, lay.heights[k] * 0.96),
                 ha="right",
                 va="center",
                 rotation=90,
@@ -668,14 +692,18 @@ def _draw_cell(
         iw = ih * zw / zh
     iw = min(iw, fw)
     right, top = spec.inset_corner.endswith("right"), spec.inset_corner.startswith("upper")
-    where = (1 - iw / fw if right else 0, 1 - ih / fh if top else 0, iw / fw, ih / fh)
+    # the frame is drawn centred on the inset's edge: the inset moved in by half its width,
+    # so that the frame ends at the picture's edge instead of reaching past it
+    fx, fy = INSET_FRAME / 2 / 72 / fw, INSET_FRAME / 2 / 72 / fh
+    wf, hf = iw / fw - 2 * fx, ih / fh - 2 * fy
+    where = (1 - fx - wf if right else fx, 1 - fy - hf if top else fy, wf, hf)
     inset = ax.inset_axes(where)
     inset.imshow(cell.zoom, **shown)
     inset.set_xticks([])
     inset.set_yticks([])
     for spine in inset.spines.values():
         spine.set_edgecolor(INSET_COLOUR)
-        spine.set_linewidth(0.8)
+        spine.set_linewidth(INSET_FRAME)
 
 
 def latex_escape(text: str) -> str:
@@ -728,8 +756,9 @@ class Made:
 
     written: list[Path]
     notes: list[str]
-    rows: int
-    columns: int
+    samples: int
+    pictures: int  # of each sample: the image, the GT, the methods' maps
+    transposed: bool  # a column per sample (a row otherwise)
 
 
 def make(
@@ -768,4 +797,4 @@ def make(
             shown = sorted({s.dataset for s in samples})
             write_text(tex, latex_snippet(included, spec, len(samples), shown))
             written.append(tex)
-    return Made(written, notes, len(samples), len(spec.columns))
+    return Made(written, notes, len(samples), len(spec.columns), spec.transpose)

@@ -32,7 +32,7 @@ from fminspect.cli import (
     worker,
 )
 from fminspect.cli import eval as eval_cmd
-from fminspect.cli._common import SUBCOMMANDS
+from fminspect.cli._common import SUBCOMMANDS, Parser
 from fminspect.cli.gui import add_screenshots_parser, build_gui_parser
 from fminspect.cli.status import ExitStatus
 
@@ -41,7 +41,7 @@ __all__ = ["SUBCOMMANDS", "build_gui_parser", "build_parser", "main"]
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for the documentation and the tests)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="fminspect",
         description="Inspect, explain and rank foreground maps. Without a subcommand, "
         "fminspect opens the inspector window (fminspect --help-gui).",

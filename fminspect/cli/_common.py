@@ -12,7 +12,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from fminspect.cli.status import ExitStatus
 
@@ -37,9 +37,22 @@ SUBCOMMANDS = (
     "worker",
 )
 
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors one line as every other message of fminspect's: the
+    problem, then where the options are listed (argparse prints its whole usage block
+    first, the problem at the end of a screenful). Exit status 2, as argparse's."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            ExitStatus.USAGE,
+            f"{self.prog}: error: {message}; {self.prog} --help lists the options\n",
+        )
+
+
 if TYPE_CHECKING:
     #: What ``parser.add_subparsers()`` returns: each subcommand module adds its parsers to it.
-    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+    Subparsers = argparse._SubParsersAction[Parser]
 
 
 #: The conventions of :mod:`fminspect.pipeline.conventions` (their names, written out so

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fminspect import __version__
-from fminspect.cli._common import SUBCOMMANDS, no_display, output_folder_problem
+from fminspect.cli._common import SUBCOMMANDS, Parser, no_display, output_folder_problem
 
 if TYPE_CHECKING:
     from fminspect.cli._common import Subparsers
@@ -181,7 +181,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 def build_gui_parser() -> argparse.ArgumentParser:
     """``fminspect [ROOT] [--gt G --pred A --pred B --image I]``: open the inspector."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="fminspect",
         description="Open the inspector: on the bundled demo dataset (no argument), on a "
         "dataset folder (ROOT), or on one sample (--gt with --pred …). Subcommands: "

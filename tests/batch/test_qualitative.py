@@ -9,7 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
+from fminspect.batch.figures import FigureError
 from fminspect.batch.qualitative import (
+    GAP,
+    Layout,
     QualitativeError,
     QualitativeSpec,
     Region,
@@ -64,20 +67,16 @@ def _samples(root: Path, names: tuple[str, ...] = SAMPLES) -> list:
     return find_samples(datasets, list(names))
 
 
-def _cell_values(
-    png: Path, n_rows: int, n_cols: int, top: float, left: float, dpi: int
-) -> np.ndarray:
-    """The grey level of each cell of a figure written at ``dpi``, a third of the way into
-    it (inside the GT's square; beside an empty cell's mark)."""
+def _cell_values(png: Path, lay: Layout, dpi: int, at: float = 0.3) -> np.ndarray:
+    """The grey level of each cell of a figure written at ``dpi`` with the layout ``lay``,
+    ``at`` of the way into it (0.3: inside the GT's square; beside an empty cell's mark)."""
     picture = cv2.imread(str(png), cv2.IMREAD_GRAYSCALE)
-    h, w = picture.shape
-    top_px, left_px = round(top * dpi), round(left * dpi)
-    cw = (w - left_px) / n_cols
-    ch = (h - top_px) / n_rows
-    out = np.zeros((n_rows, n_cols), int)
-    for i in range(n_rows):
-        for j in range(n_cols):
-            out[i, j] = picture[int(top_px + (i + 0.3) * ch), int(left_px + (j + 0.3) * cw)]
+    lefts = lay.left + np.concatenate([[0.0], np.cumsum(np.add(lay.widths, GAP))])
+    tops = lay.top + np.concatenate([[0.0], np.cumsum(np.add(lay.heights, GAP))])
+    out = np.zeros((len(lay.heights), len(lay.widths)), int)
+    for i, h in enumerate(lay.heights):
+        for j, w in enumerate(lay.widths):
+            out[i, j] = picture[int((tops[i] + at * h) * dpi), int((lefts[j] + at * w) * dpi)]
     return out
 
 
@@ -91,21 +90,27 @@ def test_columns_are_image_gt_and_the_methods_in_the_order_given(
     assert picture.shape[1] == 350  # exactly the width asked: 3.5 in at 100 dpi
     from fminspect.batch.qualitative import layout
 
-    lay = layout(spec, 1, 0.75)
-    values = _cell_values(png, 1, 4, lay.top, lay.left, 100)
+    lay = layout(spec, [0.75] * 1)
+    values = _cell_values(png, lay, 100)
     # image (red → its grey), GT (a white square in the middle), M_b, then M_a
     assert values[0, 1] == 255 and values[0, 2] == 100 and values[0, 3] == 40
-    assert made.columns == 4 and made.rows == 1 and made.notes == []
+    assert (made.samples, made.pictures, made.transposed, made.notes) == (1, 4, False, [])
     assert spec.columns == ["Image", "GT", "M_b", "M_a"]
 
 
-def test_transposed_one_column_per_sample(root: Path, tmp_path: Path) -> None:
+def test_transposed_one_column_per_sample(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = QualitativeSpec(methods=("M_a", "M_b"), show_image=False, transpose=True, dpi=60)
-    make(_samples(root, ("s2", "s1")), spec, tmp_path / "t.png")
+    made = make(_samples(root, ("s2", "s1")), spec, tmp_path / "t.png")
+    assert (made.samples, made.pictures, made.transposed) == (2, 3, True)
+    args = ["qualitative", str(root), "--samples", "s2", "s1", "--methods", "M_a", "M_b"]
+    assert main([*args, "--no-image", "--transpose", "--out", str(tmp_path / "c.png")]) == 0
+    assert "2 samples × 3 pictures, a column per sample: " in capsys.readouterr().err
     from fminspect.batch.qualitative import layout
 
-    lay = layout(spec, 2, 0.75)
-    values = _cell_values(tmp_path / "t.png", 3, 2, lay.top, lay.left, 60)
+    lay = layout(spec, [0.75] * 2)
+    values = _cell_values(tmp_path / "t.png", lay, 60)
     assert values[:, 0].tolist() == [255, 40, 100] == values[:, 1].tolist()
 
 
@@ -116,13 +121,36 @@ def test_a_missing_or_unreadable_map_is_a_marked_empty_cell_and_a_warning(
     made = make(_samples(root), spec, tmp_path / "fig.png")
     assert any("s2: no map of M_d" in n for n in made.notes)
     assert any("s3: M_c's map unreadable" in n for n in made.notes)
-    from fminspect.batch.qualitative import layout
-
-    lay = layout(spec, 3, 0.75)
-    values = _cell_values(tmp_path / "fig.png", 3, 6, lay.top, lay.left, 80)
+    lay = plan(_samples(root), spec).layout
+    values = _cell_values(tmp_path / "fig.png", lay, 80)
     assert values[0, 2:].tolist() == [40, 100, 160, 220]
     grey = 0xEC  # the empty cell's colour
     assert abs(values[1, 5] - grey) <= 2 and abs(values[2, 4] - grey) <= 2
+
+
+@pytest.mark.parametrize("transpose", [False, True], ids=["rows", "transposed"])
+def test_each_sample_s_cells_take_its_shape_with_no_empty_margin(
+    root: Path, tmp_path: Path, transpose: bool
+) -> None:
+    """s1 is 60×80 (landscape), s3 90×60 (upright): a row (a column, transposed) per sample
+    as high (as wide) as its shape asks, and every picture filling its cell to the edges."""
+    spec = QualitativeSpec(methods=("M_a", "M_b"), transpose=transpose, width=3.5, dpi=100)
+    samples = _samples(root, ("s1", "s3"))
+    made = make(samples, spec, tmp_path / "f.png")
+    lay = plan(samples, spec).layout
+    if transpose:
+        assert len(set(lay.heights)) == 1
+        assert lay.widths[0] / lay.widths[1] == pytest.approx(1.5 / 0.75)
+        assert lay.left + sum(lay.widths) + GAP * (len(lay.widths) - 1) == pytest.approx(3.5)
+    else:
+        assert len(set(lay.widths)) == 1
+        assert lay.heights[1] / lay.heights[0] == pytest.approx(1.5 / 0.75)
+    for at in (0.04, 0.96):  # near both edges of every cell: the picture, never the page
+        values = _cell_values(made.written[0], lay, 100, at)
+        maps = values[2:, :] if transpose else values[:, 2:]
+        assert (maps == [[40, 100]] * 2 if not transpose else maps == [[40, 40], [100, 100]]).all()
+        image = values[0, :] if transpose else values[:, 0]
+        assert all(abs(v - 60) <= 12 for v in image), image  # the red image's grey, not white
 
 
 @pytest.mark.parametrize("fmt", ["pdf", "svg", "png"])
@@ -306,6 +334,38 @@ def test_the_api_writes_what_the_command_writes(root: Path, tmp_path: Path) -> N
         api.qualitative_figure(
             root, samples=["s1"], insets={"s1": (0, 0, -1, 4)}, out=tmp_path / "x.pdf"
         )
+    # a style: the command's file, or the mapping itself, each checked by Matplotlib
+    style = tmp_path / "style.yml"
+    style.write_text("font.size: 5\nfont.family: serif\n")
+    assert (
+        main(
+            [
+                "qualitative",
+                str(root),
+                *args,
+                "--style",
+                str(style),
+                "--out",
+                str(tmp_path / "c3.pdf"),
+            ]
+        )
+        == 0
+    )
+    for given, name in ((style, "a3.pdf"), ({"font.size": 5, "font.family": "serif"}, "a4.pdf")):
+        api.qualitative_figure(
+            root,
+            samples=["s1", "s2"],
+            methods=["M_b", "M_a"],
+            dpi=90,
+            style=given,
+            out=tmp_path / name,
+        )
+        assert (tmp_path / name).read_bytes() == (tmp_path / "c3.pdf").read_bytes()
+    assert (tmp_path / "c3.pdf").read_bytes() != (tmp_path / "cli.pdf").read_bytes()
+    with pytest.raises(FigureError, match=r"style: 'font\.nothing' is not a Matplotlib rcParam"):
+        api.qualitative_figure(
+            root, samples=["s1"], style={"font.nothing": 1}, out=tmp_path / "x.pdf"
+        )
 
 
 def test_an_inset_named_as_a_sample_is_and_a_region_must_be_finite(
@@ -349,7 +409,7 @@ def test_the_inset_goes_in_the_corner_and_at_the_size_asked(
 
     assert [c.replace(" ", "-") for c in LIBRARY_CORNERS] == list(INSET_CORNERS)
     args = ["qualitative", str(root), "--samples", "s1", "--methods", "M_a", "--no-image"]
-    args += ["--no-gt", "--dpi", "100", "--width", "2", "--inset", "s1=30,27,20,5"]
+    args += ["--no-gt", "--dpi", "300", "--width", "2", "--inset", "s1=30,27,20,5"]
 
     def red_box(*extra: str) -> tuple[int, int, int, int]:
         out = tmp_path / f"inset{'_'.join(extra)}.png"
@@ -357,6 +417,11 @@ def test_the_inset_goes_in_the_corner_and_at_the_size_asked(
         picture = cv2.imread(str(out))
         red = (picture[..., 2] > 180) & (picture[..., 1] < 80) & (picture[..., 0] < 80)
         ys, xs = np.nonzero(red)
+        # the frame stays on the picture (the map, dark, on the white page): it reached
+        # a pixel past it where it met the picture's edge
+        py, px = np.nonzero(picture.max(axis=2) < 100)
+        assert px.min() <= xs.min() and xs.max() <= px.max(), extra
+        assert py.min() <= ys.min() and ys.max() <= py.max(), extra
         return int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max())
 
     box = {c: red_box("--inset-corner", c) for c in INSET_CORNERS}
