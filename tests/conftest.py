@@ -132,12 +132,10 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test under tests/gui carries the ``gui`` marker (``-m "not gui"``: no Qt).
 
-    The ``slow`` tests run first, in their files' order, the others after them: the test
-    processes of ``pytest -n`` take tests in this order and take over each other's
-    remaining ones at the end, so the last tests are short ones and no process waits for
-    another's minute-long test (the MATLAB toolbox under Octave) at the end of the run."""
+    The tests keep their files' order. Running the ``slow`` ones first was tried: it put
+    the tests that start many processes (Dask clusters, Octave, the reference oracles) side
+    by side on both test processes, and ``.ci/run``'s tests took 7:05 idle against 6:08."""
     gui = Path(__file__).parent / "gui"
     for item in items:
         if gui in item.path.parents:
             item.add_marker(pytest.mark.gui)
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
