@@ -47,6 +47,16 @@ class ReferenceUnavailable(RuntimeError):
     """The reference environment could not be found or built."""
 
 
+def _reference_env(**more: str) -> dict[str, str]:
+    """The environment the reference interpreter runs in: Python may write the bytecode of
+    what it imports (the environment is built without compiling every module, and a
+    ``PYTHONDONTWRITEBYTECODE`` of the caller's would have each start compile them all
+    again: 3.4 s instead of 1.7)."""
+    env = {**os.environ, **more}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def _works(python: Path, old: bool = False) -> bool:
     if not python.exists():
         return False
@@ -55,13 +65,26 @@ def _works(python: Path, old: bool = False) -> bool:
         [str(python), "-c", f"import {modules}"],
         capture_output=True,
         timeout=120,
+        env=_reference_env(),
     )
     return probe.returncode == 0
+
+
+#: {old: the interpreter found}, this test process's: it is probed once, not at every call
+#: of the oracle (each probe imports pysodmetrics, scikit-learn, scikit-image and OpenCV,
+#: 1.7 s; a fresh clone's tests call the oracle about 40 times in each test process)
+_FOUND: dict[bool, Path] = {}
 
 
 def reference_python(old: bool = False) -> Path:
     """Locate (or build) the reference interpreter (``old``: pysodmetrics 1.4.2's); raise
     ReferenceUnavailable."""
+    if old not in _FOUND:
+        _FOUND[old] = _find_reference_python(old)
+    return _FOUND[old]
+
+
+def _find_reference_python(old: bool) -> Path:
     variable = str(OLD["env"]) if old else "FMINSPECT_PYSOD_PYTHON"
     version = str(OLD["version"]) if old else REFERENCE_VERSION
     env = os.environ.get(variable)
@@ -130,7 +153,7 @@ def _ask(python: Path, script: Path, npz: Path, out: Path) -> None:
     key = (str(python), str(script))
     proc = _SERVERS.get(key)
     if proc is None or proc.poll() is not None:
-        env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
+        env = _reference_env(OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
         proc = subprocess.Popen(
             [str(python), str(script), "--serve"],
             stdin=subprocess.PIPE,
