@@ -19,8 +19,8 @@ from fminspect import __version__
 from fminspect.gui.app import coalesce_scene_updates, settle_garbage
 from fminspect.gui.controller import window_model
 from fminspect.gui.dialogs.measures import MeasuresDialog, fill_combo
-from fminspect.gui.dialogs.shortcuts import ShortcutsDialog
 from fminspect.gui.export import export_grid
+from fminspect.gui.menus import FileActions, build_menus
 from fminspect.gui.panels.browser import DatasetBrowserPanel
 from fminspect.gui.panels.cases import CasesPanel
 from fminspect.gui.panels.curves import CurvesPanel
@@ -33,19 +33,16 @@ from fminspect.gui.panels.problems import ProblemsPanel
 from fminspect.gui.panels.scatter import ScatterPanel
 from fminspect.gui.sample_view import SampleDrawing
 from fminspect.gui.study_windows import choose_study, open_analysis, open_voting
-from fminspect.gui.theme import THEMES, apply_theme
+from fminspect.gui.theme import apply_theme
 from fminspect.gui.workers import release_jobs
 from fminspect.inspector.settings import Settings
 from fminspect.io.atomic import write_text
 from fminspect.io.discovery import Dataset, ToolkitConfigs
 from fminspect.io.validation import Problem
 from fminspect.pipeline.sample import LoadedSample
-from fminspect.pipeline.tags import TagError
 
 if TYPE_CHECKING:
     from fminspect.gui.dialogs.qualitative import QualitativeDialog
-
-MAX_RECENT = 8
 
 
 class InspectorWindow(QtWidgets.QMainWindow):
@@ -75,7 +72,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.explain_windows: list[QtWidgets.QWidget] = []
         self._build_layout()
         coalesce_scene_updates(self)  # one repaint of the window per turn, not one per plot
-        self._build_menus()
+        self.files = FileActions(self)
+        build_menus(self, self.files)
         self._connect()
         self._restore()
         self.curves.set_beta2(self.model.settings.params.beta2)
@@ -178,90 +176,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.addDockWidget(area, dock)
         return dock
 
-    def _action(
-        self,
-        menu: QtWidgets.QMenu,
-        text: str,
-        slot,
-        shortcut: str | QtGui.QKeySequence | None = None,
-    ) -> QtGui.QAction:  # type: ignore[no-untyped-def]
-        action = QtGui.QAction(text, self)
-        if shortcut:
-            action.setShortcut(QtGui.QKeySequence(shortcut))
-        action.triggered.connect(slot)
-        menu.addAction(action)
-        self.addAction(action)
-        return action
-
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file = bar.addMenu("&File")
-        self._action(file, "Open dataset folder…", self._choose_folder, "Ctrl+O")
-        self._action(file, "Open toolkit configs…", self._choose_configs)
-        file.addSeparator()
-        self._action(file, "Export case list (tags, notes)…", self._export_cases)
-        self._action(file, "Import tags and notes…", self._import_cases)
-        self._action(file, "Open the demo dataset", self.open_demo)
-        self.recent_menu = file.addMenu("Recent folders")
-        file.addSeparator()
-        self._action(file, "Export panel grid as PNG…", self._export_grid, "Ctrl+E")
-        self._action(file, "Export metrics table as CSV…", self._export_table, "Ctrl+Shift+E")
-        self._action(file, "Qualitative figure (PDF, SVG, PNG)…", self.open_qualitative)
-        self._action(file, "Copy metrics table as CSV", self.table.copy_csv, "Ctrl+Shift+C")
-        file.addSeparator()
-        self._action(file, "Quit", self.close, "Ctrl+Q")
-        view = bar.addMenu("&View")
-        self._action(view, "Next sample", lambda: self.model.step(1), "D")
-        self._action(view, "Next sample without a tag", self.model.next_untagged, "N")
-        self._action(view, "Compare two maps (A/B)…", self.open_ab, "B")
-        tags = bar.addMenu("&Tags")
-        for slot in range(1, 10):
-            self._action(
-                tags, f"Tag {slot}", lambda _=False, s=slot: self.model.toggle_tag(s), str(slot)
-            )
-        self._action(view, "Previous sample", lambda: self.model.step(-1), "A")
-        for key, delta in (("Right", 1), ("Left", -1)):
-            sc = QtGui.QShortcut(QtGui.QKeySequence(key), self)
-            sc.activated.connect(lambda d=delta: self.model.step(d))
-        self._action(view, "Reset zoom", self.grid.reset_view, "R")
-        # (not PgUp/PgDown alone: they scroll the lists and tables)
-        self._action(view, "Next page of models", lambda: self.grid.turn_page(1), "Ctrl+PgDown")
-        self._action(view, "Previous page of models", lambda: self.grid.turn_page(-1), "Ctrl+PgUp")
-        self._action(view, "Sample view", lambda: self.tabs.setCurrentIndex(0), "Ctrl+1")
-        self._action(view, "Dataset view", lambda: self.tabs.setCurrentIndex(1), "Ctrl+2")
-        self._action(view, "Scatter view", lambda: self.tabs.setCurrentIndex(2), "Ctrl+3")
-        self._action(view, "Threshold + 1", lambda: self._nudge(1), "]")
-        self._action(view, "Threshold − 1", lambda: self._nudge(-1), "[")
-        self._action(view, "Threshold + 16", lambda: self._nudge(16), "Shift+]")
-        self._action(view, "Threshold − 16", lambda: self._nudge(-16), "Shift+[")
-        self._action(view, "Toggle TP/FP/FN overlay", lambda: self.params.confusion.toggle(), "C")
-        self._action(view, "Measures…", self.choose_measures, "Ctrl+M")
-        theme = view.addMenu("Theme")
-        group = QtGui.QActionGroup(self)
-        for name in THEMES:
-            act = QtGui.QAction(name, self, checkable=True)
-            act.triggered.connect(lambda _=False, n=name: self.set_theme(n))
-            group.addAction(act)
-            theme.addAction(act)
-            if name == self.qsettings.value("theme", "system"):
-                act.setChecked(True)
-        view.addSeparator()
-        for dock in (self.browser_dock, self.problem_dock, self.model_dock, self.param_dock):
-            view.addAction(dock.toggleViewAction())
-        tools = bar.addMenu("&Tools")
-        self._action(
-            tools, "Teaching playground (edit a model's map)…", self.open_playground, "Ctrl+P"
-        )
-        self._action(tools, "Flaw demonstrations…", lambda: self.open_playground(demos=True))
-        tools.addSeparator()
-        self._action(tools, "Ranking study: vote…", self._choose_vote)
-        self._action(tools, "Ranking study: analyse…", self._choose_analysis)
-        tools.addSeparator()
-        self._action(tools, "Meta-measures on this dataset…", self.open_meta)
-        help_ = bar.addMenu("&Help")
-        self._action(help_, "Keyboard shortcuts", lambda: ShortcutsDialog(self).exec(), "F1")
-        self._action(help_, "About fminspect", self._about)
-
     def _connect(self) -> None:
         m = self.model
         self.browser.bind(m)
@@ -351,7 +265,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.statusBar().showMessage(f"no model's maps in {path} — see Problems", 15000)
             self.problem_dock.raise_()
         if isinstance(path, Path):
-            self._remember(path)
+            self.files.remember(path)
         self.setWindowTitle(f"fminspect {__version__} — {path}")
         if background:
             # The sample list is painted at the start of the next event-loop turn, and the
@@ -427,69 +341,6 @@ class InspectorWindow(QtWidgets.QMainWindow):
     def _on_dataset_sample_chosen(self, dataset: str, sample: str) -> None:
         self.tabs.setCurrentIndex(0)
         self.go_to(sample, dataset)
-
-    def _choose_folder(self) -> None:
-        folder = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a dataset folder")
-        if folder:
-            self.open_in_background(folder)
-
-    def _export_cases(self) -> None:
-        """The tagged and annotated samples as CSV (a case list for eval --images and
-        --exclude-images, rank create --samples-from) or JSON."""
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Export the case list", "cases.csv", "CSV (*.csv);;JSON (*.json)"
-        )
-        if not path:
-            return
-        try:
-            n = self.model.cases.export(path)
-        except OSError as exc:
-            QtWidgets.QMessageBox.warning(self, "Export", f"{path} cannot be written: {exc}")
-            return
-        self.statusBar().showMessage(f"{n} cases written to {path}", 8000)
-
-    def _import_cases(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Import tags and notes", "", "Case lists (*.csv *.json);;All files (*)"
-        )
-        if not path:
-            return
-        try:
-            n = self.model.cases.import_(path)
-        except TagError as exc:
-            QtWidgets.QMessageBox.warning(self, "Import", str(exc))
-            return
-        self.statusBar().showMessage(f"{n} cases read from {path}", 8000)
-
-    def _choose_configs(self) -> None:
-        """PySODEvalToolkit's dataset config, then its method config."""
-        json_files = "PySODEvalToolkit config (*.json);;All files (*)"
-        dataset, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open the toolkit's dataset config (JSON)", "", json_files
-        )
-        if not dataset:
-            return
-        method, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open the toolkit's method config (JSON)", str(Path(dataset).parent), json_files
-        )
-        if method:
-            self.open_in_background(ToolkitConfigs(Path(dataset), Path(method)))
-
-    def _remember(self, path: Path) -> None:
-        recent = [p for p in self._recent() if p != str(path)]
-        recent.insert(0, str(path))
-        self.qsettings.setValue("recent", recent[:MAX_RECENT])
-        self._fill_recent()
-
-    def _recent(self) -> list[str]:
-        value = self.qsettings.value("recent", [], list)
-        return [str(p) for p in value] if isinstance(value, list) else []
-
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        for p in self._recent():
-            act = self.recent_menu.addAction(p)
-            act.triggered.connect(lambda _=False, p=p: self.open_in_background(p))
 
     def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:
         if event.mimeData().hasUrls():
@@ -633,12 +484,12 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.explain_windows.append(window)
         return window
 
-    def _choose_vote(self) -> None:
+    def choose_vote(self) -> None:
         path = choose_study(self, "Open a study or a study pack to vote on", packs=True)
         if path:
             self._keep(open_voting(self, path))
 
-    def _choose_analysis(self) -> None:
+    def choose_analysis(self) -> None:
         path = choose_study(self, "Open a study to analyse", packs=False)
         if path:
             self._keep(open_analysis(self, path))
@@ -675,7 +526,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.curves.set_threshold(index)
         self.table.set_threshold(index)
 
-    def _nudge(self, delta: int) -> None:
+    def nudge_threshold(self, delta: int) -> None:
         self.model.set_threshold(self.model.threshold + delta)
 
     def _on_busy(self, text: str) -> None:
@@ -704,7 +555,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             self.statusBar().showMessage(f"{errors[0]}  (see Problems)", 10000)
 
     # ------------------------------------------------------------------ export, theme, state
-    def _export_grid(self) -> None:
+    def export_grid_png(self) -> None:
         name = self.model.sample.name if self.model.sample else "grid"
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
             self, "Export panel grid", f"{name}_panels.png", "PNG (*.png)"
@@ -713,7 +564,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             export_grid(self.grid, path)
             self.statusBar().showMessage(f"saved {path}", 5000)
 
-    def _export_table(self) -> None:
+    def export_table_csv(self) -> None:
         name = self.model.sample.name if self.model.sample else "table"
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
             self, "Export metrics table", f"{name}_metrics.csv", "CSV (*.csv)"
@@ -738,7 +589,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
             plot.getPlotItem().titleLabel.setText(plot.getPlotItem().titleLabel.text, color=fg)
         self.qsettings.setValue("theme", theme)
 
-    def _about(self) -> None:
+    def about(self) -> None:
         QtWidgets.QMessageBox.about(
             self,
             "About fminspect",
@@ -754,7 +605,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self._docks_sized = state is not None  # (a saved layout is the user's)
         if state is not None:
             self.restoreState(state)
-        self._fill_recent()
+        self.files.fill_recent()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self._stop_opening()  # a folder still being read is not shown in a closed window

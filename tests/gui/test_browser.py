@@ -193,7 +193,7 @@ def test_a_folder_opened_from_the_menu_is_read_on_a_thread(
     assert window.model.dataset.method_names == ["A", "B"]
     assert window.browser.model.rowCount() == 4
     assert window.model.sample is not None and window.model.sample.name == "img1"
-    assert str(first) not in window._recent()  # never shown, so not a recent folder
+    assert str(first) not in window.files.recent()  # never shown, so not a recent folder
     # the scoring service was sent the dataset as pickled on the reading thread, and scored it
     # into the matrix made there
     assert len(sent) == 1 and isinstance(sent[0][0], DatasetPieces)
@@ -314,7 +314,7 @@ def test_tags_on_the_number_keys_notes_and_the_case_list(
     monkeypatch.setattr(
         QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "CSV (*.csv)")
     )
-    window._export_cases()
+    window.files.export_cases()
     assert out.read_text().splitlines()[1] == f"DS,{first},GT error,GT misses the handle"
     settle(qtbot, window)
 
