@@ -22,6 +22,7 @@ from typing import Any
 from fminspect._runtime import release_free_memory
 from fminspect.inspector.events import Event
 from fminspect.inspector.memory import sized
+from fminspect.inspector.result_cache import ResultCache
 from fminspect.inspector.runtime import Runtime
 from fminspect.inspector.settings import Settings
 from fminspect.inspector.walk import Walk
@@ -31,11 +32,6 @@ from fminspect.metrics import GroundTruth, SuiteResult, update_suite
 from fminspect.pipeline.notes import Note
 from fminspect.pipeline.sample import LoadedSample, load_sample, prepare, score_model
 
-RESULT_CACHE_SIZE = 80
-#: Bytes of the arrays the result cache may hold: a result keeps its intermediate matrices
-#: (~10 MB for a 400×550 map with the camouflage degree), so a count alone would let 80
-#: results of a large image take gigabytes. The oldest results go first.
-RESULT_CACHE_BYTES = 600 * 2**20
 GT_CACHE_SIZE = 16
 LOADED_CACHE_SIZE = 4  # samples read from disk (the current one and its neighbours)
 PREFETCH_PRIORITY = -1  # below the scoring the user is waiting for (priority 0)
@@ -96,13 +92,11 @@ class SampleScoring:
         self.generation = 0
         self._pending: set[str] = set()
         self._request_jobs: list[Any] = []  # scoring jobs of the current request
-        self._cache: OrderedDict[tuple[Any, ...], SuiteResult] = OrderedDict()
-        self._cache_bytes: dict[tuple[Any, ...], int] = {}
+        self._cache = ResultCache()
         # a sample's GT prepared under a GT rule, and the notes on it
         self._gts: OrderedDict[tuple[str, str], tuple[GroundTruth | None, tuple[Note, ...]]] = (
             OrderedDict()
         )
-        self._degrees: set[tuple[str, str]] = set()  # samples whose camouflage degree exists
         self._debounce = runtime.timer(DEBOUNCE_MS, self.recompute)
         # samples are read from disk on the thread pool; the latest request wins
         self._requested: Sample | None = None
@@ -135,9 +129,7 @@ class SampleScoring:
         self._cancel_prefetch()
         self._loaded.clear()
         self._cache.clear()
-        self._cache_bytes.clear()
         self._gts.clear()
-        self._degrees.clear()
         self.datasets = datasets
         self.dataset = datasets[0] if datasets else None
         self._requested = None
@@ -433,9 +425,9 @@ class SampleScoring:
         settings, epoch = self.settings, self._epoch  # other datasets: drop what comes back
         for model in self.scored_models(sample):
             key = (sample.key, model, settings.key())
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                self.results[model] = self._cache[key]
+            cached = self._cache.take(key)
+            if cached is not None:
+                self.results[model] = cached
                 continue
             self._pending.add(model)
 
@@ -454,8 +446,8 @@ class SampleScoring:
         for model in self.results:
             self.result_ready.emit(model)
         if self._pending:
-            first_camo = (
-                sample.image is not None and (sample.key, gt.norm.gt_rule) not in self._degrees
+            first_camo = sample.image is not None and not self._cache.has_degree(
+                sample.key, gt.norm.gt_rule
             )
             self.busy_changed.emit(
                 "computing the camouflage degree…" if first_camo else self.busy_changed_text()
@@ -487,12 +479,7 @@ class SampleScoring:
 
     def _reusable(self, sample_key: str, model: str, settings: Settings) -> SuiteResult | None:
         """A cached result of this model under the same normalisation and resize rule."""
-        for (s, m, (_, interpolation, _)), result in reversed(self._cache.items()):
-            if (s, m, interpolation) == (sample_key, model, settings.interpolation) and (
-                result.params.norm == settings.params.norm
-            ):
-                return result
-        return None
+        return self._cache.reusable(sample_key, model, settings.interpolation, settings.params.norm)
 
     def busy_changed_text(self) -> str:
         """Status text while models are being scored."""
@@ -500,22 +487,12 @@ class SampleScoring:
         return f"scoring {n} model{'s' if n != 1 else ''}…"
 
     def _store(self, key: tuple[Any, ...], result: SuiteResult, nbytes: int) -> None:
-        self._cache[key] = result
-        self._cache.move_to_end(key)
-        self._cache_bytes[key] = nbytes
-        while len(self._cache) > 1 and (
-            len(self._cache) > RESULT_CACHE_SIZE or self.cache_bytes > RESULT_CACHE_BYTES
-        ):
-            old, _ = self._cache.popitem(last=False)
-            self._cache_bytes.pop(old, None)
-        if result.camouflage_context is not None:
-            self._degrees.add((key[0], result.pair.gt.norm.gt_rule))
+        self._cache.store(key, result, nbytes)
 
     @property
     def cache_bytes(self) -> int:
-        """Bytes of the arrays held by the result cache (arrays shared between results, such
-        as a sample's GT and its distance maps, are counted with each: an upper bound)."""
-        return sum(self._cache_bytes.values())
+        """Bytes of the arrays held by the result cache (:attr:`ResultCache.nbytes`)."""
+        return self._cache.nbytes
 
     def _on_result(
         self, gen: int, model: str, key: tuple[Any, ...], result: SuiteResult, nbytes: int
@@ -639,8 +616,7 @@ class SampleScoring:
     def cached_models(self, sample: str) -> set[str]:
         """Models of ``sample`` (its key, 'dataset/name') with a cached result under the
         current settings."""
-        settings = self.settings.key()
-        return {m for (s, m, k) in self._cache if s == sample and k == settings}
+        return self._cache.models(sample, self.settings.key())
 
     @property
     def loading(self) -> bool:

@@ -371,7 +371,7 @@ def test_the_reference_is_on_every_page(qtbot, window, many_root) -> None:  # ty
     assert all(page[0] == "M13" for page in pages)
     others = [m for page in pages for m in page[1:]]
     assert others == [m for m in window.selection.shown if m != "M13"]  # each once
-    assert "reference" in grid.page_label.text()
+    assert "reference" in grid.pager.label.text()
 
 
 def _fill(window) -> float:  # type: ignore[no-untyped-def]

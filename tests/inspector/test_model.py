@@ -403,7 +403,7 @@ def test_the_result_cache_stays_within_its_bytes(
     model.open_path(root)
     runtime.run_jobs()
     one = model.cache_bytes / 2
-    monkeypatch.setattr(samples_module, "RESULT_CACHE_BYTES", int(3.5 * one))
+    monkeypatch.setattr(model._cache, "max_bytes", int(3.5 * one))
     for _ in range(4):
         model.step(1)
         runtime.run_jobs()

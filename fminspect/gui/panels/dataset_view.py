@@ -279,6 +279,50 @@ class DatasetTableModel(QtCore.QAbstractTableModel):
         return buf.getvalue()
 
 
+def _curve_plots() -> dict[str, pg.PlotWidget]:
+    """The dataset view's three plots: PR, F against the threshold, and the third (its
+    title and axes follow the choice of what it shows)."""
+    plots = {
+        "pr": pg.PlotWidget(title="PR (mean curves)"),
+        "fm": pg.PlotWidget(title="mean F-measure"),
+        "em": pg.PlotWidget(),
+    }
+    labels = {"pr": ("recall", "precision"), "fm": ("threshold", "F")}
+    for k, plot in plots.items():
+        if k in labels:
+            plot.setLabel("bottom", labels[k][0])
+            plot.setLabel("left", labels[k][1])
+        plot.showGrid(x=True, y=True, alpha=0.25)
+        # more room on the right than 0.04 gave: the "1.0" label was dropped there
+        plot.setXRange(0, 1, padding=0.1)
+        plot.setYRange(0, 1, padding=0.04)
+        plot.setMinimumWidth(120)
+        plot.hideButtons()
+    return plots
+
+
+def _disagreement_list() -> QtWidgets.QTableWidget:
+    """The list of the images where two methods disagree most."""
+    table = QtWidgets.QTableWidget(0, 4)
+    table.setObjectName("pairDisagreement")
+    table.setHorizontalHeaderLabels(["image", "A", "B", "A ahead"])
+    table.verticalHeader().hide()
+    table.verticalHeader().setDefaultSectionSize(20)
+    table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+    # the list takes the height left by the summary above it (never the reverse: a long
+    # list squeezed the summary's last lines away)
+    table.setSizePolicy(
+        QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Ignored
+    )
+    table.setMinimumHeight(120)
+    # a name too long for the column keeps both ends: its dataset and class at the start
+    # (COD10K-CAM-1-…), its number at the end (…-Crab-28); the tooltip has it whole
+    table.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
+    table.setWordWrap(False)
+    return table
+
+
 class DatasetViewPanel(QtWidgets.QWidget):
     """The dataset table, the dataset curves and the method-pair disagreement list.
 
@@ -395,22 +439,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
             "the third plot: a mean curve against the threshold, or the ROC (hit rate = "
             "recall against the false positive rate, both averaged over the images)"
         )
-        self.plots = {
-            "pr": pg.PlotWidget(title="PR (mean curves)"),
-            "fm": pg.PlotWidget(title="mean F-measure"),
-            "em": pg.PlotWidget(),
-        }
-        labels = {"pr": ("recall", "precision"), "fm": ("threshold", "F")}
-        for k, plot in self.plots.items():
-            if k in labels:
-                plot.setLabel("bottom", labels[k][0])
-                plot.setLabel("left", labels[k][1])
-            plot.showGrid(x=True, y=True, alpha=0.25)
-            # more room on the right than 0.04 gave: the "1.0" label was dropped there
-            plot.setXRange(0, 1, padding=0.1)
-            plot.setYRange(0, 1, padding=0.04)
-            plot.setMinimumWidth(120)
-            plot.hideButtons()
+        self.plots = _curve_plots()
         # method pair
         self.pair_a, self.pair_b = QtWidgets.QComboBox(), QtWidgets.QComboBox()
         self.pair_measure = QtWidgets.QComboBox()
@@ -427,26 +456,8 @@ class DatasetViewPanel(QtWidgets.QWidget):
             "'A ahead' > 0: A is better on that image, by that much, whichever direction the "
             "measure counts as better (lower for MAE)"
         )
-        self.pair_list = QtWidgets.QTableWidget(0, 4)
-        self.pair_list.setObjectName("pairDisagreement")
-        self.pair_list.setHorizontalHeaderLabels(["image", "A", "B", "A ahead"])
-        self.pair_list.verticalHeader().hide()
-        self.pair_list.verticalHeader().setDefaultSectionSize(20)
-        self.pair_list.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.pair_list.setSelectionBehavior(
-            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
-        )
+        self.pair_list = _disagreement_list()
         self.pair_list.cellClicked.connect(self._on_pair_clicked)
-        # the list takes the height left by the summary above it (never the reverse: a long
-        # list squeezed the summary's last lines away)
-        self.pair_list.setSizePolicy(
-            QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Ignored
-        )
-        self.pair_list.setMinimumHeight(120)
-        # a name too long for the column keeps both ends: its dataset and class at the start
-        # (COD10K-CAM-1-…), its number at the end (…-Crab-28); the tooltip has it whole
-        self.pair_list.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
-        self.pair_list.setWordWrap(False)
         # layout
         top = QtWidgets.QHBoxLayout()
         top.addWidget(self.status, 1)

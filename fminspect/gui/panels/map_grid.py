@@ -180,6 +180,43 @@ class MapCell:
         self.label.setText(text, size="9pt", color=colour)
 
 
+class Pager(QtWidgets.QWidget):
+    """The grid's pages of models: previous, "page k of n", next, and how many a page shows.
+
+    Signals
+    -------
+    turned(int)
+        −1 or +1: a page back or on.
+    size_chosen(int)
+        The models a page is to show.
+    """
+
+    turned = QtCore.Signal(int)
+    size_chosen = QtCore.Signal(int)
+
+    def __init__(self, size: int, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        back, on = QtWidgets.QToolButton(), QtWidgets.QToolButton()
+        back.setText("◀")
+        on.setText("▶")
+        back.setToolTip("previous page of models (Ctrl+Page Up)")
+        on.setToolTip("next page of models (Ctrl+Page Down)")
+        back.clicked.connect(lambda: self.turned.emit(-1))
+        on.clicked.connect(lambda: self.turned.emit(1))
+        self.label = QtWidgets.QLabel("")
+        self.label.setObjectName("mapGridPage")
+        self.spin = QtWidgets.QSpinBox()
+        self.spin.setRange(1, 40)
+        self.spin.setValue(size)
+        self.spin.setPrefix("per page: ")
+        self.spin.setToolTip("how many model maps a page of the grid shows")
+        self.spin.valueChanged.connect(self.size_chosen)
+        row = QtWidgets.QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        for w in (back, self.label, on, self.spin):
+            row.addWidget(w)
+
+
 class MapGridPanel(QtWidgets.QWidget):
     """Image, GT and model maps in linked views, with overlays and a mirrored crosshair.
 
@@ -202,22 +239,9 @@ class MapGridPanel(QtWidgets.QWidget):
         self.names: dict[str, str] = {}  # display names
         self.page = 0
         self.page_size = DEFAULT_PAGE_SIZE
-        self.prev_page = QtWidgets.QToolButton()
-        self.next_page = QtWidgets.QToolButton()
-        self.prev_page.setText("◀")
-        self.next_page.setText("▶")
-        self.prev_page.setToolTip("previous page of models (Ctrl+Page Up)")
-        self.next_page.setToolTip("next page of models (Ctrl+Page Down)")
-        self.page_label = QtWidgets.QLabel("")
-        self.page_label.setObjectName("mapGridPage")
-        self.page_spin = QtWidgets.QSpinBox()
-        self.page_spin.setRange(1, 40)
-        self.page_spin.setValue(self.page_size)
-        self.page_spin.setPrefix("per page: ")
-        self.page_spin.setToolTip("how many model maps a page of the grid shows")
-        self.prev_page.clicked.connect(lambda: self.turn_page(-1))
-        self.next_page.clicked.connect(lambda: self.turn_page(1))
-        self.page_spin.valueChanged.connect(self.set_page_size)
+        self.pager = Pager(self.page_size)
+        self.pager.turned.connect(self.turn_page)
+        self.pager.size_chosen.connect(self.set_page_size)
         # the header: the overlays' colour legend (in view whatever the docks), and the pager
         # when the models need more than one page; always there, so that neither changes
         # the grid's size
@@ -232,13 +256,8 @@ class MapGridPanel(QtWidgets.QWidget):
         bar.setContentsMargins(4, 0, 4, 0)
         bar.addWidget(self.legend)
         bar.addStretch(1)
-        self.pager = QtWidgets.QWidget()
-        pager = QtWidgets.QHBoxLayout(self.pager)
-        pager.setContentsMargins(0, 0, 0, 0)
-        for w in (self.prev_page, self.page_label, self.next_page, self.page_spin):
-            pager.addWidget(w)
         bar.addWidget(self.pager)
-        self.header.setFixedHeight(max(self.page_spin.sizeHint().height(), 22))
+        self.header.setFixedHeight(max(self.pager.spin.sizeHint().height(), 22))
         self.pager.hide()
         box = QtWidgets.QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
@@ -485,8 +504,8 @@ class MapGridPanel(QtWidgets.QWidget):
         first = self.page * self.page_size
         self.page_size = max(1, int(size))
         self.page = first // self.page_size
-        if self.page_spin.value() != self.page_size:
-            self.page_spin.setValue(self.page_size)
+        if self.pager.spin.value() != self.page_size:
+            self.pager.spin.setValue(self.page_size)
         if self.sample is not None:
             self._rebuild()
 
@@ -571,7 +590,7 @@ class MapGridPanel(QtWidgets.QWidget):
         start = self.page * per_page
         shown = len(names) - 2 - len(pinned)
         ref = f" (+ the reference {self.names.get(pinned[0], pinned[0])})" if pinned else ""
-        self.page_label.setText(
+        self.pager.label.setText(
             f"models {start + 1}–{start + shown} of {len(rest)}{ref} · page {self.page + 1}/{pages}"
             if shown or pinned
             else f"no model maps ({n})"
