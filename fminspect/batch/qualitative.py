@@ -313,14 +313,14 @@ def plan(
         )
     rows: list[Row] = []
     for k, s in enumerate(samples):
-        px = tuple(max(1, round(v * spec.dpi)) for v in lay.cell(k))
+        w_px, h_px = (max(1, round(v * spec.dpi)) for v in lay.cell(k))
         key = sample_key(s, several)
         region = next(
             (spec.insets[k] for k in (key, s.name, f"{s.dataset}/{s.name}") if k in spec.insets),
             None,
         )
         try:
-            rows.append(_row(s, key, spec, (px[0], px[1]), region, notes))
+            rows.append(_row(s, key, spec, (w_px, h_px), region, notes))
         except QualitativeError as exc:
             raise QualitativeError(f"{key}: {exc}") from None
         if on_progress:
