@@ -261,7 +261,8 @@ def qualitative_figure(
         ``inset_size`` of the cell's width (0.2–0.8).
     style : path or dict, optional
         Matplotlib rcParams, as ``--style``: a YAML or JSON file (PySODEvalToolkit's style
-        files among them) or the mapping itself.
+        files among them) or the mapping itself (the names' size is chosen to fit, not
+        ``font.size``).
     latex : bool
         Write the LaTeX snippet that includes the figure.
     dataset_config, method_config : path, optional
@@ -276,6 +277,9 @@ def qualitative_figure(
     ------
     fminspect.batch.qualitative.QualitativeError
         An unknown sample or method, a region outside its image, a format not written.
+    fminspect.batch.figures.FigureError
+        A style that cannot be read or that Matplotlib refuses (``QualitativeError`` is a
+        kind of it: ``except FigureError`` catches both).
 
     Examples
     --------

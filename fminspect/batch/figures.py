@@ -128,6 +128,8 @@ def read_style(path: Path | str) -> dict[str, Any]:
     ``single_row_style.yml``; every key and value is checked by Matplotlib itself."""
     import yaml
 
+    from fminspect.io.aliases import yaml_problem
+
     path = Path(path)
     try:
         if path.stat().st_size > MAX_STYLE_FILE:
@@ -138,7 +140,7 @@ def read_style(path: Path | str) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise FigureError(f"{path}: cannot be read ({exc})") from None
     except yaml.YAMLError as exc:
-        raise FigureError(f"{path}: not valid YAML ({exc})") from None
+        raise FigureError(f"{path}: not valid YAML ({yaml_problem(exc)})") from None
     if data is None:
         return {}
     return checked_style(data, str(path))

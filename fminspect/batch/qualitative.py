@@ -407,7 +407,26 @@ def _row(
                 f"{cut} is outlined and enlarged"
             )
             region = cut
+        gain = _magnification(region, (w, h), px, spec.inset_share)
+        if gain < 1:
+            notes.append(
+                f"{key}: the inset shows its region at {gain:.2g}× — smaller than the region "
+                "outlined; choose a smaller region or a larger inset size"
+            )
     return Row(key if spec.sample_labels else "", cells, region)
+
+
+def _magnification(
+    region: Region, image: tuple[int, int], px: tuple[int, int], share: float
+) -> float:
+    """How much larger the inset shows ``region`` than its outline in the picture (an
+    ``image`` (w, h) fitted in ``px``): the inset is ``share`` of the cell's width, at most
+    60 % of the picture's height (as :func:`_draw_cell` draws it)."""
+    scale = min(px[0] / image[0], px[1] / image[1])
+    inset_w = share * px[0]
+    if inset_w * region.h / region.w > 0.6 * image[1] * scale:
+        inset_w = 0.6 * image[1] * scale * region.w / region.h
+    return inset_w / (region.w * scale)
 
 
 def _fit(array: np.ndarray, shape: tuple[int, int] | None, interpolation: str) -> np.ndarray:

@@ -178,7 +178,8 @@ def cmd_qualitative(args: argparse.Namespace) -> int:
     for note in made.notes:
         print(f"warning: {note}", file=sys.stderr)
     print(
-        f"{made.samples} sample{'s' if made.samples != 1 else ''} × {made.pictures} pictures, "
+        f"{made.samples} sample{'s' if made.samples != 1 else ''} × {made.pictures} "
+        f"picture{'s' if made.pictures != 1 else ''}, "
         f"a {'column' if made.transposed else 'row'} per sample: "
         + ", ".join(str(p) for p in made.written),
         file=sys.stderr,

@@ -28,6 +28,14 @@ class AliasError(ValueError):
     """An alias file that cannot be used; the message names the file and the problem."""
 
 
+def yaml_problem(exc: Exception) -> str:
+    """A YAML parser's error in one line: its problem and line (PyYAML's own message is a
+    few lines with a caret under the text)."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f", line {mark.line + 1}" if mark is not None else ""
+    return f"{getattr(exc, 'problem', None) or 'cannot be parsed'}{where}"
+
+
 def _parse(path: Path, text: str) -> Any:
     if path.suffix.lower() in (".yaml", ".yml"):
         import yaml
@@ -35,10 +43,7 @@ def _parse(path: Path, text: str) -> Any:
         try:
             return yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f", line {mark.line + 1}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or "cannot be parsed"
-            raise AliasError(f"{path}: not valid YAML ({problem}{where})") from None
+            raise AliasError(f"{path}: not valid YAML ({yaml_problem(exc)})") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -3,6 +3,7 @@ exact width, byte-stable files, missing maps marked, insets, the LaTeX snippet, 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import cv2
@@ -464,3 +465,22 @@ def test_a_region_past_the_image_is_cut_and_said_and_each_sample_has_one_inset(
     assert plan(_samples(root, ("s1",)), worded).rows[0].region == Region(1, 1, 9, 9)
     assert main([*args, str(tmp_path / "g.png"), "--format", "png", "pdf"]) == 0
     assert "{g.pdf}" in (tmp_path / "g.tex").read_text()
+
+
+def test_an_inset_smaller_than_its_region_and_a_broken_style_are_said(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """From a new-user trial: a region large for its cell came out smaller in the inset than
+    its outline, with no word; a style file that is not YAML printed PyYAML's lines."""
+    args = ["qualitative", str(root), "--samples", "s1", "--methods", "M_a", "--dpi", "60"]
+    assert main([*args, "--inset", "s1=0,0,70,50", "--out", str(tmp_path / "big.png")]) == 0
+    err = capsys.readouterr().err
+    # 45 % of the cell's width for 70 of the image's 80 columns: about half as large
+    assert re.search(r"s1: the inset shows its region at 0\.5\d?× — smaller than the region", err)
+    assert main([*args, "--inset", "s1=10,10,20,15", "--out", str(tmp_path / "ok.png")]) == 0
+    assert "smaller than the region" not in capsys.readouterr().err
+    style = tmp_path / "bad.yml"
+    style.write_text("font.size: [unclosed\n")
+    assert main([*args, "--style", str(style), "--out", str(tmp_path / "s.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{style}: not valid YAML (" in err and "line 2" in err, err
