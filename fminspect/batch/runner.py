@@ -18,20 +18,20 @@ import contextlib
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from threading import Event
 from typing import Any
 
 from fminspect.batch.evaluation import EvalReport, Evaluation, MethodResult, Unit, UnitResult
-from fminspect.batch.memory import unit_memory
+from fminspect.batch.memory import memory_budget, unit_memory
 from fminspect.batch.pool import LocalPool, configure_worker, interrupts_deferred
 from fminspect.batch.progress import Progress
 from fminspect.batch.stopped import RunStopped
 from fminspect.io.discovery import Dataset
 from fminspect.io.validation import Problem
 from fminspect.pipeline.config import EvalConfig, families
-from fminspect.pipeline.sample import load_sample, score_sample
+from fminspect.pipeline.sample import LoadedSample, load_sample, score_sample
 from fminspect.pipeline.store import ResultStore, is_damaged, register_store, set_aside
 
 __all__ = [
@@ -51,14 +51,22 @@ __all__ = [
 def evaluate_unit(unit: Unit) -> UnitResult:
     """Score every pending method of one image (runs in a worker)."""
     configure_worker()
-    todo = dict(unit.todo)
-    loaded = load_sample(
+    return _score_unit(unit, _load_unit(unit))
+
+
+def _load_unit(unit: Unit) -> LoadedSample:
+    """Read and decode the unit's GT, image (when a measure needs it) and pending maps."""
+    return load_sample(
         unit.sample,
         unit.config.interpolation,
-        models=list(todo),
+        models=[method for method, _ in unit.todo],
         image=unit.needs_image,
         max_pixels=unit.config.max_pixels,
     )
+
+
+def _score_unit(unit: Unit, loaded: LoadedSample) -> UnitResult:
+    todo = dict(unit.todo)
     # warnings reach the outputs through the notes stored with every record, so that a rerun
     # from the store reports them too; errors (unreadable files) are reported from here
     out = UnitResult(unit.sample.dataset, unit.sample.name, [], [])
@@ -85,10 +93,44 @@ def evaluate_unit(unit: Unit) -> UnitResult:
 def _run_serial(
     units: Sequence[Any], fn: Callable[[Any], Any], stop: Event | None
 ) -> Iterator[Any]:
+    if fn is evaluate_unit:
+        yield from _run_serial_read_ahead(units, stop)
+        return
     for u in units:
         if stop is not None and stop.is_set():
             return
         yield fn(u)
+
+
+def _run_serial_read_ahead(units: Sequence[Unit], stop: Event | None) -> Iterator[UnitResult]:
+    """:func:`evaluate_unit` for every unit in this process, the next unit's files read and
+    decoded by a thread while this one is scored (issue #50): OpenCV's decoders release the
+    GIL, so on a machine with a second core the decoding is mostly hidden behind the
+    scoring. A unit is read ahead only while both units' estimated peaks fit in the memory
+    budget (:mod:`fminspect.batch.memory`): huge images are read one at a time."""
+    if not units:
+        return
+    configure_worker()
+    budget = memory_budget()
+    with ThreadPoolExecutor(1, thread_name_prefix="fminspect-read-ahead") as reader:
+        ahead: Future[LoadedSample] | None = None
+        need = unit_memory(units[0]) if budget is not None else 0
+        try:
+            for i, unit in enumerate(units):
+                if stop is not None and stop.is_set():
+                    return
+                loaded = ahead.result() if ahead is not None else _load_unit(unit)
+                ahead = None
+                if i + 1 < len(units):
+                    following = units[i + 1]
+                    need_next = unit_memory(following) if budget is not None else 0
+                    if budget is None or need + need_next <= budget:
+                        ahead = reader.submit(_load_unit, following)
+                    need = need_next
+                yield _score_unit(unit, loaded)
+        finally:
+            if ahead is not None:
+                ahead.cancel()
 
 
 def _run_local(
