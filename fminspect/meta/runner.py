@@ -147,28 +147,7 @@ def run_meta(
         chooser.prepare(ds.name, wanted)
         names = [m for m in ds.method_names if methods is None or m in methods]
         samples = ds.samples
-        wrong: dict[str, list[Sample]] = {}
-        if "gt_switch" in config.metas and len(samples) >= 2:
-            rng = np.random.default_rng(case_seed(config.seed, ds.name, "gt_switch"))
-            if config.switches == 1:  # one complete derangement (Context-measure §4.2)
-                perm = derangement(len(samples), rng)
-                wrong = {s.name: [samples[int(j)]] for s, j in zip(samples, perm, strict=True)}
-            else:  # k random other GTs per image (Margolin et al. §5.3)
-                picks = other_indices(len(samples), config.switches, rng)
-                wrong = {
-                    s.name: [samples[int(j)] for j in p]
-                    for s, p in zip(samples, picks, strict=True)
-                }
-            report.switched_with[ds.name] = {k: [w.name for w in v] for k, v in wrong.items()}
-        elif "gt_switch" in config.metas:
-            report.problems.append(
-                Problem(
-                    Path(str(ds.gt.path)),
-                    "the GT switch needs at least two images",
-                    "warning",
-                    dataset=ds.name,
-                )
-            )
+        wrong = _switch_partners(ds, config, report)
         for s in samples:
             taking_part = {m: s.preds[m] for m in names if m in s.preds}
             units.append(
@@ -182,6 +161,66 @@ def run_meta(
                     own=chooser.own(ds.name, s.name) if config.switches > 1 else None,
                 )
             )
+    results = _run_cases(units, jobs, scheduler, progress, cache_path)
+    for ds in datasets:
+        order = [s.name for s in ds.samples]
+        for name in order:
+            res = results.get((ds.name, name))
+            if res is None:
+                continue
+            report.problems += res.problems
+            report.cases += _outcomes(config, ds.name, name, res, chooser, keys_by_ds[ds.name])
+    report.summary = _summarise(report.cases, config)
+    report.problems += _nothing_selected(config, datasets, report.cases)
+    if "human" in config.metas and ranked:
+        report.summary += _human(ranked, config, report)
+    report.labels = {
+        r.measure: MEASURES_BY_KEY[r.measure].label(config.params) for r in report.summary
+    }
+    # a file that is bad for `eval` is bad for the meta-measures too: report it once
+    report.problems = list(
+        {(str(p.path), p.message, p.method): p for p in report.problems}.values()
+    )
+    return report
+
+
+def _switch_partners(
+    ds: Dataset, config: MetaConfig, report: MetaReport
+) -> dict[str, list[Sample]]:
+    """The other samples whose GT each sample's maps are scored against in the GT switch
+    (none when it is not asked for; a warning when the dataset has one image)."""
+    samples = ds.samples
+    if "gt_switch" not in config.metas:
+        return {}
+    if len(samples) < 2:
+        report.problems.append(
+            Problem(
+                Path(str(ds.gt.path)),
+                "the GT switch needs at least two images",
+                "warning",
+                dataset=ds.name,
+            )
+        )
+        return {}
+    rng = np.random.default_rng(case_seed(config.seed, ds.name, "gt_switch"))
+    if config.switches == 1:  # one complete derangement (Context-measure §4.2)
+        perm = derangement(len(samples), rng)
+        wrong = {s.name: [samples[int(j)]] for s, j in zip(samples, perm, strict=True)}
+    else:  # k random other GTs per image (Margolin et al. §5.3)
+        picks = other_indices(len(samples), config.switches, rng)
+        wrong = {s.name: [samples[int(j)] for j in p] for s, p in zip(samples, picks, strict=True)}
+    report.switched_with[ds.name] = {k: [w.name for w in v] for k, v in wrong.items()}
+    return wrong
+
+
+def _run_cases(
+    units: Sequence[MetaUnit],
+    jobs: int,
+    scheduler: Any,
+    progress: bool | None,
+    cache_path: Path | str,
+) -> dict[tuple[str, str], MetaUnitResult]:
+    """Every image's meta-measure cases, by (dataset, image), with a progress bar."""
     results: dict[tuple[str, str], MetaUnitResult] = {}
     with Progress(len(units), "meta-measures", enabled=progress) as bar:
         try:
@@ -194,22 +233,21 @@ def run_meta(
                 f"{what} during the meta-measure cases ({bar.done} of {len(units)} images "
                 f"done, not cached); the models' scores are kept in {cache_path}"
             ) from None
-    for ds in datasets:
-        order = [s.name for s in ds.samples]
-        for name in order:
-            res = results.get((ds.name, name))
-            if res is None:
-                continue
-            report.problems += res.problems
-            report.cases += _outcomes(config, ds.name, name, res, chooser, keys_by_ds[ds.name])
-    report.summary = _summarise(report.cases, config)
+    return results
+
+
+def _nothing_selected(
+    config: MetaConfig, datasets: Sequence[Dataset], cases: Sequence[Case]
+) -> list[Problem]:
+    """A warning per dataset where a selection of good maps left none to test."""
+    out = []
     for meta in ("gt_switch", "noise_injection"):
         sel = config.select_for(meta)
         if meta not in config.metas or sel is None:
             continue
         for ds in datasets:
-            if not any(c.meta == meta and c.dataset == ds.name for c in report.cases):
-                report.problems.append(
+            if not any(c.meta == meta and c.dataset == ds.name for c in cases):
+                out.append(
                     Problem(
                         Path(str(ds.gt.path)),
                         f"{meta}: no map is good enough ({sel.describe()})",
@@ -217,16 +255,7 @@ def run_meta(
                         dataset=ds.name,
                     )
                 )
-    if "human" in config.metas and ranked:
-        report.summary += _human(ranked, config, report)
-    report.labels = {
-        r.measure: MEASURES_BY_KEY[r.measure].label(config.params) for r in report.summary
-    }
-    # a file that is bad for `eval` is bad for the meta-measures too: report it once
-    report.problems = list(
-        {(str(p.path), p.message, p.method): p for p in report.problems}.values()
-    )
-    return report
+    return out
 
 
 class Chooser:
@@ -292,6 +321,10 @@ class Chooser:
         return frozenset(m for m in models if self.good(sel, dataset, image, m, sel.by))
 
 
+#: A sample's own scores: model → measure key → value.
+_Own = dict[str, dict[str, float]]
+
+
 def _outcomes(
     config: MetaConfig,
     dataset: str,
@@ -300,11 +333,29 @@ def _outcomes(
     chooser: Chooser,
     keys: tuple[str, ...],
 ) -> list[Case]:
+    """Every case of one image: the per-map tests (synthetic maps, perturbations, GT
+    switch), the annotation errors' changes, and the application ranking."""
     own = chooser.own(dataset, image)
-    cases: list[Case] = []
     by: dict[tuple[str, str], dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
-    for meta, case, model, key, value, detail in res.rows:
+    for meta, case, model, key, value, _ in res.rows:
         by[(meta, case)][model][key] = value
+    where = (dataset, image)
+    return [
+        *_map_cases(config, where, res, chooser, own),
+        *_switch_cases(config, where, res, chooser, own),
+        *_annotation_cases(where, by, own, keys),
+        *_application_cases(config, where, by, own, keys),
+    ]
+
+
+def _map_cases(
+    config: MetaConfig, where: tuple[str, str], res: MetaUnitResult, chooser: Chooser, own: _Own
+) -> list[Case]:
+    """The tests that score one map against a reference: a synthetic map against the mean
+    of the (good) models, a perturbed map or another GT against the map itself."""
+    dataset, image = where
+    cases: list[Case] = []
+    for meta, case, model, key, value, detail in res.rows:
         if meta not in ("generic", "noise_map", "gt_switch", "noise_injection"):
             continue
         sel = config.select_for(meta)
@@ -334,7 +385,15 @@ def _outcomes(
         if undefined and not detail:
             detail = "undefined"
         cases.append(Case(dataset, image, meta, case, model, key, ref, value, outcome, detail))
-    # GT switch with many GTs: the errors the unit counted, for the maps that take part
+    return cases
+
+
+def _switch_cases(
+    config: MetaConfig, where: tuple[str, str], res: MetaUnitResult, chooser: Chooser, own: _Own
+) -> list[Case]:
+    """GT switch with many GTs: the errors the unit counted, for the maps that take part."""
+    dataset, image = where
+    cases: list[Case] = []
     sel = config.switch_select
     for model, key, errors, n, best in res.switch_counts:
         if not chooser.good(sel, dataset, image, model, key):
@@ -359,7 +418,18 @@ def _outcomes(
                 n,
             )
         )
-    # annotation errors: score change per model, ranking change per image
+    return cases
+
+
+def _annotation_cases(
+    where: tuple[str, str],
+    by: dict[tuple[str, str], dict[str, dict[str, float]]],
+    own: _Own,
+    keys: tuple[str, ...],
+) -> list[Case]:
+    """Annotation errors: the score change per model, the ranking change per image."""
+    dataset, image = where
+    cases: list[Case] = []
     for op in ("dilate", "erode"):
         per_model = by.get(("annotation", op))
         if not per_model:
@@ -399,7 +469,20 @@ def _outcomes(
                     + ("; ranking undefined (ties)" if math.isnan(rho) else ""),
                 )
             )
-    # application ranking
+    return cases
+
+
+def _application_cases(
+    config: MetaConfig,
+    where: tuple[str, str],
+    by: dict[tuple[str, str], dict[str, dict[str, float]]],
+    own: _Own,
+    keys: tuple[str, ...],
+) -> list[Case]:
+    """The application's quality of each model's map, and each measure's agreement with
+    the ranking it gives."""
+    dataset, image = where
+    cases: list[Case] = []
     quality = {
         m: v["quality"] for m, v in by.get(("application", config.application or ""), {}).items()
     }
