@@ -655,11 +655,47 @@ def compare(
         for (ds, m, k), ref in reference.values.items()
         if (ds, m, k) in base and not _close(base[(ds, m, k)], ref)
     ]
-    keys = sorted({k for _, _, k in pending})
-    methods = sorted({m for _, m, _ in pending})
-    tried, skipped = [], []
+    tried: list[Hypothesis] = []
+    skipped: list[str] = []
     results: dict[str, Values] = {}
     singles = hypotheses(params, interpolation, resized=resized, empty_gts=empty_gts)
+    _try_singles(singles, pending, evaluate, tried, skipped, results)
+    _try_pairs(reference, pending, params, interpolation, evaluate, tried, results)
+    if not resized:
+        skipped.append("other resize rules: every map here is at its GT's size")
+    if not empty_gts:
+        skipped.append("empty GTs left out: no GT here is empty")
+    findings = [
+        _finding(reference, key, base, image_notes, tried, results, statistics)
+        for key in sorted(reference.values)
+    ]
+    statistics = dict(statistics) if statistics is not None else None
+    return Comparison(
+        reference,
+        baseline,
+        findings,
+        tried,
+        skipped,
+        statistics,
+        orders(reference, base, statistics) if statistics else [],
+    )
+
+
+_Cell = tuple[str, str, str]  # (dataset, method, key)
+
+
+def _try_singles(
+    singles: Sequence[Hypothesis],
+    pending: Sequence[_Cell],
+    evaluate: Evaluator,
+    tried: list[Hypothesis],
+    skipped: list[str],
+    results: dict[str, Values],
+) -> None:
+    """Evaluate the values the baseline does not reproduce under each single hypothesis
+    that can change one of their measures (appending to ``tried``/``skipped``/``results``)."""
+    keys = sorted({k for _, _, k in pending})
+    methods = sorted({m for _, m, _ in pending})
     for h in singles:
         if not pending:
             break
@@ -669,7 +705,19 @@ def compare(
             continue
         tried.append(h)
         results[h.name], _ = evaluate(h, wanted, methods)
-    # two switches together, for the values no single one reproduces
+
+
+def _try_pairs(
+    reference: Reference,
+    pending: Sequence[_Cell],
+    params: Params,
+    interpolation: str,
+    evaluate: Evaluator,
+    tried: list[Hypothesis],
+    results: dict[str, Values],
+) -> None:
+    """Two switches together, for the values no single one reproduces (one of the two
+    cheap to evaluate)."""
     left = [
         (ds, m, k)
         for ds, m, k in pending
@@ -693,57 +741,37 @@ def compare(
                 continue
             tried.append(both)
             results[both.name], _ = evaluate(both, wanted, who)
-    if not resized:
-        skipped.append("other resize rules: every map here is at its GT's size")
-    if not empty_gts:
-        skipped.append("empty GTs left out: no GT here is empty")
-    findings = []
-    for (ds, m, k), ref in sorted(reference.values.items()):
-        ours = base.get((ds, m, k))
-        notes = tuple(image_notes.get((ds, m), ()))
-        interval = _interval(statistics, ds, k, m)
-        if ours is None:
-            findings.append(Finding(ds, m, k, ref, None, "not here", images=notes))
-            continue
-        how = agreement(ours, ref)
-        if how is not None:
-            findings.append(
-                Finding(ds, m, k, ref, ours, "agrees", images=notes, interval=interval, how=how)
-            )
-            continue
-        matching = tuple(
-            h.name
-            for h in tried
-            if (v := results[h.name].get((ds, m, k))) is not None and _close(v, ref)
-        )
-        if len(matching) > 1:  # a pair is named only when no single one of it does it
-            alone = set(matching)
-            matching = tuple(
-                n for n in matching if " + " not in n or not set(n.split(" + ")) & alone
-            )
-        findings.append(
-            Finding(
-                ds,
-                m,
-                k,
-                ref,
-                ours,
-                "explained" if matching else "unexplained",
-                matching,
-                notes,
-                interval,
-            )
-        )
-    statistics = dict(statistics) if statistics is not None else None
-    return Comparison(
-        reference,
-        baseline,
-        findings,
-        tried,
-        skipped,
-        statistics,
-        orders(reference, base, statistics) if statistics else [],
+
+
+def _finding(
+    reference: Reference,
+    cell: _Cell,
+    base: Values,
+    image_notes: Mapping[tuple[str, str], Sequence[str]],
+    tried: Sequence[Hypothesis],
+    results: Mapping[str, Values],
+    statistics: Mapping[str, Any] | None,
+) -> Finding:
+    """What became of one reference value: not here, agrees, explained (by which
+    hypotheses) or unexplained."""
+    ds, m, k = cell
+    ref = reference.values[cell]
+    ours = base.get(cell)
+    notes = tuple(image_notes.get((ds, m), ()))
+    interval = _interval(statistics, ds, k, m)
+    if ours is None:
+        return Finding(ds, m, k, ref, None, "not here", images=notes)
+    how = agreement(ours, ref)
+    if how is not None:
+        return Finding(ds, m, k, ref, ours, "agrees", images=notes, interval=interval, how=how)
+    matching = tuple(
+        h.name for h in tried if (v := results[h.name].get(cell)) is not None and _close(v, ref)
     )
+    if len(matching) > 1:  # a pair is named only when no single one of it does it
+        alone = set(matching)
+        matching = tuple(n for n in matching if " + " not in n or not set(n.split(" + ")) & alone)
+    status = "explained" if matching else "unexplained"
+    return Finding(ds, m, k, ref, ours, status, matching, notes, interval)
 
 
 def _interval(
