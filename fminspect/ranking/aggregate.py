@@ -13,14 +13,14 @@ import functools
 import itertools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
-from fminspect.ranking.design import Design
+from fminspect.ranking.design import Design, Group
 from fminspect.ranking.scaling import JodScale, jod_scale
 from fminspect.ranking.schedule import Trial
 from fminspect.ranking.store import StudyStore, Vote
@@ -401,93 +401,137 @@ def aggregate(
     """
     if not prior > 0:
         raise ValueError(f"the prior's precision must be > 0, got {prior:g}")
-    from fminspect.ranking.agreement import free_marginal_kappa, kendall_w
+    from fminspect.ranking.agreement import free_marginal_kappa
 
     design = store.design
-    stats = []
-    excluded = set(exclude)
-    for p in store.participants():
-        trials = {t.index: t for t in store.trials(p)}
-        s = participant_stats(design, store.votes(p), trials)
-        s.participant = p
-        if exclude_failing and s.attention < min_attention:
-            excluded.add(p)
-        s.excluded = p in excluded
-        stats.append(s)
-    from fminspect.ranking.intervals import holm
-
-    tested = [s for s in stats if not math.isnan(s.left_bias_p)]
-    for s, adjusted in zip(tested, holm([s.left_bias_p for s in tested]), strict=True):
-        s.left_bias_p_holm = adjusted
+    stats, excluded = _participants(store, exclude, exclude_failing, min_attention)
     votes = [v for v in store.votes() if v.kind == "pair" and v.participant not in excluded]
     by_group: dict[str, list[Vote]] = defaultdict(list)
     for v in votes:
         by_group[v.group].append(v)
     kept = [s.participant for s in stats if not s.excluded]
     categories = 3 if design.allow_ties else 2  # forced choice, or "cannot decide" too
-    groups = []
-    for g in design.groups:
-        items = [i.id for i in g.items]
-        index = {i: k for k, i in enumerate(items)}
-        n_pairs = len(items) * (len(items) - 1) // 2
-        wins = np.zeros((len(items), len(items)))
-        pairs: list[tuple[int, int]] = []
-        per_part: dict[str, dict[str, float]] = {p: {} for p in kept}
-        part_wins = {p: np.zeros((len(items), len(items))) for p in kept}
-        answered: Counter[str] = Counter()
-        tied: set[str] = set()
-        for v in by_group.get(g.id, []):
-            a, b = index[v.left], index[v.right]
-            answered[v.participant] += 1
-            if v.choice == "tie":
-                wins[a, b] += 0.5
-                wins[b, a] += 0.5
-                part_wins[v.participant][a, b] += 0.5
-                part_wins[v.participant][b, a] += 0.5
-                tied.add(v.participant)
-                for it in (v.left, v.right):
-                    per_part[v.participant][it] = per_part[v.participant].get(it, 0) + 0.5
-                continue
-            w, lo = (a, b) if v.choice == "left" else (b, a)
-            wins[w, lo] += 1
-            part_wins[v.participant][w, lo] += 1
-            pairs.append((w, lo))
-            per_part[v.participant][items[w]] = per_part[v.participant].get(items[w], 0) + 1
-        complete = [p for p in kept if answered[p] == n_pairs]
-        orders = {p: None if p in tied else _order(per_part[p], items) for p in complete}
-        circular = sum(orders[p] is None for p in complete if p not in tied)
-        bt, sd = _bradley_terry(len(items), pairs, prior)
-        voted = [part_wins[p] for p in kept if answered[p]]
-        jod = _jod(np.stack(voted), prior) if voted else None
-        names = [i.model for i in g.items]
-        voters = len({v.participant for v in by_group.get(g.id, [])})
-        consensus, reason = _consensus(rule, items, orders, wins, bt, names, voters)
-        w_stat = kendall_w([[per_part[p].get(i, 0.0) for i in items] for p in complete])
-        kappa = free_marginal_kappa(by_group.get(g.id, []), categories)
-        groups.append(
-            GroupResult(
-                g.id,
-                g.sample,
-                items,
-                names,
-                wins,
-                bt,
-                sd,
-                orders,
-                consensus,
-                reason,
-                w_stat,
-                kappa,
-                len(by_group.get(g.id, [])),
-                circular,
-                len(tied & set(complete)),
-                sum(0 < answered[p] < n_pairs for p in kept),
-                jod,
-                voters,
-            )
-        )
+    groups = [
+        _group_result(g, by_group.get(g.id, []), kept, rule, prior, categories)
+        for g in design.groups
+    ]
     result = StudyResult(design, rule, groups, stats, sorted(excluded), prior=prior)
     result.kappa = free_marginal_kappa(votes, categories)
     ws = [g.kendall_w for g in groups if not math.isnan(g.kendall_w)]
     result.kendall_w = float(np.mean(ws)) if ws else math.nan
     return result
+
+
+def _participants(
+    store: StudyStore, exclude: Iterable[str], exclude_failing: bool, min_attention: float
+) -> tuple[list[ParticipantStats], set[str]]:
+    """Every participant's statistics (the left-bias p-values Holm-adjusted across them)
+    and the participants left out: those named, and with ``exclude_failing`` those whose
+    attention-check pass rate is below ``min_attention``."""
+    from fminspect.ranking.intervals import holm
+
+    stats = []
+    excluded = set(exclude)
+    for p in store.participants():
+        trials = {t.index: t for t in store.trials(p)}
+        s = participant_stats(store.design, store.votes(p), trials)
+        s.participant = p
+        if exclude_failing and s.attention < min_attention:
+            excluded.add(p)
+        s.excluded = p in excluded
+        stats.append(s)
+    tested = [s for s in stats if not math.isnan(s.left_bias_p)]
+    for s, adjusted in zip(tested, holm([s.left_bias_p for s in tested]), strict=True):
+        s.left_bias_p_holm = adjusted
+    return stats, excluded
+
+
+@dataclass
+class _Tally:
+    """One group's pair votes counted: wins overall and per participant (a tie half a win
+    each way), the strict pairs for Bradley–Terry, each participant's points per item, how
+    many pairs each answered and who answered a tie."""
+
+    wins: np.ndarray
+    pairs: list[tuple[int, int]]
+    per_part: dict[str, dict[str, float]]
+    part_wins: dict[str, np.ndarray]
+    answered: Counter[str]
+    tied: set[str]
+
+
+def _tally(items: Sequence[str], votes: Sequence[Vote], kept: Sequence[str]) -> _Tally:
+    index = {i: k for k, i in enumerate(items)}
+    n = len(items)
+    t = _Tally(
+        np.zeros((n, n)),
+        [],
+        {p: {} for p in kept},
+        {p: np.zeros((n, n)) for p in kept},
+        Counter(),
+        set(),
+    )
+    for v in votes:
+        a, b = index[v.left], index[v.right]
+        t.answered[v.participant] += 1
+        mine = t.per_part[v.participant]
+        if v.choice == "tie":
+            for w, lo in ((a, b), (b, a)):
+                t.wins[w, lo] += 0.5
+                t.part_wins[v.participant][w, lo] += 0.5
+            t.tied.add(v.participant)
+            for it in (v.left, v.right):
+                mine[it] = mine.get(it, 0) + 0.5
+            continue
+        w, lo = (a, b) if v.choice == "left" else (b, a)
+        t.wins[w, lo] += 1
+        t.part_wins[v.participant][w, lo] += 1
+        t.pairs.append((w, lo))
+        mine[items[w]] = mine.get(items[w], 0) + 1
+    return t
+
+
+def _group_result(
+    g: Group,
+    votes: Sequence[Vote],
+    kept: Sequence[str],
+    rule: Rule,
+    prior: float,
+    categories: int,
+) -> GroupResult:
+    """One group's scales, orders, consensus and agreement from its (kept) pair votes."""
+    from fminspect.ranking.agreement import free_marginal_kappa, kendall_w
+
+    items = [i.id for i in g.items]
+    n_pairs = len(items) * (len(items) - 1) // 2
+    t = _tally(items, votes, kept)
+    complete = [p for p in kept if t.answered[p] == n_pairs]
+    orders = {p: None if p in t.tied else _order(t.per_part[p], items) for p in complete}
+    circular = sum(orders[p] is None for p in complete if p not in t.tied)
+    bt, sd = _bradley_terry(len(items), t.pairs, prior)
+    voted = [t.part_wins[p] for p in kept if t.answered[p]]
+    jod = _jod(np.stack(voted), prior) if voted else None
+    names = [i.model for i in g.items]
+    voters = len({v.participant for v in votes})
+    consensus, reason = _consensus(rule, items, orders, t.wins, bt, names, voters)
+    w_stat = kendall_w([[t.per_part[p].get(i, 0.0) for i in items] for p in complete])
+    return GroupResult(
+        g.id,
+        g.sample,
+        items,
+        names,
+        t.wins,
+        bt,
+        sd,
+        orders,
+        consensus,
+        reason,
+        w_stat,
+        free_marginal_kappa(votes, categories),
+        len(votes),
+        circular,
+        len(t.tied & set(complete)),
+        sum(0 < t.answered[p] < n_pairs for p in kept),
+        jod,
+        voters,
+    )
