@@ -230,6 +230,7 @@ def find_samples(datasets: Sequence[Dataset], wanted: Sequence[str]) -> list[Sam
             by_name.setdefault(s.name, []).append(s)
             by_key[f"{ds.name}/{s.name}"] = s
     found: list[Sample] = []
+    wrong: list[str] = []  # every name that cannot be used, said at once
     for text in dict.fromkeys(w.strip() for w in wanted if w.strip()):
         if text in by_key:
             found.append(by_key[text])
@@ -240,11 +241,15 @@ def find_samples(datasets: Sequence[Dataset], wanted: Sequence[str]) -> list[Sam
             found.append(hits[0])
         elif hits:
             where = ", ".join(f"{s.dataset}/{s.name}" for s in hits)
-            raise QualitativeError(f"{text!r} is in several datasets: name one of {where}")
+            wrong.append(f"{text!r} is in several datasets: name one of {where}")
         else:
             near = difflib.get_close_matches(stem, list(by_name), n=3, cutoff=0.6)
             hint = f" (did you mean {', '.join(near)}?)" if near else ""
-            raise QualitativeError(f"no sample {text!r} in {_names(datasets)}{hint}")
+            wrong.append(f"no sample {text!r} in {_names(datasets)}{hint}")
+    if len(wrong) == 1:
+        raise QualitativeError(wrong[0])
+    if wrong:
+        raise QualitativeError(f"{len(wrong)} samples cannot be shown:\n  " + "\n  ".join(wrong))
     if not found:
         raise QualitativeError("no sample named: give --samples NAME… or --samples-from FILE")
     return found
@@ -257,17 +262,17 @@ def _names(datasets: Sequence[Dataset]) -> str:
 def find_methods(datasets: Sequence[Dataset], methods: Sequence[str]) -> tuple[str, ...]:
     """The methods named, in that order (all, in natural order, when none is named); an
     unknown one is an error listing those there are."""
-    known: dict[str, None] = {}
-    for ds in datasets:
-        known.update(dict.fromkeys(ds.method_names))
     if not methods:
+        known: dict[str, None] = {}
+        for ds in datasets:
+            known.update(dict.fromkeys(ds.method_names))
         return tuple(known)
-    unknown = [m for m in methods if m not in known]
-    if unknown:
-        raise QualitativeError(
-            f"no method {', '.join(unknown)} in {_names(datasets)} (there are: "
-            f"{', '.join(known) or 'none'})"
-        )
+    from fminspect.batch.workflow import SelectionError, check_methods
+
+    try:  # the words `eval --methods` and every command say
+        check_methods(datasets, methods)
+    except SelectionError as exc:
+        raise QualitativeError(str(exc)) from None
     return tuple(dict.fromkeys(methods))
 
 

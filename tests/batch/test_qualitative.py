@@ -211,7 +211,14 @@ def test_unknown_names_are_errors_naming_what_there_is(root: Path) -> None:
     datasets, _ = discover(root)
     with pytest.raises(QualitativeError, match=r"no sample 's11' in DS \(did you mean s1"):
         find_samples(datasets, ["s11"])
-    with pytest.raises(QualitativeError, match=r"no method M_z .*there are: M_a, M_b"):
+    # every unknown sample at once, not the first only
+    with pytest.raises(QualitativeError, match=r"2 samples cannot be shown") as raised:
+        find_samples(datasets, ["s1", "s11", "zzz"])
+    assert "'s11'" in str(raised.value) and "'zzz'" in str(raised.value)
+    # the words every command says of an unknown method (`eval --methods` among them)
+    with pytest.raises(
+        QualitativeError, match=r"^no method named M_z \(found: M_a, M_b, M_c, M_d\)$"
+    ):
         find_methods(datasets, ["M_z"])
     assert find_methods(datasets, []) == METHODS
     assert [s.name for s in find_samples(datasets, ["s3.png", "DS/s1"])] == ["s3", "s1"]
