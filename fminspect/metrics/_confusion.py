@@ -136,27 +136,25 @@ def _from_histograms(
     )
 
 
-def _level_sweep(pair: Pair) -> ConfusionSweep:
+def _level_sweep(pair: Pair, grid: np.ndarray, adaptive: np.ndarray) -> ConfusionSweep:
     """The sweep of a uint8 map from its two level histograms (issue #50): each level's
-    pixels go to the threshold bin of its value (``pred`` is ``table[levels]`` exactly, so
-    the counts are those of the pixel-wise sweep, bit for bit), and the adaptive and
-    binary rules keep or drop whole levels."""
+    pixels go to the threshold bin ``grid[level]`` of its value (``pred`` is
+    ``table[levels]`` exactly, so the counts are those of the pixel-wise sweep, bit for
+    bit; a bin of −1 is below every threshold), and the adaptive and binary rules keep or
+    drop whole levels (``adaptive``: the levels the adaptive rule keeps)."""
     table, gt = pair.table, pair.gt
     assert table is not None
     every, fg = pair.level_counts()
-    grid = pair.grid_of(table)
-    hist = np.zeros(N_THRESHOLDS, np.int64)
-    fg_hist = np.zeros(N_THRESHOLDS, np.int64)
-    np.add.at(hist, grid, every)
-    np.add.at(fg_hist, grid, fg)
+    hist = np.zeros(N_THRESHOLDS + 1, np.int64)  # bin 0: never foreground
+    fg_hist = np.zeros(N_THRESHOLDS + 1, np.int64)
+    np.add.at(hist, grid.astype(np.intp) + 1, every)
+    np.add.at(fg_hist, grid.astype(np.intp) + 1, fg)
 
     def counts(kept: np.ndarray) -> Counts:
         tp, fp = int(fg[kept].sum()), int((every - fg)[kept].sum())
         return Counts(tp, fp, gt.n_bg - fp, gt.n_fg - tp)
 
-    return _from_histograms(
-        pair, hist, fg_hist, counts(table >= pair.adaptive_threshold), counts(table > 0.5)
-    )
+    return _from_histograms(pair, hist[1:], fg_hist[1:], counts(adaptive), counts(table > 0.5))
 
 
 def _pixel_counts(pair: Pair, adaptive: np.ndarray) -> tuple[Counts, Counts]:
@@ -170,7 +168,7 @@ def _pixel_counts(pair: Pair, adaptive: np.ndarray) -> tuple[Counts, Counts]:
 
 def _sweep(pair: Pair) -> ConfusionSweep:
     if pair.table is not None:
-        return _level_sweep(pair)
+        return _level_sweep(pair, pair.grid_of(pair.table), pair.table >= pair.adaptive_threshold)
     gt = pair.gt
     q = pair.quantized
     hist = np.bincount(q.ravel(), minlength=N_THRESHOLDS)
@@ -185,11 +183,19 @@ def confusion_sweep(pair: Pair) -> ConfusionSweep:
     return pair.memo("confusion_sweep", lambda: _sweep(pair))
 
 
-def _strict_sweep(pair: Pair) -> ConfusionSweep:
-    gt = pair.gt
+def _strict_grid(pair: Pair, values: np.ndarray) -> np.ndarray:
     # the largest t with T_t < p (−1 when p = 0: never foreground), so that element t
     # counts the pixels with p > T_t — compared on the continuous map, as MATLAB does
-    q = np.searchsorted(pair.norm.curve_thresholds, pair.pred, side="left") - 1
+    grid: np.ndarray = np.searchsorted(pair.norm.curve_thresholds, values, side="left") - 1
+    return grid
+
+
+def _strict_sweep(pair: Pair) -> ConfusionSweep:
+    if pair.table is not None:  # per level, as the sweep above (issue #50, item 7)
+        table = pair.table
+        return _level_sweep(pair, _strict_grid(pair, table), table > pair.adaptive_threshold)
+    gt = pair.gt
+    q = _strict_grid(pair, pair.pred)
     hist = np.bincount(q.ravel() + 1, minlength=N_THRESHOLDS + 1)[1:]
     fg_hist = (
         np.bincount(q[gt.mask] + 1, minlength=N_THRESHOLDS + 1)[1:]

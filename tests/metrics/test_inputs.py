@@ -113,7 +113,8 @@ def test_a_uint8_map_s_sweep_counted_per_level_is_the_pixel_sweep(
 ) -> None:
     """Issue #50: a uint8 map's 256-threshold sweep from two histograms of its levels equals
     the sweep counted pixel by pixel, every count of every threshold, the adaptive and the
-    binary rule, and its MAE the pixels' mean within 1e-15 — on narrow, wide, constant and
+    binary rule (and so the strict sweep of MATLAB's E-measure, item 7), and its MAE the
+    pixels' mean within 1e-15 — on narrow, wide, constant and
     two-level maps, empty and full GTs (and through NumPy's bincount, taken where a bin
     could pass float32's exact range)."""
     from fminspect.metrics import _confusion, _inputs
@@ -139,11 +140,13 @@ def test_a_uint8_map_s_sweep_counted_per_level_is_the_pixel_sweep(
             pair = prepare(pred, gt, norm)
             assert pair.levels is not None
             plain = Pair(pred=pair.pred, gt=pair.gt, norm=norm)  # no levels: pixel by pixel
-            got, want = _confusion._sweep(pair), _confusion._sweep(plain)
-            for name in ("tp", "fp", "tn", "fn"):
-                np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
-            assert (got.adaptive, got.binary) == (want.adaptive, want.binary)
-            assert got.adaptive_threshold == want.adaptive_threshold
+            # the sweep, and the strict one of the MATLAB toolbox's E-measure (pred > T)
+            for sweep in (_confusion._sweep, _confusion._strict_sweep):
+                got, want = sweep(pair), sweep(plain)
+                for name in ("tp", "fp", "tn", "fn"):
+                    np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+                assert (got.adaptive, got.binary) == (want.adaptive, want.binary)
+                assert got.adaptive_threshold == want.adaptive_threshold
             by_level, by_pixel = mae_from_pair(pair), mae_from_pair(plain)
             assert by_level.score == pytest.approx(by_pixel.score, rel=0, abs=1e-15)
             np.testing.assert_array_equal(by_level.error_map, np.abs(pair.pred - pair.mask))
