@@ -27,7 +27,7 @@ objects.
 Parity: pysodmetrics 1.6.2 ``MSIoU`` to 1e-10, at real sizes too (tests). Its Sobel runs on
 boolean arrays, whose bytes SciPy fills with the unsigned-char cast of each pass (−1 → 255,
 sums mod 256); since the true responses lie in [−4, 4], "nonzero mod 256" is "nonzero", so
-the edge map is the ordinary Sobel support, computed here with integer array shifts (tests
+the edge map is the ordinary Sobel support, computed here with OpenCV's Sobel in int16 (tests
 compare it with SciPy on random masks).
 
 References
@@ -42,6 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import cv2
 import numpy as np
 
 from fminspect.metrics._inputs import (
@@ -84,14 +85,13 @@ def edge_map(mask: np.ndarray) -> np.ndarray:
 
     Sobel along each axis = central difference ``[-1, 0, 1]`` along it, then ``[1, 2, 1]``
     smoothing along the other axis, zero outside the image; the edge map is where either
-    response is nonzero.
+    response is nonzero. OpenCV's 3×3 Sobel is that filter; on a 0/1 map its responses are
+    small integers, exact in int16 (issue #50: half the time of the same sums in NumPy).
     """
-    m = np.pad(mask, 1).astype(np.int8)
-    d0 = m[2:, :] - m[:-2, :]  # shape (h, w + 2)
-    d1 = m[:, 2:] - m[:, :-2]  # shape (h + 2, w)
-    s0 = d0[:, :-2] + 2 * d0[:, 1:-1] + d0[:, 2:]
-    s1 = d1[:-2, :] + 2 * d1[1:-1, :] + d1[2:, :]
-    return readonly((s0 != 0) | (s1 != 0))
+    m = np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
+    s0 = cv2.Sobel(m, cv2.CV_16S, 0, 1, ksize=3, borderType=cv2.BORDER_CONSTANT)
+    s1 = cv2.Sobel(m, cv2.CV_16S, 1, 0, ksize=3, borderType=cv2.BORDER_CONSTANT)
+    return readonly(cv2.bitwise_or(s0, s1) != 0)
 
 
 def cell_maps(edge: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -109,8 +109,10 @@ def cell_maps(edge: np.ndarray) -> tuple[np.ndarray, ...]:
             padded = np.zeros((g.shape[0] + pad_h, g.shape[1] + pad_w), dtype=g.dtype)
             padded[pad_h:, pad_w:] = g
             g = padded
-        pooled = g[0::2, 0::2] | g[1::2, 0::2] | g[0::2, 1::2] | g[1::2, 1::2]
-        grids.append(readonly(pooled))
+        # "any" over each column pair: the pair's two bool bytes read as one uint16, then
+        # over each row pair of that
+        columns = np.ascontiguousarray(g).view(np.uint16) != 0
+        grids.append(readonly(columns[0::2] | columns[1::2]))
     return tuple(grids)
 
 
