@@ -76,9 +76,10 @@ def _disk(radius: int) -> np.ndarray:
 
 def boundary(mask: np.ndarray) -> np.ndarray:
     """One-pixel inner contour: ``mask XOR erode(mask, 3×3)`` (outside = background)."""
-    m = mask.view(np.uint8) if mask.dtype == bool else mask.astype(np.uint8)
+    m = np.ascontiguousarray(mask, dtype=bool).view(np.uint8)  # 0/1
     eroded = cv2.erode(m, _SQUARE3, borderType=cv2.BORDER_CONSTANT, borderValue=0)
-    return readonly((m != eroded) & mask)
+    # eroded ≤ m, both 0/1: their difference is 1 exactly on the contour
+    return readonly(cv2.subtract(m, eroded).view(bool))
 
 
 def tolerance_band(edge: np.ndarray, rho: int) -> np.ndarray:
@@ -86,9 +87,12 @@ def tolerance_band(edge: np.ndarray, rho: int) -> np.ndarray:
     if rho == 0:
         return edge
     band = cv2.dilate(
-        edge.view(np.uint8), _disk(rho), borderType=cv2.BORDER_CONSTANT, borderValue=0
+        np.ascontiguousarray(edge, dtype=bool).view(np.uint8),
+        _disk(rho),
+        borderType=cv2.BORDER_CONSTANT,
+        borderValue=0,
     )
-    return readonly(band.astype(bool))
+    return readonly(band.view(bool))  # the dilation of a 0/1 map is 0/1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
