@@ -167,6 +167,16 @@ class CamouflageDegreeResult:
         return float(self.cd_map.sum() / n) if n else 0.0
 
     @lazy_field
+    def object_degrees(self) -> np.ndarray:
+        """D on the object's pixels, row-major (kept: every model of the image reads it)."""
+        return readonly(self.cd_map[self.object_mask])
+
+    @lazy_field
+    def object_degree_sum(self) -> float:
+        """Σ D over the object."""
+        return float(np.sum(self.object_degrees))
+
+    @lazy_field
     def delta_e_map(self) -> np.ndarray:
         """ΔE on the object (0 elsewhere)."""
         out = np.zeros(self.object_mask.shape)

@@ -537,10 +537,14 @@ def camouflage_context_measure_from_pair(
         reverse = weighted = 1.0
     else:
         reverse_fg = _EXP_FACTOR * completeness
-        cd_fg = degree.cd_map[pair.mask]
+        # D on the object: the degree's object is this GT's foreground (the same pixels, in
+        # the same order), kept on the degree for every model of the image
+        cd_fg = degree.object_degrees
         reverse = float(np.sum(reverse_fg) / (pair.gt.n_fg + eps))
         # R_w = Σ R ⊙ (Y + D) / (Σ Y + Σ D)   (D is 0 off the object)
-        weighted = float(np.sum(reverse_fg * (1 + cd_fg)) / (pair.gt.n_fg + np.sum(cd_fg) + eps))
+        weighted = float(
+            np.sum(reverse_fg * (1 + cd_fg)) / (pair.gt.n_fg + degree.object_degree_sum + eps)
+        )
     return CamouflageContextMeasureResult(
         score=_combine(forward, weighted, beta2, eps),
         forward=forward,
