@@ -80,9 +80,26 @@ class ImageList:
     names: Mapping[str, frozenset[str]]
     #: (dataset or "", name) in the file's order, each once: the order a figure shows them
     order: tuple[tuple[str, str], ...] = ()
+    #: a case list with a ``tags`` column: rows per tag ("" for rows with none: a note only)
+    tags: Mapping[str, int] = field(default_factory=dict)
 
     def wanted(self, dataset: str) -> frozenset[str]:
         return self.names.get("", frozenset()) | self.names.get(dataset, frozenset())
+
+    def tag_line(self) -> str:
+        """What the rows of a case list are tagged with, so that a list holding more than
+        the cases meant is seen (``''`` for a plain list)."""
+        if not self.tags:
+            return ""
+        parts = [f"{n} tagged {t!r}" for t, n in sorted(self.tags.items()) if t]
+        if self.tags.get(""):
+            parts.append(f"{self.tags['']} with no tag (a note only)")
+        rows = len(self.order)
+        return (
+            f"{self.source}: {rows} case{'s' if rows != 1 else ''}: {', '.join(parts)} — every "
+            "row counts, whatever its tags (export one tag's cases from the window's "
+            "File → Export case list)"
+        )
 
 
 def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList:
@@ -95,16 +112,23 @@ def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList
     text = _read_text(path, "an image list")
     lines = [ln for ln in text.splitlines() if ln.strip()]
     header = next(csv.reader(lines[:1]), [])
-    if "sample" in [h.strip().lower() for h in header]:  # a case list the window exported
-        for row in csv.DictReader(lines, fieldnames=[h.strip().lower() for h in header]):
+    fields = [h.strip().lower() for h in header]
+    if "sample" in fields:  # a case list the window exported
+        tags: dict[str, int] = {}
+        for row in csv.DictReader(lines, fieldnames=fields):
             name = (row.get("sample") or "").strip()
             if name and name != "sample":
                 dataset = (row.get("dataset") or "").strip()
                 names.setdefault(dataset, set()).add(_stem(name))
                 order[dataset, _stem(name)] = None
+                if "tags" in fields:
+                    carried = [t.strip() for t in (row.get("tags") or "").split(";")]
+                    for t in [t for t in carried if t] or [""]:
+                        tags[t] = tags.get(t, 0) + 1
         if not names:
             raise SubsetError(f"{path}: names no image")
-        return ImageList(str(path), {k: frozenset(v) for k, v in names.items()}, tuple(order))
+        frozen = {k: frozenset(v) for k, v in names.items()}
+        return ImageList(str(path), frozen, tuple(order), tags)
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -124,18 +148,25 @@ def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList
 
 def apply_exclusion_list(
     datasets: Sequence[Dataset], images: ImageList
-) -> tuple[list[Dataset], dict[str, tuple[int, int]]]:
-    """Every dataset without the list's images, and per dataset (images left out, of);
-    :class:`SubsetError` if one would keep none."""
+) -> tuple[list[Dataset], dict[str, tuple[int, int]], list[str]]:
+    """Every dataset without the list's images, per dataset (images left out, of), and the
+    list's names found in no dataset (a typo leaves nothing out: said, as for
+    ``--images``); :class:`SubsetError` if a dataset would keep none."""
     out, left_out = [], {}
+    found: set[str] = set()
     for ds in datasets:
         unwanted = images.wanted(ds.name)
         kept = restrict(ds, [s.name for s in ds.samples if s.name not in unwanted])
         if not kept.samples:
             raise SubsetError(f"{images.source}: leaves out every image of {ds.name}")
+        found |= {s.name for s in ds.samples if s.name in unwanted}
         left_out[ds.name] = (len(ds.samples) - len(kept.samples), len(ds.samples))
         out.append(kept)
-    return out, left_out
+    evaluated = {d.name for d in datasets}
+    every = set(images.names.get("", ())) | {
+        n for ds, names in images.names.items() if ds in evaluated for n in names
+    }
+    return out, left_out, sorted(every - found, key=natural_key)
 
 
 def restrict(ds: Dataset, keep: Iterable[str], name: str | None = None) -> Dataset:
@@ -176,13 +207,16 @@ class ListReport:
             for ds, (kept, total) in self.kept.items()
         ]
         if self.unmatched:
-            shown = ", ".join(self.unmatched[:5]) + (", …" if len(self.unmatched) > 5 else "")
-            n = len(self.unmatched)
-            out.append(
-                f"{n} name{'s' if n != 1 else ''} of {source} "
-                f"{'are' if n != 1 else 'is'} in no dataset: {shown}"
-            )
+            out.append(unmatched_line(self.unmatched, source))
         return out
+
+
+def unmatched_line(unmatched: Sequence[str], source: str) -> str:
+    """``3 names of FILE are in no dataset: a, b, c`` (the first five shown)."""
+    shown = ", ".join(unmatched[:5]) + (", …" if len(unmatched) > 5 else "")
+    n = len(unmatched)
+    are = "names of" if n != 1 else "name of"
+    return f"{n} {are} {source} {'are' if n != 1 else 'is'} in no dataset: {shown}"
 
 
 def apply_image_list(

@@ -212,6 +212,7 @@ def _selection(
         groups_rule,
         read_image_list,
         subsets_rule,
+        unmatched_line,
     )
 
     image_list: dict[str, object] = {}
@@ -219,8 +220,9 @@ def _selection(
     if args.images is not None:
         images = read_image_list(args.images, [d.name for d in datasets])
         datasets, done = apply_image_list(datasets, images)
-        for line in done.lines(str(args.images)):
-            print(f"fminspect eval: {line}", file=sys.stderr)
+        for line in [images.tag_line(), *done.lines(str(args.images))]:
+            if line:
+                print(f"fminspect eval: {line}", file=sys.stderr)
         image_list = {
             "source": str(args.images),
             "kept": {ds: {"images": k, "of": n} for ds, (k, n) in done.kept.items()},
@@ -228,15 +230,21 @@ def _selection(
         }
     if args.exclude_images is not None:
         unwanted = read_image_list(args.exclude_images, [d.name for d in datasets])
-        datasets, left_out = apply_exclusion_list(datasets, unwanted)
-        for ds, (k, n) in left_out.items():
-            print(
-                f"fminspect eval: {args.exclude_images} leaves out {k} of the {n} images of {ds}",
-                file=sys.stderr,
-            )
+        datasets, left_out, unmatched = apply_exclusion_list(datasets, unwanted)
+        lines = [unwanted.tag_line()]
+        lines += [
+            f"{args.exclude_images} leaves out {k} of the {n} images of {ds}"
+            for ds, (k, n) in left_out.items()
+        ]
+        if unmatched:
+            lines.append(unmatched_line(unmatched, str(args.exclude_images)))
+        for line in lines:
+            if line:
+                print(f"fminspect eval: {line}", file=sys.stderr)
         excluded = {
             "source": str(args.exclude_images),
             "left_out": {ds: {"images": k, "of": n} for ds, (k, n) in left_out.items()},
+            "unmatched": len(unmatched),
         }
     subsets = subsets_rule(args.subsets) if args.subsets else None
     if subsets is not None:

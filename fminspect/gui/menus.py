@@ -150,13 +150,22 @@ class FileActions(QtCore.QObject):
         """The tagged and annotated samples as CSV (a case list for eval --images and
         --exclude-images, rank create --samples-from) or JSON."""
         w = self.window
+        choices = w.model.cases.export_choices()
+        slot, default = None, "cases.csv"
+        if len(choices) > 1:  # one tag's cases (the GT errors to leave out), or every case
+            label, ok = QtWidgets.QInputDialog.getItem(
+                w, "Export the case list", "Cases:", [c[0] for c in choices], 0, False
+            )
+            if not ok:
+                return
+            _, slot, default = next(c for c in choices if c[0] == label)
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            w, "Export the case list", "cases.csv", "CSV (*.csv);;JSON (*.json)"
+            w, "Export the case list", default, "CSV (*.csv);;JSON (*.json)"
         )
         if not path:
             return
         try:
-            n = w.model.cases.export(path)
+            n = w.model.cases.export(path, slot=slot)
         except OSError as exc:
             QtWidgets.QMessageBox.warning(w, "Export", f"{path} cannot be written: {exc}")
             return

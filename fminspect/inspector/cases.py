@@ -8,6 +8,7 @@ keys and finds the next sample without a tag in the walk's order.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -101,6 +102,22 @@ class Cases:
         if self.store is not None:
             self.store.rename(slot, name)
             self.names_changed.emit()
+
+    def export_choices(self) -> list[tuple[str, int | None, str]]:
+        """What the case list can hold, for the export dialog: every case, or the cases of
+        one tag in use — (label with its count, tag slot or None, a file name for it)."""
+        if self.store is None:
+            return []
+        cases = self.store.cases()
+        out: list[tuple[str, int | None, str]] = [
+            (f"every tagged or annotated sample ({len(cases)})", None, "cases.csv")
+        ]
+        for slot, name in self.names.items():
+            n = sum(slot in c.tags for c in cases)
+            if n:
+                stem = re.sub(r"[^0-9A-Za-z]+", "_", name).strip("_").lower() or f"tag{slot}"
+                out.append((f"tagged “{name}” only ({n})", slot, f"{stem}.csv"))
+        return out
 
     def export(self, path: Path | str, dataset: str | None = None, slot: int | None = None) -> int:
         """Write the cases (see :meth:`TagStore.export`); 0 without a store."""

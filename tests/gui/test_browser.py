@@ -311,10 +311,22 @@ def test_tags_on_the_number_keys_notes_and_the_case_list(
         assert other.tags("DS", first) == {1} and other.names[1] == "GT error"
         assert other.note("DS", first) == "GT misses the handle"
     out = tmp_path / "cases.csv"
-    monkeypatch.setattr(
-        QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "CSV (*.csv)")
-    )
+    offered: list[list[str]] = []
+    suggested: list[str] = []
+
+    def choose(parent, title, label, items, *rest):  # type: ignore[no-untyped-def]
+        offered.append(list(items))
+        return items[1], True  # the first tag's cases only
+
+    def save_as(parent, title, default, *rest):  # type: ignore[no-untyped-def]
+        suggested.append(default)
+        return str(out), "CSV (*.csv)"
+
+    monkeypatch.setattr(QtWidgets.QInputDialog, "getItem", choose)
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", save_as)
     window.files.export_cases()
+    assert offered == [["every tagged or annotated sample (1)", "tagged “GT error” only (1)"]]
+    assert suggested == ["gt_error.csv"]
     assert out.read_text().splitlines()[1] == f"DS,{first},GT error,GT misses the handle"
     settle(qtbot, window)
 

@@ -112,3 +112,9 @@ def test_tags_of_the_shown_sample_and_the_next_untagged_in_the_walk(
     # on disk already: another store of the folder reads them
     with TagStore(tags_path(dataset_root)[0]) as other:
         assert other.tagged("DS") == {"img1", "img5", "img2"}
+    # the export offers every case, or one tag's cases (the GT errors to leave out of eval)
+    assert model.cases.export_choices() == [
+        ("every tagged or annotated sample (3)", None, "cases.csv"),
+        ("tagged “GT error” only (2)", 1, "gt_error.csv"),
+        ("tagged “boundary” only (1)", 2, "boundary.csv"),
+    ]

@@ -185,3 +185,44 @@ def test_the_case_list_feeds_eval_and_rank_create(tmp_path: Path) -> None:
 
     with StudyStore(study) as s:
         assert {g.sample for g in s.design.groups} == {"img2", "img5"}
+
+
+def test_eval_says_what_a_case_list_holds_and_which_names_match_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trial: an export of every case, given to --exclude-images, left out samples tagged
+    otherwise and one with a note only, silently; a list of typos left out nothing, silently.
+    Both are now said (and the unmatched names counted in results.json)."""
+    from fminspect.cli import main
+    from tests.datasets import make_dataset
+
+    root = make_dataset(tmp_path / "DS", n_images=6, methods=("A",), size=(20, 24))
+    with TagStore(tags_path(root)[0]) as store:
+        store.rename(1, "GT error")
+        store.rename(2, "boundary")
+        store.toggle("DS", "img2", 1)
+        store.toggle("DS", "img3", 2)
+        store.toggle("DS", "img4", 2)
+        store.set_note("DS", "img5", "look again")
+        store.export(tmp_path / "cases.csv")
+    (tmp_path / "typos.txt").write_text("img22\nimg1\nimgX\n")
+    args = ["eval", str(root), "--measures", "MAE", "--no-plots", "--quiet"]
+    assert (
+        main([*args, "--out", str(tmp_path / "a"), "--exclude-images", str(tmp_path / "cases.csv")])
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert (
+        f"{tmp_path / 'cases.csv'}: 4 cases: 1 tagged 'GT error', 2 tagged 'boundary', "
+        "1 with no tag (a note only)"
+    ) in err
+    assert "leaves out 4 of the 6 images of DS" in err
+    assert (
+        main([*args, "--out", str(tmp_path / "b"), "--exclude-images", str(tmp_path / "typos.txt")])
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert "leaves out 1 of the 6 images of DS" in err
+    assert f"2 names of {tmp_path / 'typos.txt'} are in no dataset: img22, imgX" in err
+    results = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert results["selection"]["excluded_images"]["unmatched"] == 2
