@@ -211,7 +211,7 @@ def qualitative_figure(
     out: Path | str,
     methods: Sequence[str] = (),
     formats: Sequence[str] = (),
-    width: float = 7.0,
+    width: float | str = 7.0,
     dpi: int = 300,
     transpose: bool = False,
     aliases: dict[str, str] | None = None,
@@ -244,8 +244,8 @@ def qualitative_figure(
     formats : list of str, optional
         Of ``pdf``, ``svg``, ``png``: each written beside ``out`` with its suffix (default:
         ``out``'s own).
-    width : float
-        Inches: 3.5 (a column), 7 (the page).
+    width : float or str
+        Inches, or ``"column"`` (3.5) or ``"page"`` (7), as ``--width``.
     dpi : int
         Resolution of the pictures in the file (and of a PNG).
     transpose : bool
@@ -308,7 +308,7 @@ def qualitative_figure(
         show_image=show_image,
         show_gt=show_gt,
         transpose=transpose,
-        width=width,
+        width=_figure_width(width),
         dpi=dpi,
         insets=qual.find_insets(found, rows, regions),
         inset_corner=inset_corner,
@@ -317,6 +317,20 @@ def qualitative_figure(
         style=rc,
     )
     return qual.make(rows, spec, out, formats, latex=latex)
+
+
+def _figure_width(width: float | str) -> float:
+    """``width`` in inches: a number, or a name of
+    :data:`fminspect.batch.qualitative.WIDTHS` (``QualitativeError`` otherwise)."""
+    from fminspect.batch import qualitative as qual
+
+    if isinstance(width, str):
+        if width in qual.WIDTHS:
+            return qual.WIDTHS[width]
+        raise qual.QualitativeError(
+            f"width {width!r} is not {' or '.join(qual.WIDTHS)} or a number of inches"
+        )
+    return float(width)
 
 
 def gallery_site(

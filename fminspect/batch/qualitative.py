@@ -52,6 +52,10 @@ WIDTHS = {"column": 3.5, "page": 7.0}
 DEFAULT_DPI = 300
 #: The most cells a figure holds: beyond it no name or picture is legible on a page.
 MAX_CELLS = 2000
+#: The most pixels a figure's canvas may have (its width × height at its dpi): 10,000 ×
+#: 10,000. Beyond it Matplotlib's canvas alone takes gigabytes (a 200 in figure filled
+#: 21 GB in a trial and was killed).
+MAX_FIGURE_PIXELS = 100_000_000
 #: Label sizes tried, in points, before the names are turned upright.
 LABEL_SIZES = (8.0, 7.5, 7.0, 6.5, 6.0, 5.5, 5.0)
 #: Space between cells, in inches.
@@ -177,6 +181,11 @@ class Layout:
     def cell_w(self) -> float:
         """The narrowest cell's width."""
         return min(self.widths)
+
+    @property
+    def height(self) -> float:
+        """The figure's height."""
+        return self.top + sum(self.heights) + GAP * (len(self.heights) - 1)
 
     def cell(self, sample: int) -> tuple[float, float]:
         """The (width, height) of the cells of the ``sample``-th sample."""
@@ -309,12 +318,23 @@ def plan(
     known = [h / w for h, w in shapes if h and w]
     usual = statistics.median(known) if known else 0.75  # for a sample whose shape is unknown
     lay = layout(spec, [min(max(h / w if h and w else usual, 0.4), 2.5) for h, w in shapes])
+    pixels = spec.width * spec.dpi * lay.height * spec.dpi
+    if pixels > MAX_FIGURE_PIXELS:  # refused before Matplotlib allocates the canvas
+        raise QualitativeError(
+            f"{spec.width:g} × {lay.height:.1f} in at {spec.dpi} dpi is "
+            f"{pixels / 1e6:,.0f} million pixels, more than {MAX_FIGURE_PIXELS // 10**6} "
+            "million: choose a smaller --width or --dpi (a page is 7 in, print 300–600 dpi)"
+        )
     if lay.cell_w < SMALL_CELL:
         across = len(samples) if spec.transpose else n_pictures
         notes.append(
             f"{across} pictures across {spec.width:g} in make each {lay.cell_w:.2f} in "
             f"({25.4 * lay.cell_w:.1f} mm) wide: too small to see a map's details in print; "
-            "make the figure wider (--width page), transpose it, or show fewer"
+            + (
+                "make the figure wider (--width page), transpose it, or show fewer"
+                if spec.width < WIDTHS["page"]
+                else "transpose it, or show fewer"
+            )
         )
     rows: list[Row] = []
     for k, s in enumerate(samples):
@@ -589,7 +609,7 @@ def _figure(planned: Planned, spec: QualitativeSpec, plt: Any) -> Any:
     heads = planned.columns
     bold = _bold(spec)
     W = spec.width
-    H = lay.top + sum(lay.heights) + GAP * (len(lay.heights) - 1)
+    H = lay.height
     fig = plt.figure(figsize=(W, H))
     xs = lay.left + np.concatenate([[0.0], np.cumsum(np.add(lay.widths, GAP))])
     tops = H - lay.top - np.concatenate([[0.0], np.cumsum(np.add(lay.heights, GAP))])

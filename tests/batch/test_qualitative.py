@@ -406,6 +406,29 @@ def test_cells_too_small_to_read_in_print_are_said(root: Path, tmp_path: Path) -
         tmp_path / "b.png",
     )
     assert wide.notes == []
+    crowded = make(
+        _samples(root, ("s1",)),
+        QualitativeSpec(methods=many * 3, width=7.0, dpi=50),
+        tmp_path / "c.png",
+    )
+    (note,) = crowded.notes  # already a page wide: "wider" is not offered
+    assert "--width page" not in note and "transpose it, or show fewer" in note
+
+
+def test_a_figure_too_large_to_draw_is_refused_before_drawing(root: Path, tmp_path: Path) -> None:
+    """A trial: --width 200 (inches) grew to 21 GB until the system killed the process. The
+    canvas is bounded (MAX_FIGURE_PIXELS) and checked before Matplotlib allocates it."""
+    from fminspect.api import qualitative_figure
+    spec = QualitativeSpec(methods=("M_a",), width=200.0, dpi=300)
+    with pytest.raises(QualitativeError, match=r"million pixels, more than 100 million"):
+        make(_samples(root, ("s1", "s2")), spec, tmp_path / "huge.png")
+    assert not (tmp_path / "huge.png").exists()
+    # the API takes the command's width names too, and says what a wrong one is
+    made = qualitative_figure(root, samples=["s1"], methods=["M_a"], out=tmp_path / "c.png",
+                              width="column", dpi=50)  # fmt: skip
+    assert made.written[0] == tmp_path / "c.png"
+    with pytest.raises(QualitativeError, match=r"width 'wide' is not column or page"):
+        qualitative_figure(root, samples=["s1"], out=tmp_path / "d.png", width="wide")
 
 
 def test_the_inset_goes_in_the_corner_and_at_the_size_asked(
