@@ -172,8 +172,15 @@ def create_study(
             f"no model named {', '.join(unknown)} (found: {', '.join(sorted(known_models))})"
         )
     known_samples = {s.name for d in found for s in d.samples}
-    for missing in [n for n in samples or [] if n not in known_samples]:
-        say(f"warning: no sample named {missing!r}; left out")
+    missing = [n for n in samples or [] if n not in known_samples]
+    if samples and len(missing) == len(samples):
+        shown = ", ".join(repr(n) for n in missing[:5]) + (", …" if len(missing) > 5 else "")
+        raise ArgumentError(
+            f"no sample named is in {', '.join(d.name for d in found)}: {shown} "
+            f"(e.g. {next(iter(sorted(known_samples)), 'none')})"
+        )
+    for name in missing:
+        say(f"warning: no sample named {name!r}; left out")
     groups = _groups(found, study, samples, models, auto, by, min_gap, jobs, say)
     if limit:
         import numpy as np
@@ -287,10 +294,22 @@ def _groups(
     """Every dataset's groups (see :func:`create_study`); the samples left out are reported."""
     scores_by_ds: dict[str, dict[str, dict[str, float]]] = {}
     if auto:
-        say(f"scoring every map with {by} to pick {auto} maps of clearly different quality…")
+        which = "every map" if samples is None else "the chosen samples' maps"
+        say(f"scoring {which} with {by} to pick {auto} maps of clearly different quality…")
         unscored: list[Problem] = []
+        scored = found
+        if samples is not None:  # only the chosen samples' maps are scored
+            from fminspect.batch.subsets import restrict
+
+            wanted = set(samples)
+            scored = [
+                restrict(ds, [s.name for s in ds.samples if s.name in wanted]) for ds in found
+            ]
+            scored = [ds for ds in scored if ds.samples]
         try:
-            scores_by_ds = score_maps(found, by, study.with_suffix(".cache.sqlite"), jobs, unscored)
+            scores_by_ds = score_maps(
+                scored, by, study.with_suffix(".cache.sqlite"), jobs, unscored
+            )
         except ValueError as exc:
             raise ArgumentError(f"--by: {exc}") from exc
         for p in unscored:  # these maps cannot be shown either

@@ -175,3 +175,33 @@ def test_values_beyond_what_the_study_has_are_said(tmp_path: Path, root: Path, c
     assert main([*args, "--design", "active", "--pairs-per-participant", "500"]) == 0
     err = capsys.readouterr().err
     assert "--pairs-per-participant 500: the study has 18 pairs, so each participant is" in err
+
+
+def test_auto_scores_only_the_chosen_samples_and_names_a_list_of_unknowns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trial: `rank create --samples ONE --auto 3` on 1,000 images scored all 20,000 maps
+    (43 s); a --samples-from list of names none of which exists said "no sample has at least
+    two of the chosen maps", hiding the cause."""
+    from fminspect.ranking import build, create
+
+    root = make_dataset(tmp_path / "DS", n_images=6, methods=("A", "B", "C"), size=(24, 32))
+    scored: list[list[str]] = []
+    score_maps = build.score_maps
+
+    def spy(datasets, *args, **kwargs):  # type: ignore[no-untyped-def]
+        scored.append([s.name for d in datasets for s in d.samples])
+        return score_maps(datasets, *args, **kwargs)
+
+    monkeypatch.setattr(create, "score_maps", spy)
+    study = tmp_path / "s.sqlite"
+    args = ["rank", "create", str(study), str(root), "--auto", "2", "--min-gap", "0"]
+    assert main([*args, "--samples", "img2", "img5"]) == 0
+    assert scored == [["img2", "img5"]]
+    with StudyStore(study) as s:
+        assert {g.sample for g in s.design.groups} == {"img2", "img5"}
+    (tmp_path / "typos.txt").write_text("imgX\nimg99\n")
+    code = main(["rank", "create", str(tmp_path / "t.sqlite"), str(root),
+                 "--samples-from", str(tmp_path / "typos.txt")])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "no sample named is in DS: 'img99', 'imgX' (e.g. img1)" in err
