@@ -1,8 +1,8 @@
 """How much memory scoring an image takes, and how many images the local workers may
 score at once within the memory there is.
 
-Measured on 8000 × 8000 maps (64 MP, README 'Limits'): a worker scoring every measure of
-an image with its photograph peaks at about 64 bytes per pixel (4.1 GB), without the
+Measured on 8000 × 8000 maps (64 MP, docs/reliability.md: 'Limits'): a worker scoring every
+measure of an image with its photograph peaks at about 64 bytes per pixel (4.1 GB), without the
 camouflage Context-measure at about 48 (the GT's memoised work — distance transform,
 S-measure regions, camouflage degree — stays for every model of the image; each measure
 family's own intermediates come and go, see

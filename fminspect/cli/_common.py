@@ -101,7 +101,7 @@ def add_param_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--convention",
         choices=CONVENTION_NAMES,
-        help="set every knob as that implementation does (README: 'Conventions'); the "
+        help="set every knob as that implementation does (docs/exactness.md: 'Conventions'); the "
         "options below are applied after it",
     )
     g.add_argument(
@@ -155,7 +155,7 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
         default=MAX_PIXELS,
         metavar="N",
         help=f"refuse, before decoding, a file whose header declares more than N pixels "
-        f"({MAX_PIXELS:,}; README: 'Limits')",
+        f"({MAX_PIXELS:,}; docs/reliability.md: 'Limits')",
     )
 
 
@@ -182,7 +182,7 @@ def positive_float(text: str) -> float:
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     """``--scheduler`` and what it needs (see README, 'On a cluster')."""
-    g = parser.add_argument_group("on a Dask cluster (README: 'On a cluster')")
+    g = parser.add_argument_group("on a Dask cluster (docs/evaluation.md: 'On a cluster')")
     g.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
     g.add_argument(
         "--connect-timeout",

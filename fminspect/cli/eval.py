@@ -77,8 +77,8 @@ def add_parser(sub: Subparsers) -> None:
     pp.add_argument("--style", type=Path, help="Matplotlib rcParams as YAML, for the figures")
     sel = ev.add_argument_group(
         "subsets",
-        "which images make the dataset values (README: 'Subsets'); the number of images with "
-        "an empty GT is always reported",
+        "which images make the dataset values (docs/evaluation.md: 'Subsets'); the number of "
+        "images with an empty GT is always reported",
     )
     sel.add_argument(
         "--images",
@@ -120,7 +120,8 @@ def add_parser(sub: Subparsers) -> None:
     )
     add_significance_options(
         ev,
-        "uncertainty (README: 'Significance'; written to statistics.json and significance.csv)",
+        "uncertainty (docs/evaluation.md: 'Significance'; written to statistics.json and "
+        "significance.csv)",
         "percentile-bootstrap confidence intervals of every dataset value (images resampled), "
         "paired tests between methods with Holm's correction, and groups of methods not "
         "significantly different",
@@ -133,7 +134,7 @@ def add_parser(sub: Subparsers) -> None:
         metavar="GB",
         help="memory the --jobs workers may fill at once: huge images are scored fewer at a "
         "time to stay within it (default: 80%% of the memory available at the start; "
-        "README: 'Limits')",
+        "docs/reliability.md: 'Limits')",
     )
     ev.set_defaults(func=cmd_eval)
 

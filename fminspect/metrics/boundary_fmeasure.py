@@ -222,7 +222,10 @@ FAMILY = Family(
         ),
     ),
     paper="Qin et al., BASNet, CVPR 2019 (relaxed boundary F-measure, ρ = 3)",
-    reference="none in pysodmetrics; TF Model Garden's BASNet code differs (METRICS §9.5)",
+    reference=(
+        "none in pysodmetrics; TF Model Garden's BASNet code differs (its precision can "
+        "exceed 1: see the module notes)"
+    ),
     teaching=(
         "Rewards a binarised map whose outline follows the object's within ρ pixels, whatever "
         "happens inside. Misses filled holes and interior errors, and a map that is only "

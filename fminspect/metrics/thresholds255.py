@@ -142,7 +142,10 @@ FAMILY = Family(
             description="E-measure over eval-co-sod's 255 thresholds",
         ),
     ),
-    paper="as the F-measure and E-measure families; thresholds of eval-co-sod (METRICS §9.3)",
+    paper=(
+        "as the F-measure and E-measure families; the thresholds of eval-co-sod "
+        "(zzhanghub/eval-co-sod: linspace(0, 1 − 1e-10, 255))"
+    ),
     reference="pysodmetrics 1.6.2 formulas over zzhanghub/eval-co-sod's 255 thresholds "
     "(eval-co-sod not run: checked against its definition)",
     teaching=(

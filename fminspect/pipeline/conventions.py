@@ -138,8 +138,7 @@ CONVENTIONS: dict[str, Convention] = {
             {"gt_inclusive": True, "stretch": False},
             DEFAULT_INTERPOLATION,
             (
-                "its epsilons are 1e-8 (pysodmetrics' 2.2e-16): C_β differs by ~1e-8 "
-                "(METRICS §10.7)",
+                "its epsilons are 1e-8 (pysodmetrics' 2.2e-16): C_β differs by ~1e-8",
                 "it rounds the reconstruction's exact halves down (pysodmetrics: to even): "
                 "C^ω_β differs by ~4e-6",
                 "it crashes on an empty GT and on thin GTs, where fminspect gives a value",

@@ -149,7 +149,9 @@ class MSIoUView(ExplainView):
         )
         self.panel("ge", "GT edges", 0, 1).show_matrix(s.gt_edge.astype(float), cmap="gray")
         cells = s.pred_grids[k].astype(np.intp) + 2 * s.gt_grids[k]
-        title = f"cells of {size}×{size} with an edge: both yellow, GT only blue, map only vermillion"
+        title = (
+            f"cells of {size}×{size} with an edge: both yellow, GT only blue, map only vermillion"
+        )
         self.panel("cells", title, 0, 2).show_categories(
             cells, CONFUSION_COLOURS, ["neither", "map only", "GT only", "both"]
         )
