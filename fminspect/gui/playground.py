@@ -154,7 +154,11 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
         run_sweep.clicked.connect(self.run_sweep)
         self.table = QtWidgets.QTableWidget(0, 2)
         self.table.setHorizontalHeaderLabels(["measure (variant)", "value"])
-        self.table.horizontalHeader().setStretchLastSection(True)
+        # the values always whole; a label longer than the room left is elided (in full in
+        # its tooltip)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().hide()
         # the legend beside the plot, not over the curves
         self.sweep_view = pg.GraphicsLayoutWidget()
@@ -273,9 +277,10 @@ class PlaygroundWindow(QtWidgets.QMainWindow):
         for r, key in enumerate(scores):
             info = MEASURES_BY_KEY[key]
             label = f"{info.label(self.params)} {'↑' if info.higher_is_better else '↓'}"
-            self.table.setItem(r, 0, QtWidgets.QTableWidgetItem(label))
+            item = QtWidgets.QTableWidgetItem(label)
+            item.setToolTip(label)
+            self.table.setItem(r, 0, item)
             self.table.setItem(r, 1, QtWidgets.QTableWidgetItem(f"{scores[key]:.4f}"))
-        self.table.resizeColumnToContents(0)
 
     def run_sweep(self) -> None:
         """Plot the chosen measures for 11 strengths of the current perturbation."""

@@ -31,6 +31,8 @@ THRESHOLDS = (
     ("MATLAB's 1:-1/255:0", "matlab"),
 )
 CUSTOM = "custom"
+#: The characters a list asks room for at least (it grows to the dock's width).
+COMBO_CHARACTERS = 8
 
 
 class ParameterPanel(QtWidgets.QWidget):
@@ -91,6 +93,12 @@ class ParameterPanel(QtWidgets.QWidget):
         form.addRow(self.more)
 
         form.addRow(QtWidgets.QLabel("<b>Normalisation</b>"))
+        # its lists' entries are long ("GT > 128  (pysodmetrics, MATLAB)"): each under its
+        # label, as wide as the dock
+        outer, form = form, QtWidgets.QFormLayout()
+        form.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.WrapAllRows)
+        form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        outer.addRow(form)
         self.convention = QtWidgets.QComboBox()
         self.convention.addItems([*CONVENTIONS, CUSTOM])
         self.convention.setToolTip(
@@ -122,6 +130,7 @@ class ParameterPanel(QtWidgets.QWidget):
         self.interpolation.currentTextChanged.connect(self._emit_settings)
         form.addRow("resize", self.interpolation)
 
+        form = outer
         form.addRow(QtWidgets.QLabel("<b>Display</b>"))
         self.contour = QtWidgets.QCheckBox("GT contour")
         self.contour.setChecked(True)
@@ -140,13 +149,13 @@ class ParameterPanel(QtWidgets.QWidget):
         form.addRow("map opacity", self.opacity)
         form.addRow("colour map", self.colormap)
         # (their colours' legend is above the maps, in view whatever this dock's height)
-        # every list may be narrower than its longest entry (the full text in its popup and
-        # tooltip), so that the dock needs no horizontal scroll bar at 1366 × 768
+        # no list asks for more than the dock's width (the full text in its popup), so that
+        # the dock needs no horizontal scroll bar at 1366 × 768
         for combo in self.findChildren(QtWidgets.QComboBox):
             combo.setSizeAdjustPolicy(
                 QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
-            combo.setMinimumContentsLength(8)
+            combo.setMinimumContentsLength(COMBO_CHARACTERS)
         self.threshold_label.setWordWrap(True)
 
     def _spin(
