@@ -207,8 +207,10 @@ def evaluate_dataset(
 def qualitative_figure(
     root: Path | str | None = None,
     *,
-    samples: Sequence[str],
+    samples: Sequence[str] = (),
     out: Path | str,
+    samples_from: Path | str | None = None,
+    datasets: Sequence[str] | None = None,
     methods: Sequence[str] = (),
     formats: Sequence[str] = (),
     width: float | str = 7.0,
@@ -235,6 +237,10 @@ def qualitative_figure(
         A dataset folder (or give ``dataset_config`` and ``method_config``).
     samples : list of str
         One row each, in this order (``NAME`` or ``DATASET/NAME``).
+    samples_from : path, optional
+        A case list or image list, as ``--samples-from`` (its samples after ``samples``).
+    datasets : list of str, optional
+        Only these datasets.
     out : path
         The figure; its suffix (``.pdf``, ``.svg``, ``.png``) is its format unless
         ``formats`` names several. With ``latex``, the snippet including it is written beside
@@ -294,8 +300,19 @@ def qualitative_figure(
         rc = figures.checked_style(style, "style")
     else:
         rc = figures.read_style(style) if style else {}
-    found, _ = find_datasets(root, dataset_config=dataset_config, method_config=method_config)
-    rows = qual.find_samples(found, samples)
+    found, _ = find_datasets(
+        root, dataset_config=dataset_config, method_config=method_config, datasets=datasets
+    )
+    wanted = list(samples)
+    if samples_from is not None:
+        from fminspect.batch.subsets import SubsetError, read_image_list
+
+        try:
+            listed = read_image_list(samples_from, [d.name for d in found])
+        except SubsetError as exc:
+            raise qual.QualitativeError(str(exc)) from None
+        wanted += [f"{d}/{n}" if d else n for d, n in listed.order]
+    rows = qual.find_samples(found, wanted)
     regions = {}
     for name, r in (insets or {}).items():
         if len(r) != 4:

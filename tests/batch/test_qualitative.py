@@ -419,6 +419,7 @@ def test_a_figure_too_large_to_draw_is_refused_before_drawing(root: Path, tmp_pa
     """A trial: --width 200 (inches) grew to 21 GB until the system killed the process. The
     canvas is bounded (MAX_FIGURE_PIXELS) and checked before Matplotlib allocates it."""
     from fminspect.api import qualitative_figure
+
     spec = QualitativeSpec(methods=("M_a",), width=200.0, dpi=300)
     with pytest.raises(QualitativeError, match=r"million pixels, more than 100 million"):
         make(_samples(root, ("s1", "s2")), spec, tmp_path / "huge.png")
@@ -429,6 +430,15 @@ def test_a_figure_too_large_to_draw_is_refused_before_drawing(root: Path, tmp_pa
     assert made.written[0] == tmp_path / "c.png"
     with pytest.raises(QualitativeError, match=r"width 'wide' is not column or page"):
         qualitative_figure(root, samples=["s1"], out=tmp_path / "d.png", width="wide")
+    # and a case list, as --samples-from (after the samples named), and the datasets
+    (tmp_path / "cases.csv").write_text("dataset,sample,tags,note\nDS,s3,GT error,\n")
+    listed = qualitative_figure(root, samples=["s2"], samples_from=tmp_path / "cases.csv",
+                                datasets=["DS"], methods=["M_a"], out=tmp_path / "e.png",
+                                dpi=50, latex=False)  # fmt: skip
+    assert listed.samples == 2  # s2, then the list's s3
+    (tmp_path / "empty.txt").write_text("# nothing\n")
+    with pytest.raises(QualitativeError, match=r"names no image"):
+        qualitative_figure(root, samples_from=tmp_path / "empty.txt", out=tmp_path / "f.png")
 
 
 def test_the_inset_goes_in_the_corner_and_at_the_size_asked(
