@@ -156,3 +156,14 @@ def test_a_wrong_option_is_one_line_naming_it_and_where_the_options_are(
     assert err.count("\n") == 1 and err.startswith(problem), err
     command = problem.split(": error")[0]
     assert err.endswith(f"; {command} --help lists the options\n"), err
+
+
+def test_counts_are_said_in_the_singular_for_one() -> None:
+    """A trial saw "1 groups, 1 pairs, 1 trials" and "1 cases"."""
+    from fminspect.cli._common import count
+
+    assert [count(1, "group"), count(0, "case"), count(3, "trial")] == [
+        "1 group",
+        "0 cases",
+        "3 trials",
+    ]

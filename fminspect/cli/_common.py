@@ -337,6 +337,11 @@ def find_datasets_or_fail(args: argparse.Namespace, command: str) -> list[Any] |
     return datasets
 
 
+def count(n: int, word: str) -> str:
+    """``1 group``, ``3 groups``: ``n`` and ``word`` in the singular or plural (``-s``)."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def fail(message: str, code: int = ExitStatus.USAGE, *, command: str = "rank") -> int:
     """Print ``fminspect COMMAND: message`` on stderr; returns ``code`` (the exit status)."""
     print(f"fminspect {command}: {message}", file=sys.stderr)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from fminspect.cli._common import (
     add_limit_options,
     add_param_options,
+    count,
     fail,
     find_datasets_or_fail,
     interpolation,
@@ -137,7 +138,8 @@ def cmd_gallery(args: argparse.Namespace) -> int:
     for note in written.notes:
         print(f"warning: {note}", file=sys.stderr)
     print(
-        f"{written.cases} cases, {written.files} files, {written.bytes / 1e6:.1f} MB: "
+        f"{count(written.cases, 'case')}, {count(written.files, 'file')}, "
+        f"{written.bytes / 1e6:.1f} MB: "
         f"{written.index}",
         file=sys.stderr,
     )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fminspect.cli._common import (
     add_param_options,
+    count,
     fail,
     no_display,
     params,
@@ -70,8 +71,9 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
     duration = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds} s"
     design = created.design
     print(
-        f"study {args.study}: {created.groups} groups, {created.pairs} pairs, {design.sampling} "
-        f"design; each participant sees {created.trials_per_participant} trials "
+        f"study {args.study}: {count(created.groups, 'group')}, {count(created.pairs, 'pair')}, "
+        f"{design.sampling} design; each participant sees "
+        f"{count(created.trials_per_participant, 'trial')} "
         f"(~{duration} at {SECONDS_PER_VOTE} s per vote)"
     )
     if design.sampling == "incomplete":

@@ -179,8 +179,8 @@ def create_study(
             f"no sample named is in {', '.join(d.name for d in found)}: {shown} "
             f"(e.g. {next(iter(sorted(known_samples)), 'none')})"
         )
-    for name in missing:
-        say(f"warning: no sample named {name!r}; left out")
+    for unknown_sample in missing:
+        say(f"warning: no sample named {unknown_sample!r}; left out")
     groups = _groups(found, study, samples, models, auto, by, min_gap, jobs, say)
     if limit:
         import numpy as np
