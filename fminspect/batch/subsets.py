@@ -95,11 +95,13 @@ class ImageList:
         if self.tags.get(""):
             parts.append(f"{self.tags['']} with no tag (a note only)")
         rows = len(self.order)
-        return (
-            f"{self.source}: {rows} case{'s' if rows != 1 else ''}: {', '.join(parts)} — every "
-            "row counts, whatever its tags (export one tag's cases from the window's "
-            "File → Export case list)"
-        )
+        line = f"{self.source}: {rows} case{'s' if rows != 1 else ''}: {', '.join(parts)}"
+        if len(self.tags) > 1:  # cases of several kinds: perhaps more than meant
+            line += (
+                " — every row counts, whatever its tags (export one tag's cases from the "
+                "window's File → Export case list)"
+            )
+        return line
 
 
 def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList:

@@ -216,7 +216,24 @@ def test_eval_says_what_a_case_list_holds_and_which_names_match_nothing(
         f"{tmp_path / 'cases.csv'}: 4 cases: 1 tagged 'GT error', 2 tagged 'boundary', "
         "1 with no tag (a note only)"
     ) in err
-    assert "leaves out 4 of the 6 images of DS" in err
+    assert "leaves out 4 of the 6 images of DS" in err and "every row counts" in err
+    store = TagStore(tags_path(root)[0])
+    store.export(tmp_path / "gt_error.csv", slot=1)
+    store.close()
+    assert (
+        main(
+            [
+                *args,
+                "--out",
+                str(tmp_path / "c"),
+                "--exclude-images",
+                str(tmp_path / "gt_error.csv"),
+            ]
+        )
+        == 0
+    )
+    err = capsys.readouterr().err  # one tag's cases: said, without the advice
+    assert f"{tmp_path / 'gt_error.csv'}: 1 case: 1 tagged 'GT error'\n" in err
     assert (
         main([*args, "--out", str(tmp_path / "b"), "--exclude-images", str(tmp_path / "typos.txt")])
         == 0
