@@ -176,7 +176,7 @@ def create_study(
     if samples and len(missing) == len(samples):
         shown = ", ".join(repr(n) for n in missing[:5]) + (", …" if len(missing) > 5 else "")
         raise ArgumentError(
-            f"no sample named is in {', '.join(d.name for d in found)}: {shown} "
+            f"none of the samples named is in {', '.join(d.name for d in found)}: {shown} "
             f"(e.g. {next(iter(sorted(known_samples)), 'none')})"
         )
     for unknown_sample in missing:

@@ -204,4 +204,4 @@ def test_auto_scores_only_the_chosen_samples_and_names_a_list_of_unknowns(
     code = main(["rank", "create", str(tmp_path / "t.sqlite"), str(root),
                  "--samples-from", str(tmp_path / "typos.txt")])  # fmt: skip
     err = capsys.readouterr().err
-    assert code == 2 and "no sample named is in DS: 'img99', 'imgX' (e.g. img1)" in err
+    assert code == 2 and "none of the samples named is in DS: 'img99', 'imgX' (e.g. img1)" in err
