@@ -156,6 +156,9 @@ def parse(
     text = text.strip()
     if not text:
         return None
+    dangling = re.search(r"(^|\s)and$", text, re.I) and not re.search(r"~\s*and$", text, re.I)
+    if dangling or re.match(r"and(\s|$)", text, re.I):  # (name ~ and: a name's text)
+        raise FilterError(f"{text!r}: 'and' joins two filters; one is missing")
     parts = re.split(r"\s+and\s+", text, flags=re.IGNORECASE)
     return Filter(
         text, tuple(_clause(p.strip(), keys, methods, tag_names or {}, subsets) for p in parts)

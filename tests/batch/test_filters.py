@@ -75,13 +75,16 @@ def test_an_attribute_table_as_eval_reads_it(tmp_path: Path) -> None:
         ("tag nothing", "no tag 'nothing' (the tags: 1 GT error, 2 boundary)"),
         ("Sm[FT] << 2", "is not a filter; write e.g. Sm[FT] < 0.5"),
         ("nope.csv:x", "nope.csv"),
-        ("Sm[FT] < 0.5 and", "is not a filter"),
+        ("Sm[FT] < 0.5 and", "'and' joins two filters; one is missing"),
+        ('tag "boundary" and', "'and' joins two filters; one is missing"),
+        ("and untagged", "'and' joins two filters; one is missing"),
     ],
 )
 def test_what_cannot_be_read_is_said(text: str, said: str) -> None:
     with pytest.raises(FilterError) as caught:
         parse(text, KEYS, METHODS, {1: "GT error", 2: "boundary"})
     assert said in str(caught.value)
+    assert parse("name ~ and", KEYS, METHODS) is not None  # "and" as a name's text is one
 
 
 def test_the_walk_lists_and_steps_through_what_the_filter_passes() -> None:
