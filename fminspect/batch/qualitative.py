@@ -350,7 +350,28 @@ def plan(
             raise QualitativeError(f"{key}: {exc}") from None
         if on_progress:
             on_progress(k + 1, len(samples))
+    if spec.sample_labels:
+        notes += _shortened_names([r.label for r in rows], lay)
     return Planned(rows, columns, lay, notes)
+
+
+def _shortened_names(labels: Sequence[str], lay: Layout) -> list[str]:
+    """A note when sample names must be shortened to fit beside their cells (as drawn:
+    :func:`elide` at the smallest label size), naming the first of them."""
+    rooms = lay.widths if lay.transposed else lay.heights
+    short = [
+        (text, cut)
+        for text, room in zip(labels, rooms, strict=False)
+        if (cut := elide(text, LABEL_SIZES[-1], room * 0.96)) != text
+    ]
+    if not short:
+        return []
+    text, cut = short[0]
+    return [
+        f"{len(short)} of {len(labels)} sample names are shortened to fit beside their cells "
+        f"({text!r} is printed {cut!r}): make the cells larger (a wider figure, fewer "
+        f"{'samples' if lay.transposed else 'methods'}, or --transpose)"
+    ]
 
 
 def _shape(sample: Sample) -> tuple[int, int]:

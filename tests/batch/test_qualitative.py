@@ -524,3 +524,15 @@ def test_an_inset_smaller_than_its_region_and_a_broken_style_are_said(
     assert main([*args, "--style", str(style), "--out", str(tmp_path / "s.png")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{style}: not valid YAML (" in err and "line 2" in err, err
+
+
+def test_sample_names_shortened_to_fit_are_said() -> None:
+    """A trial: 22 columns in a 3.5 in column printed the names as "…" and "…8", silently."""
+    from fminspect.batch.qualitative import _shortened_names, layout
+
+    name = "COD10K-CAM-1-Aquatic-3-Crab-154"
+    tight = layout(QualitativeSpec(methods=("M_a",) * 20, width=3.5, sample_labels=True), [0.75])
+    (note,) = _shortened_names([name], tight)
+    assert note.startswith(f"1 of 1 sample names are shortened to fit beside their cells ({name!r}")
+    roomy = layout(QualitativeSpec(methods=("M_a",), width=7.0, sample_labels=True), [0.75])
+    assert _shortened_names(["s1"], roomy) == []
