@@ -109,6 +109,16 @@ def evaluate_dataset(
     cache: Path | str | None = None,
     plots: bool = True,
     progress: bool | None = None,
+    images: Path | str | None = None,
+    exclude_images: Path | str | None = None,
+    subsets: str | None = None,
+    groups: str | None = None,
+    exclude_empty_gt: bool = False,
+    ci: bool = False,
+    resamples: int = 1000,
+    level: float = 0.95,
+    test: str = "bootstrap",
+    ci_seed: int = 0,
 ) -> EvalReport:
     """Evaluate every method of every dataset in ``root``: ``fminspect eval``.
 
@@ -137,6 +147,18 @@ def evaluate_dataset(
         The result store (shared between runs, so a second run computes only what changed).
     progress : bool, optional
         A progress bar or periodic lines on stderr (default: as the command), or none.
+    images, exclude_images : path, optional
+        Only the images an image list or case list names, or all but those, as
+        ``--images`` and ``--exclude-images``; what they kept or left out (and names found
+        in no dataset) is said by a :class:`UserWarning` each.
+    subsets, groups : str, optional
+        ``cod10k``, ``cod10k-sub`` or an attribute table, as ``--subsets``; a grouping rule,
+        as ``--groups``.
+    exclude_empty_gt : bool
+        Leave images whose GT is empty out of the dataset values.
+    ci, resamples, level, test, ci_seed :
+        Bootstrap intervals and paired tests between methods, as ``--ci`` and its options
+        (``report.statistics``; with ``out``, statistics.json and significance.csv).
 
     Returns
     -------
@@ -149,6 +171,8 @@ def evaluate_dataset(
     ------
     SelectionError
         A dataset or method asked for is not there, or the configs are not given together.
+    fminspect.batch.subsets.SubsetError
+        An image list, case list or subset rule that cannot be used.
     NoDatasetError
         Nothing found (``exc.problems`` says why).
     ValueError
@@ -166,11 +190,14 @@ def evaluate_dataset(
     0.776...
     """
     from fminspect.batch.runner import evaluate_datasets
+    from fminspect.batch.significance import Setup
+    from fminspect.batch.subsets import select
     from fminspect.batch.workflow import evaluate_to_folder, find_datasets
     from fminspect.pipeline.config import EvalConfig
     from fminspect.pipeline.store import default_store_path
 
     config = EvalConfig(params or Params(), tuple(measures) if measures else None, interpolation)
+    setup = Setup(resamples, level, ci_seed, test) if ci else None
     found, _ = find_datasets(
         root,
         dataset_config=dataset_config,
@@ -178,6 +205,16 @@ def evaluate_dataset(
         datasets=datasets,
         methods=methods,
     )
+    found, selection, lines = select(
+        found,
+        images=images,
+        exclude_images=exclude_images,
+        subsets=subsets,
+        groups=groups,
+        exclude_empty_gt=exclude_empty_gt,
+    )
+    for line in lines:
+        warnings.warn(line, UserWarning, 2)
     if out is None:
         return evaluate_datasets(
             found,
@@ -187,6 +224,8 @@ def evaluate_dataset(
             jobs=jobs,
             scheduler=scheduler,
             progress=progress,
+            significance=setup,
+            selection=selection,
         )
     run = evaluate_to_folder(
         found,
@@ -198,6 +237,8 @@ def evaluate_dataset(
         scheduler=scheduler,
         plots=plots,
         progress=progress,
+        significance=setup,
+        selection=selection,
     )
     if run.plot_error:
         warnings.warn(f"not every plot was written: {run.plot_error}", RuntimeWarning, 2)

@@ -137,6 +137,31 @@ def test_evaluate_dataset_returns_and_writes_what_eval_does(
     assert code == 1 and err == "".join(f"{p}\n" for p in nothing.value.problems)
 
 
+def test_evaluate_dataset_takes_eval_s_image_lists_and_intervals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trial: the API lacked --images, --exclude-images, --subsets and --ci."""
+    methods, measures = ["FT", "RC"], ["MAE", "Sm"]
+    (tmp_path / "out.txt").write_text("coffee\nrocket\nnope\n")
+    options = ["--methods", *methods, "--measures", *measures, "--no-plots", "--quiet"]
+    code, _, err = _cli(
+        capsys, "eval", DEMO, "--out", tmp_path / "cli", *options,
+        "--exclude-images", tmp_path / "out.txt", "--ci", "--resamples", "200",
+    )  # fmt: skip
+    with pytest.warns(UserWarning, match="out.txt") as said:
+        report = api.evaluate_dataset(
+            DEMO, out=tmp_path / "api", methods=methods, measures=measures, plots=False,
+            progress=False, exclude_images=tmp_path / "out.txt", ci=True, resamples=200,
+        )  # fmt: skip
+    assert code == 0
+    lines = [str(w.message) for w in said]
+    assert all(f"fminspect eval: {line}" in err for line in lines)
+    assert f"1 name of {tmp_path / 'out.txt'} is in no dataset: nope" in lines
+    for name in ("summary.json", "statistics.json"):
+        assert (tmp_path / "api" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+    assert report.evaluated == 16 and report.statistics is not None  # 8 images × 2 methods
+
+
 @pytest.mark.slow
 def test_run_meta_returns_and_writes_what_meta_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

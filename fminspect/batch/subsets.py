@@ -462,6 +462,58 @@ class Selection:
         return out
 
 
+def select(
+    datasets: Sequence[Dataset],
+    *,
+    images: Path | str | None = None,
+    exclude_images: Path | str | None = None,
+    subsets: str | None = None,
+    groups: str | None = None,
+    exclude_empty_gt: bool = False,
+) -> tuple[list[Dataset], Selection, list[str]]:
+    """The datasets restricted to the image list ``images`` and without the images of
+    ``exclude_images``, the :class:`Selection` of the rest (``eval --images``,
+    ``--exclude-images``, ``--subsets``, ``--groups``, ``--exclude-empty-gt``), and the lines
+    saying what each did (what was kept or left out, names found in no dataset, a case
+    list's tags). :class:`SubsetError` for a list or rule that cannot be used."""
+    out = list(datasets)
+    lines: list[str] = []
+    image_list: dict[str, object] = {}
+    excluded: dict[str, object] = {}
+    if images is not None:
+        wanted = read_image_list(images, [d.name for d in out])
+        out, done = apply_image_list(out, wanted)
+        lines += [wanted.tag_line(), *done.lines(str(images))]
+        image_list = {
+            "source": str(images),
+            "kept": {ds: {"images": k, "of": n} for ds, (k, n) in done.kept.items()},
+            "unmatched": len(done.unmatched),
+        }
+    if exclude_images is not None:
+        unwanted = read_image_list(exclude_images, [d.name for d in out])
+        out, left_out, unmatched = apply_exclusion_list(out, unwanted)
+        lines.append(unwanted.tag_line())
+        lines += [
+            f"{exclude_images} leaves out {k} of the {n} images of {ds}"
+            for ds, (k, n) in left_out.items()
+        ]
+        if unmatched:
+            lines.append(unmatched_line(unmatched, str(exclude_images)))
+        excluded = {
+            "source": str(exclude_images),
+            "left_out": {ds: {"images": k, "of": n} for ds, (k, n) in left_out.items()},
+            "unmatched": len(unmatched),
+        }
+    rule = subsets_rule(subsets) if subsets else None
+    if rule is not None:
+        lines += rule.check(out)
+    grouping = groups_rule(groups) if groups else None
+    if grouping is not None:
+        lines += grouping.check(out)
+    selection = Selection(rule, exclude_empty_gt, image_list, grouping, excluded)
+    return out, selection, [line for line in lines if line]
+
+
 def subset_name(dataset: str, label: str) -> str:
     """The name a subset has in every output: ``DATASET[label]``."""
     return f"{dataset}[{label}]"

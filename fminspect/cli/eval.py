@@ -204,58 +204,21 @@ def _write_paper(options: dict[str, Any], out: Path, subsets: list[str]) -> str:
 def _selection(
     args: argparse.Namespace, datasets: list[Dataset], exclude_empty_gt: bool
 ) -> tuple[list[Dataset], Any]:
-    """The datasets restricted to ``--images`` and the :class:`Selection` of the other
-    options (the image list's effect printed)."""
-    from fminspect.batch.subsets import (
-        Selection,
-        apply_exclusion_list,
-        apply_image_list,
-        groups_rule,
-        read_image_list,
-        subsets_rule,
-        unmatched_line,
-    )
+    """The datasets restricted to ``--images`` and ``--exclude-images`` and the
+    :class:`Selection` of the other options (what each did printed)."""
+    from fminspect.batch.subsets import select
 
-    image_list: dict[str, object] = {}
-    excluded: dict[str, object] = {}
-    if args.images is not None:
-        images = read_image_list(args.images, [d.name for d in datasets])
-        datasets, done = apply_image_list(datasets, images)
-        for line in [images.tag_line(), *done.lines(str(args.images))]:
-            if line:
-                print(f"fminspect eval: {line}", file=sys.stderr)
-        image_list = {
-            "source": str(args.images),
-            "kept": {ds: {"images": k, "of": n} for ds, (k, n) in done.kept.items()},
-            "unmatched": len(done.unmatched),
-        }
-    if args.exclude_images is not None:
-        unwanted = read_image_list(args.exclude_images, [d.name for d in datasets])
-        datasets, left_out, unmatched = apply_exclusion_list(datasets, unwanted)
-        lines = [unwanted.tag_line()]
-        lines += [
-            f"{args.exclude_images} leaves out {k} of the {n} images of {ds}"
-            for ds, (k, n) in left_out.items()
-        ]
-        if unmatched:
-            lines.append(unmatched_line(unmatched, str(args.exclude_images)))
-        for line in lines:
-            if line:
-                print(f"fminspect eval: {line}", file=sys.stderr)
-        excluded = {
-            "source": str(args.exclude_images),
-            "left_out": {ds: {"images": k, "of": n} for ds, (k, n) in left_out.items()},
-            "unmatched": len(unmatched),
-        }
-    subsets = subsets_rule(args.subsets) if args.subsets else None
-    if subsets is not None:
-        for line in subsets.check(datasets):
-            print(f"fminspect eval: {line}", file=sys.stderr)
-    groups = groups_rule(args.groups) if args.groups else None
-    if groups is not None:
-        for line in groups.check(datasets):
-            print(f"fminspect eval: {line}", file=sys.stderr)
-    return datasets, Selection(subsets, exclude_empty_gt, image_list, groups, excluded)
+    datasets, selection, lines = select(
+        datasets,
+        images=args.images,
+        exclude_images=args.exclude_images,
+        subsets=args.subsets,
+        groups=args.groups,
+        exclude_empty_gt=exclude_empty_gt,
+    )
+    for line in lines:
+        print(f"fminspect eval: {line}", file=sys.stderr)
+    return datasets, selection
 
 
 def _run_eval(args: argparse.Namespace, pool: LocalPool | None, cluster: Cluster | None) -> int:
