@@ -407,6 +407,11 @@ def gallery_site(
     progress: bool | None = None,
     dataset_config: Path | str | None = None,
     method_config: Path | str | None = None,
+    datasets: Sequence[str] | None = None,
+    samples_from: Path | str | None = None,
+    show: Sequence[str] = (),
+    aliases: dict[str, str] | None = None,
+    title: str = "",
 ) -> Any:
     """A static HTML site of the worst (or filtered) cases: ``fminspect gallery``.
 
@@ -425,6 +430,13 @@ def gallery_site(
         The window's filter language (``"Sm[A] - Sm[B] < -0.1 and cod10k=Aquatic"``).
     measures, params, cache : optional
         As for :func:`evaluate_dataset`: scores an earlier ``eval`` stored are read.
+    datasets : list of str, optional
+        Only these datasets.
+    samples_from : path, optional
+        The cases of a case list (or image list), in its order, as ``--samples-from``.
+    show, aliases, title : optional
+        The measures shown beside ``by``, printed names of methods, the page's title, as
+        ``--show``, ``--aliases`` (here a mapping) and ``--title``.
 
     Returns
     -------
@@ -442,12 +454,16 @@ def gallery_site(
     >>> gallery_site("data/COD10K", out="site", by="Sm", method="SINet")  # doctest: +SKIP
     """
     from fminspect.batch.gallery import make_gallery
+    from fminspect.batch.subsets import read_image_list
     from fminspect.batch.workflow import find_datasets
     from fminspect.pipeline.config import EvalConfig
     from fminspect.pipeline.tags import existing_tags
 
-    found, _ = find_datasets(root, dataset_config=dataset_config, method_config=method_config)
+    found, _ = find_datasets(
+        root, dataset_config=dataset_config, method_config=method_config, datasets=datasets
+    )
     config = EvalConfig(params or Params(), tuple(measures) if measures else None)
+    listed = read_image_list(samples_from).order if samples_from is not None else ()
     folder = Path(root) if root is not None else Path(str(dataset_config)).parent
     return make_gallery(
         found,
@@ -457,7 +473,11 @@ def gallery_site(
         by=by,
         method=method,
         count=count,
+        shown=show,
+        labels=aliases or {},
+        title=title,
         filter_text=filter,
+        listed=listed,
         store=cache,
         tags=existing_tags(folder),
         jobs=jobs,

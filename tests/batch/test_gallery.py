@@ -233,6 +233,21 @@ def test_the_api_writes_what_the_command_writes(
     assert written.cases == 4 and written.index == tmp_path / "api" / "index.html"
     for name in ("index.html", "cases.json", "cases/0002.html"):
         assert (tmp_path / "api" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+    # and the command's other options: a case list, aliases, a title
+    (tmp_path / "cases.txt").write_text("img3\nimg1\n")
+    (tmp_path / "aliases.yaml").write_text("A: Ours\n")
+    listed = ["--samples-from", str(tmp_path / "cases.txt"), "--title", "Ours vs the rest"]
+    assert (
+        _gallery(evaluated, tmp_path / "cli2", *listed, "--aliases", str(tmp_path / "aliases.yaml"))
+        == 0
+    )
+    api.gallery_site(
+        root, out=tmp_path / "api2", measures=MEASURES, cache=store, progress=False,
+        samples_from=tmp_path / "cases.txt", title="Ours vs the rest", aliases={"A": "Ours"},
+    )  # fmt: skip
+    for name in ("index.html", "cases.json", "cases/0001.html"):
+        assert (tmp_path / "api2" / name).read_bytes() == (tmp_path / "cli2" / name).read_bytes()
+    assert "Ours vs the rest" in (tmp_path / "api2" / "index.html").read_text()
 
 
 def test_a_second_run_replaces_the_site_and_a_foreign_folder_is_refused(
