@@ -113,11 +113,13 @@ def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList
     order: dict[tuple[str, str], None] = {}
     text = _read_text(path, "an image list")
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    header = next(csv.reader(lines[:1]), [])
+    # a spreadsheet saved in a locale whose decimal mark is a comma separates with ";"
+    delimiter = ";" if lines and ";" in lines[0] and "," not in lines[0] else ","
+    header = next(csv.reader(lines[:1], delimiter=delimiter), [])
     fields = [h.strip().lower() for h in header]
     if "sample" in fields:  # a case list the window exported
         tags: dict[str, int] = {}
-        for row in csv.DictReader(lines, fieldnames=fields):
+        for row in csv.DictReader(lines, fieldnames=fields, delimiter=delimiter):
             name = (row.get("sample") or "").strip()
             if name and name != "sample":
                 dataset = (row.get("dataset") or "").strip()

@@ -177,6 +177,12 @@ def test_an_image_list_is_read_with_comments_extensions_and_dataset_prefixes(
     empty.write_text("# nothing\n")
     with pytest.raises(SubsetError, match="names no image"):
         read_image_list(empty)
+    # a case list a spreadsheet saved with ";" (a trial read its lines as names)
+    semicolons = tmp_path / "cases.csv"
+    semicolons.write_text("dataset;sample;tags;note\nDS1;img4;GT error;\nDS2;img5;;seen\n")
+    cases = read_image_list(semicolons, ["DS1", "DS2"])
+    assert cases.order == (("DS1", "img4"), ("DS2", "img5"))
+    assert dict(cases.tags) == {"GT error": 1, "": 1}
 
 
 def test_an_image_list_that_misses_a_dataset_names_the_file_and_dataset(
