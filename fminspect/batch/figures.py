@@ -370,9 +370,14 @@ def import_matplotlib() -> None:
     matplotlib.use("Agg", force=True)
 
 
-#: Settings of every figure written: the same ids in every SVG (so the same files), and
-#: TrueType text in PDFs, as publishers ask.
-STABLE_RC: dict[str, Any] = {"svg.hashsalt": "fminspect", "pdf.fonttype": 42}
+#: Settings of every figure written: the same ids in every SVG (so the same files),
+#: TrueType text in PDFs, as publishers ask, and text in SVGs as text (editable in Inkscape
+#: or Illustrator), not as drawn outlines.
+STABLE_RC: dict[str, Any] = {
+    "svg.hashsalt": "fminspect",
+    "pdf.fonttype": 42,
+    "svg.fonttype": "none",
+}
 #: Saved cropped to what is drawn, so that nothing (a long legend entry) is cut off.
 _TIGHT: dict[str, Any] = {"bbox_inches": "tight", "pad_inches": 0.03}
 _METADATA = {
