@@ -42,7 +42,10 @@ they lean one way: a 2-px-wide bar scored against itself differs from pysodmetri
 Speed: K is point-symmetric, so Σ X·(K ∗ Y) = Σ Y·(K ∗ X) unless the border's mirroring
 reaches the object: for an object more than the kernel's half-size from every border, one
 filtering of X on the object's crop gives both F_m and R_m. Otherwise K ∗ Y is filtered in
-float64 over the image (once per GT) and F_m is its X-weighted mean.
+float64 over the image (once per GT) and F_m is its X-weighted mean. A crop of 4096 pixels
+or more is filtered as a product of spectra, the kernel's kept per GT (every model of an
+image filters a crop of the same shape; the crop padded reflect-101 as filter2D pads it):
+within 1e-15 of filter2D's values, in about a fifth of its time at 400 × 400.
 
 Edge cases (METRICS §10.7): where a reference crashes or silently returns 0, fminspect
 returns a defined value and a warning:
@@ -338,8 +341,57 @@ def _smoothed_on_fg(pair: Pair, kernel: ContextKernel) -> tuple[np.ndarray, bool
     r0, r1, c0, c1 = max(r0, 0), min(r1, h), max(c0, 0), min(c1, w)
     if r1 - r0 <= 2 * d_r + 1 or c1 - c0 <= 2 * d_c + 1:
         return cv2.filter2D(pair.pred, -1, kernel.kernel)[mask], clear
-    smoothed = cv2.filter2D(np.ascontiguousarray(pair.pred[r0:r1, c0:c1]), -1, kernel.kernel)
+    crop = np.ascontiguousarray(pair.pred[r0:r1, c0:c1])
+    if crop.size < FFT_FROM:
+        smoothed = cv2.filter2D(crop, -1, kernel.kernel)
+    else:
+        smoothed = _correlate(crop, _spectrum(pair.gt, kernel, crop.shape))
     return smoothed[mask[r0:r1, c0:c1]], clear
+
+
+#: Crops of at least this many pixels are filtered through the kernel's spectrum (kept per
+#: GT), smaller ones by OpenCV's filter2D (issue #50: a 337 × 305 crop with a 27 × 25 kernel
+#: took 1/5 of filter2D's time, the same values within 1e-15).
+FFT_FROM = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class _Spectrum:
+    """K's spectrum for correlating crops of one shape: the crop padded by the kernel's
+    half-size as filter2D pads it (reflect-101), then K ⋆ crop as a product of spectra."""
+
+    half: tuple[int, int]
+    shape: tuple[int, int]  # the transform's size (fast for pocketfft)
+    spectrum: np.ndarray
+
+
+def _spectrum(gt: GroundTruth, kernel: ContextKernel, crop: tuple[int, ...]) -> _Spectrum:
+    """The kernel's spectrum for crops of shape ``crop`` (memoised on the GT: every model of
+    an image filters a crop of the same shape)."""
+    from scipy import fft
+
+    def compute() -> _Spectrum:
+        k = kernel.kernel
+        d_r, d_c = kernel.half_size
+        rows = fft.next_fast_len(crop[0] + 2 * d_r + k.shape[0] - 1, real=True)
+        cols = fft.next_fast_len(crop[1] + 2 * d_c + k.shape[1] - 1, real=True)
+        # correlation with K is convolution with K flipped
+        spectrum = fft.rfft2(k[::-1, ::-1], (rows, cols), workers=1)
+        return _Spectrum((d_r, d_c), (rows, cols), readonly(spectrum))
+
+    return gt.memo(f"context.spectrum.{kernel.alpha!r}.{crop[0]}x{crop[1]}", compute)
+
+
+def _correlate(crop: np.ndarray, spec: _Spectrum) -> np.ndarray:
+    """``cv2.filter2D(crop, -1, K)`` (reflect-101 borders) through the kernel's spectrum."""
+    from scipy import fft
+
+    d_r, d_c = spec.half
+    padded = cv2.copyMakeBorder(crop, d_r, d_r, d_c, d_c, cv2.BORDER_REFLECT_101)
+    full = fft.irfft2(fft.rfft2(padded, spec.shape, workers=1) * spec.spectrum, spec.shape,
+                      workers=1)  # fmt: skip
+    out: np.ndarray = full[2 * d_r : 2 * d_r + crop.shape[0], 2 * d_c : 2 * d_c + crop.shape[1]]
+    return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)

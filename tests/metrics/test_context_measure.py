@@ -16,6 +16,7 @@ from fminspect.metrics import (
     context_kernel,
     context_measure,
     evaluate,
+    prepare,
     prepare_gt,
 )
 from fminspect.metrics.camouflage_degree import context_band
@@ -226,6 +227,34 @@ def test_forward_term_is_exact_for_objects_at_every_distance_from_the_border() -
             assert r.forward == pytest.approx(exact, abs=1e-14), (gap, flip_r, flip_c)
 
 
+@pytest.mark.parametrize("fft_from", [0, 10**9], ids=["spectrum", "filter2D"])
+def test_k_star_x_on_the_object_is_filter2d_s_through_the_kernel_s_spectrum(
+    fft_from: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #50: K ∗ X on the object's crop through the kernel's spectrum (kept per GT)
+    equals OpenCV's filter2D of the whole map (reflect-101) within 1e-14, for objects inside
+    the image and touching each border, on crops of every size (both paths)."""
+    import importlib
+
+    cm = importlib.import_module("fminspect.metrics.context_measure")  # not the function
+    monkeypatch.setattr(cm, "FFT_FROM", fft_from)
+    rng = np.random.default_rng(12)
+    for box in [
+        (20, 60, 25, 70),
+        (0, 50, 30, 90),
+        (40, 80, 0, 30),
+        (10, 80, 60, 100),
+        (0, 80, 0, 100),
+    ]:
+        gt = _blob(h=80, w=100, box=box)
+        pred = rng.integers(0, 256, gt.shape).astype(np.uint8)
+        pair = prepare(pred, prepare_gt(gt))
+        kernel = context_kernel(pair.gt)
+        got, _ = cm._smoothed_on_fg(pair, kernel)
+        want = cv2.filter2D(pair.pred, -1, kernel.kernel)[pair.mask]
+        assert np.abs(got - want).max() < 1e-14, box
+
+
 def test_camouflage_degree_is_computed_once_per_gt_and_image() -> None:
     gt = prepare_gt(_blob())
     img = _textured_image(*gt.shape)
@@ -396,6 +425,16 @@ def test_both_forms_of_one_pair_filter_the_prediction_once(
         return real(src, ddepth, *args, **kw)
 
     monkeypatch.setattr(cv2, "filter2D", counting)
+    import importlib
+
+    cm = importlib.import_module("fminspect.metrics.context_measure")
+    through_spectrum = cm._correlate
+
+    def counting_spectrum(crop, spec):  # type: ignore[no-untyped-def]
+        calls.append(-1)  # the prediction's crop, filtered through the kernel's spectrum
+        return through_spectrum(crop, spec)
+
+    monkeypatch.setattr(cm, "_correlate", counting_spectrum)
     pair = prepare(pred, gt)
     suite = compute_suite(pair, None, img=img, keys=["Cm", "CCm"])
     scores = suite.scores()
