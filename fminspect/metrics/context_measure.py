@@ -43,7 +43,7 @@ Speed: K is point-symmetric, so Σ X·(K ∗ Y) = Σ Y·(K ∗ X) unless the bor
 reaches the object: for an object more than the kernel's half-size from every border, one
 filtering of X on the object's crop gives both F_m and R_m. Otherwise K ∗ Y is filtered in
 float64 over the image (once per GT) and F_m is its X-weighted mean. A crop of 4096 pixels
-or more is filtered as a product of spectra, the kernel's kept per GT (every model of an
+to 4 million is filtered as a product of spectra, the kernel's kept per GT (every model of an
 image filters a crop of the same shape; the crop padded reflect-101 as filter2D pads it):
 within 1e-15 of filter2D's values, in about a fifth of its time at 400 × 400.
 
@@ -342,7 +342,7 @@ def _smoothed_on_fg(pair: Pair, kernel: ContextKernel) -> tuple[np.ndarray, bool
     if r1 - r0 <= 2 * d_r + 1 or c1 - c0 <= 2 * d_c + 1:
         return cv2.filter2D(pair.pred, -1, kernel.kernel)[mask], clear
     crop = np.ascontiguousarray(pair.pred[r0:r1, c0:c1])
-    if crop.size < FFT_FROM:
+    if not FFT_FROM <= crop.size <= FFT_UP_TO:
         smoothed = cv2.filter2D(crop, -1, kernel.kernel)
     else:
         smoothed = _correlate(crop, _spectrum(pair.gt, kernel, crop.shape))
@@ -353,6 +353,10 @@ def _smoothed_on_fg(pair: Pair, kernel: ContextKernel) -> tuple[np.ndarray, bool
 #: GT), smaller ones by OpenCV's filter2D (issue #50: a 337 × 305 crop with a 27 × 25 kernel
 #: took 1/5 of filter2D's time, the same values within 1e-15).
 FFT_FROM = 4096
+#: … and at most this many: a larger crop's spectra would add about 50 bytes a pixel (1.6 GB
+#: at 8000 × 4000) where filter2D works in tiles, and the time saved there is small beside
+#: the rest of such an image's measures.
+FFT_UP_TO = 4_000_000
 
 
 @dataclass(frozen=True, slots=True)
