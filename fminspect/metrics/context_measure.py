@@ -42,10 +42,11 @@ they lean one way: a 2-px-wide bar scored against itself differs from pysodmetri
 Speed: K is point-symmetric, so Σ X·(K ∗ Y) = Σ Y·(K ∗ X) unless the border's mirroring
 reaches the object: for an object more than the kernel's half-size from every border, one
 filtering of X on the object's crop gives both F_m and R_m. Otherwise K ∗ Y is filtered in
-float64 over the image (once per GT) and F_m is its X-weighted mean. A crop of 4096 pixels
-to 4 million is filtered as a product of spectra, the kernel's kept per GT (every model of an
-image filters a crop of the same shape; the crop padded reflect-101 as filter2D pads it):
-within 1e-15 of filter2D's values, in about a fifth of its time at 400 × 400.
+float64 over the image (once per GT) and F_m is its X-weighted mean. A crop of 40,000 to
+150,000 pixels is filtered as a product of spectra, the kernel's kept per GT (every model of
+an image filters a crop of the same shape; the crop padded reflect-101 as filter2D pads it):
+within 1e-15 of filter2D's values, in about two thirds of its time; smaller and larger
+crops are faster through filter2D (see :data:`FFT_FROM`).
 
 Edge cases (METRICS §10.7): where a reference crashes or silently returns 0, fminspect
 returns a defined value and a warning:
@@ -349,14 +350,15 @@ def _smoothed_on_fg(pair: Pair, kernel: ContextKernel) -> tuple[np.ndarray, bool
     return smoothed[mask[r0:r1, c0:c1]], clear
 
 
-#: Crops of at least this many pixels are filtered through the kernel's spectrum (kept per
-#: GT), smaller ones by OpenCV's filter2D (issue #50: a 337 × 305 crop with a 27 × 25 kernel
-#: took 1/5 of filter2D's time, the same values within 1e-15).
-FFT_FROM = 4096
-#: … and at most this many: a larger crop's spectra would add about 50 bytes a pixel (1.6 GB
-#: at 8000 × 4000) where filter2D works in tiles, and the time saved there is small beside
-#: the rest of such an image's measures.
-FFT_UP_TO = 4_000_000
+#: Crops of this many pixels … (issue #50; measured single-threaded on a 2-core VM, float64,
+#: kernels of 27 × 25 and 37 × 13, the kernel's spectrum already kept): below ~50,000 pixels
+#: OpenCV's filter2D is as fast or faster (0.23 against 0.33 ms at 21,000); at 103,000 (a
+#: 400 × 400 image's two objects) the product of spectra took 1.5 ms against 2.2; from
+#: ~180,000 filter2D, which transforms in tiles, wins again (2.5 against 3.7 ms, 14 against
+#: 25 ms at 1 million).
+FFT_FROM = 40_000
+#: … to this many are filtered through the kernel's spectrum; others by filter2D.
+FFT_UP_TO = 150_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -227,9 +227,11 @@ def test_forward_term_is_exact_for_objects_at_every_distance_from_the_border() -
             assert r.forward == pytest.approx(exact, abs=1e-14), (gap, flip_r, flip_c)
 
 
-@pytest.mark.parametrize("fft_from", [0, 10**9], ids=["spectrum", "filter2D"])
+@pytest.mark.parametrize(
+    ("fft_from", "fft_up_to"), [(0, 10**9), (10**9, 10**9)], ids=["spectrum", "filter2D"]
+)
 def test_k_star_x_on_the_object_is_filter2d_s_through_the_kernel_s_spectrum(
-    fft_from: int, monkeypatch: pytest.MonkeyPatch
+    fft_from: int, fft_up_to: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue #50: K ∗ X on the object's crop through the kernel's spectrum (kept per GT)
     equals OpenCV's filter2D of the whole map (reflect-101) within 1e-14, for objects inside
@@ -238,6 +240,7 @@ def test_k_star_x_on_the_object_is_filter2d_s_through_the_kernel_s_spectrum(
 
     cm = importlib.import_module("fminspect.metrics.context_measure")  # not the function
     monkeypatch.setattr(cm, "FFT_FROM", fft_from)
+    monkeypatch.setattr(cm, "FFT_UP_TO", fft_up_to)
     rng = np.random.default_rng(12)
     for box in [
         (20, 60, 25, 70),
