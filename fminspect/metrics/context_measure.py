@@ -394,8 +394,8 @@ def _correlate(crop: np.ndarray, spec: _Spectrum) -> np.ndarray:
 
     d_r, d_c = spec.half
     padded = cv2.copyMakeBorder(crop, d_r, d_r, d_c, d_c, cv2.BORDER_REFLECT_101)
-    full = fft.irfft2(fft.rfft2(padded, spec.shape, workers=1) * spec.spectrum, spec.shape,
-                      workers=1)  # fmt: skip
+    product = fft.rfft2(padded, spec.shape, workers=1) * spec.spectrum
+    full = fft.irfft2(product, spec.shape, workers=1)
     out: np.ndarray = full[2 * d_r : 2 * d_r + crop.shape[0], 2 * d_c : 2 * d_c + crop.shape[1]]
     return out
 
