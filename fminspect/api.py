@@ -446,15 +446,15 @@ def gallery_site(
     Raises
     ------
     fminspect.batch.gallery.GalleryError
-        A measure not scored, an unknown method, a filter that cannot be read or keeps
-        nothing.
+        A measure not scored, an unknown method, a filter or case list that cannot be read
+        or keeps nothing.
 
     Examples
     --------
     >>> gallery_site("data/COD10K", out="site", by="Sm", method="SINet")  # doctest: +SKIP
     """
-    from fminspect.batch.gallery import make_gallery
-    from fminspect.batch.subsets import read_image_list
+    from fminspect.batch.gallery import GalleryError, make_gallery
+    from fminspect.batch.subsets import SubsetError, read_image_list
     from fminspect.batch.workflow import find_datasets
     from fminspect.pipeline.config import EvalConfig
     from fminspect.pipeline.tags import existing_tags
@@ -463,7 +463,10 @@ def gallery_site(
         root, dataset_config=dataset_config, method_config=method_config, datasets=datasets
     )
     config = EvalConfig(params or Params(), tuple(measures) if measures else None)
-    listed = read_image_list(samples_from).order if samples_from is not None else ()
+    try:  # a case list that cannot be read is the gallery's error, as the figure's is its
+        listed = read_image_list(samples_from).order if samples_from is not None else ()
+    except SubsetError as exc:
+        raise GalleryError(str(exc)) from None
     folder = Path(root) if root is not None else Path(str(dataset_config)).parent
     return make_gallery(
         found,
