@@ -290,7 +290,6 @@ def evaluate_datasets(
     0.776...
     """
     datasets = list(datasets)
-    datasets = list(datasets)
 
     def run() -> EvalReport:
         return _evaluate_datasets(

@@ -63,6 +63,7 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
             per_participant=args.pairs_per_participant,
             coverage=args.coverage,
             jobs=args.jobs,
+            cache=args.cache,
             on_message=say(),
         )
     except ArgumentError as exc:
@@ -382,6 +383,13 @@ def add_parser(sub: Subparsers) -> None:
         help="incomplete design: participants who answer each pair in one round (3)",
     )
     c.add_argument("--jobs", type=int, default=1, help="worker processes for --auto scoring")
+    c.add_argument(
+        "--cache",
+        type=Path,
+        metavar="FILE",
+        help="result cache --auto reads and extends (default STUDY.cache.sqlite); give an "
+        "eval output's cache.sqlite to use the scores it computed",
+    )
     c.set_defaults(func=_cmd_rank_create)
     p = rs.add_parser("pack", help="write a self-contained study pack (zip) for another computer")
     p.add_argument("study", type=Path)

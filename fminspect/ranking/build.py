@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
@@ -41,12 +41,15 @@ def score_maps(
     cache_path: Path,
     jobs: int = 1,
     problems: list[Problem] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> dict[str, dict[str, dict[str, float]]]:
     """``{dataset: {sample: {model: value}}}`` of one measure, oriented so that larger is
-    better (negated for MAE), computed by the batch evaluator (cached in ``cache_path``).
+    better (negated for MAE), computed by the batch evaluator (cached in ``cache_path``,
+    which may be the cache ``fminspect eval`` wrote: its scores are read, not recomputed).
 
     Files that could not be evaluated have no score; their problems (path and what is
-    wrong) are appended to ``problems`` when it is given."""
+    wrong) are appended to ``problems`` when it is given. ``say`` is told how many maps were
+    read from the cache."""
     from fminspect.batch import EvalConfig, evaluate_datasets
     from fminspect.metrics import MEASURES_BY_KEY
 
@@ -56,6 +59,12 @@ def score_maps(
     report = evaluate_datasets(
         datasets, EvalConfig(keys=(key,)), cache_path=cache_path, jobs=jobs, progress=False
     )
+    if say is not None:
+        pairs = report.reused + report.computed
+        say(
+            f"{key} of {pairs} map{'s' if pairs != 1 else ''}: {report.reused} read from "
+            f"{cache_path}, {report.computed} computed"
+        )
     if problems is not None:  # what discovery found is the caller's already
         found = {p for d in datasets for p in d.problems}
         problems += [p for p in report.problems if p.severity == "error" and p not in found]

@@ -84,6 +84,7 @@ def create_study(
     per_participant: int | None = None,
     coverage: int | None = None,
     jobs: int = 1,
+    cache: Path | str | None = None,
     on_message: Callable[[str], None] | None = None,
 ) -> CreatedStudy:
     """Create the study file ``study`` from the dataset folder ``root``.
@@ -102,7 +103,10 @@ def create_study(
     auto : int, optional
         Instead of ``models``: ``auto`` maps per image of clearly different quality by the
         measure ``by``, at least ``min_gap`` apart (scored with ``jobs`` processes, cached in
-        ``STUDY.cache.sqlite``).
+        ``cache``).
+    cache : path, optional
+        The result cache ``auto`` reads and extends (default ``STUDY.cache.sqlite``). Give
+        the ``cache.sqlite`` of an ``fminspect eval`` output to use the scores it computed.
     limit : int, optional
         Keep a random subset of this many groups.
     presentation : {'side_by_side', 'overlay'}
@@ -181,7 +185,8 @@ def create_study(
         )
     for unknown_sample in missing:
         say(f"warning: no sample named {unknown_sample!r}; left out")
-    groups = _groups(found, study, samples, models, auto, by, min_gap, jobs, say)
+    cache_path = Path(cache) if cache is not None else study.with_suffix(".cache.sqlite")
+    groups = _groups(found, cache_path, samples, models, auto, by, min_gap, jobs, say)
     if limit:
         import numpy as np
 
@@ -282,7 +287,7 @@ def _check_design_options(
 
 def _groups(
     found: Sequence[Dataset],
-    study: Path,
+    cache_path: Path,
     samples: Sequence[str] | None,
     models: Sequence[str] | None,
     auto: int | None,
@@ -307,9 +312,7 @@ def _groups(
             ]
             scored = [ds for ds in scored if ds.samples]
         try:
-            scores_by_ds = score_maps(
-                scored, by, study.with_suffix(".cache.sqlite"), jobs, unscored
-            )
+            scores_by_ds = score_maps(scored, by, cache_path, jobs, unscored, say)
         except ValueError as exc:
             raise ArgumentError(f"--by: {exc}") from exc
         for p in unscored:  # these maps cannot be shown either

@@ -205,3 +205,28 @@ def test_auto_scores_only_the_chosen_samples_and_names_a_list_of_unknowns(
                  "--samples-from", str(tmp_path / "typos.txt")])  # fmt: skip
     err = capsys.readouterr().err
     assert code == 2 and "none of the samples named is in DS: 'img99', 'imgX' (e.g. img1)" in err
+
+
+def test_auto_reads_the_scores_eval_computed_from_its_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trial: `rank create --auto` after `eval` scored every map again into a cache of its
+    own. `--cache OUT/cache.sqlite` reads eval's scores and computes none."""
+    root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B", "C"), size=(24, 32))
+    out = tmp_path / "out"
+    assert main(["eval", str(root), "--out", str(out), "--no-plots", "--measures", "Sm"]) == 0
+    capsys.readouterr()
+    study = tmp_path / "s.sqlite"
+    args = ["rank", "create", str(study), str(root), "--auto", "2", "--min-gap", "0"]
+    assert main([*args, "--cache", str(out / "cache.sqlite")]) == 0
+    printed = capsys.readouterr()
+    assert (
+        f"Sm of 15 maps: 15 read from {out / 'cache.sqlite'}, 0 computed"
+        in printed.err + printed.out
+    )
+    assert not study.with_suffix(".cache.sqlite").exists()
+    # without the option the study keeps a cache of its own, as before
+    assert main([*args[:2], str(tmp_path / "t.sqlite"), *args[3:]]) == 0
+    printed = capsys.readouterr()
+    assert "Sm of 15 maps: 0 read from" in printed.err + printed.out
+    assert (tmp_path / "t.cache.sqlite").exists()
