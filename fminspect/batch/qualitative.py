@@ -757,18 +757,34 @@ def _draw_cell(
         iw = ih * zw / zh
     iw = min(iw, fw)
     right, top = spec.inset_corner.endswith("right"), spec.inset_corner.startswith("upper")
-    # the frame is drawn centred on the inset's edge: the inset moved in by half its width,
-    # so that the frame ends at the picture's edge instead of reaching past it
-    fx, fy = INSET_FRAME / 2 / 72 / fw, INSET_FRAME / 2 / 72 / fh
-    wf, hf = iw / fw - 2 * fx, ih / fh - 2 * fy
-    where = (1 - fx - wf if right else fx, 1 - fy - hf if top else fy, wf, hf)
-    inset = ax.inset_axes(where)
+    wi, hi = iw / fw, ih / fh  # the inset, in the picture's axes fractions, flush in its corner
+    inset = ax.inset_axes((1 - wi if right else 0, 1 - hi if top else 0, wi, hi))
     inset.imshow(cell.zoom, **shown)
-    inset.set_xticks([])
-    inset.set_yticks([])
-    for spine in inset.spines.values():
-        spine.set_edgecolor(INSET_COLOUR)
-        spine.set_linewidth(INSET_FRAME)
+    inset.set_axis_off()
+    frame = _inset_frame(wi, hi, INSET_FRAME / 72 / fw, INSET_FRAME / 72 / fh, right, top)
+    frame.set_transform(ax.transAxes)
+    ax.add_patch(frame)
+
+
+def _inset_frame(wi: float, hi: float, lx: float, ly: float, right: bool, top: bool) -> Any:
+    """The inset's frame as a filled ring in the picture's axes fractions: ``lx`` × ``ly``
+    wide, centred on the inset's inner edges, and on its outer edges reaching past the picture
+    so that the picture's own clip cuts both at the same pixel (a frame drawn as lines ended a
+    pixel short of the picture's edge at some dpi, a strip of the picture showing beyond it)."""
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path as MplPath
+
+    def corner_box(x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
+        # drawn for the lower-right corner, mirrored into the others
+        xs = [1 - x for x in (x0, x1)] if not right else [x0, x1]
+        ys = [1 - y for y in (y0, y1)] if top else [y0, y1]
+        return [(xs[0], ys[0]), (xs[1], ys[0]), (xs[1], ys[1]), (xs[0], ys[1]), (xs[0], ys[0])]
+
+    outer = corner_box(1 - wi - lx / 2, -ly, 1 + lx, hi + ly / 2)
+    inner = corner_box(1 - wi + lx / 2, ly, 1 - lx, hi - ly / 2)[::-1]  # a hole: wound back
+    codes = [MplPath.MOVETO, *[MplPath.LINETO] * 3, MplPath.CLOSEPOLY]
+    ring = MplPath(outer + inner, codes * 2)
+    return PathPatch(ring, facecolor=INSET_COLOUR, edgecolor="none", zorder=6)
 
 
 def latex_escape(text: str) -> str:

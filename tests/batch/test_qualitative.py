@@ -483,6 +483,34 @@ def test_the_inset_goes_in_the_corner_and_at_the_size_asked(
     assert "share of its cell, 0.9, is not between 0.2 and 0.8" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("dpi", [100, 200, 300, 450])
+def test_the_inset_frame_ends_exactly_at_the_picture_edge_at_any_dpi(
+    root: Path, tmp_path: Path, dpi: int
+) -> None:
+    """A trial: at 200 and 300 dpi a strip of the picture one pixel wide showed beyond the
+    inset's frame (lines drawn a pixel short of the picture's edge)."""
+    args = ["qualitative", str(root), "--samples", "s1", "--methods", "M_a", "--no-image"]
+    args += ["--no-gt", "--dpi", str(dpi), "--width", "1.7", "--inset", "s1=30,27,20,5"]
+    for corner in INSET_CORNERS:
+        out = tmp_path / f"{corner}.png"
+        assert main([*args, "--inset-corner", corner, "--no-latex", "--out", str(out)]) == 0
+        picture = cv2.imread(str(out))
+        red = (picture[..., 2] > 180) & (picture[..., 1] < 80) & (picture[..., 0] < 80)
+        ys, xs = np.nonzero(red)
+        # the map: the largest dark part of the white page (the names above are dark too)
+        dark = (picture.max(axis=2) < 100).astype(np.uint8)
+        _, parts, stats, _ = cv2.connectedComponentsWithStats(dark)
+        py, px = np.nonzero(parts == 1 + np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        if "right" in corner:
+            assert xs.max() == px.max(), (corner, dpi)
+        else:
+            assert xs.min() == px.min(), (corner, dpi)
+        if "lower" in corner:
+            assert ys.max() == py.max(), (corner, dpi)
+        else:
+            assert ys.min() == py.min(), (corner, dpi)
+
+
 def test_a_region_past_the_image_is_cut_and_said_and_each_sample_has_one_inset(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
