@@ -598,7 +598,7 @@ class SampleScoring:
                 continue
             self._prefetch(
                 key,
-                sized(functools.partial(score_model, sample, model, gt, settings.params)),
+                self._job(sample, model, gt, settings),
                 functools.partial(self._store_sized, key),
             )
 

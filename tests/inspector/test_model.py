@@ -107,6 +107,28 @@ def test_a_result_of_an_older_request_is_cached_but_not_shown(
     assert "A" in model.results and not model.results["A"].params.stretch  # …but cached
 
 
+def test_the_sample_read_ahead_is_scored_with_the_chosen_measures_only(
+    model: InspectorModel, runtime: ManualRuntime, dataset_root: Path
+) -> None:
+    """The workbench benchmark saw the scoring threads compute the relaxed F-measure and the
+    Context-measures while walking with four measures chosen: the read-ahead scored the
+    default measures (cached under the chosen ones' key: a chosen measure outside the
+    defaults would then have been missing from the sample stepped to)."""
+    model.set_measures(["Sm", "MAE"])
+    model.open_path(dataset_root)
+    runtime.run_jobs()
+    wanted = set(model.settings.families())
+    assert set(model.results["A"].results) == wanted
+    runtime.advance(PREFETCH_DELAY_MS)
+    runtime.run_jobs()  # the next sample read and scored ahead
+    assert model.cached_models("DS/img2") == {"A", "B", "C"}
+    model.step(1)
+    assert not model.busy and runtime.pending_jobs == 0  # from the read-ahead
+    for name in ("A", "B", "C"):
+        assert set(model.results[name].results) == wanted, name
+    assert "relaxed_fmeasure" not in wanted and "context" not in wanted
+
+
 def test_stepping_shows_the_sample_read_ahead_at_once(
     model: InspectorModel, runtime: ManualRuntime, dataset_root: Path
 ) -> None:
