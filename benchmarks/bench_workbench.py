@@ -128,11 +128,18 @@ def window_run(root: str, steps: int, why: bool = False) -> dict[str, str | floa
         run_for(0.3)
         start = time.perf_counter()
         model.step(1)
+        ahead = model.sample is not None and not model.busy  # shown from the read-ahead
         model.wait(60000)
         while window.drawing and time.perf_counter() - start < 60:
             app.processEvents()
             QtCore.QThread.msleep(1)
         step_times.append(time.perf_counter() - start)
+        if why:
+            print(
+                f"step to {model.requested.name if model.requested else '-'}: "
+                f"{step_times[-1] * 1e3:.0f} ms{'' if ahead else ' (not read ahead)'}",
+                file=sys.stderr,
+            )
     heartbeat.stop()
     watching[0] = False
     for t, where in samples:

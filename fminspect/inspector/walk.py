@@ -59,6 +59,7 @@ class Walk:
         self._tau = np.zeros(0)  # τ(X, Y) per sample; NaN also where not computed yet
         self._tau_known = np.zeros(0, bool)
         self._row_of: np.ndarray | None = None  # sample index → row, made when asked
+        self._sorted = np.zeros(0, dtype=np.intp)  # the order before the filter
         self.filter: Filter | None = None
         #: a sample's tags, for a filter by tags (by its name)
         self.tags_of: Callable[[str], frozenset[int]] = lambda name: frozenset()
@@ -168,6 +169,7 @@ class Walk:
                 key = -key
             key[np.isnan(key)] = np.inf
             order = np.argsort(key, kind="stable")
+        self._sorted = order  # unfiltered: where a sample the filter dropped would be
         if self.filter is not None:
             if self._passed is None or len(self._passed) != n:
                 self._passed = self.filter.mask(self.matrix, self.facts())
@@ -186,15 +188,20 @@ class Walk:
         return None if row < 0 else row
 
     def neighbour(self, name: str, delta: int) -> str | None:
-        """The sample ``delta`` rows after ``name`` in the order (wrapping around); None
-        when ``name`` is not listed."""
+        """The sample ``delta`` rows after ``name`` in the order (wrapping around). A sample
+        the filter leaves out (the one just tagged, under ``untagged``) counts from where it
+        would be listed; None for a name of no sample."""
         if not len(self.order):
             return None
         row = self.row_of(name)
-        if row is None:  # not listed (filtered out): the list's first, or its last
-            if name not in self.matrix.sample_index:
+        if row is None:  # filtered out (a tagged sample leaving "untagged"): from its place
+            i, passed = self.matrix.sample_index.get(name), self._passed
+            if i is None or passed is None:
                 return None
-            return self.matrix.samples[int(self.order[0 if delta > 0 else -1])]
+            # the rows listed before it in the order unfiltered: it sits between two rows
+            place = int(np.flatnonzero(self._sorted == i)[0])
+            before = int(np.count_nonzero(passed[self._sorted[:place]]))
+            row = before - 1 if delta > 0 else before  # as if on the row before (after) it
         return self.matrix.samples[int(self.order[(row + delta) % len(self.order)])]
 
     def ordered(self) -> list[str]:

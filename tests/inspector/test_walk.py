@@ -41,6 +41,30 @@ def test_each_order_of_the_browser_and_its_neighbours() -> None:
     assert walk.neighbour("missing", 1) is None and walk.row_of("img1") == 4
 
 
+def test_a_sample_the_filter_just_dropped_steps_to_its_neighbours_in_the_order() -> None:
+    """The workbench benchmark, walking with the filter `untagged` on: tagging the shown
+    sample drops it from the list, and `D` then opened the list's first row instead of the
+    sample after it (in the middle of a list, every case walked before came round again)."""
+    from fminspect.batch.filters import parse
+
+    walk = Walk()
+    matrix = _matrix([0.9, 0.2, 0.5, 0.7, 0.1], [0.5] * 5)
+    walk.set_matrix(matrix, ["A", "B"])
+    walk.set_view("Sm", ("A", "B"), ("maxFm", "Sm"))
+    walk.sort(1)  # A's Sm, worst first: img5, img2, img3, img4, img1
+    middle = "Sm[A] > 0.15 and Sm[A] < 0.8"
+    walk.set_filter(parse(middle, ("Sm", "MAE"), ["A", "B"], {}))
+    assert walk.ordered() == ["img2", "img3", "img4"]
+    # img3 dropped (as a tagged sample leaves "untagged"): its neighbours stay img2 and img4
+    walk.set_filter(parse(f"{middle} and not name ~ img3", ("Sm", "MAE"), ["A", "B"], {}))
+    assert walk.ordered() == ["img2", "img4"] and walk.row_of("img3") is None
+    assert walk.neighbour("img3", 1) == "img4" and walk.neighbour("img3", -1) == "img2"
+    assert walk.neighbour("img3", 2) == "img2" and walk.neighbour("img3", -2) == "img4"  # wrap
+    # before the first listed or after the last: the list's first or last, wrapping as rows do
+    assert walk.neighbour("img5", 1) == "img2" and walk.neighbour("img5", -1) == "img4"
+    assert walk.neighbour("img1", 1) == "img2" and walk.neighbour("img1", -1) == "img4"
+
+
 def test_scores_that_arrive_remake_an_order_by_score_not_one_by_name() -> None:
     walk = Walk()
     matrix = _matrix([np.nan] * 5, [np.nan] * 5)
