@@ -120,8 +120,10 @@ def window_run(root: str, steps: int, why: bool = False) -> dict[str, str | floa
     last[0] = time.perf_counter()
     heartbeat.start()
     tag_times, step_times = [], []
+    toggled = []
     for _ in range(steps):
         run_for(0.3)
+        toggled.append(model.requested)
         t = time.perf_counter()
         model.toggle_tag(1)  # written to disk, the list filtered again: the sample leaves it
         tag_times.append(time.perf_counter() - t)
@@ -142,6 +144,9 @@ def window_run(root: str, steps: int, why: bool = False) -> dict[str, str | floa
             )
     heartbeat.stop()
     watching[0] = False
+    for sample in toggled:  # the folder's tags as they were (a rerun walks the same cases)
+        if sample is not None:
+            model.cases.toggle(sample.dataset, sample.name, 1)
     for t, where in samples:
         print(f"block at {t:.3f}: {where}", file=sys.stderr)
     out["tag toggled (filter untagged on)"] = _ms(tag_times)
