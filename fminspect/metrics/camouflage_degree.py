@@ -52,6 +52,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -327,15 +328,14 @@ def _repaint(
 
     The object patches lie on the grid of step ``stride`` (their corners are multiples of
     it). Their matched band patches are gathered once into that grid, a few grid rows at a
-    time, laid out one plane per window offset (dr, dc). A pixel receives offset (dr, dc)
-    of the cell ``stride`` rows and columns apart for each step of dr and dc: the offsets
-    with the same (dr mod stride, dc mod stride) land on the same sub-lattice of pixels,
-    where they are contiguous planes shifted by whole cells — so each offset is one
-    contiguous addition, and each sub-lattice is written into the image once (a strided
-    addition per offset, over 3-value pixels, was 6× slower). The sums are exact integers (a
-    pixel is covered by at most 49 patches: a channel's sum is below 49·255 < 2¹⁶) kept in
-    uint16 over the object's bounding box only, and the gathered grid rows are bounded, so
-    memory grows with the object, not 8 bytes per pixel of the image per array as a
+    time, and laid out as one plane per channel and window offset (dr, dc). Offsets with the
+    same (dr mod stride, dc mod stride) land on the same sub-lattice of pixels, where their
+    planes are shifted by whole cells: each offset is then one contiguous addition, and each
+    sub-lattice is added to the image once (a strided addition per offset, over 3-value
+    pixels, was 6× slower). The sums are exact integers (a pixel is covered by at most 49
+    patches: a channel's sum is below 49·255 < 2¹⁶) kept in uint16 over the object's
+    bounding box only, and the gathered grid rows are bounded, so memory grows with the
+    object, not 8 bytes per pixel of the image per array as a
     whole-image bincount would (≈ 2.5 GB at 8000 × 8000).
     """
     h, w = rgb.shape[:2]
@@ -347,34 +347,49 @@ def _repaint(
     gh, gw = (int(v) + 1 for v in cells.max(axis=0))
     top, left = int(g0[0]) * stride, int(g0[1]) * stride
     bh, bw = (gh - 1) * stride + PATCH, (gw - 1) * stride + PATCH
-    sums = np.zeros((bh, bw, 3), np.uint16)
+    sums = np.zeros((3, bh, bw), np.uint16)  # per channel: its sub-lattices are contiguous
     counts = np.zeros((bh, bw), np.uint8)
     # every PATCH × PATCH window of the image, as a view: (H − 6, W − 6, 3, 7, 7)
     windows = np.lib.stride_tricks.sliding_window_view(rgb, (PATCH, PATCH), axis=(0, 1))
     src = bg_xy[matches]
     order = np.argsort(cells[:, 0], kind="stable")
     starts = np.searchsorted(cells[order, 0], np.arange(0, gh + 1))
-    rows_per_block = max(1, REPAINT_BLOCK_BYTES // (2 * gw * PATCH * PATCH * 3))
+    values = 3 * PATCH * PATCH  # a patch's values, channel by channel
+    rows_per_block = max(1, REPAINT_BLOCK_BYTES // (2 * gw * values))
     for b0 in range(0, gh, rows_per_block):
         b1 = min(gh, b0 + rows_per_block)
         part = order[starts[b0] : starts[b1]]
-        grid = np.zeros((b1 - b0, gw, 3, PATCH, PATCH), np.uint8)
+        at = (cells[part, 0] - b0) * gw + cells[part, 1]  # the cells, row-major in the block
+        grid = np.zeros(((b1 - b0) * gw, values), np.uint8)
+        grid[at] = windows[src[part, 0], src[part, 1]].reshape(len(part), values)
         covered = np.zeros((b1 - b0, gw), np.uint8)
-        grid[cells[part, 0] - b0, cells[part, 1]] = windows[src[part, 0], src[part, 1]]
-        covered[cells[part, 0] - b0, cells[part, 1]] = 1
-        planes = np.ascontiguousarray(grid.transpose(3, 4, 0, 1, 2))  # (dr, dc, row, col, 3)
+        covered.flat[at] = 1
+        # (channel, dr, dc, row, col): one plane per channel and offset (OpenCV transposes
+        # the 2-D table in cache-sized tiles, 5× faster than NumPy's copy of the same view)
+        planes = cv2.transpose(grid).reshape(3, PATCH, PATCH, b1 - b0, gw)
         del grid
-        _add_on_lattices(sums, planes, b0 * stride, stride)
+        for channel in range(3):
+            _add_on_lattices(sums[channel], planes[channel], b0 * stride, stride)
         every_offset = np.broadcast_to(covered, (PATCH, PATCH, *covered.shape))
         _add_on_lattices(counts, every_offset, b0 * stride, stride)
     repainted = np.zeros((h, w, 3), np.uint8)
-    # the reference starts its counts at eps (> 0) and rounds half to even; an uncovered
-    # pixel's 0 / eps stays black
     box = repainted[top : top + bh, left : left + bw]
-    box[...] = np.round(sums / (counts[..., None] + eps))
+    at = counts.astype(np.int32) * _average_table(eps).shape[1] + sums  # (3, bh, bw)
+    box[...] = _average_table(eps).ravel().take(at).transpose(1, 2, 0)
     full_counts = np.zeros((h, w), np.uint8)
     full_counts[top : top + bh, left : left + bw] = counts
     return repainted, full_counts
+
+
+@functools.lru_cache(maxsize=4)
+def _average_table(eps: float) -> np.ndarray:
+    """``round(s / (n + eps))`` for every count n ≤ 49 and channel sum s ≤ 49·255, as the
+    reference averages a repainted pixel (its counts start at eps > 0; halves to even; an
+    uncovered pixel's 0 / eps is black): the same float64 expression, looked up per pixel
+    instead of divided (twice as fast at 1024 × 1024). Sums a count cannot reach saturate."""
+    n = PATCH * PATCH
+    quotient = np.round(np.arange(n * 255 + 1) / (np.arange(n + 1)[:, None] + eps))
+    return readonly(np.minimum(quotient, 255).astype(np.uint8))
 
 
 def _add_on_lattices(out: np.ndarray, planes: np.ndarray, r0: int, stride: int) -> None:
