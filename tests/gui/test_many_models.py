@@ -317,6 +317,35 @@ def test_panels_made_one_per_turn_show_the_whole_image(qtbot, window, many_root)
         assert x1 - x0 < 3 * w and y1 - y0 < 3 * h
 
 
+def test_resizing_the_window_keeps_every_panel_on_the_image(qtbot, window, many_root) -> None:  # type: ignore[no-untyped-def]
+    """A trial: each resize (a maximise) widened every panel's range more — ±650, ±5,000,
+    then ±41,000 px on a 400-px image — until the maps were dots (pyqtgraph's two-way
+    links between aspect-locked panels of different sizes during the resize)."""
+    from PySide6 import QtWidgets
+
+    window.resize(1400, 800)
+    window.open_path(many_root)
+    settle(qtbot, window)
+    h, w = window.model.sample.shape
+    first = window.grid.views[0]
+    opened = first.viewRange()
+
+    def on_the_image(view) -> bool:  # type: ignore[no-untyped-def]
+        (x0, x1), (y0, y1) = view.viewRange()
+        fits_x = x1 - x0 <= 1.2 * w and x0 <= 0 and x1 >= w
+        fits_y = y1 - y0 <= 1.2 * h and y0 <= 0 and y1 >= h
+        return fits_x or fits_y  # the whole image, filling the panel one way
+
+    for size in [(1600, 900), (1920, 1080), (1366, 768), (1700, 1000), (1400, 800)]:
+        window.resize(*size)
+        # (the layout gives the panels their sizes over a few turns of the event loop)
+        wait_for(qtbot, lambda: all(on_the_image(v) for v in window.grid.views), str(size))
+        QtWidgets.QApplication.processEvents()
+        ranges = [v.viewRange() for v in window.grid.views if not on_the_image(v)]
+        assert not ranges, (size, ranges)  # and it stays so once the layout has settled
+    np.testing.assert_allclose(first.viewRange(), opened, atol=1.0)  # back to where it was
+
+
 @pytest.mark.slow
 def test_stepping_to_a_sample_read_ahead_draws_each_map_once_with_its_result(
     qtbot, window, many_root

@@ -139,7 +139,7 @@ class CurvesPanel(QtWidgets.QWidget):
                 plot.getAxis(axis).setCacheMode(
                     QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
                 )
-            plot.setMinimumWidth(200)
+            plot.setMinimumWidth(170)  # three beside the legend fit a 1366-px window
             # fixed [0, 1] ranges: every curve lives there, plots stay comparable between
             # samples, and new data does not re-lay out the axes (their tick text is the most
             # expensive thing to paint on software rendering)

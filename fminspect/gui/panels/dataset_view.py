@@ -491,7 +491,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
         form.addRow("method A", self.pair_a)
         form.addRow("method B", self.pair_b)
         form.addRow("measure", self.pair_measure)
-        right.addWidget(QtWidgets.QLabel("<b>Where two methods disagree most</b>"))
+        heading = QtWidgets.QLabel("<b>Where two methods disagree most</b>")
+        heading.setWordWrap(True)  # two lines rather than a window too wide for a laptop
+        right.addWidget(heading)
         right.addLayout(form)
         right.addWidget(self.pair_summary)
         right.addWidget(self.pair_list, 1)

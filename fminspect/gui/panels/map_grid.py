@@ -388,14 +388,36 @@ class MapGridPanel(QtWidgets.QWidget):
         return cell
 
     def _link(self, cell: MapCell) -> None:
+        """Zoom and pan linked: the first panel leads, the others show its range; a pan or a
+        zoom in another panel is passed to the first, which passes it on. Not pyqtgraph's
+        links: they are two-way and line panels up by their place on the screen, and with
+        the aspect locked, panels of different sizes for a moment (while the window is
+        resized) widened each other's ranges in turn, each resize more (to ±40,000 px)."""
         first = next(iter(self.cells.values())).view
         if cell.view is first:
+            first.sigRangeChanged.connect(self._follow_first)
             return
         x, y = first.viewRange()
         cell.view.setRange(xRange=x, yRange=y, padding=0)
-        cell.view.setXLink(first)
-        cell.view.setYLink(first)
-        first.setRange(xRange=x, yRange=y, padding=0)
+        cell.view.sigRangeChangedManually.connect(functools.partial(self._lead, cell.view))
+
+    def _follow_first(self, view: pg.ViewBox, *_: object) -> None:
+        """The first panel's range changed (a zoom, a pan, a resize): every other panel
+        shows it (each keeps its own aspect)."""
+        views = self.views
+        if not views or view is not views[0]:
+            return  # a first panel of an older layout
+        x, y = view.viewRange()
+        for other in views[1:]:
+            other.setRange(xRange=x, yRange=y, padding=0)
+
+    def _lead(self, view: pg.ViewBox, *_: object) -> None:
+        """A panel other than the first was zoomed or panned by hand: the first takes its
+        range, and passes it on."""
+        views = self.views
+        if views and view is not views[0] and view in views:
+            x, y = view.viewRange()
+            views[0].setRange(xRange=x, yRange=y, padding=0)
 
     def _apply_view(self) -> None:
         """Show the range chosen for this sample (kept, or the whole image)."""

@@ -85,6 +85,11 @@ class ScatterPanel(QtWidgets.QWidget):
         self.against = QtWidgets.QComboBox()
         for label, _, _ in AXES:
             self.against.addItem(label)
+        # its longest choice would widen the bar (and the window) past a laptop's screen
+        self.against.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.against.setMinimumContentsLength(10)
         self.b = QtWidgets.QComboBox()
         self.log_x = QtWidgets.QCheckBox("log x")
         self.log_x.setToolTip("a logarithmic x axis (small objects spread out)")
