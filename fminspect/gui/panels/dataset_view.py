@@ -54,10 +54,10 @@ from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, default_keys
 #: threshold, y curve, title, axis labels). The ROC's curves come with every evaluation
 #: that has a confusion-count measure (:data:`fminspect.batch.evaluation.ROC_CURVES`).
 DATASET_THIRD: dict[str, tuple[str | None, str, str, tuple[str, str]]] = {
-    "E-measure": (None, "Em", "mean E-measure", ("threshold", "E")),
+    "E-measure": (None, "Em", "mean E", ("threshold", "E")),
     "IoU": (None, "IoU", "mean IoU", ("threshold", "IoU")),
     "Dice": (None, "Dice", "mean Dice", ("threshold", "Dice")),
-    "ROC": ("FPR", "Recall", "ROC (mean curves)", ("false positive rate", "hit rate (recall)")),
+    "ROC": ("FPR", "Recall", "mean ROC", ("false positive rate", "hit rate (recall)")),
 }
 
 #: what Qt passes as an item's index
@@ -283,8 +283,8 @@ def _curve_plots() -> dict[str, pg.PlotWidget]:
     """The dataset view's three plots: PR, F against the threshold, and the third (its
     title and axes follow the choice of what it shows)."""
     plots = {
-        "pr": pg.PlotWidget(title="PR (mean curves)"),
-        "fm": pg.PlotWidget(title="mean F-measure"),
+        "pr": pg.PlotWidget(title="mean PR"),  # short: a laptop's plot is ~170 px wide
+        "fm": pg.PlotWidget(title="mean F"),
         "em": pg.PlotWidget(),
     }
     labels = {"pr": ("recall", "precision"), "fm": ("threshold", "F")}
@@ -297,6 +297,7 @@ def _curve_plots() -> dict[str, pg.PlotWidget]:
         plot.setXRange(0, 1, padding=0.1)
         plot.setYRange(0, 1, padding=0.04)
         plot.setMinimumWidth(120)
+        plot.getPlotItem().setContentsMargins(0, 0, 8, 0)  # the tick "1.0" whole
         plot.hideButtons()
     return plots
 
