@@ -387,8 +387,8 @@ def add_parser(sub: Subparsers) -> None:
         "--cache",
         type=Path,
         metavar="FILE",
-        help="result cache --auto reads and extends (default STUDY.cache.sqlite); give an "
-        "eval output's cache.sqlite to use the scores it computed",
+        help="result cache --auto reads and extends (default: the store the last `fminspect "
+        "eval` of the dataset used, as the window finds it, else STUDY.cache.sqlite)",
     )
     c.set_defaults(func=_cmd_rank_create)
     p = rs.add_parser("pack", help="write a self-contained study pack (zip) for another computer")

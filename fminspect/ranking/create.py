@@ -10,7 +10,7 @@ What it notices on the way (files it cannot use, samples left out) is passed to
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,8 +105,9 @@ def create_study(
         measure ``by``, at least ``min_gap`` apart (scored with ``jobs`` processes, cached in
         ``cache``).
     cache : path, optional
-        The result cache ``auto`` reads and extends (default ``STUDY.cache.sqlite``). Give
-        the ``cache.sqlite`` of an ``fminspect eval`` output to use the scores it computed.
+        The result cache ``auto`` reads and extends. By default, for each dataset, the store
+        the last ``fminspect eval`` of it used (as the window and the gallery find it), else
+        ``STUDY.cache.sqlite``.
     limit : int, optional
         Keep a random subset of this many groups.
     presentation : {'side_by_side', 'overlay'}
@@ -185,8 +186,8 @@ def create_study(
         )
     for unknown_sample in missing:
         say(f"warning: no sample named {unknown_sample!r}; left out")
-    cache_path = Path(cache) if cache is not None else study.with_suffix(".cache.sqlite")
-    groups = _groups(found, cache_path, samples, models, auto, by, min_gap, jobs, say)
+    caches = _caches(found, study, cache)
+    groups = _groups(found, caches, samples, models, auto, by, min_gap, jobs, say)
     if limit:
         import numpy as np
 
@@ -285,9 +286,26 @@ def _check_design_options(
     return per, cov
 
 
+def _caches(found: Sequence[Dataset], study: Path, cache: Path | str | None) -> dict[str, Path]:
+    """The result cache of each dataset: ``cache`` if given, else the store the last
+    ``fminspect eval`` of the dataset used (registered for its GT folder), else the study's
+    own ``STUDY.cache.sqlite``."""
+    from fminspect.pipeline.store import default_store_path, store_for
+
+    own = study.with_suffix(".cache.sqlite")
+    out = {}
+    for ds in found:
+        if cache is not None:
+            out[ds.name] = Path(cache)
+        else:
+            known = store_for(ds.gt.path)
+            out[ds.name] = own if known == default_store_path() else known
+    return out
+
+
 def _groups(
     found: Sequence[Dataset],
-    cache_path: Path,
+    caches: Mapping[str, Path],
     samples: Sequence[str] | None,
     models: Sequence[str] | None,
     auto: int | None,
@@ -312,7 +330,8 @@ def _groups(
             ]
             scored = [ds for ds in scored if ds.samples]
         try:
-            scores_by_ds = score_maps(scored, by, cache_path, jobs, unscored, say)
+            for ds in scored:
+                scores_by_ds.update(score_maps([ds], by, caches[ds.name], jobs, unscored, say))
         except ValueError as exc:
             raise ArgumentError(f"--by: {exc}") from exc
         for p in unscored:  # these maps cannot be shown either

@@ -211,22 +211,23 @@ def test_auto_reads_the_scores_eval_computed_from_its_cache(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A trial: `rank create --auto` after `eval` scored every map again into a cache of its
-    own. `--cache OUT/cache.sqlite` reads eval's scores and computes none."""
+    own (10 s on 300 × 12). It now reads the store eval used for the dataset, as the window
+    and the gallery do; `--cache FILE` names another; with neither, the study's own."""
     root = make_dataset(tmp_path / "DS", n_images=5, methods=("A", "B", "C"), size=(24, 32))
+    args = ["rank", "create", "STUDY", str(root), "--auto", "2", "--min-gap", "0"]
+
+    def create(study: str, *extra: str) -> str:
+        assert main([a if a != "STUDY" else str(tmp_path / study) for a in args] + [*extra]) == 0
+        printed = capsys.readouterr()
+        return printed.err + printed.out
+
+    said = create("own.sqlite")  # nothing evaluated yet: a cache of the study's own
+    assert f"Sm of 15 maps: 0 read from {tmp_path / 'own.cache.sqlite'}, 15 computed" in said
     out = tmp_path / "out"
     assert main(["eval", str(root), "--out", str(out), "--no-plots", "--measures", "Sm"]) == 0
     capsys.readouterr()
-    study = tmp_path / "s.sqlite"
-    args = ["rank", "create", str(study), str(root), "--auto", "2", "--min-gap", "0"]
-    assert main([*args, "--cache", str(out / "cache.sqlite")]) == 0
-    printed = capsys.readouterr()
-    assert (
-        f"Sm of 15 maps: 15 read from {out / 'cache.sqlite'}, 0 computed"
-        in printed.err + printed.out
-    )
-    assert not study.with_suffix(".cache.sqlite").exists()
-    # without the option the study keeps a cache of its own, as before
-    assert main([*args[:2], str(tmp_path / "t.sqlite"), *args[3:]]) == 0
-    printed = capsys.readouterr()
-    assert "Sm of 15 maps: 0 read from" in printed.err + printed.out
-    assert (tmp_path / "t.cache.sqlite").exists()
+    said = create("after_eval.sqlite")
+    assert f"Sm of 15 maps: 15 read from {out / 'cache.sqlite'}, 0 computed" in said
+    assert not (tmp_path / "after_eval.cache.sqlite").exists()
+    said = create("named.sqlite", "--cache", str(tmp_path / "other.sqlite"))
+    assert f"Sm of 15 maps: 0 read from {tmp_path / 'other.sqlite'}, 15 computed" in said
