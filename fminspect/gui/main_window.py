@@ -364,9 +364,20 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if sample.gt_error:  # its image and maps are shown; nothing can be scored
             note = f"  ⚠ no scores: the GT cannot be read ({sample.gt_error})"
         self.statusBar().showMessage(
-            f"{sample.key}  ({self.model.sample_index + 1}/{n}){note}",
-            10000 if errors else 4000,
+            f"{sample.key}  ({self._place_of(sample.name, n)}){note}", 10000 if errors else 4000
         )
+
+    def _place_of(self, name: str, n: int) -> str:
+        """Where the sample is in the list the browser shows (its order and filter), as
+        stepping walks it; in name order before the browser has its list."""
+        walk = self.model.walk
+        if walk.total != n:
+            return f"{self.model.sample_index + 1}/{n}"
+        row = walk.row_of(name)
+        listed = len(walk.order)
+        if row is None:
+            return f"not listed: the filter leaves it out; {listed} of {n} listed"
+        return f"{row + 1}/{listed}" + (f" listed of {n}" if listed != n else "")
 
     @property
     def drawing(self) -> bool:

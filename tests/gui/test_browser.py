@@ -348,9 +348,11 @@ def test_a_filter_narrows_the_list_and_the_walk_and_a_wrong_one_is_said(
     assert b.filter_note.text() == f"{len(listed)} of 8 samples listed"
     b.view.clicked.emit(b.model.index(0, 0))
     wait_for(qtbot, lambda: window.model.sample.name == listed[0])
-    for expected in [*listed[1:], listed[0]]:  # D walks the filtered list, and wraps
-        window.model.step(1)
+    for row, expected in enumerate([*listed[1:], listed[0]], start=2):  # D walks the
+        window.model.step(1)  # filtered list, and wraps; the status bar says the row
         wait_for(qtbot, lambda e=expected: window.model.sample.name == e)
+        place = f"({(row - 1) % len(listed) + 1}/{len(listed)} listed of 8)"
+        wait_for(qtbot, lambda p=place: p in window.statusBar().currentMessage())
     b.filter.setText("Sm[Z] < 2")
     b.apply_filter()
     assert "no model 'Z'" in b.filter_note.text() and b.model.rowCount() == len(listed)
