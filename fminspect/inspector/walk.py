@@ -96,9 +96,18 @@ class Walk:
         self._sort()
 
     def _recolumn(self) -> None:
+        """Models A and B first (the orders by their scores sort by those columns: beside
+        the names, in view however many models are shown), then the other shown models. A
+        sort by a column keeps to its model (or to the difference or disagreement column)
+        when the columns move."""
         known = self.matrix.method_index
-        cols = [m for m in self.shown if m in known]
-        cols += [m for m in dict.fromkeys(self.pair) if m in known and m not in cols]
+        cols = [m for m in dict.fromkeys(self.pair) if m in known]
+        cols += [m for m in self.shown if m in known and m not in cols]
+        before, c = self.models, self.sort_column
+        if 0 < c <= len(before):
+            self.sort_column = 1 + cols.index(before[c - 1]) if before[c - 1] in cols else 0
+        elif c > len(before):
+            self.sort_column = c - len(before) + len(cols)
         self.models = cols
 
     def set_view(self, measure: str, pair: tuple[str, str], xy: tuple[str, str]) -> None:

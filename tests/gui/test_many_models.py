@@ -60,8 +60,11 @@ def test_only_the_shown_models_are_read_scored_and_listed(qtbot, window, many_ro
     assert window.selection.shown == now
     assert set(window.model.results) == set(now)
     assert window.table.model.models == now
-    # the browser: a column per shown model, and the models A and B of its Δ column too
-    assert window.browser.model.models == [*now, "M00"]  # M00 is still model A
+    # the browser: models A and B first (the orders by their scores sort by those columns:
+    # in view beside the names), shown or not, then the other shown models
+    a, b = window.browser.model.walk.pair
+    assert a == "M00"  # still model A, though no longer shown
+    assert window.browser.model.models == [a, b, *(m for m in now if m not in (a, b))]
     # the search box filters the list
     picker.search.setText("m1")
     visible = [

@@ -65,6 +65,28 @@ def test_a_sample_the_filter_just_dropped_steps_to_its_neighbours_in_the_order()
     assert walk.neighbour("img1", 1) == "img2" and walk.neighbour("img1", -1) == "img4"
 
 
+def test_models_a_and_b_come_first_and_a_sort_keeps_to_its_column_when_they_move() -> None:
+    """A trial: ordered by model A's scores with A the 8th shown model, the browser showed
+    only its first columns — the list looked unordered. A and B now come first."""
+    m = ScoreMatrix(NAMES, ["A", "B", "C"], ("Sm", "MAE"))
+    m.values[:, 0, 0] = [0.1, 0.2, 0.3, 0.4, 0.5]
+    m.values[:, 1, 0] = [0.5, 0.4, 0.3, 0.2, 0.1]
+    m.values[:, 2, 0] = [0.3, 0.1, 0.5, 0.2, 0.4]
+    walk = Walk()
+    walk.set_matrix(m, ["A", "B", "C"])
+    walk.set_view("Sm", ("A", "B"), ("maxFm", "Sm"))
+    assert walk.models == ["A", "B", "C"]
+    walk.sort(3)  # C's column, lowest first
+    by_c = ["img2", "img4", "img1", "img5", "img3"]
+    assert walk.ordered() == by_c
+    walk.set_view("Sm", ("C", "B"), ("maxFm", "Sm"))  # C is model A now: its column first
+    assert walk.models == ["C", "B", "A"] and walk.sort_column == 1
+    assert walk.ordered() == by_c  # still by C's scores
+    walk.sort(4)  # the difference C − B
+    walk.set_view("Sm", ("B", "C"), ("maxFm", "Sm"))
+    assert walk.sort_column == 4  # still the difference column (now B − C)
+
+
 def test_scores_that_arrive_remake_an_order_by_score_not_one_by_name() -> None:
     walk = Walk()
     matrix = _matrix([np.nan] * 5, [np.nan] * 5)
