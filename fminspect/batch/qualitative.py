@@ -253,6 +253,9 @@ def find_samples(datasets: Sequence[Dataset], wanted: Sequence[str]) -> list[Sam
             wrong.append(f"{text!r} is in several datasets: name one of {where}")
         else:
             near = difflib.get_close_matches(stem, list(by_name), n=3, cutoff=0.6)
+            if not near:  # a part of a long name ("Crab-28" of COD10K-CAM-1-…-Crab-28)
+                part = stem.lower()
+                near = sorted((n for n in by_name if part in n.lower()), key=len)[:3]
             hint = f" (did you mean {', '.join(near)}?)" if near else ""
             wrong.append(f"no sample {text!r} in {_names(datasets)}{hint}")
     if len(wrong) == 1:

@@ -26,6 +26,7 @@ from fminspect.batch.qualitative import (
 from fminspect.cli import main
 from fminspect.cli.qualitative import INSET_CORNERS, WIDTH_NAMES
 from fminspect.io.discovery import discover
+from tests.datasets import make_dataset
 
 METHODS = ("M_a", "M_b", "M_c", "M_d")
 #: each method's map is one grey level, so a cell tells which map it shows
@@ -209,10 +210,19 @@ def test_long_sample_names_keep_their_end_and_fit_their_cell() -> None:
     assert elide("s1", 5.0, 0.5) == "s1"
 
 
-def test_unknown_names_are_errors_naming_what_there_is(root: Path) -> None:
+def test_unknown_names_are_errors_naming_what_there_is(root: Path, tmp_path: Path) -> None:
     datasets, _ = discover(root)
     with pytest.raises(QualitativeError, match=r"no sample 's11' in DS \(did you mean s1"):
         find_samples(datasets, ["s11"])
+    # a part of a long name is answered with the names holding it (a trial typed "Crab-28")
+    root2 = make_dataset(tmp_path / "COD", n_images=2, methods=("M",), size=(20, 20))
+    for p in (root2 / "GT").iterdir():  # img1 → COD10K-CAM-1-Aquatic-3-Crab-281 …
+        long = f"COD10K-CAM-1-Aquatic-3-Crab-28{p.stem[-1]}"
+        for folder in ("GT", "Imgs", "Pred/M"):
+            for f in (root2 / folder).glob(f"{p.stem}.*"):
+                f.rename(f.with_name(long + f.suffix))
+    with pytest.raises(QualitativeError, match=r"did you mean COD10K-CAM-1-Aquatic-3-Crab-281"):
+        find_samples(discover(root2)[0], ["Crab-28"])
     # every unknown sample at once, not the first only
     with pytest.raises(QualitativeError, match=r"2 samples cannot be shown") as raised:
         find_samples(datasets, ["s1", "s11", "zzz"])
