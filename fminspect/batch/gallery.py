@@ -357,6 +357,7 @@ def _index(
     matrices: Mapping[str, ScoreMatrix],
     files: Mapping[int, dict[str, str]],
     heading: str,
+    listed: bool = False,
 ) -> str:
     by = spec.by
     order = "higher is better" if _higher_is_better(by) else "lower is better"
@@ -401,8 +402,9 @@ def _index(
         rows.append(f'<tr data-text="{_e(text)}">{"".join(cells)}</tr>')
     body = (
         f"<h1>{_e(spec.title or 'fminspect gallery')}</h1>"
-        f'<p class="muted">{_e(heading)}; ordered by {_e(by)} ({order}) of {_e(whose)}. '
-        f"The methods' columns are their {_e(by)}. Click a column's title to sort by it; "
+        f'<p class="muted">{_e(heading)}'
+        + ("" if listed else f"; ordered by {_e(by)} ({order}) of {_e(whose)}")
+        + f". The methods' columns are their {_e(by)}. Click a column's title to sort by it; "
         "click a case to open it.</p>"
         '<input id="filter" type="search" placeholder="filter by name, dataset, tag or note" '
         'aria-label="filter the cases"> <span id="count" class="muted"></span>'
@@ -469,11 +471,13 @@ def write_gallery(
     matrices: Mapping[str, ScoreMatrix],
     *,
     heading: str = "",
+    listed: bool = False,
     jobs: int = 1,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> Written:
     """Write the site into ``out`` (see the module notes): the pictures in ``jobs`` threads
-    (decoding and encoding release the GIL), then the pages."""
+    (decoding and encoding release the GIL), then the pages. ``listed``: the cases are a
+    case list's, in its order (not ordered by a measure)."""
     out = Path(out)
     _clear(out)
     (out / "cases").mkdir(parents=True, exist_ok=True)
@@ -494,7 +498,7 @@ def write_gallery(
         page = _case_page(case, len(cases), spec, matrices[case.sample.dataset], files[case.rank])
         write_text(out / "cases" / f"{case.rank:04d}.html", page)
     index = out / "index.html"
-    write_text(index, _index(cases, spec, matrices, files, heading))
+    write_text(index, _index(cases, spec, matrices, files, heading, listed))
     data = {
         "cases": [
             {
@@ -713,7 +717,10 @@ def make_gallery(
     if listed and on_message:
         _note_unknown(listed, datasets, on_message)
     if not cases:
-        raise GalleryError("no case to show: the filter or the case list keeps no sample")
+        keeps = " and ".join(
+            w for w, on in (("the case list", listed), ("the filter", filter_text.strip())) if on
+        )
+        raise GalleryError(f"no case to show: {keeps or 'the selection'} keeps no sample")
     heading = describe(
         listed=bool(listed), filtered=filter_text.strip(), total=total, kept=len(cases)
     )
@@ -727,6 +734,7 @@ def make_gallery(
             spec,
             {d.name: m for d, m in sources},
             heading=heading,
+            listed=bool(listed),
             jobs=jobs,
             on_progress=bar,
         )

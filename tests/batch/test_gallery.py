@@ -133,6 +133,10 @@ def test_a_filter_tags_and_a_case_list_choose_the_cases(
     listed.write_text("dataset,sample\nDS,img5\nDS,img1\nDS,img4\n", encoding="utf-8")
     assert _gallery(evaluated, tmp_path / "l", "--samples-from", str(listed)) == 0
     assert [c["sample"] for c in _cases(tmp_path / "l")] == ["img5", "img1", "img4"]
+    # in the list's order, which the index says (a trial read "in its order; ordered by Sm")
+    index = (tmp_path / "l" / "index.html").read_text(encoding="utf-8")
+    assert "3 cases of a case list, in its order. The methods" in index
+    assert "ordered by" not in index
 
 
 def test_what_cannot_be_done_is_said(
@@ -145,7 +149,13 @@ def test_what_cannot_be_done_is_said(
     assert _gallery(evaluated, tmp_path / "x", "--method", "Z") == 2
     assert "no method Z (there are: A, B, C)" in capsys.readouterr().err
     assert _gallery(evaluated, tmp_path / "x", "--filter", "Sm[A] > 2") == 2
-    assert "keeps no sample" in capsys.readouterr().err
+    assert "no case to show: the filter keeps no sample" in capsys.readouterr().err
+    unknown = tmp_path / "unknown.txt"  # only names of nothing: the list is named, no filter
+    unknown.write_text("nope1\nnope2\n", encoding="utf-8")
+    assert _gallery(evaluated, tmp_path / "x", "--samples-from", str(unknown)) == 2
+    err = capsys.readouterr().err
+    assert "2 names of the case list in no dataset (e.g. nope1, nope2)" in err
+    assert "no case to show: the case list keeps no sample" in err
 
 
 def test_pictures_are_thumbnails_named_by_rank_not_by_name(
