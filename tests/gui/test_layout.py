@@ -40,13 +40,19 @@ def test_docks_legends_and_the_table_fit_the_screen(qtbot, window, tmp_path, siz
     if size[1] >= 1080:  # every shown model's row in view
         assert not table.verticalScrollBar().isVisible()
         assert table.rowAt(table.viewport().height() - 1) in (-1, 11)
+    _titles_and_axes_whole(window.curves.plots, size)  # the sample view's curves
     window.tabs.setCurrentIndex(1)
     settle(qtbot, window)
     QtWidgets.QApplication.processEvents()
-    for name, plot in window.dataset_view.plots.items():
+    _titles_and_axes_whole(window.dataset_view.plots, size)
+
+
+def _titles_and_axes_whole(plots, size) -> None:  # type: ignore[no-untyped-def]
+    """Each plot's title inside it, and its layout within the widget: a wider title pushed
+    the plot's layout past the widget's right edge, which cut the title and the axis's last
+    tick ("PR (mean curves", "F-measure (β²=0.3", "1." at 1366 × 768)."""
+    for name, plot in plots.items():
         title = plot.getPlotItem().titleLabel
-        # the text inside the plot: a wider one pushed the plot's layout past the widget's
-        # right edge, which cut it and the axis's last tick ("PR (mean curves", "1.")
         text = title.item.mapRectToScene(title.item.boundingRect())
         assert text.left() >= 0 and text.right() <= plot.viewport().width(), (name, size)
         layout = plot.getPlotItem().sceneBoundingRect()

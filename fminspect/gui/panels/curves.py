@@ -118,7 +118,7 @@ class CurvesPanel(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("curvesPanel")
-        self._fm_title = f"F-measure (β²={DEFAULT_PARAMS.beta2:g})"
+        self._fm_title = f"F (β²={DEFAULT_PARAMS.beta2:g})"
         self.plots = {
             "pr": pg.PlotWidget(title="Precision–recall"),
             "fm": pg.PlotWidget(title=self._fm_title),
@@ -370,7 +370,7 @@ class CurvesPanel(QtWidgets.QWidget):
     def set_beta2(self, beta2: float) -> None:
         """Name the F-measure's β² in its plot's title."""
         # short: a title wider than the plot widens it past its place (its right end is cut)
-        title = f"F-measure (β²={beta2:g})"
+        title = f"F (β²={beta2:g})"
         if title != self._fm_title:  # a new title re-lays out and repaints the plot
             self._fm_title = title
             self.plots["fm"].setTitle(title)
