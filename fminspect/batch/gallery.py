@@ -612,11 +612,13 @@ def score_dataset(
     done = 0
     try:
         for event in stream_evaluation(dataset, matrix, config, store, jobs=jobs):
+            if isinstance(event, Planned) and not event.units and on_message:
+                on_message(f"{dataset.name}: every pair's scores read from {store}")
             if isinstance(event, Planned) and event.units and bar is None:
                 if on_message:
                     on_message(
-                        f"{dataset.name}: {event.stored} of {event.pairs} pairs stored, "
-                        f"{event.units} images to score"
+                        f"{dataset.name}: {event.stored} of {event.pairs} pairs' scores read "
+                        f"from {store}, {event.units} images to score"
                     )
                 bar = Progress(event.units, f"scoring {dataset.name}", enabled=progress)
                 bar.__enter__()

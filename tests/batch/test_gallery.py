@@ -85,10 +85,11 @@ def _cases(out: Path) -> list[dict]:
 def test_the_worst_cases_are_eval_s_worst_read_from_its_store(
     evaluated: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, results, _ = evaluated
+    _, results, store = evaluated
     assert _gallery(evaluated, tmp_path / "site", "--count", "3", "--method", "A") == 0
     err = capsys.readouterr().err
-    assert "to score" not in err  # every score read from eval's store
+    assert "to score" not in err  # every score read from eval's store, which is said
+    assert f"DS: every pair's scores read from {store}" in err
     assert "the 3 worst of 8 samples" in err
     sm = _per_image(results, "A", "Sm")
     expected = sorted(sm, key=sm.__getitem__)[:3]
