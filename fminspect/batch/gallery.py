@@ -292,7 +292,7 @@ border:1px solid #bbb}
 align-items:center;justify-content:center;color:#777;font-style:italic}
 .scores{font-size:12px;font-variant-numeric:tabular-nums} nav{margin:.6em 0}
 .legend{font-size:12px;color:#555;margin-top:1.5em} .tag{background:#eef;border-radius:3px;
-padding:0 4px;margin-right:3px;font-size:12px}
+padding:0 4px;margin-right:3px;font-size:12px;white-space:nowrap}
 """.replace("THUMB", str(THUMB)).replace("PICTURE", str(PICTURE))
 
 _SCRIPT = """
