@@ -335,8 +335,8 @@ def _repaint(
     pixels, was 6× slower). The sums are exact integers (a pixel is covered by at most 49
     patches: a channel's sum is below 49·255 < 2¹⁶) kept in uint16 over the object's
     bounding box only, and the gathered grid rows are bounded, so memory grows with the
-    object, not 8 bytes per pixel of the image per array as a
-    whole-image bincount would (≈ 2.5 GB at 8000 × 8000).
+    object, not 8 bytes per pixel of the image per array as a whole-image bincount would
+    (≈ 2.5 GB at 8000 × 8000).
     """
     h, w = rgb.shape[:2]
     cells = fg_xy // stride
