@@ -7,7 +7,7 @@ import functools
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -217,6 +217,44 @@ class Pager(QtWidgets.QWidget):
             row.addWidget(w)
 
 
+class LeaderLinks:
+    """Zoom and pan linked across the views ``views()`` gives: the first leads, the others
+    show its range; a pan or a zoom by hand in another is passed to the first, which passes
+    it on. Not pyqtgraph's links: they are two-way and line views up by their place on the
+    screen, and with the aspect locked, views of different sizes for a moment (while the
+    window is resized) widened each other's ranges in turn, each resize more (to ±40,000 px
+    on a 400-px image)."""
+
+    def __init__(self, views: Callable[[], list[pg.ViewBox]]) -> None:
+        self.views = views
+
+    def link(self, view: pg.ViewBox) -> None:
+        """Link ``view``, one of ``views()`` (the first, or one taking the first's range)."""
+        first = self.views()[0]
+        if view is first:
+            first.sigRangeChanged.connect(self._follow_first)
+            return
+        x, y = first.viewRange()
+        view.setRange(xRange=x, yRange=y, padding=0)
+        view.sigRangeChangedManually.connect(functools.partial(self._lead, view))
+
+    def _follow_first(self, view: pg.ViewBox, *_: object) -> None:
+        """The first view's range changed (a zoom, a pan, a resize): every other view shows
+        it (each keeps its own aspect)."""
+        views = self.views()
+        if not views or view is not views[0]:
+            return  # a first view of an older layout
+        x, y = view.viewRange()
+        for other in views[1:]:
+            other.setRange(xRange=x, yRange=y, padding=0)
+
+    def _lead(self, view: pg.ViewBox, *_: object) -> None:
+        views = self.views()
+        if views and view is not views[0] and view in views:
+            x, y = view.viewRange()
+            views[0].setRange(xRange=x, yRange=y, padding=0)
+
+
 class MapGridPanel(QtWidgets.QWidget):
     """Image, GT and model maps in linked views, with overlays and a mirrored crosshair.
 
@@ -265,6 +303,7 @@ class MapGridPanel(QtWidgets.QWidget):
         box.addWidget(self.header)
         box.addWidget(self.graphics)
         self.cells: dict[str, MapCell] = {}
+        self._links = LeaderLinks(lambda: self.views)  # zoom and pan, the first panel leading
         self.sample: LoadedSample | None = None
         self.gt_notes: tuple[Note, ...] = ()
         # the last view range per image size, most recent last (RANGES_KEPT of them)
@@ -388,36 +427,7 @@ class MapGridPanel(QtWidgets.QWidget):
         return cell
 
     def _link(self, cell: MapCell) -> None:
-        """Zoom and pan linked: the first panel leads, the others show its range; a pan or a
-        zoom in another panel is passed to the first, which passes it on. Not pyqtgraph's
-        links: they are two-way and line panels up by their place on the screen, and with
-        the aspect locked, panels of different sizes for a moment (while the window is
-        resized) widened each other's ranges in turn, each resize more (to ±40,000 px)."""
-        first = next(iter(self.cells.values())).view
-        if cell.view is first:
-            first.sigRangeChanged.connect(self._follow_first)
-            return
-        x, y = first.viewRange()
-        cell.view.setRange(xRange=x, yRange=y, padding=0)
-        cell.view.sigRangeChangedManually.connect(functools.partial(self._lead, cell.view))
-
-    def _follow_first(self, view: pg.ViewBox, *_: object) -> None:
-        """The first panel's range changed (a zoom, a pan, a resize): every other panel
-        shows it (each keeps its own aspect)."""
-        views = self.views
-        if not views or view is not views[0]:
-            return  # a first panel of an older layout
-        x, y = view.viewRange()
-        for other in views[1:]:
-            other.setRange(xRange=x, yRange=y, padding=0)
-
-    def _lead(self, view: pg.ViewBox, *_: object) -> None:
-        """A panel other than the first was zoomed or panned by hand: the first takes its
-        range, and passes it on."""
-        views = self.views
-        if views and view is not views[0] and view in views:
-            x, y = view.viewRange()
-            views[0].setRange(xRange=x, yRange=y, padding=0)
+        self._links.link(cell.view)
 
     def _apply_view(self) -> None:
         """Show the range chosen for this sample (kept, or the whole image)."""
