@@ -146,9 +146,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
     def fit_sample_view(self) -> None:
         """Give the metrics table the height of :data:`TABLE_ROWS` models (or of the shown
         ones, if fewer; at most 40 % of the view), the grid and the curves the rest 3 : 2 —
-        unless the user has dragged the splitter. On a short screen (a view under 800 px, as
-        at 1366 × 768) the maps come first: the table at most 30 %, the grid two thirds of
-        the rest (its maps were ~60 px high there)."""
+        unless the user has dragged the splitter. Below a full-HD screen (a view under 950 px:
+        1366 × 768, 1440 × 900, 1600 × 900) the maps come first: the table at most 30 %, the
+        grid two thirds of the rest (its maps were ~45–60 px high there)."""
         if self._sized_by_user:
             return
         view = self.table.view
@@ -161,7 +161,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         chrome += 2 * view.frameWidth() + 8  # (and the header's second line, once titled)
         need = chrome + rows * view.verticalHeader().defaultSectionSize()
         total = sum(self.sample_view.sizes()) or self.sample_view.height()
-        short = total < 800
+        short = total < 950
         table = min(need, int(total * (0.3 if short else 0.4)))
         rest = max(0, total - table)
         grid = rest * 2 // 3 if short else rest * 3 // 5

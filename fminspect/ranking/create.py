@@ -318,7 +318,8 @@ def _groups(
     scores_by_ds: dict[str, dict[str, dict[str, float]]] = {}
     if auto:
         which = "every map" if samples is None else "the chosen samples' maps"
-        say(f"scoring {which} with {by} to pick {auto} maps of clearly different quality…")
+        how = "read where stored, else computed"
+        say(f"the {by} of {which} ({how}) to pick {auto} maps of clearly different quality…")
         unscored: list[Problem] = []
         scored = found
         if samples is not None:  # only the chosen samples' maps are scored

@@ -463,11 +463,11 @@ class DatasetViewPanel(QtWidgets.QWidget):
         top = QtWidgets.QHBoxLayout()
         top.addWidget(self.status, 1)
         top.addWidget(self.copy_button)
-        jobs = QtWidgets.QHBoxLayout()
+        top.addWidget(self.compare_button)  # here, not below: that row's width left the
+        jobs = QtWidgets.QHBoxLayout()  # pair list too little on a laptop (names were "…")
         jobs.addWidget(self.stats_button)
         jobs.addWidget(self.stats_test)
         jobs.addWidget(self.stats_resamples)
-        jobs.addWidget(self.compare_button)
         jobs.addWidget(self.stop_button)
         jobs.addStretch(1)
         left = QtWidgets.QVBoxLayout()
@@ -558,9 +558,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
-        if not self._dragged:  # the pair list: 35 % of the width, within 270–460 px
+        if not self._dragged:  # the pair list: 35 % of the width, within 240–460 px
             width = self.splitter.width()
-            pair = min(460, max(270, int(0.35 * width)))
+            pair = min(460, max(240, int(0.35 * width)))
             self.splitter.setSizes([max(1, width - pair), pair])
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:
@@ -851,7 +851,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         shown = rows[:PAIR_ROWS]
         self.pair_list.setRowCount(len(shown))
         for i, (name, va, vb, diff) in enumerate(shown):
-            items = [name, f"{va:.4f}", f"{vb:.4f}", f"{diff:+.4f}"]
+            items = [name, f"{va:.3f}", f"{vb:.3f}", f"{diff:+.3f}"]  # narrow: room for names
             for j, text in enumerate(items):
                 item = QtWidgets.QTableWidgetItem(text)
                 if j:
