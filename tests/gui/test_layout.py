@@ -57,3 +57,28 @@ def _titles_and_axes_whole(plots, size) -> None:  # type: ignore[no-untyped-def]
         assert text.left() >= 0 and text.right() <= plot.viewport().width(), (name, size)
         layout = plot.getPlotItem().sceneBoundingRect()
         assert layout.right() <= plot.viewport().width() + 0.5, (name, size, layout)
+
+
+def test_the_grid_s_columns_show_the_maps_largest_in_its_area() -> None:
+    """A trial: at 1920 × 1080 the 13 panels were 5 × 3 in a wide, low area (maps 90 px
+    high) where 7 × 2 shows them 1.5× larger; at 1366 × 768, 5 × 3 is best."""
+    from fminspect.gui.panels.map_grid import COLORBAR_WIDTH, TITLE_HEIGHT, grid_columns
+
+    def map_height(n: int, cols: int, width: float, height: float, aspect: float) -> float:
+        rows = -(-n // cols)
+        return min(height / rows - TITLE_HEIGHT, (width - COLORBAR_WIDTH) / cols / aspect)
+
+    for n, width, height, aspect in [
+        (13, 1302, 363, 522 / 432),  # a full-HD window's grid (the trial's)
+        (13, 700, 290, 4 / 3),  # 1366 × 768
+        (13, 600, 900, 4 / 3),  # tall: few columns
+        (4, 1000, 300, 1.0),  # one row
+        (14, 900, 600, 0.75),  # portrait images
+    ]:
+        cols = grid_columns(n, width, height, aspect)
+        best = max(map_height(n, c, width, height, aspect) for c in range(1, n + 1))
+        assert map_height(n, cols, width, height, aspect) >= best - 0.1, (n, width, height)
+    assert grid_columns(13, 1302, 363, 522 / 432) == 7
+    assert grid_columns(13, 700, 290, 4 / 3) == 5
+    assert grid_columns(1, 1000, 1000, 1.0) == 1
+    assert grid_columns(13, 0, 0, 1.0) == 5  # no area yet: about 1.7 columns per row

@@ -139,6 +139,31 @@ class TitleItem(QtWidgets.QGraphicsWidget):
         self._shown.setPos(max(0.0, (width - box.width()) / 2), 0.0)
 
 
+#: Height of a panel's title row, and the colour bar's width beside the grid (pixels).
+TITLE_HEIGHT, COLORBAR_WIDTH = 18, 70
+#: After a resize, how long the size must stay before the panels may be laid out again.
+RELAYOUT_AFTER_MS = 150
+
+
+def grid_columns(n: int, width: float, height: float, aspect: float) -> int:
+    """The number of columns that shows ``n`` panels of an image ``aspect`` (width / height)
+    largest in an area of ``width`` × ``height`` pixels (the titles and the colour bar
+    taken out); the fewer columns of two equal choices. Without an area yet (0 × 0): about
+    1.7 columns per row, as a wide window has them."""
+    if n <= 1:
+        return 1
+    if width <= COLORBAR_WIDTH or height <= 0:
+        return max(1, min(n, math.ceil(math.sqrt(n * 1.7))))
+
+    def shown(cols: int) -> float:  # the height a map is drawn at
+        rows = math.ceil(n / cols)
+        cell_w = (width - COLORBAR_WIDTH) / cols
+        cell_h = height / rows - TITLE_HEIGHT
+        return max(0.0, min(cell_h, cell_w / aspect))
+
+    return max(range(1, n + 1), key=lambda c: (round(shown(c), 1), -c))
+
+
 def _add_title(layout: pg.GraphicsLayout, text: str, row: int, col: int) -> TitleItem:
     title = TitleItem(text)
     layout.addItem(title, row=row, col=col)
@@ -255,6 +280,42 @@ class LeaderLinks:
             views[0].setRange(xRange=x, yRange=y, padding=0)
 
 
+class ColumnFit:
+    """The grid's number of columns: the one that shows its panels largest in its area now
+    (:func:`grid_columns`; a 5 × 3 grid in a wide, low area drew 90-px maps where 7 × 2
+    draws them 1.5× larger), and the panels laid out again once a resize has settled if
+    another number fits better."""
+
+    def __init__(self, grid: MapGridPanel) -> None:
+        self.grid = grid
+        self.timer = QtCore.QTimer(grid)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(RELAYOUT_AFTER_MS)
+        self.timer.timeout.connect(self._relayout_if_better)
+
+    def best(self, n: int) -> int:
+        """The columns for ``n`` panels in the grid's area now."""
+        sample = self.grid.sample
+        shape = sample.shape if sample is not None else None
+        aspect = shape[1] / shape[0] if shape and shape[0] else 4 / 3
+        area = self.grid.graphics.viewport().size()
+        return grid_columns(n, area.width(), area.height(), aspect)
+
+    def schedule(self) -> None:
+        """After a resize: check once the size has stayed for a moment."""
+        self.timer.start()
+
+    @property
+    def pending(self) -> bool:
+        """A check is due (a resize has not settled yet)."""
+        return self.timer.isActive()
+
+    def _relayout_if_better(self) -> None:
+        names = self.grid._layout_names
+        if self.grid.sample is not None and names and self.best(len(names)) != self.grid._cols:
+            self.grid._rebuild()
+
+
 class MapGridPanel(QtWidgets.QWidget):
     """Image, GT and model maps in linked views, with overlays and a mirrored crosshair.
 
@@ -334,6 +395,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self._placeholders: dict[str, tuple[TitleItem, pg.GraphicsWidget]] = {}
         self._layout_names: list[str] = []  # every panel of the layout, made or to be made
         self._cols = 1
+        self.columns = ColumnFit(self)
         self._fill_timer = QtCore.QTimer(self)
         self._fill_timer.setSingleShot(True)
         self._fill_timer.setInterval(0)
@@ -363,7 +425,7 @@ class MapGridPanel(QtWidgets.QWidget):
         self.cells = {}
         self._layout_names = list(names)
         n = len(names)
-        self._cols = cols = max(1, min(n, math.ceil(math.sqrt(n * 1.7))))
+        self._cols = cols = self.columns.best(n)
         rows = math.ceil(n / cols)
         self._placeholders = {}
         with self._one_activation():
@@ -381,11 +443,15 @@ class MapGridPanel(QtWidgets.QWidget):
                 ci.addItem(hold, row=2 * r + 1, col=c)
                 self._placeholders[name] = (label, hold)
             for r in range(rows):  # title rows: just the text height
-                ci.layout.setRowMaximumHeight(2 * r, 18)
+                ci.layout.setRowMaximumHeight(2 * r, TITLE_HEIGHT)
             ci.addItem(self.colorbar, row=0, col=cols, rowspan=2 * rows)
         for cell in made:
             self._link(cell)
         self._colour_colorbar()
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.columns.schedule()  # laid out again if other columns now fit better
 
     @contextlib.contextmanager
     def _one_activation(self) -> Iterator[None]:
@@ -605,8 +671,13 @@ class MapGridPanel(QtWidgets.QWidget):
         assert self.sample is not None
         self.page = min(self.page, self.page_count() - 1)
         names = ["image", "GT", *self.page_models()]
-        rebuilt = self._layout_names != names
-        if rebuilt and len(names) == len(self._layout_names) == len(self.cells):
+        columns_changed = self.columns.best(len(names)) != self._cols
+        rebuilt = self._layout_names != names or columns_changed
+        if (
+            rebuilt
+            and not columns_changed
+            and len(names) == len(self._layout_names) == len(self.cells)
+        ):
             # as many panels as before (another page, other models, another dataset): the
             # panels are kept and renamed — making them anew took 50–100 ms
             self.cells = dict(zip(names, self.cells.values(), strict=True))
