@@ -145,11 +145,15 @@ TITLE_HEIGHT, COLORBAR_WIDTH = 18, 70
 RELAYOUT_AFTER_MS = 150
 
 
-def grid_columns(n: int, width: float, height: float, aspect: float) -> int:
+def grid_columns(
+    n: int, width: float, height: float, aspect: float, current: int | None = None
+) -> int:
     """The number of columns that shows ``n`` panels of an image ``aspect`` (width / height)
     largest in an area of ``width`` × ``height`` pixels (the titles and the colour bar
-    taken out); the fewer columns of two equal choices. Without an area yet (0 × 0): about
-    1.7 columns per row, as a wide window has them."""
+    taken out); the fewer columns of two equal choices. The ``current`` number is kept while
+    it shows them at least 90 % as large (walking through images of slightly different
+    shapes does not lay the panels out anew at every step). Without an area yet (0 × 0):
+    about 1.7 columns per row, as a wide window has them."""
     if n <= 1:
         return 1
     if width <= COLORBAR_WIDTH or height <= 0:
@@ -161,7 +165,10 @@ def grid_columns(n: int, width: float, height: float, aspect: float) -> int:
         cell_h = height / rows - TITLE_HEIGHT
         return max(0.0, min(cell_h, cell_w / aspect))
 
-    return max(range(1, n + 1), key=lambda c: (round(shown(c), 1), -c))
+    best = max(range(1, n + 1), key=lambda c: (round(shown(c), 1), -c))
+    if current is not None and 1 <= current <= n and shown(current) >= 0.9 * shown(best):
+        return current
+    return best
 
 
 def _add_title(layout: pg.GraphicsLayout, text: str, row: int, col: int) -> TitleItem:
@@ -294,12 +301,14 @@ class ColumnFit:
         self.timer.timeout.connect(self._relayout_if_better)
 
     def best(self, n: int) -> int:
-        """The columns for ``n`` panels in the grid's area now."""
+        """The columns for ``n`` panels in the grid's area now (the current number while it
+        is nearly as good, for as many panels)."""
         sample = self.grid.sample
         shape = sample.shape if sample is not None else None
         aspect = shape[1] / shape[0] if shape and shape[0] else 4 / 3
         area = self.grid.graphics.viewport().size()
-        return grid_columns(n, area.width(), area.height(), aspect)
+        current = self.grid._cols if len(self.grid._layout_names) == n else None
+        return grid_columns(n, area.width(), area.height(), aspect, current)
 
     def schedule(self) -> None:
         """After a resize: check once the size has stayed for a moment."""
