@@ -57,6 +57,27 @@ def _titles_and_axes_whole(plots, size) -> None:  # type: ignore[no-untyped-def]
         assert text.left() >= 0 and text.right() <= plot.viewport().width(), (name, size)
         layout = plot.getPlotItem().sceneBoundingRect()
         assert layout.right() <= plot.viewport().width() + 0.5, (name, size, layout)
+        # both ends of both axes labelled: pyqtgraph drops a label not wholly inside its
+        # axis, and at 1366 × 768 it dropped every "1.0" and the left axes' "0"
+        for side in ("bottom", "left"):
+            drawn = _tick_labels_drawn(plot.getAxis(side))
+            assert drawn[0] == "0" and drawn[-1] == "1.0", (name, side, size, drawn)
+
+
+def _tick_labels_drawn(axis) -> list[str]:  # type: ignore[no-untyped-def]
+    """The tick labels ``axis`` draws, from low to high values."""
+    from PySide6 import QtGui
+
+    image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_ARGB32)
+    painter = QtGui.QPainter(image)
+    try:
+        texts = axis.generateDrawSpecs(painter)[2]
+    finally:
+        painter.end()
+    labels = [(rect.center(), text) for rect, _flags, text in texts]
+    if axis.orientation == "bottom":
+        return [t for c, t in sorted(labels, key=lambda ct: ct[0].x())]
+    return [t for c, t in sorted(labels, key=lambda ct: -ct[0].y())]
 
 
 def test_the_grid_s_columns_show_the_maps_largest_in_its_area() -> None:

@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.gui.panels.plain_items import CurveItem, line_item
+from fminspect.gui.panels.unit_plot import keep_unit_square
 from fminspect.metrics import DEFAULT_PARAMS, SuiteResult
 
 THRESHOLDS = np.arange(256) / 255
@@ -143,10 +144,9 @@ class CurvesPanel(QtWidgets.QWidget):
             # fixed [0, 1] ranges: every curve lives there, plots stay comparable between
             # samples, and new data does not re-lay out the axes (their tick text is the most
             # expensive thing to paint on software rendering)
-            # (padded so that a ★ at 1 is whole; a right margin so that the tick "1.0" is)
-            plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.06)
+            # (with room for the end ticks' labels and a ★ at 1; a right margin for "1.0")
+            keep_unit_square(plot, spare_px=6.0)
             plot.getPlotItem().setContentsMargins(0, 0, 8, 0)
-            plot.disableAutoRange()
             plot.hideButtons()  # its "A" button would switch auto-range back on
             box.addWidget(plot)
         self.legend = QtWidgets.QListWidget()

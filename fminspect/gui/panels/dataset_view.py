@@ -46,6 +46,7 @@ from fminspect.batch.significance import RESAMPLES, SPREAD_NOTE, Setup, spread_t
 from fminspect.gui.panels.curves import THRESHOLDS, legend_icon, model_pen
 from fminspect.gui.panels.metrics_table import BEST_BRUSH, bold_font
 from fminspect.gui.panels.plain_items import CurveItem
+from fminspect.gui.panels.unit_plot import keep_unit_square
 from fminspect.inspector.model import InspectorModel
 from fminspect.inspector.selection import ModelSelection
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, default_keys
@@ -293,9 +294,7 @@ def _curve_plots() -> dict[str, pg.PlotWidget]:
             plot.setLabel("bottom", labels[k][0])
             plot.setLabel("left", labels[k][1])
         plot.showGrid(x=True, y=True, alpha=0.25)
-        # more room on the right than 0.04 gave: the "1.0" label was dropped there
-        plot.setXRange(0, 1, padding=0.1)
-        plot.setYRange(0, 1, padding=0.04)
+        keep_unit_square(plot)  # the end ticks' labels whole at a laptop's ~150 px
         plot.setMinimumWidth(120)
         plot.getPlotItem().setContentsMargins(0, 0, 8, 0)  # the tick "1.0" whole
         plot.hideButtons()
