@@ -53,6 +53,8 @@ DEFAULT_COUNT = 100
 #: Longer side of a picture on a case's page, and height of a thumbnail in the table (px).
 PICTURE = 320
 THUMB = 72
+#: Widest a thumbnail is shown in the table (px; a wider one is cropped at its sides).
+THUMB_MAX = 200
 #: JPEG quality of the pictures.
 QUALITY = 85
 #: Measures shown on the pages unless asked otherwise (those scored).
@@ -231,9 +233,10 @@ def _thumb(image: np.ndarray | None, gt: np.ndarray | None) -> np.ndarray | None
     return np.concatenate(parts[:-1], axis=1) if parts else None
 
 
-def _pictures(case: Case, spec: GallerySpec, folder: Path) -> tuple[dict[str, str], list[str]]:
+def _pictures(case: Case, spec: GallerySpec, folder: Path) -> tuple[dict[str, str], list[str], int]:
     """Write the case's pictures into ``folder``; the file of each ("image", "gt", "thumb",
-    the methods' places "m01"…) and the notes of what could not be read."""
+    the methods' places "m01"…), the notes of what could not be read, and the thumbnail's
+    width (at :data:`THUMB` high; 0 without one)."""
     notes: list[str] = []
     files: dict[str, str] = {}
     s = case.sample
@@ -254,6 +257,7 @@ def _pictures(case: Case, spec: GallerySpec, folder: Path) -> tuple[dict[str, st
             write_bytes(folder / f"{name}.jpg", _jpeg(array, PICTURE, rgb=rgb))
             files[name] = f"{name}.jpg"
     thumb = _thumb(image, gt)
+    width = 0 if thumb is None else thumb.shape[1]
     if thumb is not None:
         write_bytes(folder / "thumb.jpg", _jpeg(thumb, 10 * THUMB, rgb=True))
         files["thumb"] = "thumb.jpg"
@@ -270,21 +274,24 @@ def _pictures(case: Case, spec: GallerySpec, folder: Path) -> tuple[dict[str, st
             pred, _ = fit_to(pred, shape, spec.interpolation)
         write_bytes(folder / f"m{k:02d}.jpg", _jpeg(pred, PICTURE, rgb=False))
         files[f"m{k:02d}"] = f"m{k:02d}.jpg"
-    return files, notes
+    return files, notes, width
 
 
 # --------------------------------------------------------------------------- pages
-_STYLE = """
+_STYLE = (
+    """
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.2em;color:#222}
 h1{font-size:1.3em;margin:.2em 0} .muted{color:#666} a{color:#0b5cad}
 table{border-collapse:collapse} th,td{padding:3px 7px;border-bottom:1px solid #e3e3e3}
-th{position:sticky;top:0;background:#f5f5f5;cursor:pointer;white-space:nowrap;text-align:left}
+th{position:sticky;top:0;z-index:1;background:#f5f5f5;cursor:pointer;white-space:nowrap;
+text-align:left}
 th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}
 th[aria-sort=ascending]::after{content:" \\25B2"} th[aria-sort=descending]::after{content:" \\25BC"}
-td.name{min-width:9em;max-width:22em;overflow-wrap:anywhere}
-img.thumb{height:THUMBpx;max-width:200px;object-fit:cover;display:block;
+td.pin{position:sticky;z-index:1;background:#fff} th.pin{z-index:2}
+.p0{left:0} .p1{left:var(--pin1,0)} .p2{left:var(--pin2,0)}
+td.name{white-space:nowrap}
+img.thumb{height:THUMBpx;max-width:THUMB_MAXpx;object-fit:cover;display:block;
 border:1px solid #bbb}
-.wide{overflow-x:auto}
 #filter{width:24em;padding:4px;margin:.5em 0} .grid{display:flex;flex-wrap:wrap;gap:10px}
 .card{width:PICTUREpx} .card img{max-width:100%;display:block;border:1px solid #ddd}
 .card .title{font-weight:600;overflow-wrap:anywhere} .card.best .title{color:#0a7d2c}
@@ -293,7 +300,10 @@ align-items:center;justify-content:center;color:#777;font-style:italic}
 .scores{font-size:12px;font-variant-numeric:tabular-nums} nav{margin:.6em 0}
 .legend{font-size:12px;color:#555;margin-top:1.5em} .tag{background:#eef;border-radius:3px;
 padding:0 4px;margin-right:3px;font-size:12px;white-space:nowrap}
-""".replace("THUMB", str(THUMB)).replace("PICTURE", str(PICTURE))
+""".replace("THUMB_MAX", str(THUMB_MAX))
+    .replace("THUMB", str(THUMB))
+    .replace("PICTURE", str(PICTURE))
+)
 
 _SCRIPT = """
 (function(){
@@ -316,6 +326,9 @@ function apply(){var q=box.value.toLowerCase().trim();var n=0;
   var hit=!q||r.getAttribute('data-text').indexOf(q)>=0;r.hidden=!hit;if(hit)n++;});
  count.textContent=n+' of '+body.rows.length+' cases';}
 box.addEventListener('input',apply);apply();
+function pin(){var x=0;for(var i=1;i<3;i++){x+=heads[i-1].offsetWidth;
+ table.style.setProperty('--pin'+i,x+'px');}}
+pin();window.addEventListener('resize',pin);
 })();
 """
 
@@ -356,6 +369,7 @@ def _index(
     spec: GallerySpec,
     matrices: Mapping[str, ScoreMatrix],
     files: Mapping[int, dict[str, str]],
+    thumb_widths: Mapping[int, int],
     heading: str,
     listed: bool = False,
 ) -> str:
@@ -367,8 +381,10 @@ def _index(
     first_score = len(heads)
     heads += [f"mean {by}"] + [_label(spec, m) for m in spec.methods]
     numeric = {0} | set(range(first_score, len(heads)))
+    pinned = {0: "pin p0", 1: "pin p1", 2: "pin p2"}
     th = "".join(
-        f'<th class="num">{_e(h)}</th>' if i in numeric else f"<th>{_e(h)}</th>"
+        f'<th class="{" ".join(c for c in (pinned.get(i), "num" if i in numeric else "") if c)}"'
+        f">{_e(h)}</th>"
         for i, h in enumerate(heads)
     )
     rows = []
@@ -380,16 +396,19 @@ def _index(
         mean = sum(known) / len(known) if known else math.nan
         link = f"cases/{case.rank:04d}.html"
         thumb = files.get(case.rank, {}).get("thumb")
+        # its shown width: the table is laid out before the picture loads
+        width = min(THUMB_MAX, thumb_widths.get(case.rank, THUMB_MAX))
         img = (
-            f'<img class="thumb" loading="lazy" alt="" src="img/{case.rank:04d}/{thumb}">'
+            f'<img class="thumb" loading="lazy" alt="" width="{width}" height="{THUMB}" '
+            f'src="img/{case.rank:04d}/{thumb}">'
             if thumb
             else ""
         )
         text = " ".join([s.name, s.dataset, *case.tags, case.note]).lower()
-        cells = [
-            f'<td class="num" data-v="{case.rank}">{case.rank}</td>',
-            f'<td><a href="{link}">{img}</a></td>',
-            f'<td class="name"><a href="{link}">{_e(s.name)}</a></td>',
+        cells = [  # the rank, the picture and the name stay in view when scrolled sideways
+            f'<td class="num pin p0" data-v="{case.rank}">{case.rank}</td>',
+            f'<td class="pin p1"><a href="{link}">{img}</a></td>',
+            f'<td class="name pin p2"><a href="{link}">{_e(s.name)}</a></td>',
             f"<td>{_e(s.dataset)}</td>",
         ]
         if tagged:
@@ -408,8 +427,10 @@ def _index(
         "click a case to open it.</p>"
         '<input id="filter" type="search" placeholder="filter by name, dataset, tag or note" '
         'aria-label="filter the cases"> <span id="count" class="muted"></span>'
-        f'<div class="wide"><table id="cases"><thead><tr>{th}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>" + _legend(spec)
+        # the page itself scrolls both ways (a box of its own that scrolled sideways kept the
+        # titles from staying on top, and its scroll bar was under the last case)
+        f'<table id="cases"><thead><tr>{th}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>" + _legend(spec)
     )
     return _page(spec.title or "fminspect gallery", body, _SCRIPT)
 
@@ -482,15 +503,17 @@ def write_gallery(
     _clear(out)
     (out / "cases").mkdir(parents=True, exist_ok=True)
     files: dict[int, dict[str, str]] = {}
+    widths: dict[int, int] = {}
     notes: list[str] = []
 
-    def one(case: Case) -> tuple[int, dict[str, str], list[str]]:
-        found, said = _pictures(case, spec, out / "img" / f"{case.rank:04d}")
-        return case.rank, found, said
+    def one(case: Case) -> tuple[int, dict[str, str], list[str], int]:
+        found, said, width = _pictures(case, spec, out / "img" / f"{case.rank:04d}")
+        return case.rank, found, said, width
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for done, (rank, found, said) in enumerate(pool.map(one, cases), 1):
+        for done, (rank, found, said, width) in enumerate(pool.map(one, cases), 1):
             files[rank] = found
+            widths[rank] = width
             notes += said
             if on_progress:
                 on_progress(done, len(cases))
@@ -498,7 +521,7 @@ def write_gallery(
         page = _case_page(case, len(cases), spec, matrices[case.sample.dataset], files[case.rank])
         write_text(out / "cases" / f"{case.rank:04d}.html", page)
     index = out / "index.html"
-    write_text(index, _index(cases, spec, matrices, files, heading, listed))
+    write_text(index, _index(cases, spec, matrices, files, widths, heading, listed))
     data = {
         "cases": [
             {

@@ -291,3 +291,47 @@ def test_datasets_with_different_methods_in_one_gallery(tmp_path: Path) -> None:
     assert {c["dataset"] for c in cases} == {"D1", "D2"} and len(cases) == 6
     assert main(["gallery", str(root), "--out", str(tmp_path / "b"), "--method", "B", *args]) == 0
     assert [c["dataset"] for c in _cases(tmp_path / "b")][:3] == ["D1"] * 3  # D2 has no B
+
+
+@needs_chromium()
+def test_a_wide_table_keeps_each_case_s_name_and_picture_in_view(tmp_path: Path) -> None:
+    """A trial: with 20 methods on a laptop's screen the index scrolled sideways in a box of
+    its own, the names went out of view with the first columns and wrapped onto three lines,
+    and the titles did not stay on top (the box, not the page, was what scrolled)."""
+    methods = tuple(f"Method-{k:02d}-with-a-long-name" for k in range(20))
+    root = make_dataset(tmp_path / "DS", n_images=30, methods=methods, size=(30, 40), seed=5)
+    long = "COD10K-CAM-1-Aquatic-3-Crab-154"
+    for folder, ext in (("GT", "png"), ("Imgs", "jpg"), *((f"Pred/{m}", "png") for m in methods)):
+        (root / folder / f"img1.{ext}").rename(root / folder / f"{long}.{ext}")
+    site = tmp_path / "site"
+    args = ["--measures", "Sm", "--cache", str(tmp_path / "s.sqlite"), "--count", "0"]
+    assert main(["gallery", str(root), "--out", str(site), *args]) == 0
+    with Browser() as browser:
+        index = browser.open(site.joinpath("index.html").as_uri())
+        index.send(
+            "Emulation.setDeviceMetricsOverride",
+            width=1000,
+            height=600,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+        where = (  # the places of the rank, the picture and the name of the long-named case
+            "(() => { const r = [...document.querySelectorAll('tbody tr')]"
+            f".find(r => r.cells[2].textContent === {long!r});"
+            "const b = [0, 1, 2].map(i => r.cells[i].getBoundingClientRect());"
+            "const h = document.querySelector('th').getBoundingClientRect();"
+            "return {left: b.map(x => x.left), right: b.map(x => x.right), "
+            "lines: r.cells[2].querySelector('a').getClientRects().length, "
+            "wide: document.documentElement.scrollWidth, head: h.top}; })()"
+        )
+        before = index.evaluate(where)
+        assert before["wide"] > 1000  # 20 methods do not fit: the page scrolls sideways
+        assert before["lines"] == 1  # the name on one line
+        index.evaluate("window.scrollTo(document.documentElement.scrollWidth, 400)")
+        after = index.evaluate(where)
+        # pinned at the left edge, side by side, not overlapping
+        assert after["left"][0] == pytest.approx(0, abs=1)
+        for k in (1, 2):
+            assert after["left"][k] == pytest.approx(after["right"][k - 1], abs=1)
+        assert after["head"] == pytest.approx(0, abs=1)  # the titles stay on top
+        assert index.errors == []
