@@ -65,6 +65,7 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             cache=args.cache,
             on_message=say(),
+            progress=None,
         )
     except ArgumentError as exc:
         return fail(str(exc))
@@ -98,7 +99,7 @@ def _cmd_rank_create(args: argparse.Namespace) -> int:
 def _cmd_rank_pack(args: argparse.Namespace) -> int:
     from fminspect.ranking.workflow import pack_study
 
-    out = pack_study(args.study, args.out, args.participant)
+    out = pack_study(args.study, args.out, args.participant, progress=None)
     who = f"participant {args.participant}" if args.participant else "a participant"
     print(f"study pack written to {out}; {who} runs:  fminspect rank vote {out.name}")
     return 0

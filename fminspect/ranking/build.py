@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 import cv2
 import numpy as np
 
+from fminspect.batch.progress import Progress
 from fminspect.io.atomic import write_bytes
 from fminspect.io.discovery import Dataset
 from fminspect.io.loading import load_map
@@ -121,16 +124,38 @@ def groups_from_dataset(
     return groups
 
 
-def check_files(design: Design) -> list[str]:
+def check_files(
+    design: Design,
+    *,
+    threads: int | None = None,
+    progress: bool | None = False,
+) -> list[str]:
     """A message for every file of the study that is missing or cannot be read as an image
-    (empty when all can be shown)."""
-    problems = []
-    for f in design.files():
+    (empty when all can be shown), in the files' order.
+
+    Every file is decoded, on ``threads`` threads (default: one per core, at most 8; the
+    decoders let go of Python's lock): a study of 1,000 groups of three maps has 5,000 files,
+    ~6 s on one core. ``progress``: a bar on a terminal or plain lines in a log (``None``),
+    or nothing (``False``)."""
+    files = design.files()
+    workers = threads if threads is not None else min(8, os.cpu_count() or 1)
+
+    def problem(path: str) -> str | None:
         try:
-            load_map(f)
+            load_map(path)
         except LoadError as exc:
-            problems.append(str(exc))
-    return problems
+            return str(exc)
+        return None
+
+    with (
+        Progress(len(files), "checking the study's files", enabled=progress) as bar,
+        ThreadPoolExecutor(max(1, workers)) as pool,
+    ):
+        found = []
+        for message in pool.map(problem, files):
+            found.append(message)
+            bar.advance()
+    return [m for m in found if m is not None]
 
 
 def make_checks(

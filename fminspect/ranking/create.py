@@ -86,6 +86,7 @@ def create_study(
     jobs: int = 1,
     cache: Path | str | None = None,
     on_message: Callable[[str], None] | None = None,
+    progress: bool | None = False,
 ) -> CreatedStudy:
     """Create the study file ``study`` from the dataset folder ``root``.
 
@@ -132,6 +133,9 @@ def create_study(
         Receives what is noticed on the way, as it happens: files that cannot be used,
         samples left out, groups smaller than ``auto`` (the command prints them); the
         result keeps them too (:attr:`CreatedStudy.messages`).
+    progress : bool, optional
+        While every file of the study is decoded to check it can be shown: a bar on a
+        terminal or plain lines in a log (``None``, as the command), or nothing (``False``).
 
     Raises
     ------
@@ -204,7 +208,7 @@ def create_study(
                 f"warning: --auto {auto}: groups have {', '.join(map(str, sizes))} maps "
                 f"(fewer models, or scores closer than --min-gap {min_gap:g})"
             )
-    unreadable = check_files(new_design("check", groups))
+    unreadable = check_files(new_design("check", groups), progress=progress)
     if unreadable:
         raise StudyError(
             "files of the study cannot be read; fix or leave them out (--samples/--models):\n  "

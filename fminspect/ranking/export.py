@@ -59,7 +59,13 @@ def _pack_names(design: Design) -> dict[str, str]:
     return {f: f"files/{i:05d}{Path(f).suffix.lower()}" for i, f in enumerate(design.files())}
 
 
-def write_pack(store: StudyStore, out: Path | str, participant: str | None = None) -> Path:
+def write_pack(
+    store: StudyStore,
+    out: Path | str,
+    participant: str | None = None,
+    *,
+    progress: bool | None = False,
+) -> Path:
     """Write a self-contained study pack (zip) for participants on other computers.
 
     With ``participant``, the pack is that participant's: they are registered here and
@@ -69,7 +75,8 @@ def write_pack(store: StudyStore, out: Path | str, participant: str | None = Non
     incomplete or active design needs it (whoever votes elsewhere must get pairs this lab
     knows about); a full design's pack serves any number of participants.
 
-    Refused when a file of the study is missing or cannot be read as an image."""
+    Refused when a file of the study is missing or cannot be read as an image (every file is
+    decoded first; ``progress`` as :func:`~fminspect.ranking.build.check_files`')."""
     from fminspect.ranking.build import check_files
 
     out = Path(out)
@@ -79,7 +86,7 @@ def write_pack(store: StudyStore, out: Path | str, participant: str | None = Non
             f"a pack of an {design.sampling} design is made for one participant, who is given "
             "their pairs now: add --participant ID (one pack per participant)"
         )
-    problems = check_files(design)
+    problems = check_files(design, progress=progress)
     if problems:
         raise StudyError("cannot pack: " + "; ".join(problems))
     names = _pack_names(design)

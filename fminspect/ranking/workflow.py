@@ -57,10 +57,17 @@ def _ignore(message: str) -> None:
 
 
 # ----------------------------------------------------------------------- moving a study
-def pack_study(study: Path | str, out: Path | str, participant: str | None = None) -> Path:
+def pack_study(
+    study: Path | str,
+    out: Path | str,
+    participant: str | None = None,
+    *,
+    progress: bool | None = False,
+) -> Path:
     """Write ``study`` as a self-contained pack (zip) for participants on other computers
     (:func:`~fminspect.ranking.export.write_pack`); returns the zip's path. An incomplete or
-    active design's pack is one ``participant``'s, given their pairs now.
+    active design's pack is one ``participant``'s, given their pairs now. ``progress``: a
+    bar or plain lines while every file is checked (``None``), or nothing (``False``).
 
     Examples
     --------
@@ -72,7 +79,7 @@ def pack_study(study: Path | str, out: Path | str, participant: str | None = Non
     from fminspect.ranking.export import write_pack
 
     with StudyStore(study) as store:
-        return write_pack(store, out, participant)
+        return write_pack(store, out, participant, progress=progress)
 
 
 def export_results(

@@ -342,3 +342,21 @@ def test_kappa_counts_pairs_with_different_numbers_of_raters() -> None:
     assert free_marginal_kappa(votes, 2) == pytest.approx((0.5 - 0.5) / 0.5)
     assert free_marginal_kappa(votes[:3], 2) == pytest.approx(1.0)
     assert math.isnan(free_marginal_kappa(votes[-1:], 2))
+
+
+def test_every_unreadable_file_is_named_in_order_whatever_the_threads(tmp_path: Path) -> None:
+    """check_files decodes on several threads; what it says is what one thread says."""
+    from fminspect.ranking.build import check_files
+
+    root = make_dataset(tmp_path / "DS", n_images=12, methods=("A", "B", "C"))
+    (dataset,), _ = discover(root)
+    design = build_design("s", groups_from_dataset(dataset), tmp_path / "s.sqlite")
+    files = design.files()
+    victims = [files[k] for k in (1, 7, 20, len(files) - 1)]
+    for k, victim in enumerate(victims):
+        Path(victim).write_bytes(b"not a picture" if k % 2 else b"")
+    one = check_files(design, threads=1)
+    assert len(one) == len(victims)
+    assert all(Path(v).name in said for v, said in zip(victims, one, strict=True))
+    for threads in (2, 5):
+        assert check_files(design, threads=threads) == one
