@@ -58,6 +58,19 @@ def test_the_stores_alone_do_not_load_the_measures() -> None:
     assert out.stdout.strip() == ""
 
 
+def test_the_measures_load_scikit_image_s_morphology_only_when_used() -> None:
+    # scikit-image's morphology and measure modules (with scipy.ndimage, scipy.spatial…)
+    # took ~0.3 s of every process importing the measures, every eval worker's; only HCE
+    # and the size-invariant family use them
+    code = (
+        "import sys, fminspect.metrics\n"
+        "print(','.join(m for m in ('skimage.morphology', 'skimage.measure', 'scipy.ndimage') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
 def test_every_name_of_the_pipeline_package_resolves() -> None:
     import fminspect.pipeline as pipeline
 
