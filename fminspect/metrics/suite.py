@@ -245,7 +245,12 @@ class SuiteResult:
     def scores(self) -> dict[str, float]:
         """Per-image scores under the stable keys of :data:`MEASURES`, for every family
         that was computed (``CCm`` only when the image was given)."""
-        return {m.key: float(m.get(self)) for m in MEASURES if self.has(m.field)}
+        results = self.results  # (per pair in a batch: the registry's dict, not its view)
+        return {
+            m.key: float(m.get(self))
+            for m in REGISTRY.measures.values()
+            if results.get(m.field) is not None
+        }
 
     def curves(self) -> dict[str, np.ndarray]:
         """The per-image arrays the computed families store: their curves (ascending
