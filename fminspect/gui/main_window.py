@@ -188,6 +188,7 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.scatter.bind(m)
         self.scatter.selected.connect(self._on_scatter_selected)
         self.browser.model.modelReset.connect(self.scatter.follow_list)
+        self.browser.model.modelReset.connect(self.dataset_view.listing_changed)
         m.sample_loaded.connect(self._on_sample_loaded)
         m.busy_changed.connect(self._on_busy)
         m.problems.connect(self.show_problems)

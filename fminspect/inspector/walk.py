@@ -137,6 +137,14 @@ class Walk:
         self.filter, self._passed = flt, None
         self._sort()
 
+    def listed_mask(self) -> np.ndarray | None:
+        """Which samples (natural order) the filter passes; None without a filter."""
+        if self.filter is None:
+            return None
+        if self._passed is None or len(self._passed) != len(self.matrix.samples):
+            self._passed = self.filter.mask(self.matrix, self.facts())
+        return self._passed
+
     def facts(self) -> Facts:
         """What a filter knows of the samples beyond their scores."""
         return Facts(self.tags_of, self.chosen, self.shares, self.problems)
@@ -179,10 +187,9 @@ class Walk:
             key[np.isnan(key)] = np.inf
             order = np.argsort(key, kind="stable")
         self._sorted = order  # unfiltered: where a sample the filter dropped would be
-        if self.filter is not None:
-            if self._passed is None or len(self._passed) != n:
-                self._passed = self.filter.mask(self.matrix, self.facts())
-            order = order[self._passed[order]]
+        passed = self.listed_mask()
+        if passed is not None:
+            order = order[passed[order]]
         self.order = order
 
     def row_of(self, name: str) -> int | None:

@@ -215,6 +215,16 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     assert [r[3] for r in rows] == sorted(diffs.tolist(), key=lambda d: -abs(d))
     assert view.pair_list.rowCount() == 5
     assert view.pair_list.item(0, 0).toolTip() == rows[0][0]  # the whole name, if elided
+    # a trial: the browser's filter left the list unchanged; it keeps to what is listed
+    window.go_to(rows[0][0], "COD10K")
+    settle(qtbot, window)
+    window.browser.filter.setText(f"not name ~ {rows[0][0]}")
+    window.browser.apply_filter()
+    assert [r[0] for r in view.pair_rows()] == [r[0] for r in rows[1:]]
+    assert view.pair_list.rowCount() == 4 and "listed by the filter" in view.pair_summary.text()
+    window.browser.filter.setText("")
+    window.browser.apply_filter()
+    assert view.pair_list.rowCount() == 5
     with qtbot.waitSignal(view.sample_chosen, timeout=PATIENCE_MS) as signal:
         view.pair_list.cellClicked.emit(0, 0)
     assert signal.args == ["COD10K", rows[0][0]]

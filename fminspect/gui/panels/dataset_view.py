@@ -49,6 +49,7 @@ from fminspect.gui.panels.plain_items import CurveItem
 from fminspect.gui.panels.unit_plot import keep_unit_square
 from fminspect.inspector.model import InspectorModel
 from fminspect.inspector.selection import ModelSelection
+from fminspect.inspector.walk import Walk
 from fminspect.metrics import MEASURE_KEYS, MEASURES_BY_KEY, default_keys
 
 #: What the dataset view's third plot can show: choice → (x curve or None for the
@@ -357,6 +358,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
         self.results: dict[str, Sequence[MethodResult]] = {}
         self._note = ""
         self._stale = False  # results given while hidden, not drawn yet
+        self._pair_stale = False  # the browser's list changed while hidden
+        #: the browser's walk (its dataset's filter): the pair list keeps to what it lists
+        self.walk: Walk | None = None
         self.model = DatasetTableModel(selection, self)
         self.proxy = QtCore.QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -531,6 +535,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         """Show ``model``'s dataset values and the results of its jobs; the jobs asked for
         here run in its scoring service."""
         scores = model.scores
+        self.walk = model.walk
         scores.results_changed.connect(self.set_results)
         scores.note.connect(self.set_note)
         scores.task_started.connect(self.task_started)
@@ -566,6 +571,24 @@ class DatasetViewPanel(QtWidgets.QWidget):
         super().showEvent(event)
         if self._stale:
             self.refresh()
+        elif self._pair_stale:
+            self.update_pair()
+
+    def listing_changed(self) -> None:
+        """The browser's list changed (a filter, the tags it filters by): the pair list
+        keeps to what it lists, now or when shown."""
+        self._pair_stale = True
+        if self.isVisible() and self.walk is not None:
+            self.update_pair()
+
+    def _listed(self, dataset: str) -> tuple[np.ndarray, str] | None:
+        """Which samples of ``dataset`` the browser's filter lists, and the filter; None
+        when it lists them all (no filter, or the browser shows another dataset)."""
+        walk = self.walk
+        if walk is None or walk.filter is None or walk.matrix is not self.matrix_of(dataset):
+            return None
+        mask = walk.listed_mask()
+        return None if mask is None else (mask, walk.filter.text)
 
     def refresh(self) -> None:
         """Draw the results last given (the table now, the rest in the next turns)."""
@@ -819,19 +842,28 @@ class DatasetViewPanel(QtWidgets.QWidget):
         va, vb = matrix.column(a, key), matrix.column(b, key)
         sign = 1.0 if MEASURES_BY_KEY[key].higher_is_better else -1.0
         diff = sign * (va - vb)
-        ok = np.flatnonzero(np.isfinite(diff))
+        keep = np.isfinite(diff)
+        listed = self._listed(d)
+        if listed is not None and len(listed[0]) == len(keep):  # the browser's filter
+            keep &= listed[0]
+        ok = np.flatnonzero(keep)
         order = ok[np.argsort(-np.abs(diff[ok]), kind="stable")]
         return [(matrix.samples[i], float(va[i]), float(vb[i]), float(diff[i])) for i in order]
 
     def update_pair(self, *_: object) -> None:
         """Fill the disagreement list of the chosen pair."""
+        self._pair_stale = False
         rows = self.pair_rows()
         a, b = self.pair_a.currentText(), self.pair_b.currentText()
         key = self.pair_measure.currentText()
         self.pair_list.setRowCount(0)
+        listed = self._listed(self.pair_dataset.currentText())
+        which = "" if listed is None else f" listed by the filter <i>{html.escape(listed[1])}</i>"
         if not rows:
             self.pair_summary.setText(
-                "choose two methods (or select two rows of the table)"
+                f"no image{which} has scores of both"
+                if listed is not None and self.results
+                else "choose two methods (or select two rows of the table)"
                 if self.results
                 else "the per-image scores are not ready yet"
             )
@@ -841,7 +873,7 @@ class DatasetViewPanel(QtWidgets.QWidget):
         ties = len(diffs) - better_a - better_b
         arrow = "higher" if MEASURES_BY_KEY[key].higher_is_better else "lower"
         self.pair_summary.setText(
-            f"per image {key} ({arrow} is better), {len(rows)} images with both: "
+            f"per image {key} ({arrow} is better), {len(rows)} images{which} with both: "
             f"<b>{html.escape(a)}</b> better on {better_a}, "
             f"<b>{html.escape(b)}</b> better on {better_b}, tied on {ties}; largest "
             f"differences first, click one to open it."
