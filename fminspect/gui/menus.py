@@ -147,25 +147,34 @@ class FileActions(QtCore.QObject):
             self.window.open_in_background(ToolkitConfigs(Path(dataset), Path(method)))
 
     def export_cases(self) -> None:
-        """The tagged and annotated samples as CSV (a case list for eval --images and
-        --exclude-images, rank create --samples-from) or JSON."""
+        """The tagged and annotated samples, or those the filter lists, as CSV (a case list
+        for eval --images and --exclude-images, rank create --samples-from, qualitative
+        --samples-from) or JSON, in the browser's order."""
         w = self.window
-        choices = w.model.cases.export_choices()
-        slot, default = None, "cases.csv"
-        if len(choices) > 1:  # one tag's cases (the GT errors to leave out), or every case
+        walk, dataset = w.model.walk, w.model.dataset
+        name = dataset.name if dataset is not None else ""
+        listed = [(name, s) for s in walk.ordered()] if walk.filter is not None else None
+        order = [(name, s) for s in walk.every_in_order()] if dataset is not None else []
+        choices = w.model.cases.export_choices(listed)
+        if not choices:
+            return
+        choice = choices[0]
+        if len(choices) > 1:  # the listed ones, one tag's cases (the GT errors), every case
             label, ok = QtWidgets.QInputDialog.getItem(
-                w, "Export the case list", "Cases:", [c[0] for c in choices], 0, False
+                w, "Export the case list", "Cases:", [c.label for c in choices], 0, False
             )
             if not ok:
                 return
-            _, slot, default = next(c for c in choices if c[0] == label)
+            choice = next(c for c in choices if c.label == label)
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            w, "Export the case list", default, "CSV (*.csv);;JSON (*.json)"
+            w, "Export the case list", choice.file, "CSV (*.csv);;JSON (*.json)"
         )
         if not path:
             return
         try:
-            n = w.model.cases.export(path, slot=slot)
+            n = w.model.cases.export(
+                path, slot=choice.slot, listed=listed if choice.listed else None, order=order
+            )
         except OSError as exc:
             QtWidgets.QMessageBox.warning(w, "Export", f"{path} cannot be written: {exc}")
             return

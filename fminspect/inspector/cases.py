@@ -10,10 +10,29 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from fminspect.inspector.events import Event
 from fminspect.pipeline.tags import DEFAULT_NAMES, TagError, TagStore, tags_file
+
+
+@dataclass(frozen=True, slots=True)
+class ExportChoice:
+    """One choice of the export dialog: its label (with its count), the tag slot it keeps
+    (None: every case), a file name for it, and whether it keeps to the samples the
+    filter lists (in the list's order)."""
+
+    label: str
+    slot: int | None
+    file: str
+    listed: bool = False
+
+
+def _stem(name: str, slot: int) -> str:
+    """A file name's stem for the cases of tag ``name``."""
+    return re.sub(r"[^0-9A-Za-z]+", "_", name).strip("_").lower() or f"tag{slot}"
 
 
 class Cases:
@@ -103,25 +122,61 @@ class Cases:
             self.store.rename(slot, name)
             self.names_changed.emit()
 
-    def export_choices(self) -> list[tuple[str, int | None, str]]:
-        """What the case list can hold, for the export dialog: every case, or the cases of
-        one tag in use — (label with its count, tag slot or None, a file name for it)."""
+    def export_choices(self, listed: Sequence[tuple[str, str]] | None = None) -> list[ExportChoice]:
+        """What the case list can hold, for the export dialog: with ``listed`` (the
+        (dataset, sample) a filter lists, in the list's order) first every one of them and
+        the tagged ones among them per tag in use; then every case of the folder, or the
+        cases of one tag in use."""
         if self.store is None:
             return []
+        out: list[ExportChoice] = []
+        if listed is not None:
+            tags = {(c.dataset, c.sample): c.tags for c in self.store.cases()}
+            out.append(
+                ExportChoice(
+                    f"every sample the filter lists ({len(listed)}), in the list's order",
+                    None,
+                    "listed.csv",
+                    True,
+                )
+            )
+            for slot, name in self.names.items():
+                n = sum(slot in tags.get(key, ()) for key in listed)
+                if n:
+                    out.append(
+                        ExportChoice(
+                            f"listed and tagged “{name}” ({n})",
+                            slot,
+                            f"{_stem(name, slot)}_listed.csv",
+                            True,
+                        )
+                    )
         cases = self.store.cases()
-        out: list[tuple[str, int | None, str]] = [
-            (f"every tagged or annotated sample ({len(cases)})", None, "cases.csv")
-        ]
+        out.append(
+            ExportChoice(f"every tagged or annotated sample ({len(cases)})", None, "cases.csv")
+        )
         for slot, name in self.names.items():
             n = sum(slot in c.tags for c in cases)
             if n:
-                stem = re.sub(r"[^0-9A-Za-z]+", "_", name).strip("_").lower() or f"tag{slot}"
-                out.append((f"tagged “{name}” only ({n})", slot, f"{stem}.csv"))
+                out.append(
+                    ExportChoice(f"tagged “{name}” only ({n})", slot, f"{_stem(name, slot)}.csv")
+                )
         return out
 
-    def export(self, path: Path | str, dataset: str | None = None, slot: int | None = None) -> int:
-        """Write the cases (see :meth:`TagStore.export`); 0 without a store."""
-        return self.store.export(path, dataset, slot) if self.store is not None else 0
+    def export(
+        self,
+        path: Path | str,
+        dataset: str | None = None,
+        slot: int | None = None,
+        *,
+        listed: Sequence[tuple[str, str]] | None = None,
+        order: Sequence[tuple[str, str]] = (),
+    ) -> int:
+        """Write the cases (see :meth:`TagStore.export`: ``listed`` the samples a filter
+        lists, in order; ``order`` the browser's); 0 without a store."""
+        if self.store is None:
+            return 0
+        return self.store.export(path, dataset, slot, listed=listed, order=order)
 
     def import_(self, path: Path | str) -> int:
         """Read tags and notes from a file (:class:`TagError` naming it when it cannot)."""

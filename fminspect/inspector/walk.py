@@ -224,6 +224,10 @@ class Walk:
         """Every listed sample, in the order."""
         return [self.matrix.samples[int(i)] for i in self.order]
 
+    def every_in_order(self) -> list[str]:
+        """Every sample, listed or not, in the order (as if there were no filter)."""
+        return [self.matrix.samples[int(i)] for i in self._sorted]
+
     # ------------------------------------------------------------------ values
     def column_values(self, col: int) -> np.ndarray:
         """The values of a score column for every sample (natural order)."""

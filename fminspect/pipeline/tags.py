@@ -26,6 +26,7 @@ import json
 import os
 import sqlite3
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -277,11 +278,31 @@ class TagStore:
             out.append(Case(d, s, tags, self._notes.get((d, s, ""), ""), model_notes))
         return out
 
-    def export(self, path: Path | str, dataset: str | None = None, slot: int | None = None) -> int:
+    def export(
+        self,
+        path: Path | str,
+        dataset: str | None = None,
+        slot: int | None = None,
+        *,
+        listed: Sequence[tuple[str, str]] | None = None,
+        order: Sequence[tuple[str, str]] = (),
+    ) -> int:
         """Write the cases (of ``dataset``; with tag ``slot`` only) to ``path``: ``.json``
         as JSON, anything else as CSV (``dataset,sample,tags,note``; the tags by name,
-        separated by ``;``). Written atomically; returns how many cases."""
-        cases = [c for c in self.cases(dataset) if slot is None or slot in c.tags]
+        separated by ``;``). Written atomically; returns how many cases.
+
+        ``listed``: these (dataset, sample) instead, in this order, with a tag or a note or
+        not (what a filter lists); ``order``: the (dataset, sample) order the cases follow
+        (a browser's list; the others after them, by name)."""
+        if listed is not None:
+            known = {(c.dataset, c.sample): c for c in self.cases(dataset)}
+            chosen = [known.get((d, s)) or Case(d, s, (), "", {}) for d, s in listed]
+            cases = [c for c in chosen if slot is None or slot in c.tags]
+        else:
+            cases = [c for c in self.cases(dataset) if slot is None or slot in c.tags]
+            if order:
+                place = {key: i for i, key in enumerate(order)}
+                cases.sort(key=lambda c: place.get((c.dataset, c.sample), len(place)))
         path = Path(path)
         if path.suffix.lower() == ".json":
             doc = {

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import astuple
 from pathlib import Path
 
 import numpy as np
 
+from fminspect.batch.filters import parse
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.inspector.model import InspectorModel
 from fminspect.inspector.runtime import ManualRuntime
@@ -131,7 +133,7 @@ def test_stepping_walks_the_browser_s_order_and_reads_ahead_in_it(
 
 
 def test_tags_of_the_shown_sample_and_the_next_untagged_in_the_walk(
-    model: InspectorModel, runtime: ManualRuntime, dataset_root: Path
+    model: InspectorModel, runtime: ManualRuntime, dataset_root: Path, tmp_path: Path
 ) -> None:
     from fminspect.pipeline.tags import TagStore, tags_path
 
@@ -159,8 +161,34 @@ def test_tags_of_the_shown_sample_and_the_next_untagged_in_the_walk(
     with TagStore(tags_path(dataset_root)[0]) as other:
         assert other.tagged("DS") == {"img1", "img5", "img2"}
     # the export offers every case, or one tag's cases (the GT errors to leave out of eval)
-    assert model.cases.export_choices() == [
-        ("every tagged or annotated sample (3)", None, "cases.csv"),
-        ("tagged “GT error” only (2)", 1, "gt_error.csv"),
-        ("tagged “boundary” only (1)", 2, "boundary.csv"),
+    assert [astuple(c) for c in model.cases.export_choices()] == [
+        ("every tagged or annotated sample (3)", None, "cases.csv", False),
+        ("tagged “GT error” only (2)", 1, "gt_error.csv", False),
+        ("tagged “boundary” only (1)", 2, "boundary.csv", False),
     ]
+    # in the browser's order (by A's score: img1, img5, img2, …), not by name
+    order = [("DS", s) for s in model.walk.every_in_order()]
+    model.cases.export(tmp_path / "all.csv", order=order)
+    assert _listed_in(tmp_path / "all.csv") == ["img1", "img5", "img2"]
+    # a filter: the export keeps to what it lists, in its order, tagged or not (a trial:
+    # with 1 of 5 tagged samples listed, the export wrote all 5, by name)
+    model.walk.set_filter(parse("Sm[A] >= 0.3", ["Sm", "MAE"], ["A", "B"]))
+    listed = [("DS", s) for s in model.walk.ordered()]
+    assert [s for _, s in listed] == ["img5", "img2", "img3", "img4"]
+    choices = model.cases.export_choices(listed)
+    assert [astuple(c) for c in choices[:3]] == [
+        ("every sample the filter lists (4), in the list's order", None, "listed.csv", True),
+        ("listed and tagged “GT error” (1)", 1, "gt_error_listed.csv", True),
+        ("listed and tagged “boundary” (1)", 2, "boundary_listed.csv", True),
+    ]
+    assert model.cases.export(tmp_path / "listed.csv", listed=listed) == 4
+    assert _listed_in(tmp_path / "listed.csv") == ["img5", "img2", "img3", "img4"]
+    assert model.cases.export(tmp_path / "gt.csv", slot=1, listed=listed) == 1
+    assert _listed_in(tmp_path / "gt.csv") == ["img2"]
+
+
+def _listed_in(path: Path) -> list[str]:
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as fh:
+        return [row["sample"] for row in csv.DictReader(fh)]
