@@ -4,7 +4,8 @@
   before anything is read: one name per line (a stem, or a file name whose extension is
   dropped), ``#`` comments; ``DATASET/name`` names an image of that dataset only. A CSV
   whose header has a ``sample`` column (and optionally ``dataset``) is read as such: the
-  case list the window exports with its tags. Names found in no dataset are counted and the
+  case list the window exports with its tags; so is the window's JSON export (or a JSON
+  list of names). Names found in no dataset are counted and the
   first ones shown; a list that matches nothing in a dataset is an error naming the file
   and the dataset. ``eval --exclude-images FILE`` leaves the images of such a list out
   instead (GT errors found in the window, say); both are recorded in ``results.json``.
@@ -26,6 +27,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -112,6 +114,8 @@ def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList
     names: dict[str, set[str]] = {}
     order: dict[tuple[str, str], None] = {}
     text = _read_text(path, "an image list")
+    if path.suffix.lower() == ".json" or text.lstrip().startswith(("{", "[")):
+        return _json_list(path, text)
     lines = [ln for ln in text.splitlines() if ln.strip()]
     # a spreadsheet saved in a locale whose decimal mark is a comma separates with ";"
     delimiter = ";" if lines and ";" in lines[0] and "," not in lines[0] else ","
@@ -148,6 +152,40 @@ def read_image_list(path: Path | str, datasets: Iterable[str] = ()) -> ImageList
     if not names:
         raise SubsetError(f"{path}: names no image")
     return ImageList(str(path), {k: frozenset(v) for k, v in names.items()}, tuple(order))
+
+
+def _json_list(path: Path, text: str) -> ImageList:
+    """The case list the window exports as JSON (``{"cases": [{"dataset", "sample",
+    "tags"…}]}``), or a JSON list of names (or of such objects)."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SubsetError(f"{path}: not a JSON case list ({exc})") from None
+    rows = doc.get("cases") if isinstance(doc, dict) else doc
+    if not isinstance(rows, list):
+        raise SubsetError(f'{path}: a JSON case list holds a list "cases" (as the window exports)')
+    names: dict[str, set[str]] = {}
+    order: dict[tuple[str, str], None] = {}
+    tags: dict[str, int] = {}
+    for k, row in enumerate(rows, 1):
+        if isinstance(row, str):
+            row = {"sample": row}
+        sample = row.get("sample") if isinstance(row, dict) else None
+        if not isinstance(sample, str) or not sample.strip():
+            raise SubsetError(f"{path}: case {k} has no sample name")
+        dataset = row.get("dataset") or ""
+        if not isinstance(dataset, str):
+            raise SubsetError(f"{path}: case {k}: its dataset is not a name")
+        name = _stem(sample.strip())
+        names.setdefault(dataset.strip(), set()).add(name)
+        order[dataset.strip(), name] = None
+        carried = row.get("tags") if "tags" in row else None
+        if isinstance(carried, list):
+            for t in [str(t).strip() for t in carried if str(t).strip()] or [""]:
+                tags[t] = tags.get(t, 0) + 1
+    if not names:
+        raise SubsetError(f"{path}: names no image")
+    return ImageList(str(path), {k: frozenset(v) for k, v in names.items()}, tuple(order), tags)
 
 
 def apply_exclusion_list(

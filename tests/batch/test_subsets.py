@@ -3,6 +3,7 @@ gives the values of evaluating exactly those images, and says what it did."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -183,6 +184,37 @@ def test_an_image_list_is_read_with_comments_extensions_and_dataset_prefixes(
     cases = read_image_list(semicolons, ["DS1", "DS2"])
     assert cases.order == (("DS1", "img4"), ("DS2", "img5"))
     assert dict(cases.tags) == {"GT error": 1, "": 1}
+
+
+def test_the_window_s_json_case_list_reads_as_its_csv(tmp_path: Path) -> None:
+    """A trial: eval --images took nothing from the window's JSON export, --exclude-images
+    left nothing out (reading its lines as names) and exited 0."""
+    from fminspect.pipeline.tags import TagStore
+
+    with TagStore(tmp_path / "tags.sqlite") as store:
+        store.toggle("DS1", "img4", 1)
+        store.set_note("DS2", "img5", 'a "quoted"\nnote')
+        store.toggle("DS1", "img2", 2)
+        order = [("DS2", "img5"), ("DS1", "img4"), ("DS1", "img2")]
+        store.export(tmp_path / "cases.csv", order=order)
+        store.export(tmp_path / "cases.json", order=order)
+    from_csv = read_image_list(tmp_path / "cases.csv", ["DS1", "DS2"])
+    from_json = read_image_list(tmp_path / "cases.json", ["DS1", "DS2"])
+    assert from_json == dataclasses.replace(from_csv, source=str(tmp_path / "cases.json"))
+    assert from_json.order == tuple(order)
+    names = tmp_path / "names.json"
+    names.write_text('["img1.png", "img3"]')
+    assert read_image_list(names).wanted("DS1") == {"img1", "img3"}
+    for text, said in [
+        ('{"cases": [{"dataset": "DS1"}]}', "case 1 has no sample name"),
+        ('{"cases": ', "not a JSON case list"),
+        ('{"tag_names": {}}', 'holds a list "cases"'),
+    ]:
+        bad = tmp_path / "bad.json"
+        bad.write_text(text)
+        with pytest.raises(SubsetError, match=said) as caught:
+            read_image_list(bad)
+        assert str(bad) in str(caught.value)
 
 
 def test_an_image_list_that_misses_a_dataset_names_the_file_and_dataset(
