@@ -357,17 +357,29 @@ class TagStore:
         except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
             raise TagError(f"{path}: cannot be read as tags ({exc})") from None
         slot_of = {name: slot for slot, name in self._names.items()}
-        for name in dict.fromkeys(n for row in rows for n in row[2]):
-            if name not in slot_of:  # a tag not known here: the first slot still unused
-                free = [
-                    s for s in SLOTS
-                    if self._names[s] == DEFAULT_NAMES[s] and s not in self._used_slots()
-                    and s not in slot_of.values()
-                ]  # fmt: skip
-                if not free:
-                    raise TagError(f"{path}: more than nine tags (no slot for {name!r})")
-                self.rename(free[0], name)
-                slot_of[name] = free[0]
+        wanted = dict.fromkeys(n for row in rows for n in row[2])
+        new = [n for n in wanted if n not in slot_of]
+        # a tag not known here takes a free slot: one that keeps its default name and tags
+        # no sample, and whose name the file does not use (the check once excluded every
+        # slot with a name, and so every slot: no new tag could be imported)
+        named = {slot_of[n] for n in wanted if n in slot_of}
+        used = self._used_slots()
+        free = [
+            s for s in SLOTS
+            if self._names[s] == DEFAULT_NAMES[s] and s not in used and s not in named
+        ]  # fmt: skip
+        # from the last slot: the unnamed ones ("tag 9", "tag 8", "tag 7") first, then the
+        # named defaults ("GT error" last)
+        free.sort(key=lambda s: (not DEFAULT_NAMES[s].startswith("tag "), -s))
+        if len(new) > len(free):
+            raise TagError(
+                f"{path}: {len(new)} tag(s) not known here ({', '.join(map(repr, new))}) and "
+                f"{len(free)} free slot(s) (a slot is free while it keeps its default name "
+                "and tags no sample): nothing was imported"
+            )
+        for name, slot in zip(new, free, strict=False):
+            self.rename(slot, name)
+            slot_of[name] = slot
         for dataset, sample, names, note, model_notes in rows:
             for name in names:
                 if slot_of[name] not in self.tags(dataset, sample):

@@ -70,6 +70,30 @@ def test_export_is_a_case_list_and_import_reads_it_back(tmp_path: Path) -> None:
         other.import_(tmp_path / "bad.csv")
 
 
+def test_new_tag_names_take_free_slots_and_too_many_change_nothing(tmp_path: Path) -> None:
+    """A trial: a case list with the tag "my new tag" was refused ("more than nine tags")
+    by a store whose slots 4–9 had their default names and tagged nothing."""
+    (tmp_path / "new.csv").write_text(
+        "dataset,sample,tags,note\nDS,img1,boundary;my new tag,\nDS,img2,other,\n"
+    )
+    with TagStore(tmp_path / "a.sqlite") as store:
+        store.toggle("DS", "img9", 3)  # slot 3 tags a sample: not free
+        assert store.import_(tmp_path / "new.csv") == 2
+        slot_of = {name: slot for slot, name in store.names.items()}
+        # the unnamed slots first ("tag 7"…), then named defaults from the last
+        assert slot_of["my new tag"] == 9 and slot_of["other"] == 8
+        assert store.tags("DS", "img1") == {2, 9} and store.tags("DS", "img2") == {8}
+    many = ";".join(f"new {k}" for k in range(9))
+    (tmp_path / "many.csv").write_text(f"dataset,sample,tags,note\nDS,img1,{many},\n")
+    with TagStore(tmp_path / "b.sqlite") as store:
+        store.toggle("DS", "img1", 1)
+        before = dict(store.names)
+        with pytest.raises(TagError, match=r"9 tag\(s\) not known here .* 8 free slot") as caught:
+            store.import_(tmp_path / "many.csv")
+        assert "many.csv" in str(caught.value) and store.names == before
+        assert store.tags("DS", "img1") == {1}
+
+
 def test_a_damaged_file_is_moved_aside_and_a_folder_that_cannot_be_written_is_not_used(
     tmp_path: Path,
 ) -> None:
