@@ -7,17 +7,22 @@ A filter is typed as clauses joined by ``and``, each one possibly preceded by ``
 ``Sm[FT] - Sm[RC] < -0.05``
     the difference of two models on a measure (where FT is worse than RC by 0.05);
 ``name ~ Crab`` / ``name ~ *-Crab-1?``
-    the sample's name holds the text (case-insensitive), or matches the pattern;
+    the sample's name holds the text (case-insensitive), or matches the pattern (a pattern
+    with ``*``, ``?`` or ``[…]`` matches the whole name);
+``dataset = COD10K`` / ``dataset ~ NC*``
+    the sample's dataset (case-insensitive; ``~`` as for names);
 ``tag 1`` / ``tag "GT error"`` / ``tagged`` / ``untagged``
     the user's tags;
 ``cod10k=Aquatic`` / ``cod10k-sub=Crab`` / ``attrs.csv:occlusion`` / ``attrs.csv:size=small``
     COD10K's super- or sub-class from the name, or an attribute table's subset: the same
-    rules and files as ``fminspect eval --subsets`` (:class:`~fminspect.batch.subsets.Subsets`);
+    rules and files as ``fminspect eval --subsets`` (:class:`~fminspect.batch.subsets.Subsets`;
+    the class or value in any case: ``cod10k=aquatic``);
 ``share < 0.05`` / ``empty gt``
     the object's share of the image (the GT's foreground pixels over all), and a GT with no
     foreground at all (share 0);
 ``problems``
-    a sample with a file that could not be used or was converted (the Problems list);
+    a sample with a file that cannot be read, or that was converted when the window opened
+    or scored it (the Problems list; not the conversions a stored score was made with);
 ``selected``
     the samples selected in the scatter view.
 
@@ -53,6 +58,7 @@ _SCORE = re.compile(
     rf"\s*(?P<op><=|>=|<|>|=)\s*(?P<value>{_NUMBER})$"
 )
 _NAME = re.compile(r"^name\s*~\s*(?P<text>.+)$", re.IGNORECASE)
+_DATASET = re.compile(r"^dataset\s*(?P<op>=|~)\s*(?P<text>.+)$", re.IGNORECASE)
 _TAG = re.compile(r"^tag\s+(?P<tag>.+)$", re.IGNORECASE)
 _SHARE = re.compile(rf"^share\s*(?P<op><=|>=|<|>|=)\s*(?P<value>{_NUMBER})$", re.IGNORECASE)
 _SUBSET = re.compile(r"^(?P<rule>cod10k(?:-sub)?|.+\.csv)\s*[=:]\s*(?P<label>.+)$", re.IGNORECASE)
@@ -77,6 +83,8 @@ class Facts:
     shares: Mapping[str, float] | None = None
     #: the samples with a problem file
     problems: frozenset[str] = frozenset()
+    #: the dataset the samples belong to
+    dataset: str = ""
 
     def share(self, names: Sequence[str]) -> np.ndarray:
         """The shares of ``names`` (NaN where not known)."""
@@ -193,6 +201,21 @@ def _clause(
             return np.array([pattern in n for n in low], bool)
 
         return Clause(part, negated, named)
+    m = _DATASET.match(body)
+    if m:
+        wanted = m["text"].strip().strip("\"'").lower()
+        exact = m["op"] == "="
+        glob = not exact and any(ch in wanted for ch in "*?[")
+
+        def in_dataset(mx: ScoreMatrix, names: Sequence[str], f: Facts) -> np.ndarray:
+            have = f.dataset.lower()
+            if exact:
+                held = have == wanted
+            else:
+                held = fnmatch.fnmatchcase(have, wanted) if glob else wanted in have
+            return np.full(len(names), held, bool)
+
+        return Clause(part, negated, in_dataset, on_facts=True)
     lowered = body.lower()
     if lowered in ("tagged", "untagged"):
         want = lowered == "tagged"
@@ -231,15 +254,15 @@ def _clause(
             table = subsets(rule)
         except SubsetError as exc:
             raise FilterError(f"{part!r}: {exc}") from None
-        label = m["label"].strip()
-        return Clause(
-            part,
-            negated,
-            lambda mx, names, t: np.array([label in table.labels(n) for n in names], bool),
-        )
+        label = m["label"].strip().lower()  # (a trial typed cod10k=aquatic: nothing listed)
+
+        def in_subset(mx: ScoreMatrix, names: Sequence[str], t: object) -> np.ndarray:
+            return np.array([label in {x.lower() for x in table.labels(n)} for n in names], bool)
+
+        return Clause(part, negated, in_subset)
     raise FilterError(
         f"{part!r} is not a filter; write e.g. Sm[{methods[0] if methods else 'A'}] < 0.5, "
-        "Sm[A] - Sm[B] < -0.05, name ~ Crab, tag 1, untagged, cod10k=Aquatic, "
+        "Sm[A] - Sm[B] < -0.05, name ~ Crab, dataset = NC4K, tag 1, untagged, cod10k=Aquatic, "
         "cod10k-sub=Crab, FILE.csv:attribute, share < 0.05, empty gt, problems or selected, "
         "joined by 'and', each possibly after 'not'"
     )

@@ -40,7 +40,7 @@ import cv2
 import numpy as np
 
 from fminspect import __version__
-from fminspect.batch.filters import Filter
+from fminspect.batch.filters import Facts, Filter
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.io.atomic import write_bytes, write_text
 from fminspect.io.discovery import Dataset, Sample
@@ -182,7 +182,9 @@ def choose_cases(
             flt = (filters or {}).get(ds.name)
             keep = np.ones(len(mx.samples), bool)
             if flt is not None:
-                keep = flt.mask(mx, functools.partial(tags_of, ds.name))
+                keep = flt.mask(
+                    mx, Facts(tags_of=functools.partial(tags_of, ds.name), dataset=ds.name)
+                )
             for i in np.flatnonzero(keep).tolist():
                 v = sign * values[d][i]
                 picked.append((d, i))

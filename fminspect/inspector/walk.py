@@ -63,6 +63,8 @@ class Walk:
         self.filter: Filter | None = None
         #: a sample's tags, for a filter by tags (by its name)
         self.tags_of: Callable[[str], frozenset[int]] = lambda name: frozenset()
+        #: the listed dataset's name, for a filter by dataset
+        self.dataset_name: Callable[[], str] = lambda: ""
         #: the scatter view's selection, the objects' shares (None: not read yet) and the
         #: samples with problems: what a filter knows beyond the scores
         self.chosen: frozenset[str] = frozenset()
@@ -147,7 +149,7 @@ class Walk:
 
     def facts(self) -> Facts:
         """What a filter knows of the samples beyond their scores."""
-        return Facts(self.tags_of, self.chosen, self.shares, self.problems)
+        return Facts(self.tags_of, self.chosen, self.shares, self.problems, self.dataset_name())
 
     def tags_changed(self) -> bool:
         """The user's tags, the scatter's selection, the shares or the problems changed:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fminspect.batch.filters import FilterError, parse
+from fminspect.batch.filters import Facts, FilterError, parse
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.inspector.walk import Walk
 
@@ -56,7 +56,17 @@ def test_each_clause_and_their_conjunction() -> None:
     # COD10K's classes from the names: the rules of eval --subsets
     assert _passed("cod10k=Aquatic") == NAMES[:2]
     assert _passed("cod10k-sub=Cat") == [NAMES[2]]
+    # in any case (a trial typed cod10k=aquatic and got nothing)
+    assert _passed("cod10k=aquatic") == _passed("COD10K=AQUATIC") == NAMES[:2]
     assert parse("  ", KEYS, METHODS) is None
+    # the dataset (the gallery's several datasets; in the window, the listed one)
+    nc4k = parse("dataset = nc4k", KEYS, METHODS)
+    cod = parse("dataset ~ COD*", KEYS, METHODS)
+    assert nc4k is not None and cod is not None
+    assert nc4k.mask(_matrix(), Facts(dataset="NC4K")).all()
+    assert not nc4k.mask(_matrix(), Facts(dataset="NC4K-test")).any()  # = is the whole name
+    assert cod.mask(_matrix(), Facts(dataset="COD10K")).all()
+    assert not cod.mask(_matrix(), Facts(dataset="CAMO")).any()
 
 
 def test_an_attribute_table_as_eval_reads_it(tmp_path: Path) -> None:

@@ -417,6 +417,9 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self.model.walk.tags_of = lambda name: (
             model.cases.tags(model.dataset.name, name) if model.dataset is not None else frozenset()
         )
+        self.model.walk.dataset_name = lambda: (
+            model.dataset.name if model.dataset is not None else ""
+        )
         self.tag_names = lambda: model.cases.names
         self.request_shares = model.request_shares
         model.facts_changed.connect(self._on_facts_changed)
