@@ -5,8 +5,10 @@ The maps are those the measures used (stretched, resized: the scored pair's pred
 the maps as read while a model is still being scored. The difference A − B is drawn with a
 diverging colour map, white at zero (A higher: red; B higher: blue), on the fixed range
 [−1, 1] so that two samples' differences look alike. The four panels zoom and pan together;
-the GT contour lies over the maps. ``Space`` flickers, ``F`` toggles the focus mode, ``Esc``
-or ``Ctrl+W`` closes; the window follows the shown sample.
+the GT contour lies over the maps, and a colour bar gives the difference's scale. The view
+opens at the zoom of the window's map grid. ``Space`` flickers, ``F`` toggles the focus mode,
+``D``/``→`` and ``A``/``←`` step through the samples as in the window (the A/B view follows
+the shown sample), ``Esc`` or ``Ctrl+W`` closes.
 """
 
 from __future__ import annotations
@@ -73,6 +75,11 @@ class ABWindow(QtWidgets.QWidget):
                 view.setXLink(first)
                 view.setYLink(first)
             self.panels[name] = (view, image, contour, title)
+        # the difference's scale: −1 (B higher, blue) … 0 (white) … +1 (A higher, red)
+        self.difference_bar = pg.ColorBarItem(
+            values=(-1.0, 1.0), colorMap=DIFFERENCE, interactive=False, width=14, label="A − B"
+        )
+        self.graphics.addItem(self.difference_bar, row=1, col=4)
         # the focus mode: the flicker panel alone, as large as the window, at the same zoom
         self.focus_graphics = pg.GraphicsLayoutWidget()
         self.focus_graphics.setBackground(self.palette().color(QtGui.QPalette.ColorRole.Window))
@@ -210,13 +217,25 @@ class ABWindow(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ actions
     def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:
-        """``Space`` flickers, ``F`` toggles the focus mode."""
-        if event.key() == QtCore.Qt.Key.Key_Space:
+        """``Space`` flickers, ``F`` toggles the focus mode, ``D``/``→`` and ``A``/``←``
+        step through the samples in the window's order (this view follows)."""
+        key, k = event.key(), QtCore.Qt.Key
+        plain = not event.modifiers() & ~QtCore.Qt.KeyboardModifier.KeypadModifier
+        if key == k.Key_Space:
             self.flicker()
-        elif event.key() == QtCore.Qt.Key.Key_F:
+        elif key == k.Key_F:
             self.focus_button.toggle()
+        elif plain and key in (k.Key_D, k.Key_Right):
+            self.model.step(1)
+        elif plain and key in (k.Key_A, k.Key_Left):
+            self.model.step(-1)
         else:
             super().keyPressEvent(event)
+
+    def show_range(self, x: tuple[float, float], y: tuple[float, float]) -> None:
+        """Show this part of the maps (the window's zoom) in every panel."""
+        self.panels["A"][0].setRange(xRange=x, yRange=y, padding=0)
+        self.focus_view.setRange(xRange=x, yRange=y, padding=0)
 
     def flicker(self) -> None:
         """Show the other map in the flicker panel."""

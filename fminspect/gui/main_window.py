@@ -473,6 +473,10 @@ class InspectorWindow(QtWidgets.QMainWindow):
             shown = list(sample.preds)
         a, b = pair if all(m in sample.preds for m in pair) and pair[0] != pair[1] else shown[:2]
         window = ABWindow(self.model, a, b, self)
+        views = self.grid.views
+        if views:  # at the grid's zoom ("zoom linked as everywhere")
+            x, y = views[0].viewRange()
+            window.show_range((x[0], x[1]), (y[0], y[1]))
         window.show()
         self.explain_windows.append(window)
         return window

@@ -700,8 +700,13 @@ def test_the_a_b_view_shows_two_maps_their_difference_and_flickers(
     settle(qtbot, window)
     window.browser.model_a.setCurrentIndex(window.browser.model_a.findData("A"))
     window.browser.model_b.setCurrentIndex(window.browser.model_b.findData("C"))
+    window.grid.views[0].setRange(xRange=(2, 12), yRange=(3, 9), padding=0)  # zoomed in
     ab = window.open_ab()
     qtbot.addWidget(ab)
+    # it opens at the grid's zoom (a trial: at the whole map)
+    (x0, x1), (y0, y1) = ab.panels["A"][0].viewRange()  # (its aspect widens one side)
+    assert (x0 + x1) / 2 == pytest.approx(7, abs=0.5) and (y0 + y1) / 2 == pytest.approx(6, abs=0.5)
+    assert x1 - x0 == pytest.approx(10, abs=0.5) or y1 - y0 == pytest.approx(6, abs=0.5)
     assert (ab.a.currentText(), ab.b.currentText()) == ("A", "C")
     results = window.model.results
     # the maps the measures used, and their signed difference
@@ -721,5 +726,13 @@ def test_the_a_b_view_shows_two_maps_their_difference_and_flickers(
     settle(qtbot, window)
     wait_for(qtbot, lambda: "img2" in ab.windowTitle())
     np.testing.assert_array_equal(ab.values("A"), window.model.results["A"].pair.pred)
+    # a trial: D in the A/B view did nothing, and there was no scale for A − B
+    QTest.keyClick(ab, QtCore.Qt.Key.Key_D)
+    settle(qtbot, window)
+    wait_for(qtbot, lambda: "img3" in ab.windowTitle())
+    QTest.keyClick(ab, QtCore.Qt.Key.Key_Left)
+    settle(qtbot, window)
+    wait_for(qtbot, lambda: "img2" in ab.windowTitle())
+    assert tuple(ab.difference_bar.levels()) == (-1.0, 1.0)
     QTest.keyClick(ab, QtCore.Qt.Key.Key_Escape)
     assert not ab.isVisible()
