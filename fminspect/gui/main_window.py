@@ -155,7 +155,12 @@ class InspectorWindow(QtWidgets.QMainWindow):
         rows = max(1, min(self.TABLE_ROWS, len(self.selection.shown) or self.TABLE_ROWS))
         # what is not rows: the panel's other widgets (measured once laid out), the header,
         # the horizontal scroll bar (there once the measures' columns are in) and the frame
-        around = self.table.height() - view.height() if view.height() > 0 else 20
+        # (the caption at the table's present width: a narrower table wraps it onto another
+        # line before the layout has measured it again)
+        caption = self.table.caption
+        lines = caption.heightForWidth(self.table.width()) if caption.wordWrap() else -1
+        measured = self.table.height() - view.height() if view.height() > 0 else 20
+        around = measured - caption.height() + lines if lines > 0 and caption.height() else measured
         header = max(view.horizontalHeader().height(), view.horizontalHeader().minimumHeight())
         chrome = around + header + view.horizontalScrollBar().sizeHint().height()
         chrome += 2 * view.frameWidth() + 8  # (and the header's second line, once titled)
@@ -170,6 +175,28 @@ class InspectorWindow(QtWidgets.QMainWindow):
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         self.fit_sample_view()
+        if event.size().width() != event.oldSize().width():
+            self.fit_list()
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
+        super().showEvent(event)
+        QtCore.QTimer.singleShot(0, self.fit_list)  # once the docks are laid out
+
+    #: The share of the window's width the dataset list takes, within its own width and
+    #: :data:`LIST_MOST` px: its size at 1366 px, ~420 px at 1920 (a trial found it 305 px
+    #: at both: the names and two models' columns).
+    LIST_SHARE, LIST_MOST = 0.22, 520
+
+    def fit_list(self) -> None:
+        """Widen the dataset list on a wide window (again when the window's width changes;
+        a width dragged by hand lasts until then)."""
+        dock = self.browser_dock
+        if dock.isFloating() or not dock.isVisible():
+            return
+        own = dock.minimumSizeHint().width()
+        want = max(own, min(self.LIST_MOST, int(self.LIST_SHARE * self.width())))
+        if want != dock.width():
+            self.resizeDocks([dock], [want], QtCore.Qt.Orientation.Horizontal)
 
     def _dock(
         self, title: str, widget: QtWidgets.QWidget, area: QtCore.Qt.DockWidgetArea
@@ -189,6 +216,11 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.scatter.selected.connect(self._on_scatter_selected)
         self.browser.model.modelReset.connect(self.scatter.follow_list)
         self.browser.model.modelReset.connect(self.dataset_view.listing_changed)
+        # a narrower table may wrap its caption onto another line, titles take two or three
+        # lines: its rows fitted again
+        self.table.rows_room_changed.connect(
+            lambda: QtCore.QTimer.singleShot(0, self.fit_sample_view)
+        )
         m.sample_loaded.connect(self._on_sample_loaded)
         m.busy_changed.connect(self._on_busy)
         m.problems.connect(self.show_problems)

@@ -35,6 +35,9 @@ def test_docks_legends_and_the_table_fit_the_screen(qtbot, window, tmp_path, siz
     assert legend.isVisible() and not legend.visibleRegion().isEmpty()
     assert all(t in legend.text() for t in ("TP", "FP", "FN", "GT contour"))
     assert legend.sizeHint().width() <= legend.width()
+    # a wide window widens the list (a trial: 305 px at 1920 too, two models' columns)
+    list_width = window.browser_dock.width()
+    assert list_width >= 0.2 * size[0] if size[0] >= 1920 else list_width < 0.25 * size[0]
     table = window.table.view
     assert len(window.selection.shown) == 12
     if size[1] >= 1080:  # every shown model's row in view

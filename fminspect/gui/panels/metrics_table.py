@@ -277,9 +277,18 @@ class MetricsTablePanel(QtWidgets.QWidget):
     -------
     cell_activated(str, str)
         (model, measure key) clicked — opens the explain view.
+    rows_room_changed()
+        What the rows leave of the panel changed: its width (the caption may take another
+        line) or the header's height (titles of two or three lines).
     """
 
     cell_activated = QtCore.Signal(str, str)
+    rows_room_changed = QtCore.Signal()
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.rows_room_changed.emit()
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -310,6 +319,7 @@ class MetricsTablePanel(QtWidgets.QWidget):
         # if the view ever gets the key press itself (Qt's item views copy the current cell
         # on Ctrl+C), it still copies the whole table, as documented
         self.view.installEventFilter(self)
+        self.view.horizontalHeader().installEventFilter(self)
         self.view.setItemDelegate(_TooltipDelegate(self.model, self.proxy, self.view))
         self.view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
         self.caption = QtWidgets.QLabel()
@@ -361,6 +371,12 @@ class MetricsTablePanel(QtWidgets.QWidget):
         )
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if (
+            watched is self.view.horizontalHeader()
+            and event.type() == QtCore.QEvent.Type.Resize
+            and event.size().height() != event.oldSize().height()  # type: ignore[attr-defined]
+        ):
+            self.rows_room_changed.emit()
         if (
             watched is self.view
             and event.type() == QtCore.QEvent.Type.KeyPress
