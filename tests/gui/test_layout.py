@@ -44,6 +44,7 @@ def test_docks_legends_and_the_table_fit_the_screen(qtbot, window, tmp_path, siz
         assert not table.verticalScrollBar().isVisible()
         assert table.rowAt(table.viewport().height() - 1) in (-1, 11)
     _titles_and_axes_whole(window.curves.plots, size)  # the sample view's curves
+    assert not window.curves.legend.horizontalScrollBar().isVisible()  # names elided
     window.tabs.setCurrentIndex(1)
     settle(qtbot, window)
     QtWidgets.QApplication.processEvents()

@@ -154,6 +154,11 @@ class CurvesPanel(QtWidgets.QWidget):
         self.legend.setMinimumWidth(140)
         self.legend.setMaximumWidth(190)
         self.legend.setIconSize(QtCore.QSize(28, 12))
+        # long names elided in the middle (both "BSA" and "v2" of BSA-Net-v2 tell models
+        # apart), never a sideways scroll bar (a trial at 1366 px: it took a row of the 7
+        # shown); the tooltip has the name whole
+        self.legend.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.legend.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
         self.legend.setToolTip(
             "click: highlight (thicker, with markers) · check box: show or hide the curves"
         )

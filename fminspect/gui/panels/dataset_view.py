@@ -317,9 +317,10 @@ def _disagreement_list() -> QtWidgets.QTableWidget:
         QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Ignored
     )
     table.setMinimumHeight(120)
-    # a name too long for the column keeps both ends: its dataset and class at the start
-    # (COD10K-CAM-1-…), its number at the end (…-Crab-28); the tooltip has it whole
-    table.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
+    # a name too long for the column keeps its end, as the browser's list does: the class
+    # and number (…Aquatic-3-Crab-28; a trial at 1366 px saw "COD1…-210" when both ends
+    # were kept, the part every name shares and too little of the rest); the tooltip has it
+    table.setTextElideMode(QtCore.Qt.TextElideMode.ElideLeft)
     table.setWordWrap(False)
     return table
 
