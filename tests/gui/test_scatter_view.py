@@ -54,6 +54,9 @@ def test_points_click_and_rectangle_selection(qtbot, window, tmp_path) -> None: 
     assert window.browser.filter_note.text() == f"{len(names)} of 12 samples listed"
     wait_for(qtbot, lambda: sc.chosen.data.size == len(names), "the selection drawn")
     assert len(sc.data) == 12  # drawn among the rest
+    # and said so (a trial read "12 points of 12 listed samples" beside a shorter list)
+    wait_for(qtbot, lambda: f"{len(names)} listed" in sc.note.text(), "the note")
+    assert "but for 'selected'" in sc.note.text()
 
     # Shift + drag on the plot draws the rectangle (a drag without Shift pans)
     class Drag:

@@ -288,7 +288,14 @@ class ScatterPanel(QtWidgets.QWidget):
         if m is None:
             return
         n, listed = len(self.data), self._listed_n
-        text = f"{n:,} points of {listed:,} listed samples"
+        flt = m.walk.filter
+        by_selection = flt is not None and any(
+            c.text.strip().lower() == "selected" for c in flt.clauses
+        )
+        # with the filter "selected", the points are those the selection was drawn among
+        # (a trial read "1,000 points of 1,000 listed samples" beside a list of 27)
+        whose = "samples the filter lists but for 'selected'" if by_selection else "listed samples"
+        text = f"{n:,} points of {listed:,} {whose}"
         if self._problem:
             text = f"{self._problem} — {text}"
         if against == "share" and m.walk.shares is None:
@@ -299,6 +306,8 @@ class ScatterPanel(QtWidgets.QWidget):
             text += f" ({listed - n:,} without both values yet)"
         if m.walk.chosen:
             text += f"; {len(m.walk.chosen):,} selected (the browser's filter: selected)"
+            if by_selection:
+                text += f", {len(m.walk.order):,} listed"
         text += ". Click a point to open its sample; Shift + drag selects."
         self.note.setText(text)
 
