@@ -135,7 +135,7 @@ class InspectorModel(SampleScoring):
         self.folder_read.emit(path, datasets, problems, False)
         if not datasets:
             return False
-        self.cases.open(_folder_of(path))
+        self._open_cases(path)
         self.show_datasets(datasets)
         self.datasets_opened.emit(datasets, False)
         return True
@@ -180,7 +180,7 @@ class InspectorModel(SampleScoring):
         self.folder_read.emit(path, datasets, problems, True)
         if not datasets:
             return
-        self.cases.open(_folder_of(path))
+        self._open_cases(path)
         if pieces is not None:
             self.scores.pieces = (datasets[0], *pieces)
         if then is not None:
@@ -342,6 +342,14 @@ class InspectorModel(SampleScoring):
 
         self.runtime.submit(lambda: gt_shares(samples, norm), done, failed, own_thread=True)
         return False
+
+    def _open_cases(self, path: Path | ToolkitConfigs) -> None:
+        """Open the folder's tags and notes; a damaged store set aside is said in the status
+        bar too (a trial found it said only in the Cases tab, behind the list)."""
+        self.cases.open(_folder_of(path))
+        store = self.cases.store
+        if store is not None and store.recovered:
+            self.message.emit(f"tags and notes: {store.recovered}", 15000)
 
     def select_samples(self, names: frozenset[str] | set[str]) -> None:
         """The scatter view's selection: the filter's ``selected``."""

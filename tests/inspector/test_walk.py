@@ -192,3 +192,18 @@ def _listed_in(path: Path) -> list[str]:
 
     with open(path, newline="", encoding="utf-8") as fh:
         return [row["sample"] for row in csv.DictReader(fh)]
+
+
+def test_a_damaged_tag_file_set_aside_is_said_in_the_status_bar(
+    model: InspectorModel, runtime: ManualRuntime, dataset_root: Path
+) -> None:
+    """A trial found it said only in the Cases tab, behind the list."""
+    damaged = dataset_root / ".fminspect" / "tags.sqlite"
+    damaged.parent.mkdir(exist_ok=True)
+    damaged.write_bytes(b"not a database at all" * 100)
+    said: list[str] = []
+    model.message.connect(lambda text, *_: said.append(text))
+    model.open_path(dataset_root)
+    runtime.run_jobs()
+    assert any("tags and notes" in t and "not a readable tag file" in t for t in said), said
+    assert list(damaged.parent.glob("tags.sqlite.damaged-*"))
