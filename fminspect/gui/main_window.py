@@ -486,9 +486,29 @@ class InspectorWindow(QtWidgets.QMainWindow):
         if self.model.dataset is None or not self.model.dataset.samples:
             self.statusBar().showMessage("open a dataset first", 4000)
             return None
-        dialog = QualitativeDialog(self.model, self)
+        dialog = QualitativeDialog(self.model, self, zoom=self.grid_zoom)
         dialog.show()
         return dialog
+
+    def grid_zoom(self) -> Any:
+        """The part of the shown sample's image the map grid is zoomed on, as a
+        :class:`~fminspect.batch.qualitative.Region` (None: it shows the whole image)."""
+        from fminspect.batch.qualitative import QualitativeError, Region
+
+        sample, views = self.model.sample, self.grid.views
+        shape = sample.shape if sample is not None else None
+        if shape is None or not views:
+            return None
+        h, w = shape
+        (x0, x1), (y0, y1) = views[0].viewRange()
+        x0, y0 = max(0.0, x0), max(0.0, y0)
+        x1, y1 = min(float(w), x1), min(float(h), y1)
+        if x1 - x0 >= 0.98 * w and y1 - y0 >= 0.98 * h:
+            return None  # the whole image
+        try:
+            return Region.checked(round(x0), round(y0), round(x1 - x0), round(y1 - y0))
+        except QualitativeError:
+            return None  # (zoomed off the image)
 
     def open_ab(self) -> QtWidgets.QWidget | None:
         """Open the A/B view on the shown sample: the browser's models A and B (or the first

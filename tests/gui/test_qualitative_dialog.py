@@ -38,4 +38,23 @@ def test_the_window_s_figure_has_the_tagged_samples_and_the_shown_models(
     picture = cv2.imread(str(out))
     assert picture.shape[1] == round(7.0 * 300)  # the page's width at 300 dpi
     dialog.close()
+    # the map grid's zoom as an inset of the shown sample's row (a trial: the window had
+    # no inset, the command line's --inset only)
+    model.go_to(order[1])
+    settle(qtbot, window)
+    window.grid.views[0].setRange(xRange=(10, 30), yRange=(8, 23), padding=0)
+    dialog = window.open_qualitative()
+    assert dialog is not None and dialog.inset.isEnabled() and not dialog.inset.isChecked()
+    key, region = dialog.inset_region()
+    assert key == f"DS/{order[1]}" and (region.w, region.h) != (80, 60)
+    assert dialog.spec().insets == {}
+    dialog.inset.setChecked(True)
+    dialog.inset_corner.setCurrentText("upper left")
+    spec = dialog.spec()
+    assert spec.insets == {key: region} and spec.inset_corner == "upper left"
+    dialog.path.setText(str(tmp_path / "inset.pdf"))
+    dialog.write()
+    wait_for(qtbot, lambda: dialog.made is not None, "the figure written in the background")
+    assert (tmp_path / "inset.pdf").exists()
+    dialog.close()
     settle(qtbot, window)

@@ -9,12 +9,21 @@ qualitative`` draws it, and the dialog says what was written and what was missin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from fminspect.batch.qualitative import DEFAULT_DPI, WIDTHS, Made, QualitativeError, make
+from fminspect.batch.qualitative import (
+    DEFAULT_DPI,
+    INSET_CORNERS,
+    WIDTHS,
+    Made,
+    QualitativeError,
+    Region,
+    make,
+)
 from fminspect.gui import workers
 from fminspect.inspector.figure import DEFAULT_ROWS, figure_samples, figure_spec
 from fminspect.inspector.model import InspectorModel
@@ -27,8 +36,16 @@ MAX_ROWS = 40
 class QualitativeDialog(QtWidgets.QDialog):
     """Choose the rows and the layout, and write the figure."""
 
-    def __init__(self, model: InspectorModel, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(
+        self,
+        model: InspectorModel,
+        parent: QtWidgets.QWidget | None = None,
+        zoom: Callable[[], Region | None] = lambda: None,
+    ) -> None:
+        """``zoom``: the part of the shown sample the window's map grid is zoomed on (None:
+        the whole image), offered as that row's inset."""
         super().__init__(parent)
+        self._zoom = zoom
         self.setObjectName("qualitativeDialog")
         self.setWindowTitle("Qualitative figure")
         self.model = model
@@ -71,6 +88,16 @@ class QualitativeDialog(QtWidgets.QDialog):
         for box in (self.image, self.gt, self.names, self.transpose):
             shown.addWidget(box)
         form.addRow("show", shown)
+        # a zoomed inset: the region the map grid is zoomed on, in the shown sample's row
+        self.inset = QtWidgets.QCheckBox()
+        self.inset.setObjectName("figureInset")
+        self.inset.toggled.connect(self._update)
+        self.inset_corner = QtWidgets.QComboBox()
+        self.inset_corner.addItems(INSET_CORNERS)
+        inset_row = QtWidgets.QHBoxLayout()
+        inset_row.addWidget(self.inset, 1)
+        inset_row.addWidget(self.inset_corner)
+        form.addRow("inset", inset_row)
         self.path = QtWidgets.QLineEdit(str(self._default_path()))
         self.path.setObjectName("figurePath")
         browse = QtWidgets.QPushButton("…")
@@ -126,9 +153,22 @@ class QualitativeDialog(QtWidgets.QDialog):
         source, slot = self.source.currentData()
         return figure_samples(self.model, source, slot or 1, self.limit.value())
 
+    def inset_region(self) -> tuple[str, Region] | None:
+        """The shown sample's key and the region the map grid is zoomed on, when the sample
+        is a row of the figure and the grid is zoomed."""
+        sample, ds, region = self.model.sample, self.model.dataset, self._zoom()
+        if sample is None or ds is None or region is None:
+            return None
+        if all(s.name != sample.name for s in self.samples()):
+            return None
+        return f"{ds.name}/{sample.name}", region
+
     def spec(self) -> Any:
+        inset = self.inset_region() if self.inset.isChecked() else None
         return figure_spec(
             self.model,
+            insets=dict([inset]) if inset else {},
+            inset_corner=self.inset_corner.currentText(),
             show_image=self.image.isChecked(),
             show_gt=self.gt.isChecked(),
             transpose=self.transpose.isChecked(),
@@ -138,6 +178,13 @@ class QualitativeDialog(QtWidgets.QDialog):
         )
 
     def _update(self) -> None:
+        inset = self.inset_region()
+        if inset is None:
+            self.inset.setText("zoom into the map grid on a sample of the figure to add one")
+        else:
+            self.inset.setText(f"the map grid's zoom on {inset[0].split('/', 1)[1]} ({inset[1]})")
+        self.inset.setEnabled(inset is not None)
+        self.inset_corner.setEnabled(inset is not None)
         spec = self.spec()
         n = len(self.samples())
         self.columns.setText(", ".join(spec.columns) or "none")
