@@ -123,6 +123,16 @@ def test_the_text_and_numbers_sit_side_by_side_and_the_matrices_get_the_height(
     assert view.top.sizes()[1] >= 0.4 * sum(view.top.sizes())  # the numbers beside it
     panel = view.panels["e"].graphics
     assert panel.height() >= 150  # was ~110 with the text and the numbers stacked
+    # a laptop's screen: the top at most a quarter (a trial: 40 % of 768 px left the CCm
+    # view's matrices ~85 px high)
+    short = demo_window.explain("RC", "CCm")
+    qtbot.addWidget(short)
+    short.resize(1366, 740)
+    short.show()
+    qtbot.waitExposed(short)
+    top, lower = short.view.splitter.sizes()
+    assert top <= 0.25 * (top + lower) + 1
+    short.close()
     view.splitter.moveSplitter(150, 1)  # the user drags it
     dragged = view.splitter.sizes()[0]
     height = view.height()

@@ -316,7 +316,7 @@ class ExplainView(QtWidgets.QWidget):
     def _fit_top(self) -> None:
         """The text and numbers get the height the longer of them needs — the text wrapped
         at its width, the table up to six rows (it scrolls beyond) — and at most 40 % of the
-        view; the matrices and plots the rest."""
+        view (25 % below 900 px); the matrices and plots the rest."""
         if self._dragged:
             return
         total = sum(self.splitter.sizes()) or self.height()
@@ -330,7 +330,9 @@ class ExplainView(QtWidgets.QWidget):
             + 2 * self.numbers.frameWidth()
             + 4
         )
-        height = min(max(text, table), int(0.4 * total))
+        # on a short screen (a laptop's 768 px) at most a quarter: the text scrolls, and the
+        # matrices were drawn ~85 px high under a top of 40 %
+        height = min(max(text, table), int((0.4 if total >= 900 else 0.25) * total))
         self.splitter.setSizes([height, max(total - height, 1)])
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:
