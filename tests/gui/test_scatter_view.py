@@ -24,6 +24,11 @@ def test_points_click_and_rectangle_selection(qtbot, window, tmp_path) -> None: 
     settle(qtbot, window)
     window.tabs.setCurrentIndex(2)
     sc, model = window.scatter, window.model
+    # a model not shown is offered too, after the shown ones (a trial looked for one)
+    model.selection.set_shown(["A", "B"])
+    wait_for(qtbot, lambda: sc.b.findData("C") > sc.b.findData("B") >= 0, "C offered last")
+    assert sc.b.itemData(sc.b.findData("C") - 1) is None  # the separator
+    model.selection.set_shown(["A", "B", "C"])
     sc.a.setCurrentIndex(sc.a.findData("A"))
     sc.b.setCurrentIndex(sc.b.findData("B"))
     sc.redraw()

@@ -166,15 +166,21 @@ class ScatterPanel(QtWidgets.QWidget):
             return
         mx = self.model.walk.matrix
         fill_combo(self.measure, mx.keys, "Sm")
-        shown = [m for m in self.model.selection.shown if m in mx.method_index] or mx.methods
+        shown = [m for m in self.model.selection.shown if m in mx.method_index]
+        # the shown models first, then the others (a trial looked for a model not ticked)
+        every = shown + [m for m in mx.methods if m not in shown]
         for combo, k in ((self.a, 0), (self.b, 1)):
             with QtCore.QSignalBlocker(combo):
                 chosen = combo.currentData()
                 combo.clear()
-                for m in shown:
+                for m in every:
                     combo.addItem(self.model.selection.name(m), m)
-                i = combo.findData(chosen)
-                combo.setCurrentIndex(i if i >= 0 else min(k, combo.count() - 1))
+                if shown and len(every) > len(shown):
+                    combo.insertSeparator(len(shown))
+                i = combo.findData(chosen) if chosen is not None else -1
+                if i < 0 and every:  # the k-th model (past the separator)
+                    i = combo.findData(every[min(k, len(every) - 1)])
+                combo.setCurrentIndex(i)
         self.redraw()
 
     def _on_against(self) -> None:
