@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect import __version__
+from fminspect.gui import window_fit
 from fminspect.gui.app import coalesce_scene_updates, settle_garbage
 from fminspect.gui.controller import window_model
 from fminspect.gui.dialogs.measures import MeasuresDialog, fill_combo
@@ -140,37 +141,9 @@ class InspectorWindow(QtWidgets.QMainWindow):
         self.statusBar().addPermanentWidget(self.busy_label)
         self.statusBar().addPermanentWidget(self.busy)
 
-    #: Models the metrics table shows without scrolling when the window is tall enough.
-    TABLE_ROWS = 12
-
     def fit_sample_view(self) -> None:
-        """Give the metrics table the height of :data:`TABLE_ROWS` models (or of the shown
-        ones, if fewer; at most 40 % of the view), the grid and the curves the rest 3 : 2 —
-        unless the user has dragged the splitter. Below a full-HD screen (a view under 950 px:
-        1366 × 768, 1440 × 900, 1600 × 900) the maps come first: the table at most 30 %, the
-        grid two thirds of the rest (its maps were ~45–60 px high there)."""
-        if self._sized_by_user:
-            return
-        view = self.table.view
-        rows = max(1, min(self.TABLE_ROWS, len(self.selection.shown) or self.TABLE_ROWS))
-        # what is not rows: the panel's other widgets (measured once laid out), the header,
-        # the horizontal scroll bar (there once the measures' columns are in) and the frame
-        # (the caption at the table's present width: a narrower table wraps it onto another
-        # line before the layout has measured it again)
-        caption = self.table.caption
-        lines = caption.heightForWidth(self.table.width()) if caption.wordWrap() else -1
-        measured = self.table.height() - view.height() if view.height() > 0 else 20
-        around = measured - caption.height() + lines if lines > 0 and caption.height() else measured
-        header = max(view.horizontalHeader().height(), view.horizontalHeader().minimumHeight())
-        chrome = around + header + view.horizontalScrollBar().sizeHint().height()
-        chrome += 2 * view.frameWidth() + 8  # (and the header's second line, once titled)
-        need = chrome + rows * view.verticalHeader().defaultSectionSize()
-        total = sum(self.sample_view.sizes()) or self.sample_view.height()
-        short = total < 950
-        table = min(need, int(total * (0.3 if short else 0.4)))
-        rest = max(0, total - table)
-        grid = rest * 2 // 3 if short else rest * 3 // 5
-        self.sample_view.setSizes([grid, table, rest - grid])
+        """Fit the metrics table's rows, the grid and the curves (:mod:`.window_fit`)."""
+        window_fit.fit_sample_view(self)
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -180,23 +153,15 @@ class InspectorWindow(QtWidgets.QMainWindow):
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)
-        QtCore.QTimer.singleShot(0, self.fit_list)  # once the docks are laid out
+        if not self._list_fitted:  # the first time (not at each restore from the taskbar)
+            self._list_fitted = True
+            QtCore.QTimer.singleShot(0, self.fit_list)  # once the docks are laid out
 
-    #: The share of the window's width the dataset list takes, within its own width and
-    #: :data:`LIST_MOST` px: its size at 1366 px, ~420 px at 1920 (a trial found it 305 px
-    #: at both: the names and two models' columns).
-    LIST_SHARE, LIST_MOST = 0.22, 520
+    _list_fitted = False
 
     def fit_list(self) -> None:
-        """Widen the dataset list on a wide window (again when the window's width changes;
-        a width dragged by hand lasts until then)."""
-        dock = self.browser_dock
-        if dock.isFloating() or not dock.isVisible():
-            return
-        own = dock.minimumSizeHint().width()
-        want = max(own, min(self.LIST_MOST, int(self.LIST_SHARE * self.width())))
-        if want != dock.width():
-            self.resizeDocks([dock], [want], QtCore.Qt.Orientation.Horizontal)
+        """Widen the dataset list on a wide window (:mod:`.window_fit`)."""
+        window_fit.fit_list(self)
 
     def _dock(
         self, title: str, widget: QtWidgets.QWidget, area: QtCore.Qt.DockWidgetArea
@@ -491,24 +456,8 @@ class InspectorWindow(QtWidgets.QMainWindow):
         return dialog
 
     def grid_zoom(self) -> Any:
-        """The part of the shown sample's image the map grid is zoomed on, as a
-        :class:`~fminspect.batch.qualitative.Region` (None: it shows the whole image)."""
-        from fminspect.batch.qualitative import QualitativeError, Region
-
-        sample, views = self.model.sample, self.grid.views
-        shape = sample.shape if sample is not None else None
-        if shape is None or not views:
-            return None
-        h, w = shape
-        (x0, x1), (y0, y1) = views[0].viewRange()
-        x0, y0 = max(0.0, x0), max(0.0, y0)
-        x1, y1 = min(float(w), x1), min(float(h), y1)
-        if x1 - x0 >= 0.98 * w and y1 - y0 >= 0.98 * h:
-            return None  # the whole image
-        try:
-            return Region.checked(round(x0), round(y0), round(x1 - x0), round(y1 - y0))
-        except QualitativeError:
-            return None  # (zoomed off the image)
+        """The region of the shown sample the map grid is zoomed on (:mod:`.window_fit`)."""
+        return window_fit.grid_zoom(self)
 
     def open_ab(self) -> QtWidgets.QWidget | None:
         """Open the A/B view on the shown sample: the browser's models A and B (or the first

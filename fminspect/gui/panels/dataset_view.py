@@ -903,38 +903,41 @@ class DatasetViewPanel(QtWidgets.QWidget):
         made), as a sentence to append."""
         d = self.pair_dataset.currentText()
         st = self.model.key_stats(d, key)
-        if st is None:
-            return ""
-        setup = self.model.stats[d]["setup"]
-        for pair in st.get("pairs", []):
-            if {pair["a"], pair["b"]} != {a, b}:
-                continue
-            diff = pair["difference"] * (1 if pair["a"] == a else -1)
-            if not math.isfinite(pair["p"]):
-                why = (
-                    f"too few: n = {n_text(setup)}"
-                    if not setup.get("reliable", True)
-                    else "their difference does not vary over the resamples"
-                )
-                return f"<br>Dataset {key}: no test ({why})."
-            verdict = (
-                "<b>significantly different</b>"
-                if pair["significant"]
-                else "<b>not significantly different</b>"
-            )
-            return (
-                f"<br>Dataset {key}, A − B = {diff:+.4f}: {verdict} "
-                f"(p {html.escape(p_text(pair['p']))}, Holm-adjusted "
-                f"{html.escape(p_text(pair['p_holm']))}, α = "
-                f"{setup['alpha']}; {short_test(setup['test'])}; n = {n_text(setup)}, "
-                f"B = {setup['resamples']})."
-            )
-        return (
-            f"<br>Dataset {key}: not tested (a method lacks images the other has, or a value "
-            "is not a number)."
-        )
+        return "" if st is None else pair_test_sentence(st, self.model.stats[d]["setup"], a, b, key)
 
     def _on_pair_clicked(self, row: int, _col: int) -> None:
         item = self.pair_list.item(row, 0)
         if item is not None:
             self.sample_chosen.emit(self.pair_dataset.currentText(), item.text())
+
+
+def pair_test_sentence(st: dict[str, Any], setup: dict[str, Any], a: str, b: str, key: str) -> str:
+    """What the paired test of ``key``'s statistics ``st`` (made as ``setup`` says) says of
+    ``a`` and ``b``, as a sentence to append to the pair's summary."""
+    for pair in st.get("pairs", []):
+        if {pair["a"], pair["b"]} != {a, b}:
+            continue
+        diff = pair["difference"] * (1 if pair["a"] == a else -1)
+        if not math.isfinite(pair["p"]):
+            why = (
+                f"too few: n = {n_text(setup)}"
+                if not setup.get("reliable", True)
+                else "their difference does not vary over the resamples"
+            )
+            return f"<br>Dataset {key}: no test ({why})."
+        verdict = (
+            "<b>significantly different</b>"
+            if pair["significant"]
+            else "<b>not significantly different</b>"
+        )
+        return (
+            f"<br>Dataset {key}, A − B = {diff:+.4f}: {verdict} "
+            f"(p {html.escape(p_text(pair['p']))}, Holm-adjusted "
+            f"{html.escape(p_text(pair['p_holm']))}, α = "
+            f"{setup['alpha']}; {short_test(setup['test'])}; n = {n_text(setup)}, "
+            f"B = {setup['resamples']})."
+        )
+    return (
+        f"<br>Dataset {key}: not tested (a method lacks images the other has, or a value "
+        "is not a number)."
+    )
