@@ -428,9 +428,18 @@ class Pair:
         return (values * 255).astype(np.uint8)
 
     @property
+    def pred_sum(self) -> Any:
+        """Σ pred, summed as ``pred.mean()`` sums it (NumPy's pairwise ``add.reduce``):
+        the adaptive threshold and both Context-measures' F_m share one pass (issue #50)."""
+        return self.memo("pred_sum", lambda: np.sum(self.pred))
+
+    @property
     def adaptive_threshold(self) -> float:
-        """``min(2 * mean(pred), 1)``."""
-        return self.memo("adaptive_threshold", lambda: float(min(2 * self.pred.mean(), 1)))
+        """``min(2 * mean(pred), 1)``; the mean is ``pred.mean()``'s own: its sum over the
+        pixels' count."""
+        return self.memo(
+            "adaptive_threshold", lambda: float(min(2 * (self.pred_sum / self.pred.size), 1))
+        )
 
     def binary_at(self, index: int) -> np.ndarray:
         """The binarisation behind curve point ``index``: ``quantized >= index``."""

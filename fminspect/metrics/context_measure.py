@@ -509,7 +509,7 @@ def _parts(
     gt = pair.gt
     kernel = context_kernel(gt, alpha=alpha)
     x = pair.pred
-    sum_x = np.sum(x)
+    sum_x = pair.pred_sum  # (shared with the other form and the adaptive threshold)
     warnings = list(kernel.warnings)
     if gt.is_empty:
         warnings.append(

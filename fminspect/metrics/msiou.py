@@ -101,7 +101,8 @@ def cell_maps(edge: np.ndarray) -> tuple[np.ndarray, ...]:
     multiple of 2s puts the cell boundaries of grid 2s on those of grid s, with one empty
     s-cell prepended when grid s has an odd number of rows (columns).
     """
-    grids = [readonly(edge.copy())]
+    # (an edge map of edge_map is already a read-only array of its own: not copied again)
+    grids = [edge if not edge.flags.writeable else readonly(edge.copy())]
     for _ in CELL_SIZES[1:]:
         g = grids[-1]
         pad_h, pad_w = g.shape[0] % 2, g.shape[1] % 2
