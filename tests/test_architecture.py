@@ -38,37 +38,34 @@ def test_core_modules_load_no_qt(module: str) -> None:
     assert out.stdout.strip() == "", f"{module} imports {out.stdout.strip()}"
 
 
-def test_package_import_is_light() -> None:
+def _loaded(statements: str, prefixes: tuple[str, ...]) -> list[str]:
+    """The modules starting with one of ``prefixes`` that a fresh interpreter has loaded
+    after running ``statements``."""
     code = (
-        "import sys, fminspect\n"
-        "print(','.join(m for m in ('cv2', 'scipy', 'numpy') if m in sys.modules))"
+        f"import sys\n{statements}\n"
+        f"print(','.join(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    return [m for m in out.stdout.strip().split(",") if m]
+
+
+def test_package_import_is_light() -> None:
+    assert _loaded("import fminspect", ("cv2", "scipy", "numpy")) == []
 
 
 def test_the_stores_alone_do_not_load_the_measures() -> None:
     # a tagging process, a study's server and the result store read and write records and
     # notes: none of them imports the measures (half a second for each process started)
-    code = (
-        "import sys, fminspect.pipeline.tags, fminspect.pipeline.store, fminspect.pipeline\n"
-        "print(','.join(m for m in sys.modules if m.startswith('fminspect.metrics')))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    stores = "import fminspect.pipeline.tags, fminspect.pipeline.store, fminspect.pipeline"
+    assert _loaded(stores, ("fminspect.metrics",)) == []
 
 
 def test_the_measures_load_scikit_image_s_morphology_only_when_used() -> None:
     # scikit-image's morphology and measure modules (with scipy.ndimage, scipy.spatial…)
     # took ~0.3 s of every process importing the measures, every eval worker's; only HCE
     # and the size-invariant family use them
-    code = (
-        "import sys, fminspect.metrics\n"
-        "print(','.join(m for m in ('skimage.morphology', 'skimage.measure', 'scipy.ndimage') "
-        "if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    heavy = ("skimage.morphology", "skimage.measure", "scipy.ndimage")
+    assert _loaded("import fminspect.metrics", heavy) == []
 
 
 def test_every_name_of_the_pipeline_package_resolves() -> None:
@@ -84,13 +81,8 @@ def test_every_name_of_the_pipeline_package_resolves() -> None:
 
 def test_building_the_command_line_parser_is_light() -> None:
     # every fminspect command builds the whole parser first: it must not import the measures
-    code = (
-        "import sys, fminspect.cli as c\n"
-        "c.build_parser(); c.build_gui_parser()\n"
-        "print(','.join(m for m in ('cv2', 'scipy', 'numpy', 'matplotlib') if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    build = "import fminspect.cli as c\nc.build_parser(); c.build_gui_parser()"
+    assert _loaded(build, ("cv2", "scipy", "numpy", "matplotlib")) == []
 
 
 def test_every_subpackage_is_listed_in_pyproject() -> None:
