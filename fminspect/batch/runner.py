@@ -356,8 +356,13 @@ def _evaluate_datasets(
                 digest_threads=threads,
                 selection=selection,
             )
-            if register:
-                register_store({d.gt.path for d in datasets}, cache_path)
+            if register:  # with how many scores it was asked of each folder
+                asked: dict[str, int] = {}
+                for plan in evaluation.plans:
+                    if not plan.subset_of:
+                        folder = str(plan.dataset.gt.path)
+                        asked[folder] = asked.get(folder, 0) + len(plan.pairs) * len(plan.keys)
+                register_store({d.gt.path for d in datasets}, cache_path, asked)
             units = evaluation.units
             if pool is not None and units:
                 pool.ready()  # so that report.seconds times the work, not the start-up

@@ -54,7 +54,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -600,30 +600,50 @@ def _index() -> sqlite3.Connection:
         "CREATE TABLE IF NOT EXISTS stores (folder TEXT NOT NULL, store TEXT NOT NULL, "
         "used REAL NOT NULL, PRIMARY KEY (folder, store))"
     )
+    columns = {row[1] for row in db.execute("PRAGMA table_info(stores)")}
+    if "scores" not in columns:  # (an index written before the scores were counted)
+        with db:
+            db.execute("ALTER TABLE stores ADD COLUMN scores INTEGER NOT NULL DEFAULT 0")
     return db
 
 
-def register_store(folders: Iterable[Path | str], store: Path | str) -> None:
+def register_store(
+    folders: Iterable[Path | str], store: Path | str, scores: Mapping[str, int] | None = None
+) -> None:
     """Remember that ``store`` holds results for the datasets whose GT lies in ``folders``
-    (:func:`store_for` finds it). Failing to write the index (a read-only home) only
-    means the window will not find these results; it never stops an evaluation."""
-    rows = [(_path_text(f), _path_text(store), time.time()) for f in folders]
+    (:func:`store_for` finds it): ``scores`` counts, per folder (as ``str``), the scores an
+    evaluation asked of it (images × methods × measures; the most a store was asked for is
+    kept). Failing to write the index (a read-only home) only means the window will not
+    find these results; it never stops an evaluation."""
+    counts = {_path_text(f): n for f, n in (scores or {}).items()}
+    rows = [
+        (_path_text(f), _path_text(store), time.time(), counts.get(_path_text(f), 0))
+        for f in folders
+    ]
     try:
         db = _index()
         with db:
-            db.executemany("INSERT OR REPLACE INTO stores VALUES (?, ?, ?)", rows)
+            db.executemany(
+                "INSERT INTO stores (folder, store, used, scores) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (folder, store) DO UPDATE SET used = excluded.used, "
+                "scores = max(scores, excluded.scores)",
+                rows,
+            )
         db.close()
     except (OSError, sqlite3.Error):
         pass
 
 
 def store_for(folder: Path | str) -> Path:
-    """The store to use for a dataset whose GT lies in ``folder``: the one an ``eval`` used
-    last for it (if that file still exists), else :func:`default_store_path`."""
+    """The store to use for a dataset whose GT lies in ``folder``: of those an ``eval`` used
+    for it (that still exist), the one asked for the most of its scores, the last used among
+    equals; else :func:`default_store_path`. (By recency alone, an ``eval --images`` of 18
+    cases into a new folder had the window and the gallery score 20,000 pairs again.)"""
     try:
         db = _index()
         rows = db.execute(
-            "SELECT store FROM stores WHERE folder = ? ORDER BY used DESC", (_path_text(folder),)
+            "SELECT store FROM stores WHERE folder = ? ORDER BY scores DESC, used DESC",
+            (_path_text(folder),),
         ).fetchall()
         db.close()
     except (OSError, sqlite3.Error):

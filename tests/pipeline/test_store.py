@@ -138,6 +138,35 @@ def test_the_window_finds_the_store_eval_registered_for_a_gt_folder(tmp_path: Pa
     assert store_for(gt) == older
 
 
+def test_the_store_asked_for_most_of_a_folder_s_scores_is_chosen(tmp_path: Path) -> None:
+    """A trial: after a whole eval, an eval --images of 18 cases into a new folder became
+    "the last store used", and the window and the gallery scored 20,000 pairs again."""
+    import sqlite3
+
+    from fminspect.pipeline.store import user_cache_dir
+
+    gt = tmp_path / "DS" / "GT"
+    gt.mkdir(parents=True)
+    index = user_cache_dir() / "stores.sqlite"
+    index.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(index) as db:  # an index written before the scores were counted
+        db.execute("DROP TABLE IF EXISTS stores")
+        db.execute(
+            "CREATE TABLE stores (folder TEXT NOT NULL, store TEXT NOT NULL, "
+            "used REAL NOT NULL, PRIMARY KEY (folder, store))"
+        )
+    whole, cases, later = (tmp_path / n / "cache.sqlite" for n in ("out", "out_sub", "out2"))
+    for p in (whole, cases, later):
+        ResultStore(p).close()
+    register_store([gt], whole, {str(gt): 20_000 * 4})
+    register_store([gt], cases, {str(gt): 18 * 20 * 1})
+    assert store_for(gt) == whole
+    register_store([gt], whole, {str(gt): 18})  # the same store asked for less: it still holds
+    assert store_for(gt) == whole
+    register_store([gt], later, {str(gt): 20_000 * 4})  # as much, later: the later one
+    assert store_for(gt) == later
+
+
 def test_running_curve_sums_equal_numpy_mean_to_the_last_bit() -> None:
     rng = np.random.default_rng(3)
     for n in (1, 2, 7, 333):
