@@ -388,8 +388,8 @@ def add_parser(sub: Subparsers) -> None:
         "--cache",
         type=Path,
         metavar="FILE",
-        help="result cache --auto reads and extends (default: the store the last `fminspect "
-        "eval` of the dataset used, as the window finds it, else STUDY.cache.sqlite)",
+        help="result cache --auto reads and extends (default: the store `fminspect eval` "
+        "filled for the dataset, as the window finds it, else STUDY.cache.sqlite)",
     )
     c.set_defaults(func=_cmd_rank_create)
     p = rs.add_parser("pack", help="write a self-contained study pack (zip) for another computer")

@@ -107,8 +107,8 @@ def create_study(
         ``cache``).
     cache : path, optional
         The result cache ``auto`` reads and extends. By default, for each dataset, the store
-        the last ``fminspect eval`` of it used (as the window and the gallery find it), else
-        ``STUDY.cache.sqlite``.
+        ``fminspect eval`` filled for it (as the window and the gallery find it:
+        :func:`~fminspect.pipeline.store.store_for`), else ``STUDY.cache.sqlite``.
     limit : int, optional
         Keep a random subset of this many groups.
     presentation : {'side_by_side', 'overlay'}
@@ -291,9 +291,9 @@ def _check_design_options(
 
 
 def _caches(found: Sequence[Dataset], study: Path, cache: Path | str | None) -> dict[str, Path]:
-    """The result cache of each dataset: ``cache`` if given, else the store the last
-    ``fminspect eval`` of the dataset used (registered for its GT folder), else the study's
-    own ``STUDY.cache.sqlite``."""
+    """The result cache of each dataset: ``cache`` if given, else the store ``fminspect
+    eval`` filled for the dataset (registered for its GT folder), else the study's own
+    ``STUDY.cache.sqlite``."""
     from fminspect.pipeline.store import default_store_path, store_for
 
     own = study.with_suffix(".cache.sqlite")
