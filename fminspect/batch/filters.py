@@ -109,6 +109,13 @@ class Clause:
     uses_shares: bool = False
     #: it reads what :class:`Facts` hold (tags, shares, the selection, problems)
     on_facts: bool = False
+    #: a subset clause's labels of some names (a clause that keeps nothing names those
+    #: there are: a misspelt class)
+    labels: Callable[[Sequence[str]], set[str]] | None = None
+
+    def known_labels(self, names: Sequence[str]) -> list[str]:
+        """The labels ``names`` have, for a subset clause (empty for others)."""
+        return [] if self.labels is None else sorted(self.labels(names))
 
 
 @dataclass(frozen=True)
@@ -259,7 +266,10 @@ def _clause(
         def in_subset(mx: ScoreMatrix, names: Sequence[str], t: object) -> np.ndarray:
             return np.array([label in {x.lower() for x in table.labels(n)} for n in names], bool)
 
-        return Clause(part, negated, in_subset)
+        def labels(names: Sequence[str]) -> set[str]:
+            return {x for n in names for x in table.labels(n)}
+
+        return Clause(part, negated, in_subset, labels=labels)
     raise FilterError(
         f"{part!r} is not a filter; write e.g. Sm[{methods[0] if methods else 'A'}] < 0.5, "
         "Sm[A] - Sm[B] < -0.05, name ~ Crab, dataset = NC4K, tag 1, untagged, cod10k=Aquatic, "

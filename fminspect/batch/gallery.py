@@ -586,7 +586,9 @@ def _clear(out: Path) -> None:
 
 def describe(*, listed: bool, filtered: str, total: int, kept: int) -> str:
     """The index page's line saying which cases these are."""
-    if listed:
+    if listed:  # (a trial: 100 of a 250-case list kept, said as "100 cases of a case list")
+        if kept < total:
+            return f"the first {kept} of the {total} cases of a case list, in its order"
         return f"{kept} cases of a case list, in its order"
     what = f"the {kept} worst of {total} samples" if kept < total else f"all {total} samples"
     return what + (f" that pass the filter “{filtered}”" if filtered else "")
@@ -752,7 +754,10 @@ def make_gallery(
         listed=bool(listed), filtered=filter_text.strip(), total=total, kept=len(cases)
     )
     if on_message:
-        on_message(f"gallery: {heading}; writing {len(cases)} page{'s' if len(cases) > 1 else ''}")
+        more = " (--count 0 writes them all)" if len(cases) < total and listed else ""
+        on_message(
+            f"gallery: {heading}; writing {len(cases)} page{'s' if len(cases) > 1 else ''}{more}"
+        )
     bar = _bar(progress)
     try:
         return write_gallery(

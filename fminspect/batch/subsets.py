@@ -82,7 +82,7 @@ class ImageList:
     names: Mapping[str, frozenset[str]]
     #: (dataset or "", name) in the file's order, each once: the order a figure shows them
     order: tuple[tuple[str, str], ...] = ()
-    #: a case list with a ``tags`` column: rows per tag ("" for rows with none: a note only)
+    #: a case list with a ``tags`` column: rows per tag ("" for rows with none)
     tags: Mapping[str, int] = field(default_factory=dict)
 
     def wanted(self, dataset: str) -> frozenset[str]:
@@ -95,7 +95,8 @@ class ImageList:
             return ""
         parts = [f"{n} tagged {t!r}" for t, n in sorted(self.tags.items()) if t]
         if self.tags.get(""):
-            parts.append(f"{self.tags['']} with no tag (a note only)")
+            # (a note, or nothing: a filter's listed samples; a trial read "(a note only)")
+            parts.append(f"{self.tags['']} with no tag")
         rows = len(self.order)
         line = f"{self.source}: {rows} case{'s' if rows != 1 else ''}: {', '.join(parts)}"
         if len(self.tags) > 1:  # cases of several kinds: perhaps more than meant

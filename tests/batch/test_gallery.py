@@ -138,6 +138,10 @@ def test_a_filter_tags_and_a_case_list_choose_the_cases(
     index = (tmp_path / "l" / "index.html").read_text(encoding="utf-8")
     assert "3 cases of a case list, in its order. The methods" in index
     assert "ordered by" not in index
+    # fewer kept than listed (--count): said (a trial read "100 cases of a case list" of 250)
+    assert _gallery(evaluated, tmp_path / "c", "--samples-from", str(listed), "--count", "2") == 0
+    index = (tmp_path / "c" / "index.html").read_text(encoding="utf-8")
+    assert "the first 2 of the 3 cases of a case list, in its order" in index
 
 
 def test_what_cannot_be_done_is_said(

@@ -356,6 +356,18 @@ def test_a_filter_narrows_the_list_and_the_walk_and_a_wrong_one_is_said(
     b.filter.setText("Sm[Z] < 2")
     b.apply_filter()
     assert "no model 'Z'" in b.filter_note.text() and b.model.rowCount() == len(listed)
+    # a class or value that no sample has: the ones there are, named (a trial got no hint)
+    attrs = tmp_path / "attrs.csv"
+    attrs.write_text(
+        "image,size\n" + "".join(f"img{k},{'small' if k % 2 else 'large'}\n" for k in range(1, 9))
+    )
+    b.filter.setText(f"{attrs}:size=huge")
+    b.apply_filter()
+    assert b.model.rowCount() == 0
+    assert b.filter_note.text().endswith(f"{attrs}: size=large, size=small")
+    b.filter.setText(f"{attrs}:size=SMALL")  # in any case
+    b.apply_filter()
+    assert b.model.rowCount() == 4
     b.filter.setText("untagged")  # a tag taken: the sample leaves the list
     b.apply_filter()
     assert b.model.rowCount() == 8

@@ -238,7 +238,7 @@ def test_eval_says_what_a_case_list_holds_and_which_names_match_nothing(
     err = capsys.readouterr().err
     assert (
         f"{tmp_path / 'cases.csv'}: 4 cases: 1 tagged 'GT error', 2 tagged 'boundary', "
-        "1 with no tag (a note only)"
+        "1 with no tag"
     ) in err
     assert "leaves out 4 of the 6 images of DS" in err and "every row counts" in err
     store = TagStore(tags_path(root)[0])

@@ -675,8 +675,15 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         walk = self.model.walk
         if walk.filter is None:
             self.filter_note.setText("")
-        else:
-            self.filter_note.setText(f"{len(walk.order)} of {walk.total} samples listed")
+            return
+        text = f"{len(walk.order)} of {walk.total} samples listed"
+        if not len(walk.order):  # a class misspelt: the ones there are (a trial got no hint)
+            for clause in walk.filter.clauses:
+                known = clause.known_labels(walk.samples)
+                if known and not clause.negated:
+                    shown = ", ".join(known[:12]) + (", …" if len(known) > 12 else "")
+                    text += f" — {clause.text.split('=')[0].split(':')[0].strip()}: {shown}"
+        self.filter_note.setText(text)
 
     def _after_reset(self) -> None:
         """Rows came and went (a filter): the shown sample highlighted again, the count."""
