@@ -80,6 +80,16 @@ class ABWindow(QtWidgets.QWidget):
             values=(-1.0, 1.0), colorMap=DIFFERENCE, interactive=False, width=14, label="A − B"
         )
         self.graphics.addItem(self.difference_bar, row=1, col=4)
+        # the four panels equally wide, whatever their titles ask for (a trial: the flicker
+        # panel, titled with a model's name, was narrower and showed another part of the map)
+        grid = self.graphics.ci.layout
+        for col in range(4):
+            grid.setColumnStretchFactor(col, 1)
+            grid.setColumnMinimumWidth(col, 120)
+        for _view, _image, _contour, title in self.panels.values():
+            title.setSizePolicy(
+                QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
+            )
         # the focus mode: the flicker panel alone, as large as the window, at the same zoom
         self.focus_graphics = pg.GraphicsLayoutWidget()
         self.focus_graphics.setBackground(self.palette().color(QtGui.QPalette.ColorRole.Window))

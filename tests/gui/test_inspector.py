@@ -703,6 +703,8 @@ def test_the_a_b_view_shows_two_maps_their_difference_and_flickers(
     window.grid.views[0].setRange(xRange=(2, 12), yRange=(3, 9), padding=0)  # zoomed in
     ab = window.open_ab()
     qtbot.addWidget(ab)
+    qtbot.waitExposed(ab)  # the four panels equally wide (a trial: the flicker one was not)
+    wait_for(qtbot, lambda: len({round(ab.panels[k][0].width()) for k in ab.panels}) == 1)
     # it opens at the grid's zoom (a trial: at the whole map)
     (x0, x1), (y0, y1) = ab.panels["A"][0].viewRange()  # (its aspect widens one side)
     assert (x0 + x1) / 2 == pytest.approx(7, abs=0.5) and (y0 + y1) / 2 == pytest.approx(6, abs=0.5)
