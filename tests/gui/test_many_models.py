@@ -214,7 +214,8 @@ def test_dataset_view_side_by_side_and_pair_disagreement(qtbot, window, tmp_path
     diffs = matrix.column("A", "Sm") - matrix.column("B", "Sm")
     assert [r[3] for r in rows] == sorted(diffs.tolist(), key=lambda d: -abs(d))
     assert view.pair_list.rowCount() == 5
-    assert view.pair_list.item(0, 0).toolTip() == rows[0][0]  # the whole name, if elided
+    tip = view.pair_list.item(0, 0).toolTip()  # the whole name, if elided, and A's and B's
+    assert tip == f"{rows[0][0]}\nA {rows[0][1]:.4f}, B {rows[0][2]:.4f}"
     # a trial: the browser's filter left the list unchanged; it keeps to what is listed
     window.go_to(rows[0][0], "COD10K")
     settle(qtbot, window)
@@ -254,12 +255,18 @@ def test_the_pair_list_is_wide_enough_to_read_until_the_user_drags_it(qtbot, qse
     wait_for(qtbot, lambda: view.splitter.width() > width)
     width = view.splitter.width()
     assert abs(view.splitter.sizes()[1] - 0.35 * width) <= 2
+    # narrower than 330 px it shows the names and A's lead, not A's and B's values (a trial
+    # at 1366 px: ten characters of each name beside them)
+    assert view.pair_list.isColumnHidden(1) == (view.pair_list.width() < 330)
     view.splitter.moveSplitter(700, 1)  # the user drags it wider
     dragged = view.splitter.sizes()[1]
     assert dragged > 0.4 * width
     view.resize(1150, 700)
     wait_for(qtbot, lambda: view.splitter.width() < width)
     assert view.splitter.sizes()[1] == dragged
+    assert not view.pair_list.isColumnHidden(1) and not view.pair_list.isColumnHidden(2)
+    view.splitter.moveSplitter(view.splitter.width() - 250, 1)  # dragged narrow
+    wait_for(qtbot, lambda: view.pair_list.isColumnHidden(1) and view.pair_list.isColumnHidden(2))
 
 
 @pytest.mark.slow

@@ -302,9 +302,24 @@ def _curve_plots() -> dict[str, pg.PlotWidget]:
     return plots
 
 
+class _PairList(QtWidgets.QTableWidget):
+    """The disagreement list; narrower than :attr:`BOTH_FROM` px it hides the A and B
+    columns (their values are in each name's tooltip): at 1366 px the names were cut to
+    ten characters beside them ("…3-Crab-28")."""
+
+    BOTH_FROM = 330
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        narrow = event.size().width() < self.BOTH_FROM
+        for col in (1, 2):
+            if self.isColumnHidden(col) != narrow:
+                self.setColumnHidden(col, narrow)
+
+
 def _disagreement_list() -> QtWidgets.QTableWidget:
     """The list of the images where two methods disagree most."""
-    table = QtWidgets.QTableWidget(0, 4)
+    table = _PairList(0, 4)
     table.setObjectName("pairDisagreement")
     table.setHorizontalHeaderLabels(["image", "A", "B", "A ahead"])
     table.verticalHeader().hide()
@@ -891,7 +906,9 @@ class DatasetViewPanel(QtWidgets.QWidget):
                         QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
                     )
                 else:
-                    item.setToolTip(name)  # the whole name, however narrow the column
+                    # the whole name, however narrow the column, and A's and B's values
+                    # (hidden when the list is narrow)
+                    item.setToolTip(f"{name}\nA {va:.4f}, B {vb:.4f}")
                 self.pair_list.setItem(i, j, item)
         header = self.pair_list.horizontalHeader()
         header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
@@ -903,7 +920,12 @@ class DatasetViewPanel(QtWidgets.QWidget):
         made), as a sentence to append."""
         d = self.pair_dataset.currentText()
         st = self.model.key_stats(d, key)
-        return "" if st is None else pair_test_sentence(st, self.model.stats[d]["setup"], a, b, key)
+        if st is None:
+            return ""
+        said = pair_test_sentence(st, self.model.stats[d]["setup"], a, b, key)
+        if self._listed(d) is not None:  # (its n beside the filter's count read as a mismatch)
+            said += " The test is of the whole dataset, not only the images listed."
+        return said
 
     def _on_pair_clicked(self, row: int, _col: int) -> None:
         item = self.pair_list.item(row, 0)
