@@ -19,6 +19,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fminspect.gui.app import resize_for_screen
 from fminspect.gui.colours import CONTOUR_RGB
 from fminspect.gui.panels.map_grid import display_bytes, lookup_table
 from fminspect.inspector.model import InspectorModel
@@ -117,7 +118,7 @@ class ABWindow(QtWidgets.QWidget):
         self.graphics.setFocus()
         model.sample_loaded.connect(self._on_sample)
         model.result_ready.connect(self._on_result)
-        self.resize(1400, 560)
+        resize_for_screen(self, 1400, 560)
         self.refresh(fit=True)
 
     def _models(self) -> list[str]:

@@ -107,3 +107,14 @@ def drop_offscreen_notices(mode, context, message: str) -> None:  # type: ignore
     platform's notices (install it with ``QtCore.qInstallMessageHandler``)."""
     if not message.startswith(OFFSCREEN_NOTICES):
         sys.stderr.write(message + "\n")
+
+
+def resize_for_screen(widget: QtWidgets.QWidget, width: int, height: int) -> None:
+    """Resize ``widget`` to ``width`` × ``height``, or to what its screen leaves free when
+    that is smaller (a trial: explain views opened 900 px high on a 768-px laptop)."""
+    screen = widget.screen() or QtGui.QGuiApplication.primaryScreen()
+    if screen is not None:
+        free = screen.availableGeometry()
+        if free.width() > 0 and free.height() > 0:
+            width, height = min(width, free.width()), min(height, free.height())
+    widget.resize(width, height)

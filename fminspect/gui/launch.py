@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6 import QtCore
 
-from fminspect.gui.app import application, drop_offscreen_notices, offscreen
+from fminspect.gui.app import application, drop_offscreen_notices, offscreen, resize_for_screen
 from fminspect.gui.theme import apply_theme
 from fminspect.io.discovery import ToolkitConfigs
 
@@ -36,7 +36,7 @@ def run_inspector(
     settings = QtCore.QSettings()
     apply_theme(app, theme or str(settings.value("theme", "system")))
     window = InspectorWindow(settings=settings)
-    window.resize(1500, 950)
+    resize_for_screen(window, 1500, 950)
     if gt is not None:
         window.open_files(Path(gt), [Path(p) for p in preds or []], Path(image) if image else None)
     elif root is not None:  # read while the window shows; then the sample asked for
@@ -55,7 +55,7 @@ def run_analysis(path: Path | str) -> int:
     app = application()
     apply_theme(app, str(QtCore.QSettings().value("theme", "system")))
     window = AnalysisWindow(StudyStore(path))
-    window.resize(1400, 900)
+    resize_for_screen(window, 1400, 900)
     window.show()
     return app.exec()
 
@@ -74,7 +74,7 @@ def run_voting(
     store, paths, results_dir = prepare_study(path, folder)
     window = VotingWindow(store, participant=participant, paths=paths, results_dir=results_dir)
     if windowed:
-        window.resize(1280, 860)
+        resize_for_screen(window, 1280, 860)
         window.show()
     else:
         window.showFullScreen()

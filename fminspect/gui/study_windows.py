@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
+from fminspect.gui.app import resize_for_screen
+
 
 def choose_study(parent: QtWidgets.QWidget, title: str, packs: bool) -> str | None:
     """Ask for a study file (or a study pack when ``packs``); None when cancelled."""
@@ -40,6 +42,6 @@ def open_analysis(parent: QtWidgets.QWidget, path: str) -> QtWidgets.QMainWindow
     except StudyError as exc:
         QtWidgets.QMessageBox.warning(parent, "fminspect", str(exc))
         return None
-    window.resize(1400, 900)
+    resize_for_screen(window, 1400, 900)
     window.show()
     return window

@@ -112,6 +112,9 @@ def test_the_text_and_numbers_sit_side_by_side_and_the_matrices_get_the_height(
     40 % of the view; a height the user drags to is kept when the window is resized."""
     win = demo_window.explain("RC", "wFm")
     qtbot.addWidget(win)
+    # it opens within its screen (a trial: 900 px high on a 768-px laptop)
+    free = win.screen().availableGeometry()
+    assert win.width() <= free.width() and win.height() <= free.height()
     win.resize(1400, 1000)
     win.show()
     qtbot.waitExposed(win)

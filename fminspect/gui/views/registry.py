@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtGui, QtWidgets
 
+from fminspect.gui.app import resize_for_screen
 from fminspect.gui.views.auc_view import AUCView
 from fminspect.gui.views.base import ExplainView
 from fminspect.gui.views.boundary_band_views import BoundaryAccuracyView, BoundaryIoUView
@@ -107,7 +108,7 @@ class ExplainWindow(QtWidgets.QMainWindow):
         self.setCentralWidget(self.view)
         self.title = f"{self.view.TITLE}: {model} on {sample}"
         self.setWindowTitle(self.title)
-        self.resize(1300, 900)
+        resize_for_screen(self, 1300, 900)
         for keys in ("Esc", "Ctrl+W"):  # closed from the keyboard, as a dialog is
             QtGui.QShortcut(QtGui.QKeySequence(keys), self).activated.connect(self.close)
 
