@@ -606,6 +606,28 @@ class Evaluation:
         }
         return values, whole, (",".join(every), made)
 
+    def stored_problems(self, plan: DatasetPlan) -> list[Problem]:
+        """The warnings made from the notes stored with the plan's pairs: what was done to
+        their inputs (a map resized, a 16-bit file scaled, a missing image), as a window
+        reading an earlier eval's scores would not otherwise know. One family's records are
+        read (each carries its pair's input notes)."""
+        if not plan.tags:
+            return []
+        family = next(iter(plan.tags))
+        owner: dict[str, tuple[str, Sample]] = {}
+        for s in plan.dataset.samples:
+            for m in plan.methods:
+                keys = plan.keys_of(m, s.name)
+                if keys:
+                    owner[keys[family]] = (m, s)
+        seen: set[tuple[str, str]] = set()
+        out: list[Problem] = []
+        for key, notes in self.store.noted():
+            if key in owner:
+                method, sample = owner[key]
+                out += _note_problems(plan.dataset.name, method, sample, notes, seen)
+        return out
+
     # ------------------------------------------------------------------ collect
     def _stored(
         self,

@@ -21,8 +21,9 @@ A filter is typed as clauses joined by ``and``, each one possibly preceded by ``
     the object's share of the image (the GT's foreground pixels over all), and a GT with no
     foreground at all (share 0);
 ``problems``
-    a sample with a file that cannot be read, or that was converted when the window opened
-    or scored it (the Problems list; not the conversions a stored score was made with);
+    a sample with a file that cannot be read, or that was converted (resized, 16-bit, …)
+    when the window opened or scored it or when the ``eval`` whose stored scores it reads
+    did (the Problems list);
 ``selected``
     the samples selected in the scatter view.
 

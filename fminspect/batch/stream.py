@@ -9,8 +9,10 @@ can show a dataset's scores as they land instead of after the last one:
 2. :class:`Scores` — batches of per-image scores, first those already in the store (an
    earlier ``eval``, or an earlier session), then those computed, about every quarter of a
    second; they are written into the :class:`~fminspect.batch.scores.ScoreMatrix` given;
-3. :class:`Progress` — images done, rate and ETA of the scoring;
-4. :class:`Results` — every method's dataset values, assembled exactly as ``eval`` does
+3. :class:`Noted` — what was done to the inputs of the pairs read from the store (resized
+   maps, scaled 16-bit files…), from the notes stored with them;
+4. :class:`Progress` — images done, rate and ETA of the scoring;
+5. :class:`Results` — every method's dataset values, assembled exactly as ``eval`` does
    (in natural order, from the stored curves), once the dataset is complete.
 
 Setting ``stop`` ends the stream early (the units under way finish and are stored). No Qt.
@@ -44,6 +46,14 @@ class Planned:
     pairs: int  # (image, method) pairs that can be evaluated
     stored: int  # of those, pairs the store has whole
     units: int  # images with something left to compute
+    problems: tuple[Problem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Noted:
+    """Warnings made from the notes stored with the pairs read from the store."""
+
+    dataset: str
     problems: tuple[Problem, ...]
 
 
@@ -120,6 +130,11 @@ def stream_evaluation(
             if len(block):
                 matrix.put(block)
                 yield Scores(name, block, True)
+        if ev.reused:  # (after the scores: the window is in use while they are read)
+            with quiet_collector():
+                noted = ev.stored_problems(plan)
+            if noted:
+                yield Noted(name, tuple(noted))
         total = len(ev.units)
         started = last = time.monotonic()
         pending: list[tuple[str, str, dict[str, float]]] = []

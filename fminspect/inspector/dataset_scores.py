@@ -223,6 +223,8 @@ class DatasetScores:
             )
             if event.units:
                 self.progress.emit(0, event.units)
+        elif isinstance(event, stream.Noted):  # conversions an earlier eval stored
+            self.problems.emit(list(event.problems))
         elif isinstance(event, stream.Progress):
             self.problems.emit(list(event.problems))
             self.progress.emit(event.done, event.total)

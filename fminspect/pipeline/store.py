@@ -418,6 +418,16 @@ class ResultStore:
                 )
                 yield key, Record(named, found, typed)
 
+    def noted(self) -> Iterator[tuple[str, tuple[Note, ...]]]:
+        """``(key, notes)`` of every record stored with notes. Few are (a resized map, a
+        16-bit file…): one scan that reads no scores, quicker than looking keys up (0.05–0.09 s
+        against 0.86 s for a 2,000 × 40 eval's 400,000 records)."""
+        rows = self._db.execute("SELECT key, notes FROM records WHERE length(notes) > 2")
+        for key, text in rows:
+            notes = tuple(Note.from_list(n) for n in json.loads(text))
+            if notes:
+                yield key, notes
+
     def raw_scores(self, keys: Sequence[str]) -> Iterator[tuple[str, str, bytes]]:
         """``(key, score names, scores as little-endian float64 bytes)`` for those of
         ``keys`` that are stored: the quickest read, for filling a score matrix."""

@@ -466,3 +466,22 @@ def test_a_request_stopped_while_it_waits_its_turn_is_never_begun() -> None:
     service.serve(request)
     out.seek(0)
     assert read_message(out) == (1, "finished", None) and read_message(out) is None
+
+
+def test_what_eval_did_to_the_inputs_is_said_from_its_stored_notes(tmp_path: Path) -> None:
+    """A trial: the window's filter ``problems`` knew nothing of the 20 maps an earlier eval
+    had resized (its problems.csv listed them), since the scores were read, not computed."""
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"), size=(40, 60))
+    small = root / "Pred" / "B" / "img2.png"
+    cv2.imwrite(str(small), cv2.resize(cv2.imread(str(small), cv2.IMREAD_GRAYSCALE), (30, 20)))
+    out = tmp_path / "out"
+    assert main(["eval", str(root), "--out", str(out), "--measures", "Sm", "--quiet"]) == 0
+    with open(out / "problems.csv", newline="", encoding="utf-8") as fh:
+        listed = [r for r in csv.DictReader(fh) if "resized" in r["message"]]
+    assert len(listed) == 1
+    events, _ = _events(root, out / "cache.sqlite", EvalConfig(keys=("Sm",)))
+    assert isinstance(events[0], stream.Planned) and events[0].units == 0  # all read
+    (noted,) = [e for e in events if isinstance(e, stream.Noted)]
+    (problem,) = [p for p in noted.problems if "resized" in p.message]
+    assert (problem.method, problem.name, problem.severity) == ("B", "img2", "warning")
+    assert Path(problem.path) == small

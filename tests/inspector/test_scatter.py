@@ -8,10 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fminspect.batch import stream
 from fminspect.batch.filters import parse
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.batch.shares import gt_shares
 from fminspect.batch.subsets import subsets_rule
+from fminspect.cli import main
 from fminspect.inspector.model import InspectorModel
 from fminspect.inspector.scatter import JITTER, inside, nearest, scatter_data
 from fminspect.io.discovery import discover
@@ -131,3 +133,26 @@ def test_samples_with_problems_are_known_to_the_filter(
 def test_no_point_without_the_values(against: str) -> None:
     d = scatter_data(_matrix(), "Sm", "A", against=against)  # no B, no shares, no groups
     assert len(d) == 0
+
+
+def test_a_map_an_earlier_eval_resized_is_among_the_problems(
+    model: InspectorModel, dataset_root: Path, tmp_path: Path
+) -> None:
+    """A trial: the filter ``problems`` listed nothing after ``eval`` had resized a map, since
+    the window read the stored scores instead of computing them."""
+    small = dataset_root / "Pred" / "B" / "img3.png"
+    write_png(small, load_map(small).array[::2, ::2])
+    out = tmp_path / "results"
+    assert main(["eval", str(dataset_root), "--out", str(out), "--quiet", "--no-plots"]) == 0
+    news: list[object] = []
+    model.service.news.connect(news.append)
+    model.open_path(dataset_root)
+    scored(model)
+    planned = next(e for e in news if isinstance(e, stream.Planned))
+    assert planned.units == 0  # every score read from eval's store, none computed
+    matrix = model.scores.matrix_of("DS")
+    assert matrix is not None
+    model.walk.set_matrix(matrix, model.selection.shown)
+    assert model.walk.problems == frozenset({"img3"})
+    model.walk.set_filter(parse("problems", matrix.keys, matrix.methods))
+    assert model.walk.ordered() == ["img3"]
