@@ -81,10 +81,13 @@ class SampleDrawing(QtCore.QObject):
         #: new settings not yet shown in the table's headers and the F plot's title: they
         #: change with the first results, not while the models are being scored
         self.relabel: Settings | None = None
+        #: the shown request's results are all in; the model is told once they are drawn
+        self._complete = False
         model.sample_loaded.connect(self._on_sample_loaded)
         model.request_started.connect(self._on_request)
         model.result_ready.connect(self._on_result)
         model.results_complete.connect(self._on_complete)
+        grid.filled.connect(self._tell_when_drawn)
 
     # ------------------------------------------------------------------ the sample
     def _on_sample_loaded(self, sample: LoadedSample) -> None:
@@ -151,6 +154,7 @@ class SampleDrawing(QtCore.QObject):
 
     # ------------------------------------------------------------------ results
     def _on_request(self) -> None:
+        self._complete = False
         self._held.clear()
         self._showing_progress = False
         self._progressive.start()
@@ -162,6 +166,7 @@ class SampleDrawing(QtCore.QObject):
         the GUI thread for both repaints (45–60 ms). After :data:`RELEASE_AFTER_MS` the
         sample's repaint has been done and other events (keys, the mouse) had their turn."""
         generation = self.model.generation
+        self._complete = True
         QtCore.QTimer.singleShot(
             RELEASE_AFTER_MS,
             self,
@@ -181,6 +186,14 @@ class SampleDrawing(QtCore.QObject):
         held, self._held = self._held, []
         for model in held:
             self._on_result(model)
+        self._tell_when_drawn()
+
+    def _tell_when_drawn(self) -> None:
+        """Once every result of a complete request is on screen, tell the model (it reads
+        the next sample ahead then)."""
+        if self._complete and not self.drawing:
+            self._complete = False
+            self.model.results_drawn()
 
     def _on_result(self, model: str) -> None:
         result = self.model.results.get(model)
@@ -227,6 +240,7 @@ class SampleDrawing(QtCore.QObject):
                 self._redraw.start()
             else:
                 self._curves_pending.clear()
+                self._tell_when_drawn()
             if step in SAMPLE_STEPS:
                 self._release_when_drawn()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,10 @@ from fminspect.pipeline.sample import LoadedSample, load_sample, prepare, score_
 GT_CACHE_SIZE = 16
 LOADED_CACHE_SIZE = 4  # samples read from disk (the current one and its neighbours)
 PREFETCH_PRIORITY = -1  # below the scoring the user is waiting for (priority 0)
-PREFETCH_DELAY_MS = 250  # after a sample's results are in, before prefetching the next
+#: After a sample's results are in, the next one is read and scored once the window says it
+#: has drawn them (:meth:`SampleScoring.results_drawn`: the read-ahead's threads would slow
+#: the drawing down) or, if it does not, after this long.
+PREFETCH_DELAY_MS = 250
 #: A change of β² or α (spin boxes, typed digit by digit or held down) is scored this long
 #: after the last one.
 DEBOUNCE_MS = 30
@@ -115,6 +119,10 @@ class SampleScoring:
         self._prefetch_timer = runtime.timer(PREFETCH_DELAY_MS, self._prefetch_next)
         # what is being prefetched: ("read", *loaded key) or a result-cache key
         self._prefetching: set[tuple[Any, ...]] = set()
+        # prefetch work under way that a request now waits for instead of doing it again:
+        # tag -> (done, failed) of that request
+        self._adopted: dict[tuple[Any, ...], tuple[Callable[[Any], None], Callable[[str], None]]]
+        self._adopted = {}
 
     # ------------------------------------------------------------------ sources
     def open_datasets(self, datasets: list[Dataset], defer_first: bool = False) -> None:
@@ -127,6 +135,8 @@ class SampleScoring:
         self._load_generation += 1  # a read under way is for the old datasets
         self._loading = False
         self._cancel_prefetch()
+        self._prefetching.clear()  # what runs still is of the old datasets: never adopted
+        self._adopted.clear()
         self._loaded.clear()
         self._cache.clear()
         self._gts.clear()
@@ -272,12 +282,22 @@ class SampleScoring:
         self.busy_changed.emit(f"reading {sample.name}…")
         interpolation, epoch = self.settings.interpolation, self._epoch
         models = self._wanted(sample)
+
+        def loaded(loaded: LoadedSample) -> None:
+            if epoch == self._epoch:
+                self._on_loaded(gen, key, loaded)
+
+        def failed(message: str) -> None:
+            if epoch == self._epoch:
+                self._on_load_failed(gen, sample, message)
+
+        if ("read", *key) in self._prefetching:  # being read ahead (running: not cancelled)
+            self._adopted["read", *key] = (loaded, failed)
+            return
         self.runtime.submit(
             lambda: load_sample(sample, interpolation, models=models, without_gt=True),
-            lambda loaded: self._on_loaded(gen, key, loaded) if epoch == self._epoch else None,
-            lambda message: (
-                self._on_load_failed(gen, sample, message) if epoch == self._epoch else None
-            ),
+            loaded,
+            failed,
         )
 
     def _remember_loaded(self, key: tuple[str, str, str], loaded: LoadedSample) -> None:
@@ -441,6 +461,9 @@ class SampleScoring:
                 if epoch == self._epoch:
                     self._on_failed(gen, model, message)
 
+            if key in self._prefetching:  # being scored ahead (running: not cancelled)
+                self._adopted[key] = (done, failed)
+                continue
             job = self.runtime.submit(self._job(sample, model, gt, settings), done, failed)
             self._request_jobs.append(job)
         for model in self.results:
@@ -464,6 +487,14 @@ class SampleScoring:
         if self._completed % TRIM_EVERY == 0:
             # before the prefetch: at a lower priority, it waited behind it while stepping on
             self.runtime.submit(release_free_memory, lambda _: None)
+
+    def results_drawn(self) -> None:
+        """The window has put the shown sample's results on screen: the next sample is read
+        and scored now rather than after :data:`PREFETCH_DELAY_MS` (a reader who steps on
+        150 ms after a sample is drawn found the next one only partly read ahead)."""
+        if self._prefetch_timer.is_active():
+            self._prefetch_timer.stop()
+            self._prefetch_next()
 
     def _job(self, sample: LoadedSample, model: str, gt: GroundTruth, settings: Settings) -> Any:
         """The work for one model: an update of a cached result under the same normalisation
@@ -556,23 +587,30 @@ class SampleScoring:
 
     def _prefetch(self, tag: tuple[Any, ...], func: Any, on_done: Any) -> None:
         """Run ``func`` at low priority unless the same work (``tag``) is under way; its
-        result reaches ``on_done`` only if no other datasets were opened meanwhile."""
+        result reaches ``on_done`` only if no other datasets were opened meanwhile — or,
+        if a request adopted the running work (the user stepped onto the sample while it
+        was read or scored ahead), that request's callbacks instead."""
         if tag in self._prefetching:
             return
         epoch = self._epoch
 
         def done(value: Any) -> None:
+            if epoch != self._epoch:
+                return
             self._prefetching.discard(tag)
-            if epoch == self._epoch:
-                on_done(value)
+            adopted = self._adopted.pop(tag, None)
+            (adopted[0] if adopted else on_done)(value)
+
+        def failed(message: str) -> None:
+            if epoch != self._epoch:
+                return
+            self._prefetching.discard(tag)
+            adopted = self._adopted.pop(tag, None)
+            if adopted:
+                adopted[1](message)
 
         self._prefetching.add(tag)
-        job = self.runtime.submit(
-            func,
-            done,
-            lambda _msg: self._prefetching.discard(tag),
-            priority=PREFETCH_PRIORITY,
-        )
+        job = self.runtime.submit(func, done, failed, priority=PREFETCH_PRIORITY)
         self._prefetch_jobs.append((job, tag))
 
     def _on_prefetch_loaded(
@@ -612,6 +650,7 @@ class SampleScoring:
         for job, tag in jobs:
             if self.runtime.cancel(job):
                 self._prefetching.discard(tag)
+                self._adopted.pop(tag, None)
 
     def cached_models(self, sample: str) -> set[str]:
         """Models of ``sample`` (its key, 'dataset/name') with a cached result under the

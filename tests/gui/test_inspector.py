@@ -486,6 +486,22 @@ def test_a_job_of_a_deleted_window_calls_nothing(qtbot) -> None:  # type: ignore
     assert called == ["kept"]
 
 
+def test_the_model_is_told_when_a_sample_s_results_are_drawn(
+    qtbot, window, dataset_root, monkeypatch
+):  # type: ignore[no-untyped-def]
+    """It reads the next sample ahead then, not while the window draws (see the model's
+    test); once per request."""
+    window.open_path(dataset_root)
+    settle(qtbot, window)
+    told: list[bool] = []  # whether the window was still drawing when it said so
+    monkeypatch.setattr(window.model, "results_drawn", lambda: told.append(window.drawing))
+    window.model.step(1)
+    settle(qtbot, window)
+    wait_for(qtbot, lambda: bool(told), "told once drawn")
+    deliver_posted()
+    assert told == [False]
+
+
 @pytest.mark.slow
 def test_labels_problems_and_highlights_follow_what_is_shown(qtbot, window, dataset_root):  # type: ignore[no-untyped-def]
     c = window.model

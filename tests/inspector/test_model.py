@@ -159,6 +159,80 @@ def test_stepping_shows_the_sample_read_ahead_at_once(
     assert model.sample.name == "img5"
 
 
+def test_a_step_onto_work_under_way_ahead_waits_for_it_instead_of_doing_it_again(
+    model: InspectorModel, runtime: ManualRuntime, dataset_root: Path
+) -> None:
+    """A trial: D held down (each press as soon as a sample was drawn) read and scored each
+    sample twice, the read-ahead's running work and the step's own."""
+    model.open_path(dataset_root)
+    runtime.run_jobs()
+    runtime.advance(PREFETCH_DELAY_MS)
+    (read,) = runtime.queued  # img2 read ahead…
+    runtime.begin(read)  # …by a pool thread, now
+    model.step(1)
+    assert model.loading and runtime.pending_jobs == 0  # not read a second time
+    runtime.finish(read)
+    assert model.sample is not None and model.sample.name == "img2" and model.busy
+    runtime.run_jobs()  # its models, at the user's priority
+    assert set(model.results) == {"A", "B", "C"} and not model.busy
+    runtime.advance(PREFETCH_DELAY_MS)
+    runtime.run_jobs(limit=1)  # img3 read ahead; its three models queued to be scored
+    first, *rest = runtime.queued
+    assert len(rest) == 2
+    runtime.begin(first)  # one of them being scored when D is pressed
+    runs = len(runtime.ran)
+    model.step(1)
+    assert model.sample.name == "img3" and model.busy and len(model.results) == 0
+    assert len(runtime.queued) == 2  # the other two, not the one under way
+    runtime.finish(first)
+    assert len(model.results) == 1
+    runtime.run_jobs()
+    assert set(model.results) == {"A", "B", "C"} and not model.busy
+    assert len(runtime.ran) - runs == 3  # each model of img3 scored once
+
+
+def test_the_next_sample_is_read_ahead_as_soon_as_the_window_has_drawn_the_shown_one(
+    model: InspectorModel, runtime: ManualRuntime, dataset_root: Path
+) -> None:
+    """A trial: stepping on 150 ms after a sample was drawn took 128 ms a step at 2,000 × 40
+    (the read-ahead waited a fixed 250 ms); 51 ms once it starts when the window has drawn."""
+    model.open_path(dataset_root)
+    runtime.run_jobs()
+    assert runtime.pending_jobs == 0 and not model.prefetching  # waiting for the drawing
+    model.results_drawn()
+    assert model.prefetching and runtime.pending_jobs == 1  # img2's read, on the clock's 0
+    runtime.run_jobs()
+    assert model.cached_models("DS/img2") == {"A", "B", "C"}
+    model.results_drawn()  # said again (another panel drawn): nothing more to do
+    assert runtime.pending_jobs == 0
+    runtime.advance(PREFETCH_DELAY_MS)  # nor when the timer would have fired
+    assert runtime.pending_jobs == 0
+
+
+def test_a_read_ahead_that_fails_once_a_step_waits_for_it_is_said(
+    model: InspectorModel,
+    runtime: ManualRuntime,
+    dataset_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model.open_path(dataset_root)
+    runtime.run_jobs()
+    runtime.advance(PREFETCH_DELAY_MS)
+    (read,) = runtime.queued
+    runtime.begin(read)
+    model.step(1)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(samples_module, "load_sample", broken)
+    problems = _recorded(model, "problems")
+    runtime.finish(read)
+    assert not model.loading
+    said = [str(p) for _, (ps,) in problems for p in ps]  # type: ignore[attr-defined]
+    assert any("could not be read: OSError: the disk went away" in s for s in said), said
+
+
 def test_a_sample_asked_for_while_another_is_scored_drops_the_older_results(
     model: InspectorModel, runtime: ManualRuntime, dataset_root: Path, tmp_path: Path
 ) -> None:

@@ -335,9 +335,12 @@ class MapGridPanel(QtWidgets.QWidget):
     -------
     hovered(object)
         ``(row, col, {panel: value text})`` under the mouse, or ``None`` when outside.
+    filled()
+        The last of the sample's panels filled over several turns (:meth:`_fill_cells`) is.
     """
 
     hovered = QtCore.Signal(object)
+    filled = QtCore.Signal()
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -667,6 +670,7 @@ class MapGridPanel(QtWidgets.QWidget):
         else:
             self._refresh_colorbar()
             self._apply_view()
+            self.filled.emit()
 
     @property
     def filling(self) -> bool:
