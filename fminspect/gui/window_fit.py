@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from fminspect.batch.qualitative import QualitativeError, Region
 
@@ -20,6 +20,22 @@ TABLE_ROWS = 12
 #: :data:`LIST_MOST` px: its size at 1366 px, ~420 px at 1920 (a trial found it 305 px at
 #: both: the names and two models' columns).
 LIST_SHARE, LIST_MOST = 0.22, 520
+
+
+def narrow_combos(*combos: QtWidgets.QComboBox, letters: int = 8, grow: bool = True) -> None:
+    """Lists that ask for the width of ``letters`` characters, not of their longest choice,
+    and take the room their row has (``grow``); the popup shows every choice whole. A list
+    sized to a method's long name (``SINet-V2_CVPR2022``) widened its dock and the window past
+    a 1366-px screen once a theme's style had measured it again (a trial)."""
+    for combo in combos:
+        combo.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        combo.setMinimumContentsLength(letters)
+        if grow:
+            policy = combo.sizePolicy()
+            policy.setHorizontalPolicy(QtWidgets.QSizePolicy.Policy.Expanding)
+            combo.setSizePolicy(policy)
 
 
 def fit_sample_view(window: InspectorWindow) -> None:

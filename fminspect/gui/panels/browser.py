@@ -25,6 +25,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fminspect.batch.filters import Filter, FilterError, parse
 from fminspect.batch.scores import ScoreMatrix
 from fminspect.gui.dialogs.measures import fill_combo
+from fminspect.gui.window_fit import narrow_combos
 from fminspect.inspector.model import InspectorModel
 from fminspect.inspector.walk import Walk
 from fminspect.io.discovery import Dataset
@@ -355,6 +356,10 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         # a re-sort moves the current row with its sample: not the user either
         self.model.layoutAboutToBeChanged.connect(lambda *_: self._set_highlighting(True))
         self.model.layoutChanged.connect(lambda *_: self._set_highlighting(False))
+        narrow_combos(self.dataset, self.order)
+        narrow_combos(
+            self.measure, self.model_a, self.model_b, self.measure_x, self.measure_y, letters=5
+        )
         form = QtWidgets.QFormLayout()
         form.addRow("dataset", self.dataset)
         form.addRow("measure", self.measure)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from fminspect.gui.window_fit import narrow_combos
 from fminspect.inspector.model import InspectorModel
 from fminspect.pipeline.tags import SLOTS
 
@@ -54,6 +55,7 @@ class CasesPanel(QtWidgets.QWidget):
         row_box = QtWidgets.QHBoxLayout()
         row_box.addWidget(QtWidgets.QLabel("note on the map of"))
         self.note_model = QtWidgets.QComboBox()
+        narrow_combos(self.note_model)
         self.note_model.currentTextChanged.connect(self._show_model_note)
         row_box.addWidget(self.note_model, 1)
         box.addLayout(row_box)

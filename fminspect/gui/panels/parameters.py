@@ -8,6 +8,7 @@ from dataclasses import replace
 from PySide6 import QtCore, QtWidgets
 
 from fminspect.gui.panels.map_grid import COLORMAPS
+from fminspect.gui.window_fit import narrow_combos
 from fminspect.inspector.settings import Settings
 from fminspect.io.loading import INTERPOLATIONS
 from fminspect.metrics import DEFAULT_PARAMS, Parameter, Params, parameters
@@ -151,11 +152,7 @@ class ParameterPanel(QtWidgets.QWidget):
         # (their colours' legend is above the maps, in view whatever this dock's height)
         # no list asks for more than the dock's width (the full text in its popup), so that
         # the dock needs no horizontal scroll bar at 1366 × 768
-        for combo in self.findChildren(QtWidgets.QComboBox):
-            combo.setSizeAdjustPolicy(
-                QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-            )
-            combo.setMinimumContentsLength(COMBO_CHARACTERS)
+        narrow_combos(*self.findChildren(QtWidgets.QComboBox), letters=COMBO_CHARACTERS, grow=False)
         self.threshold_label.setWordWrap(True)
 
     def _spin(

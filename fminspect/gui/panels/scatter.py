@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtWidgets
 from fminspect.batch.filters import Filter
 from fminspect.batch.subsets import SubsetError, subsets_rule
 from fminspect.gui.dialogs.measures import fill_combo
+from fminspect.gui.window_fit import narrow_combos
 from fminspect.inspector.model import InspectorModel
 from fminspect.inspector.scatter import ScatterData, inside, nearest, scatter_data
 
@@ -85,12 +86,9 @@ class ScatterPanel(QtWidgets.QWidget):
         self.against = QtWidgets.QComboBox()
         for label, _, _ in AXES:
             self.against.addItem(label)
-        # its longest choice would widen the bar (and the window) past a laptop's screen
-        self.against.setSizeAdjustPolicy(
-            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        )
-        self.against.setMinimumContentsLength(10)
         self.b = QtWidgets.QComboBox()
+        narrow_combos(self.measure, letters=5)
+        narrow_combos(self.a, self.against, self.b)
         self.log_x = QtWidgets.QCheckBox("log x")
         self.log_x.setToolTip("a logarithmic x axis (small objects spread out)")
         self.clear = QtWidgets.QPushButton("Clear selection")
@@ -103,10 +101,7 @@ class ScatterPanel(QtWidgets.QWidget):
         ):
             if label:
                 bar.addWidget(QtWidgets.QLabel(label))
-            bar.addWidget(widget)
-        bar.addWidget(self.log_x)
-        bar.addStretch(1)
-        bar.addWidget(self.clear)
+            bar.addWidget(widget, 1)
         box.addLayout(bar)
         self.view = _SelectBox(self)
         self.plot = pg.PlotWidget(viewBox=self.view)
@@ -131,7 +126,11 @@ class ScatterPanel(QtWidgets.QWidget):
         self.note.setObjectName("scatterNote")
         self.note.setStyleSheet("color: gray")
         self.note.setWordWrap(True)
-        box.addWidget(self.note)
+        below = QtWidgets.QHBoxLayout()  # (beside the choices they widened the window)
+        below.addWidget(self.note, 1)
+        below.addWidget(self.log_x)
+        below.addWidget(self.clear)
+        box.addLayout(below)
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_MS)
