@@ -187,12 +187,15 @@ class FileActions(QtCore.QObject):
         )
         if not path:
             return
+        samples = {ds.name: {s.name for s in ds.samples} for ds in w.model.datasets}
         try:
-            n = w.model.cases.import_(path)
+            report = w.model.cases.import_(path, samples)
         except TagError as exc:
             QtWidgets.QMessageBox.warning(w, "Import", str(exc))
             return
-        w.statusBar().showMessage(f"{n} cases read from {path}", 8000)
+        if report.moved or report.unmatched:  # not only a passing line: the user must know
+            QtWidgets.QMessageBox.information(w, "Import", report.message())
+        w.statusBar().showMessage(report.message(), 15000)
 
     def remember(self, path: Path) -> None:
         """``path`` first among the recent folders."""

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from fminspect.inspector.events import Event
-from fminspect.pipeline.tags import DEFAULT_NAMES, TagError, TagStore, tags_file
+from fminspect.pipeline.tags import DEFAULT_NAMES, Imported, TagError, TagStore, tags_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,11 +178,15 @@ class Cases:
             return 0
         return self.store.export(path, dataset, slot, listed=listed, order=order)
 
-    def import_(self, path: Path | str) -> int:
-        """Read tags and notes from a file (:class:`TagError` naming it when it cannot)."""
+    def import_(
+        self, path: Path | str, samples: Mapping[str, Collection[str]] | None = None
+    ) -> Imported:
+        """Read tags and notes from a file onto ``samples``, the folder's datasets and
+        their samples (see :meth:`TagStore.import_`; :class:`TagError` naming the file when
+        it cannot be read)."""
         if self.store is None:
             raise TagError(f"{path}: open a dataset folder first")
-        n = self.store.import_(path)
+        report = self.store.import_(path, samples)
         self.names_changed.emit()
         self.changed.emit("", "")
-        return n
+        return report

@@ -26,8 +26,8 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fminspect.io.atomic import write_text
@@ -324,9 +324,17 @@ class TagStore:
         write_text(path, buf.getvalue())
         return len(cases)
 
-    def import_(self, path: Path | str) -> int:
+    def import_(
+        self, path: Path | str, samples: Mapping[str, Collection[str]] | None = None
+    ) -> Imported:
         """Add the tags and notes of a file :meth:`export` wrote (tags matched by name; a
-        name not known here takes a free slot); returns how many cases were read.
+        name not known here takes a free slot).
+
+        ``samples``: the folder's datasets and their samples. A case is then kept on the
+        sample of its name: in its dataset if the folder has it there, else in the one
+        dataset here that has a sample of that name (a colleague's folder named otherwise:
+        a trial's import applied nothing and said "3 cases read"); a case matching no sample
+        here is not imported, and :class:`Imported` says so.
 
         Raises
         ------
@@ -356,6 +364,9 @@ class TagStore:
             raise
         except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
             raise TagError(f"{path}: cannot be read as tags ({exc})") from None
+        report = Imported(path, len(rows))
+        if samples is not None:
+            rows = _matched(rows, samples, report)
         slot_of = {name: slot for slot, name in self._names.items()}
         wanted = dict.fromkeys(n for row in rows for n in row[2])
         new = [n for n in wanted if n not in slot_of]
@@ -388,10 +399,66 @@ class TagStore:
                 self.set_note(dataset, sample, note)
             for model, text in model_notes.items():
                 self.set_note(dataset, sample, str(text), str(model))
-        return len(rows)
+        report.applied = len(rows)
+        return report
 
     def _used_slots(self) -> set[int]:
         return {slot for held in self._tags.values() for slot in held}
+
+
+_Row = tuple[str, str, list[str], str, dict[str, str]]
+
+
+@dataclass(slots=True)
+class Imported:
+    """What :meth:`TagStore.import_` did with a file's cases."""
+
+    path: Path
+    read: int
+    applied: int = 0
+    #: the file's datasets whose cases went to another dataset of this folder
+    moved: dict[str, str] = field(default_factory=dict)
+    #: the cases that match no sample here ("dataset/sample"), not imported
+    unmatched: list[str] = field(default_factory=list)
+
+    def message(self) -> str:
+        """One line for the status bar."""
+        text = f"{self.read} case{'s' if self.read != 1 else ''} read from {self.path}"
+        if self.applied != self.read:
+            text += f"; {self.applied} applied"
+        if self.moved:
+            text += "; " + ", ".join(
+                f"those of dataset '{a}' to '{b}' (the same sample names)"
+                for a, b in sorted(self.moved.items())
+            )
+        if self.unmatched:
+            first = ", ".join(self.unmatched[:3]) + (", …" if len(self.unmatched) > 3 else "")
+            text += (
+                f"; {len(self.unmatched)} not imported: no sample of that name here, or one in"
+                f" several datasets ({first})"
+            )
+        return text
+
+
+def _matched(
+    rows: list[_Row], samples: Mapping[str, Collection[str]], report: Imported
+) -> list[_Row]:
+    """``rows`` on the samples of this folder (see :meth:`TagStore.import_`)."""
+    where: dict[str, list[str]] = {}
+    for dataset, names in samples.items():
+        for name in names:
+            where.setdefault(name, []).append(dataset)
+    out: list[_Row] = []
+    for dataset, sample, names, note, model_notes in rows:
+        found = where.get(sample, [])
+        if dataset not in found and len(found) == 1:
+            report.moved[dataset] = found[0]
+            dataset = found[0]
+        elif dataset not in found:
+            report.unmatched.append(f"{dataset}/{sample}")
+            continue
+        out.append((dataset, sample, names, note, model_notes))
+    return out
 
 
 def _check_slot(slot: int) -> None:

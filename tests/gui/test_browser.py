@@ -329,6 +329,19 @@ def test_tags_on_the_number_keys_notes_and_the_case_list(
     assert suggested == ["gt_error.csv"]
     assert out.read_text().splitlines()[1] == f"DS,{first},GT error,GT misses the handle"
     settle(qtbot, window)
+    # a colleague's folder, its dataset named otherwise: the list goes onto its samples,
+    # and the window says so (a trial: "1 cases read", and nothing applied)
+    theirs = make_dataset(tmp_path / "Theirs", n_images=5, methods=("A",), size=(30, 40))
+    window.open_path(theirs)
+    settle(qtbot, window)
+    told: list[str] = []
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a: (str(out), ""))
+    monkeypatch.setattr(QtWidgets.QMessageBox, "information", lambda w, t, text: told.append(text))
+    window.files.import_cases()
+    assert window.model.cases.store is not None
+    assert window.model.cases.store.tags("Theirs", first) == {1}
+    assert len(told) == 1 and "those of dataset 'DS' to 'Theirs'" in told[0]
+    assert told[0] in window.statusBar().currentMessage()
 
 
 def test_a_filter_narrows_the_list_and_the_walk_and_a_wrong_one_is_said(

@@ -60,7 +60,7 @@ def test_export_is_a_case_list_and_import_reads_it_back(tmp_path: Path) -> None:
         with TagStore(tmp_path / f"b-{name}.sqlite") as other:
             other.rename(1, "GT error")
             other.rename(4, "mine")  # a name of its own: not overwritten
-            assert other.import_(tmp_path / name) == 2
+            assert other.import_(tmp_path / name).applied == 2
             slot_of = {name: slot for slot, name in other.names.items()}
             assert other.tags("DS", "img5") == {1, slot_of["boundary"]}
             assert other.note("DS", "img5") == 'a "quoted", note'
@@ -68,6 +68,40 @@ def test_export_is_a_case_list_and_import_reads_it_back(tmp_path: Path) -> None:
     (tmp_path / "bad.csv").write_text("what,ever\n1,2\n")
     with TagStore(tmp_path / "c.sqlite") as other, pytest.raises(TagError, match=r"bad\.csv"):
         other.import_(tmp_path / "bad.csv")
+
+
+def test_cases_of_a_folder_named_otherwise_go_to_the_samples_of_their_names(
+    tmp_path: Path,
+) -> None:
+    """A trial: a colleague's case list (dataset "bench") imported into a folder whose
+    dataset is "bgt" said "3 cases read" and applied nothing (they were kept under "bench")."""
+    (tmp_path / "cases.json").write_text(
+        json.dumps(
+            {
+                "cases": [
+                    {"dataset": "bench", "sample": "img3", "tags": ["GT error"], "note": "n3"},
+                    {"dataset": "bench", "sample": "img5", "tags": [], "note": "",
+                     "model_notes": {"A": "halo"}},
+                    {"dataset": "bench", "sample": "gone", "tags": ["GT error"]},
+                    {"dataset": "bench", "sample": "both", "tags": ["GT error"]},
+                    {"dataset": "other", "sample": "img1", "tags": ["GT error"]},
+                ]
+            }
+        )
+    )  # fmt: skip
+    here = {"bgt": {"img1", "img3", "img5", "both"}, "other": {"img1", "both"}}
+    with TagStore(tmp_path / "a.sqlite") as store:
+        report = store.import_(tmp_path / "cases.json", here)
+        assert (report.read, report.applied) == (5, 3)
+        assert report.moved == {"bench": "bgt"}
+        assert report.unmatched == ["bench/gone", "bench/both"]  # none here; in two datasets
+        assert store.tags("bgt", "img3") == {1} and store.note("bgt", "img3") == "n3"
+        assert store.note("bgt", "img5", "A") == "halo"
+        assert store.tags("other", "img1") == {1}  # its own dataset has it: kept there
+        assert store.cases("bench") == []
+        said = report.message()
+        assert "5 cases read" in said and "3 applied" in said and "'bench' to 'bgt'" in said
+        assert "2 not imported" in said and "bench/gone" in said
 
 
 def test_new_tag_names_take_free_slots_and_too_many_change_nothing(tmp_path: Path) -> None:
@@ -78,7 +112,7 @@ def test_new_tag_names_take_free_slots_and_too_many_change_nothing(tmp_path: Pat
     )
     with TagStore(tmp_path / "a.sqlite") as store:
         store.toggle("DS", "img9", 3)  # slot 3 tags a sample: not free
-        assert store.import_(tmp_path / "new.csv") == 2
+        assert store.import_(tmp_path / "new.csv").applied == 2
         slot_of = {name: slot for slot, name in store.names.items()}
         # the unnamed slots first ("tag 7"…), then named defaults from the last
         assert slot_of["my new tag"] == 9 and slot_of["other"] == 8
