@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6 import QtWidgets
+from PySide6 import QtGui, QtWidgets
 
 SHORTCUTS = (
     ("D  or  →", "next sample in the list's order (the zoom is kept)"),
@@ -11,6 +11,7 @@ SHORTCUTS = (
     ("1 … 9", "tag the shown sample with that tag, or untag it (the Cases panel names them)"),
     ("N", "next sample without a tag, in the list's order"),
     ("B", "compare two maps: A, B, A − B, flicker (Space), focus (F)"),
+    ("Esc  or  Ctrl+W", "close the A/B view, an explain window or this list"),
     ("R  or  double-click", "reset the zoom (fit the image)"),
     ("mouse wheel / drag", "zoom about the cursor / pan — every panel follows"),
     ("]  /  [", "threshold t + 1 / − 1"),
@@ -46,7 +47,23 @@ class ShortcutsDialog(QtWidgets.QDialog):
         table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        QtGui.QShortcut(QtGui.QKeySequence("Ctrl+W"), self, self.reject)  # Esc: a dialog's own
         box = QtWidgets.QVBoxLayout(self)
         box.addWidget(table)
         box.addWidget(buttons)
-        self.resize(560, 460)
+        self.table = table
+        # as large as its rows, whole (a trial: 560 px cut them behind a scroll bar), within
+        # the screen
+        margins = box.contentsMargins()
+        frame = 2 * table.frameWidth()
+        width = (
+            table.horizontalHeader().length() + frame + table.verticalScrollBar().sizeHint().width()
+        )
+        height = table.verticalHeader().length() + table.horizontalHeader().height() + frame
+        height += buttons.sizeHint().height() + box.spacing()
+        width += margins.left() + margins.right()
+        height += margins.top() + margins.bottom()
+        screen = self.screen().availableGeometry() if self.screen() else None
+        if screen is not None:
+            width, height = min(width, screen.width()), min(height, screen.height() - 60)
+        self.resize(width, height)
