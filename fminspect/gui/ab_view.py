@@ -199,8 +199,8 @@ class ABWindow(QtWidgets.QWidget):
         if diff is not None:
             self.summary.setText(
                 f"A − B: mean {diff.mean():+.4f}, |A − B| mean {np.abs(diff).mean():.4f}; "
-                f"A higher on {np.count_nonzero(diff > 0)} pixels, B on "
-                f"{np.count_nonzero(diff < 0)} — red where A is higher, blue where B is"
+                f"A higher on {np.count_nonzero(diff > 0):,} pixels (red), B on "
+                f"{np.count_nonzero(diff < 0):,} (blue)"
             )
         else:
             self.summary.setText("pick two models of this sample")

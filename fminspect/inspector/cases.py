@@ -52,6 +52,8 @@ class Cases:
     def __init__(self) -> None:
         self.store: TagStore | None = None
         self.where = ""
+        #: the dataset folder opened (None: none)
+        self.folder: Path | None = None
         self.opened = Event("opened")
         self.changed = Event("changed")
         self.names_changed = Event("names_changed")
@@ -60,6 +62,7 @@ class Cases:
         """Open the tags of the dataset folder ``folder`` (the previous folder's closed);
         ``path``: keep them in that file instead (the screenshots' own)."""
         self.close()
+        self.folder = Path(folder)
         from fminspect.io.resources import resource_dir
 
         # fminspect's own data (the demo): its tags in the user's data folder

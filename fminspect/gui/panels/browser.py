@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fminspect.batch.filters import Filter, FilterError, parse
 from fminspect.batch.scores import ScoreMatrix
+from fminspect.batch.subsets import SUBSET_RULES, Subsets, subsets_rule
 from fminspect.gui.dialogs.measures import fill_combo
 from fminspect.gui.window_fit import narrow_combos
 from fminspect.inspector.model import InspectorModel
@@ -405,6 +407,7 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self.filter.returnPressed.connect(self.apply_filter)
         self.model.modelReset.connect(self._after_reset)
         self.tag_names: Callable[[], dict[int, str]] = dict
+        self.folder: Callable[[], Path | None] = lambda: None  # the opened dataset folder
         self.request_shares: Callable[[], bool] = lambda: False
         self.current: Callable[[], str | None] = lambda: None
         self._changed: set[int] = set()
@@ -426,6 +429,7 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
             model.dataset.name if model.dataset is not None else ""
         )
         self.tag_names = lambda: model.cases.names
+        self.folder = lambda: model.cases.folder
         self.request_shares = model.request_shares
         model.facts_changed.connect(self._on_facts_changed)
         self.current = lambda: model.requested.name if model.requested is not None else None
@@ -659,7 +663,9 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
         self._filter_timer.stop()
         m = self.model.matrix
         try:
-            flt = parse(self.filter.text(), m.keys, m.methods, self.tag_names())
+            flt = parse(
+                self.filter.text(), m.keys, m.methods, self.tag_names(), self._attribute_table
+            )
         except FilterError as exc:
             self.filter_note.setStyleSheet("color: #c0392b")
             self.filter_note.setText(str(exc))
@@ -669,6 +675,17 @@ class DatasetBrowserPanel(QtWidgets.QWidget):
             self.request_shares()  # read in the background; the list follows when they are
         self.model.set_filter(flt)
         self._say_count()
+
+    def _attribute_table(self, spec: str) -> Subsets:
+        """A filter's attribute table: a relative path is the opened folder's when it has
+        that file (a trial's ``attrs.csv`` beside the dataset was looked for in the folder
+        the window was started from), else the working folder's, as ``eval`` reads it."""
+        folder = self.folder()
+        if spec.lower() not in SUBSET_RULES and folder is not None:
+            beside = folder / spec
+            if not Path(spec).is_absolute() and beside.is_file():
+                return subsets_rule(str(beside))
+        return subsets_rule(spec)
 
     def _on_facts_changed(self) -> None:
         """The shares, the scatter's selection or the problems changed: filter again."""

@@ -301,14 +301,18 @@ class ScatterPanel(QtWidgets.QWidget):
         # (a trial read "1,000 points of 1,000 listed samples" beside a list of 27)
         whose = "samples the filter lists but for 'selected'" if by_selection else "listed samples"
         text = f"{n:,} points of {listed:,} {whose}"
+        drawn = len(np.unique(self.data.rows))  # a sample is in several groups of a table
+        if drawn != n:
+            text = f"{n:,} points ({drawn:,} samples, a point in each group it is in) of "
+            text += f"{listed:,} {whose}"
         if self._problem:
             text = f"{self._problem} — {text}"
         if against == "share" and m.walk.shares is None:
             text += " — reading the GTs for their objects' shares…"
         elif against == "attribute" and self._groups is not None and not self.data.categories:
             text += " — no sample has this attribute (COD10K's names, or the table's first column)"
-        elif n < listed:
-            text += f" ({listed - n:,} without both values yet)"
+        elif drawn < listed:
+            text += f" ({listed - drawn:,} without both values yet)"
         if m.walk.chosen:
             text += f"; {len(m.walk.chosen):,} selected (the browser's filter: selected)"
             if by_selection:
