@@ -100,3 +100,24 @@ def test_points_click_and_rectangle_selection(qtbot, window, tmp_path) -> None: 
     wait_for(qtbot, lambda: len(sc.data) == 12)
     assert sc.data.xlabel == "object's share of the image"
     settle(qtbot, window)
+
+
+def test_a_sample_in_several_groups_of_a_table_is_counted_once(
+    qtbot, window, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A trial read "67 points of 50 listed samples": a table's sample is a point in every
+    group it is in."""
+    from PySide6 import QtWidgets
+
+    root = make_dataset(tmp_path / "DS", n_images=4, methods=("A", "B"), size=(40, 50))
+    table = tmp_path / "attrs.csv"
+    table.write_text("image,occluded,small\nimg1,1,1\nimg2,1,0\nimg3,0,1\nimg4,0,0\n")
+    window.open_path(root)
+    settle(qtbot, window)
+    window.tabs.setCurrentIndex(2)
+    sc = window.scatter
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a: (str(table), ""))
+    sc.against.setCurrentIndex(sc.against.findText("attribute table…"))
+    wait_for(qtbot, lambda: len(sc.data) == 4, "img1 twice, img2 and img3 once")
+    assert "4 points (3 samples, a point in each group it is in) of 4" in sc.note.text()
+    assert "(1 in no group)" in sc.note.text()  # img4

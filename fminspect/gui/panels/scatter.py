@@ -312,7 +312,8 @@ class ScatterPanel(QtWidgets.QWidget):
         elif against == "attribute" and self._groups is not None and not self.data.categories:
             text += " — no sample has this attribute (COD10K's names, or the table's first column)"
         elif drawn < listed:
-            text += f" ({listed - drawn:,} without both values yet)"
+            missing = "in no group" if against == "attribute" else "without both values yet"
+            text += f" ({listed - drawn:,} {missing})"
         if m.walk.chosen:
             text += f"; {len(m.walk.chosen):,} selected (the browser's filter: selected)"
             if by_selection:
