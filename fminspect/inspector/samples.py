@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from fminspect._runtime import release_free_memory
 from fminspect.inspector.events import Event
 from fminspect.inspector.memory import sized
+from fminspect.inspector.read_ahead import ReadAhead
 from fminspect.inspector.result_cache import ResultCache
 from fminspect.inspector.runtime import Runtime
 from fminspect.inspector.settings import Settings
@@ -35,7 +35,6 @@ from fminspect.pipeline.sample import LoadedSample, load_sample, prepare, score_
 
 GT_CACHE_SIZE = 16
 LOADED_CACHE_SIZE = 4  # samples read from disk (the current one and its neighbours)
-PREFETCH_PRIORITY = -1  # below the scoring the user is waiting for (priority 0)
 #: After a sample's results are in, the next one is read and scored once the window says it
 #: has drawn them (:meth:`SampleScoring.results_drawn`: the read-ahead's threads would slow
 #: the drawing down) or, if it does not, after this long.
@@ -114,15 +113,10 @@ class SampleScoring:
         self._direction = 1
         # the order the browser lists the samples in, which stepping walks
         self.walk = Walk()
-        self._prefetch_jobs: list[tuple[Any, tuple[Any, ...]]] = []  # (job, tag)
         self._completed = 0  # requests whose every result is in (see TRIM_EVERY)
         self._prefetch_timer = runtime.timer(PREFETCH_DELAY_MS, self._prefetch_next)
-        # what is being prefetched: ("read", *loaded key) or a result-cache key
-        self._prefetching: set[tuple[Any, ...]] = set()
-        # prefetch work under way that a request now waits for instead of doing it again:
-        # tag -> (done, failed) of that request
-        self._adopted: dict[tuple[Any, ...], tuple[Callable[[Any], None], Callable[[str], None]]]
-        self._adopted = {}
+        # the reading and scoring ahead: ("read", *loaded key) or a result-cache key
+        self._ahead = ReadAhead(runtime)
 
     # ------------------------------------------------------------------ sources
     def open_datasets(self, datasets: list[Dataset], defer_first: bool = False) -> None:
@@ -135,8 +129,7 @@ class SampleScoring:
         self._load_generation += 1  # a read under way is for the old datasets
         self._loading = False
         self._cancel_prefetch()
-        self._prefetching.clear()  # what runs still is of the old datasets: never adopted
-        self._adopted.clear()
+        self._ahead.forget()  # what runs still is of the old datasets: never adopted
         self._loaded.clear()
         self._cache.clear()
         self._gts.clear()
@@ -291,8 +284,7 @@ class SampleScoring:
             if epoch == self._epoch:
                 self._on_load_failed(gen, sample, message)
 
-        if ("read", *key) in self._prefetching:  # being read ahead (running: not cancelled)
-            self._adopted["read", *key] = (loaded, failed)
+        if self._ahead.adopt(("read", *key), loaded, failed):  # being read ahead: wait
             return
         self.runtime.submit(
             lambda: load_sample(sample, interpolation, models=models, without_gt=True),
@@ -461,8 +453,7 @@ class SampleScoring:
                 if epoch == self._epoch:
                     self._on_failed(gen, model, message)
 
-            if key in self._prefetching:  # being scored ahead (running: not cancelled)
-                self._adopted[key] = (done, failed)
+            if self._ahead.adopt(key, done, failed):  # being scored ahead: wait for it
                 continue
             job = self.runtime.submit(self._job(sample, model, gt, settings), done, failed)
             self._request_jobs.append(job)
@@ -579,39 +570,11 @@ class SampleScoring:
             self._prefetch_scores(self._loaded[key])
             return
         models = self._wanted(sample)
-        self._prefetch(
+        self._ahead.run(
             ("read", *key),
             lambda: load_sample(sample, key[2], models=models, without_gt=True),
             lambda loaded: self._on_prefetch_loaded(sample, key, loaded),
         )
-
-    def _prefetch(self, tag: tuple[Any, ...], func: Any, on_done: Any) -> None:
-        """Run ``func`` at low priority unless the same work (``tag``) is under way; its
-        result reaches ``on_done`` only if no other datasets were opened meanwhile — or,
-        if a request adopted the running work (the user stepped onto the sample while it
-        was read or scored ahead), that request's callbacks instead."""
-        if tag in self._prefetching:
-            return
-        epoch = self._epoch
-
-        def done(value: Any) -> None:
-            if epoch != self._epoch:
-                return
-            self._prefetching.discard(tag)
-            adopted = self._adopted.pop(tag, None)
-            (adopted[0] if adopted else on_done)(value)
-
-        def failed(message: str) -> None:
-            if epoch != self._epoch:
-                return
-            self._prefetching.discard(tag)
-            adopted = self._adopted.pop(tag, None)
-            if adopted:
-                adopted[1](message)
-
-        self._prefetching.add(tag)
-        job = self.runtime.submit(func, done, failed, priority=PREFETCH_PRIORITY)
-        self._prefetch_jobs.append((job, tag))
 
     def _on_prefetch_loaded(
         self, sample: Sample, key: tuple[str, str, str], loaded: LoadedSample
@@ -634,7 +597,7 @@ class SampleScoring:
             key = (sample.key, model, settings.key())
             if key in self._cache:
                 continue
-            self._prefetch(
+            self._ahead.run(
                 key,
                 self._job(sample, model, gt, settings),
                 functools.partial(self._store_sized, key),
@@ -646,11 +609,7 @@ class SampleScoring:
     def _cancel_prefetch(self) -> None:
         """Drop the prefetch work still queued (running jobs finish, and are cached)."""
         self._prefetch_timer.stop()
-        jobs, self._prefetch_jobs = self._prefetch_jobs, []
-        for job, tag in jobs:
-            if self.runtime.cancel(job):
-                self._prefetching.discard(tag)
-                self._adopted.pop(tag, None)
+        self._ahead.cancel()
 
     def cached_models(self, sample: str) -> set[str]:
         """Models of ``sample`` (its key, 'dataset/name') with a cached result under the
@@ -665,7 +624,7 @@ class SampleScoring:
     @property
     def prefetching(self) -> bool:
         """Whether the next sample is still being read or scored in the background."""
-        return bool(self._prefetching)
+        return self._ahead.busy
 
     @property
     def busy(self) -> bool:
