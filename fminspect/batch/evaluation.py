@@ -611,21 +611,18 @@ class Evaluation:
         their inputs (a map resized, a 16-bit file scaled, a missing image), as a window
         reading an earlier eval's scores would not otherwise know. One family's records are
         read (each carries its pair's input notes)."""
-        if not plan.tags:
+        noted = dict(self.store.noted())  # most stores: none, and nothing more to do
+        if not plan.tags or not noted:
             return []
         family = next(iter(plan.tags))
-        owner: dict[str, tuple[str, Sample]] = {}
+        seen: set[tuple[str, str]] = set()
+        out: list[Problem] = []
         for s in plan.dataset.samples:
             for m in plan.methods:
                 keys = plan.keys_of(m, s.name)
-                if keys:
-                    owner[keys[family]] = (m, s)
-        seen: set[tuple[str, str]] = set()
-        out: list[Problem] = []
-        for key, notes in self.store.noted():
-            if key in owner:
-                method, sample = owner[key]
-                out += _note_problems(plan.dataset.name, method, sample, notes, seen)
+                notes = noted.get(keys[family]) if keys else None
+                if notes:
+                    out += _note_problems(plan.dataset.name, m, s, notes, seen)
         return out
 
     # ------------------------------------------------------------------ collect
