@@ -62,7 +62,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fminspect.metrics._inputs import DEFAULT_NORMALIZATION, GroundTruth, prepare_gt
-from fminspect.metrics._numerics import EPS, lazy_field, readonly
+from fminspect.metrics._numerics import EPS, l2_distance, lazy_field, readonly
 from fminspect.metrics.registry import Parameter
 
 PATCH = 7
@@ -212,8 +212,10 @@ def context_band(mask: np.ndarray, size: int = BAND, shape: str = "square") -> n
             return readonly(np.zeros(fg.shape, bool))
         # exact Euclidean distance to the nearest object pixel (0 on the object)
         outside = (fg == 0).view(np.uint8)
-        distance = cv2.distanceTransform(outside, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
-        return readonly((distance > 0) & (distance <= size))
+        # Δ² as the exact integer (OpenCV's float32 Δ may be an ulp off an integer size)
+        d = l2_distance(outside)
+        n = cv2.multiply(d, d, dtype=cv2.CV_32S)
+        return readonly((n > 0) & (n <= size * size))
     dilated = cv2.dilate(fg, np.ones((size, size), np.uint8), iterations=1)
     return readonly((dilated - fg).astype(bool))
 

@@ -255,7 +255,7 @@ class _GtQuadrant:
     n: int
     gt_mean: float
     gt_var: float
-    centred_gt: np.ndarray | None  # g − ȳ, flattened (None when the GT is constant there)
+    constant: bool  # g − ȳ is exactly 0 everywhere (all foreground or all background)
 
 
 def _denominator(n: int, rule: str) -> float:
@@ -300,18 +300,17 @@ def _gt_quadrants(
             g = gt.mask[rows[0] : rows[1], cols[0] : cols[1]]
             n = g.size
             if n == 0:
-                out.append(_GtQuadrant(name, rows, cols, weight, 0, np.nan, np.nan, None))
+                out.append(_GtQuadrant(name, rows, cols, weight, 0, np.nan, np.nan, True))
                 continue
-            y = np.mean(g)
-            centred = (g - y).ravel()
+            ones = np.count_nonzero(g)
+            y = ones / n  # np.mean of the 0/1 map: its exact integer sum over n
+            # Σ (g − ȳ)² in closed form, g being 0 or 1 (the references sum it pixel by
+            # pixel: the same value within a few ulps; a full-size pass per quadrant saved)
+            squares = ones * (1 - y) ** 2 + (n - ones) * y**2
             with np.errstate(invalid="ignore", divide="ignore"):  # N − 1 = 0: NaN, as there
-                var = np.sum(centred**2) / _denominator(n, denominator)
+                var = np.float64(squares) / _denominator(n, denominator)
             constant = y in (0.0, 1.0) and n > 1  # then g − ȳ is exactly 0 everywhere
-            out.append(
-                _GtQuadrant(
-                    name, rows, cols, weight, n, float(y), float(var), None if constant else centred
-                )
-            )
+            out.append(_GtQuadrant(name, rows, cols, weight, n, y, float(var), constant))
         return tuple(out)
 
     return gt.memo(f"smeasure.quadrants.{weights}.{centroid}.{denominator}", compute)
@@ -359,6 +358,16 @@ def _level_counts(
     return (every, fg, pair.table) if np.count_nonzero(every) > 1 else None
 
 
+def _centred_gt(gt: GroundTruth, q: _GtQuadrant, centroid: str) -> np.ndarray:
+    """g − ȳ in quadrant ``q``, flattened (memoised per GT: the maps that are not uint8
+    compute the covariance pixel by pixel)."""
+    r, c = q.rows, q.cols
+    return gt.memo(
+        f"smeasure.centred.{centroid}.{q.name}.{r}.{c}",
+        lambda: readonly((gt.mask[r[0] : r[1], c[0] : c[1]] - q.gt_mean).ravel()),
+    )
+
+
 def _quadrant(
     pair: Pair,
     q: _GtQuadrant,
@@ -397,14 +406,14 @@ def _quadrant(
             sigma_x = every @ (d * d) / den
             # Σ (x − x̄)(g − ȳ): g is 1 on the level's foreground pixels, 0 on the others
             cross = d @ (fg - y * every)
-            sigma_xy = 0.0 if q.centred_gt is None else cross / den
+            sigma_xy = 0.0 if q.constant else cross / den
     else:
         p = pair.pred[q.rows[0] : q.rows[1], q.cols[0] : q.cols[1]]
         x = np.mean(p)
         dp = (p - x).ravel()
         with np.errstate(invalid="ignore", divide="ignore"):
             sigma_x = np.dot(dp, dp) / den
-            sigma_xy = 0.0 if q.centred_gt is None else np.dot(dp, q.centred_gt) / den
+            sigma_xy = 0.0 if q.constant else np.dot(dp, _centred_gt(pair.gt, q, centroid)) / den
     sigma_y = q.gt_var
     a = 4 * x * y * sigma_xy
     b = (x**2 + y**2) * (sigma_x + sigma_y)

@@ -70,7 +70,7 @@ from fminspect.metrics._inputs import (
     Pair,
     prepare,
 )
-from fminspect.metrics._numerics import EPS, lazy_field, matlab_gauss2d
+from fminspect.metrics._numerics import EPS, l2_distance, lazy_field, matlab_gauss2d
 from fminspect.metrics.equations import cite
 from fminspect.metrics.registry import Family, MeasureInfo, Parameter
 
@@ -137,7 +137,7 @@ EXACT_RECOVERY_LIMIT = 700.0
 
 def _opencv_distance(mask: np.ndarray) -> np.ndarray:
     """OpenCV's exact (Felzenszwalb) Euclidean distance to ``mask``, float32."""
-    return cv2.distanceTransform((~mask).view(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    return l2_distance((~mask).view(np.uint8))
 
 
 def exact_distance_map(mask: np.ndarray) -> np.ndarray:

@@ -108,6 +108,15 @@ def test_disk_band_is_every_pixel_within_twenty_pixels() -> None:
         square = context_band(mask, 20, "square")
         assert not (square & mask).any()
         assert (square & ~band).sum() == 0  # a 20×20 square reaches at most 10√2 < 20 px
+    # pixels at exactly 20 px (offsets (0, 20), (12, 16), (16, 12)) are in; on a width
+    # computed padded (a multiple of 256) too
+    for width in (250, 256):
+        mask = np.zeros((64, width), bool)
+        mask[30, 100] = True
+        band = context_band(mask, 20, "disk")
+        distance = ndimage.distance_transform_edt(~mask)
+        np.testing.assert_array_equal(band, (distance > 0) & (distance <= 20))
+        assert band[30, 120] and band[42, 116] and band[46, 112] and not band[30, 121]
 
 
 def test_stride_sets_the_patch_grid_and_the_forms_reach_the_score() -> None:

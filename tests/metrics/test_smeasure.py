@@ -119,3 +119,31 @@ def test_a_uint8_map_s_smeasure_from_its_level_counts_is_the_pixel_one() -> None
                 np.testing.assert_allclose(got, want, rtol=0, atol=1e-14, equal_nan=True)
                 compared += 1
     assert compared == 40 * 12
+
+
+def test_the_gt_variance_in_closed_form_is_the_pixel_sum() -> None:
+    """Issue #50: a quadrant's σ_y² = Σ (g − ȳ)² / den from its counts of ones and zeros
+    (no full-size pass) equals the pixel sum the references compute within 1e-15."""
+    from fminspect.metrics import prepare_gt
+    from fminspect.metrics.smeasure import _denominator, _gt_quadrants
+
+    rng = np.random.default_rng(12)
+    checked = 0
+    for _ in range(60):
+        h, w = (int(v) for v in rng.integers(1, 50, 2))
+        gt = (rng.random((h, w)) < rng.uniform(0.01, 0.99)).astype(np.uint8) * 255
+        g = prepare_gt(gt)
+        if g.is_empty:
+            continue
+        for den in ("n-1+eps", "n-1"):
+            for q in _gt_quadrants(g, "area", "pysod", den):
+                if q.n == 0:
+                    continue
+                block = g.mask[q.rows[0] : q.rows[1], q.cols[0] : q.cols[1]]
+                assert q.gt_mean == np.mean(block)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    want = np.sum((block - np.mean(block)) ** 2) / _denominator(q.n, den)
+                np.testing.assert_allclose(q.gt_var, want, rtol=1e-15, atol=0, equal_nan=True)
+                assert q.constant == (q.n > 1 and q.gt_mean in (0.0, 1.0))
+                checked += 1
+    assert checked > 300

@@ -62,6 +62,20 @@ def test_exact_distance_map_equals_scipy_bit_for_bit(opencv_threads: int) -> Non
         )
 
 
+def test_widths_that_alias_in_the_cache_are_computed_padded(opencv_threads: int) -> None:
+    # widths that are multiples of 256 go through a padded copy (fminspect/metrics/
+    # _numerics.py: l2_distance); the padding's columns must change no distance
+    rng = np.random.default_rng(5)
+    for w in (256, 512, 1024):
+        mask = rng.random((37, w)) < 0.002
+        mask[0, 0] = True
+        d = ndimage.distance_transform_edt(~mask)
+        got = wfm_module._squared_distances(wfm_module._opencv_distance(mask))
+        assert got.shape == mask.shape
+        np.testing.assert_array_equal(got, np.rint(d**2))  # float32 may differ by an ulp
+        np.testing.assert_array_equal(wfm_module.exact_distance_map(mask), d)
+
+
 def _weights_by_formula(mask: np.ndarray) -> np.ndarray:
     d = ndimage.distance_transform_edt(~mask)
     return np.where(mask, 0.0, 2 - np.exp(np.log(0.5) / 5 * d))
