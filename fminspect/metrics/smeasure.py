@@ -452,12 +452,10 @@ def _centroid(gt: GroundTruth, rule: str = CENTROID.default) -> tuple[int, int]:
     + 1; see :data:`CENTROID` for the other rules."""
 
     def compute() -> tuple[int, int]:
-        mask = gt.mask
-        rows = np.count_nonzero(mask, axis=1)
-        cols = np.count_nonzero(mask, axis=0)
+        rows, cols = gt.profiles  # foreground pixels per row and per column
         # integer sums are exact, so sum / n equals numpy's mean of the coordinates
-        my = int(rows @ np.arange(mask.shape[0])) / gt.n_fg
-        mx = int(cols @ np.arange(mask.shape[1])) / gt.n_fg
+        my = int(rows @ np.arange(gt.shape[0])) / gt.n_fg
+        mx = int(cols @ np.arange(gt.shape[1])) / gt.n_fg
         if rule == "matlab":  # X = round(mean of 1-based columns), then 1:X
             return _round_half_away(my + 1), _round_half_away(mx + 1)
         if rule == "co-sod":  # round(0-based mean) as the end index, with no + 1

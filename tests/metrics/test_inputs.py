@@ -182,3 +182,20 @@ def test_the_sweep_mae_and_s_measure_count_a_map_in_one_pass() -> None:
     assert other.scores()["maxFm"] == suite.scores()["maxFm"]
     empty = compute_suite(pred, np.zeros_like(gt), keys=["MAE", "maxFm"])
     assert histograms(empty) == ["level_counts.fg"]
+
+
+def test_a_gt_s_row_and_column_counts_and_bounds_are_numpy_s() -> None:
+    """Issue #50: the per-row/per-column foreground counts (OpenCV's sums), shared by the
+    bounds and the S-measure's centroid, equal NumPy's counts on random masks."""
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        h, w = (int(v) for v in rng.integers(1, 70, 2))
+        mask = rng.random((h, w)) < rng.uniform(0.001, 0.5)
+        if not mask.any():
+            continue
+        g = prepare_gt(mask)
+        rows, cols = g.profiles
+        np.testing.assert_array_equal(rows, np.count_nonzero(mask, axis=1))
+        np.testing.assert_array_equal(cols, np.count_nonzero(mask, axis=0))
+        r, c = np.nonzero(mask)
+        assert g.bounds == (r.min(), r.max(), c.min(), c.max())
