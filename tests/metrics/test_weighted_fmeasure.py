@@ -69,11 +69,18 @@ def test_widths_that_alias_in_the_cache_are_computed_padded(opencv_threads: int)
     for w in (256, 512, 1024):
         mask = rng.random((37, w)) < 0.002
         mask[0, 0] = True
+        mask[20, w - 1] = True  # an object pixel in the last column, beside the padding
         d = ndimage.distance_transform_edt(~mask)
         got = wfm_module._squared_distances(wfm_module._opencv_distance(mask))
         assert got.shape == mask.shape
         np.testing.assert_array_equal(got, np.rint(d**2))  # float32 may differ by an ulp
         np.testing.assert_array_equal(wfm_module.exact_distance_map(mask), d)
+        # one object pixel, in the last column: the padding's columns reach no one
+        alone = np.zeros((9, w), bool)
+        alone[4, w - 1] = True
+        np.testing.assert_array_equal(
+            wfm_module.exact_distance_map(alone), ndimage.distance_transform_edt(~alone)
+        )
 
 
 def _weights_by_formula(mask: np.ndarray) -> np.ndarray:
